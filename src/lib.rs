@@ -1,0 +1,6 @@
+//! gpusim: a GPU simulator whose caches hold real bytes.
+//!
+//! This facade re-exports the workspace's crates under one name: [`caches`] for the memory
+//! hierarchy building blocks.
+
+pub use sim_caches as caches;
