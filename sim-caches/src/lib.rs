@@ -2,15 +2,24 @@
 //!
 //! `sim-caches` knows nothing of GPUs. It provides a sparse, byte-accurate [`BackingStore`]
 //! (device memory, counted in 32-byte transactions per channel) and a set-associative [`Cache`]
-//! configured by a serde-able [`CacheSpec`] (geometry, replacement, write policy). Both implement
-//! [`MemoryLevel`], the small trait through which one level reaches the next, so an L1 chains to an
-//! L2 that chains to VRAM, and a ROP tile cache or a host cache can chain the same way. Data moves
-//! together with its provenance: one [`Tag`] per 4-byte word naming the write that produced it,
-//! so a stale read can say whose bytes it saw. Two caches over one backing store are *not*
-//! coherent with each other: that is the point of the simulator built on top.
+//! configured by a serde-able [`CacheSpec`] (geometry, replacement, write policy). Both take part
+//! in [`MemoryLevel`], the small trait through which one level reaches the next: a cache never
+//! owns its next level but takes it per operation, and [`Chained`] pairs a cache with its next
+//! level so that an L1 reads through an L2 that reads through VRAM; a ROP tile cache or a host
+//! cache chains the same way. Data moves together with its provenance: one [`Tag`] per 4-byte
+//! word naming the write that produced it, so a stale read can say whose bytes it saw. Two caches
+//! over one backing store are *not* coherent with each other: that is the point of the simulator
+//! built on top, and only explicit maintenance ([`Cache::flush`], [`Cache::invalidate`]) moves
+//! data between them.
 
+pub mod cache;
 pub mod error;
+pub mod level;
 pub mod spec;
+pub mod store;
 
+pub use cache::{Cache, CacheStats, Chained, Maintenance};
 pub use error::{AccessError, SpecError};
+pub use level::{AccessReport, MemoryLevel, TAG_GRANULE, TRANSACTION_BYTES, Tag, Tags, transaction_span, word_span};
 pub use spec::{CacheSpec, DirtyOnInvalidate, Replacement, WritePolicy};
+pub use store::{BackingStore, ChannelStats};

@@ -1,0 +1,723 @@
+//! The set-associative cache that holds real bytes.
+//!
+//! # Data layout
+//! A cache of `S` sets and `W` ways has `S * W` slots, stored structure-of-arrays: the line
+//! number held by each slot (`INVALID` when empty), the line's bytes, one provenance tag per
+//! 4-byte word, and two byte masks per slot, *valid* and *dirty* (`line_bytes / 64` words each,
+//! at least one). Replacement state is per slot (LRU stamps) or per set (tree-PLRU bits).
+//!
+//! # Policies in terms of the masks
+//! - A line filled from the next level is fully valid. Only the per-byte write-back policy can
+//!   hold a partly valid line: its write misses allocate without fetching, so a later read that
+//!   needs bytes not yet valid fetches the line and merges it *under* the valid bytes.
+//! - Per-byte dirty: the dirty mask is exactly the bytes written. Per-line dirty: any write sets
+//!   the whole mask, so a write-back sends the whole line, stale bytes included.
+//! - A write-back sends the dirty bytes with their mask (or the whole line when all are dirty).
+//!
+//! The cache does not own its next level: every operation takes it as an argument (anything
+//! implementing [`MemoryLevel`]), so many L1s can share one L2 without shared ownership, and
+//! [`Chained`] bundles a cache with its next level into a level of its own.
+
+use bitvec::prelude::*;
+use serde::Serialize;
+
+use crate::error::{AccessError, SpecError};
+use crate::level::{AccessReport, MemoryLevel, TAG_GRANULE, Tag, Tags, word_span};
+use crate::spec::{CacheSpec, DirtyOnInvalidate, Replacement, WritePolicy};
+
+const INVALID: u64 = u64::MAX;
+
+/// Statistics of one cache, accumulated over its life.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct CacheStats {
+    /// Read operations issued to this cache.
+    pub reads: u64,
+    /// Write operations issued to this cache.
+    pub writes: u64,
+    /// Read-modify-write (atomic) operations performed at this cache.
+    pub atomics: u64,
+    /// Lines that reads found present with the bytes they needed.
+    pub read_hits: u64,
+    /// Lines that reads needed and did not find (or found only partly valid).
+    pub read_misses: u64,
+    /// Lines that writes found present.
+    pub write_hits: u64,
+    /// Lines that writes did not find.
+    pub write_misses: u64,
+    /// Lines fetched from the next level.
+    pub fills: u64,
+    /// Valid lines dropped to make room.
+    pub evictions: u64,
+    /// Lines written back to the next level, for any reason.
+    pub writebacks: u64,
+    /// Bytes those write-backs carried.
+    pub writeback_bytes: u64,
+    /// Bytes passed down by the write-through policy.
+    pub write_through_bytes: u64,
+    /// Flush operations (including the flush half of flush+invalidate).
+    pub flushes: u64,
+    /// Invalidate operations (including flush+invalidate).
+    pub invalidations: u64,
+    /// Lines dropped by invalidations.
+    pub lines_invalidated: u64,
+    /// Dirty lines dropped without write-back by an invalidate (the unsafe `discard` setting).
+    pub lines_discarded: u64,
+}
+
+impl CacheStats {
+    /// Hits of reads and writes together.
+    pub fn hits(&self) -> u64 {
+        self.read_hits + self.write_hits
+    }
+
+    /// Misses of reads and writes together.
+    pub fn misses(&self) -> u64 {
+        self.read_misses + self.write_misses
+    }
+}
+
+/// What a maintenance operation does to each line it covers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Maintenance {
+    /// Write dirty data back; keep the (now clean) line.
+    Flush,
+    /// Drop the line. Dirty data is written back first unless the spec says `discard`.
+    Invalidate,
+    /// Write dirty data back and drop the line.
+    FlushInvalidate,
+}
+
+/// A set-associative cache holding real bytes and their provenance.
+pub struct Cache {
+    name: String,
+    spec: CacheSpec,
+    line_bytes: usize,
+    line_shift: u32,
+    mask_words: usize,
+    last_mask_word: u64,
+    set_mask: u64,
+    ways: usize,
+    plru_levels: u32,
+    lines: Vec<u64>,
+    data: Vec<u8>,
+    tags: Vec<Tag>,
+    valid: Vec<u64>,
+    dirty: Vec<u64>,
+    stamps: Vec<u64>,
+    plru: Vec<u64>,
+    rng: u64,
+    clock: u64,
+    mru_line: u64,
+    mru_slot: usize,
+    resident: usize,
+    fill_data: Vec<u8>,
+    fill_tags: Vec<Tag>,
+    stats: CacheStats,
+}
+
+impl Cache {
+    /// Builds an empty cache. `seed` drives the random replacement policy (and nothing else).
+    pub fn new(name: impl Into<String>, spec: &CacheSpec, seed: u64) -> Result<Cache, SpecError> {
+        spec.validate()?;
+        let sets = spec.sets() as usize;
+        let ways = spec.ways as usize;
+        let slots = sets * ways;
+        let line_bytes = spec.line_bytes as usize;
+        let mask_words = line_bytes.div_ceil(64);
+        let last_mask_word = if line_bytes % 64 == 0 { u64::MAX } else { (1u64 << (line_bytes % 64)) - 1 };
+        Ok(Cache {
+            name: name.into(),
+            spec: spec.clone(),
+            line_bytes,
+            line_shift: spec.line_bytes.trailing_zeros(),
+            mask_words,
+            last_mask_word,
+            set_mask: sets as u64 - 1,
+            ways,
+            plru_levels: spec.ways.trailing_zeros(),
+            lines: vec![INVALID; slots],
+            data: vec![0; slots * line_bytes],
+            tags: vec![0; slots * line_bytes / TAG_GRANULE as usize],
+            valid: vec![0; slots * mask_words],
+            dirty: vec![0; slots * mask_words],
+            stamps: if spec.replacement == Replacement::Lru { vec![0; slots] } else { Vec::new() },
+            plru: if spec.replacement == Replacement::TreePlru { vec![0; sets] } else { Vec::new() },
+            // xorshift must not start at zero.
+            rng: seed ^ 0x9E37_79B9_7F4A_7C15 | 1,
+            clock: 0,
+            mru_line: INVALID,
+            mru_slot: 0,
+            resident: 0,
+            fill_data: vec![0; line_bytes],
+            fill_tags: vec![0; line_bytes / TAG_GRANULE as usize],
+            stats: CacheStats::default(),
+        })
+    }
+
+    /// The cache's name, as used in reports ("L1[3]", "L2").
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The spec it was built from.
+    pub fn spec(&self) -> &CacheSpec {
+        &self.spec
+    }
+
+    /// Statistics so far.
+    pub fn stats(&self) -> &CacheStats {
+        &self.stats
+    }
+
+    /// Number of valid lines.
+    pub fn resident_lines(&self) -> usize {
+        self.resident
+    }
+
+    /// Number of lines holding dirty bytes.
+    pub fn dirty_lines(&self) -> usize {
+        (0..self.lines.len()).filter(|&s| self.lines[s] != INVALID && self.is_dirty(s)).count()
+    }
+
+    /// Whether the line holding `addr` is present (valid in any byte).
+    pub fn contains(&self, addr: u64) -> bool {
+        self.lookup(addr >> self.line_shift).is_some()
+    }
+
+    /// Reads the bytes and provenance this cache holds for `[addr, addr + data.len())` without
+    /// side effects, or `None` when a byte is not held. For reports and tests.
+    pub fn probe(&self, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Option<()> {
+        if tags.len() != word_span(addr, data.len()) {
+            return None;
+        }
+        let mut pos = 0;
+        while pos < data.len() {
+            let a = addr + pos as u64;
+            let off = (a & (self.line_bytes as u64 - 1)) as usize;
+            let n = (self.line_bytes - off).min(data.len() - pos);
+            let slot = self.lookup(a >> self.line_shift)?;
+            if !self.covers(&self.valid, slot, off, n) {
+                return None;
+            }
+            data[pos..pos + n].copy_from_slice(&self.data[slot * self.line_bytes + off..][..n]);
+            self.copy_tags_out(slot, a, n, addr, tags);
+            pos += n;
+        }
+        Some(())
+    }
+
+    // ----- lookup and replacement -------------------------------------------------------------
+
+    #[inline]
+    fn lookup(&self, line: u64) -> Option<usize> {
+        let base = (line & self.set_mask) as usize * self.ways;
+        self.lines[base..base + self.ways].iter().position(|&l| l == line).map(|w| base + w)
+    }
+
+    #[inline]
+    fn touch(&mut self, slot: usize) {
+        match self.spec.replacement {
+            Replacement::Lru => {
+                self.clock += 1;
+                self.stamps[slot] = self.clock;
+            }
+            Replacement::TreePlru => {
+                let set = slot / self.ways;
+                let way = slot % self.ways;
+                let mut bits = self.plru[set];
+                let mut node = 1usize;
+                for level in (0..self.plru_levels).rev() {
+                    let dir = (way >> level) & 1;
+                    // Point the node away from the way just used.
+                    if dir == 0 {
+                        bits |= 1 << node;
+                    } else {
+                        bits &= !(1 << node);
+                    }
+                    node = node * 2 + dir;
+                }
+                self.plru[set] = bits;
+            }
+            Replacement::Random => {}
+        }
+    }
+
+    fn victim(&mut self, set: usize) -> usize {
+        let base = set * self.ways;
+        if let Some(w) = self.lines[base..base + self.ways].iter().position(|&l| l == INVALID) {
+            return base + w;
+        }
+        match self.spec.replacement {
+            Replacement::Lru => {
+                let stamps = &self.stamps[base..base + self.ways];
+                let w = (0..self.ways).min_by_key(|&w| stamps[w]).unwrap_or(0);
+                base + w
+            }
+            Replacement::TreePlru => {
+                let bits = self.plru[set];
+                let mut node = 1usize;
+                for _ in 0..self.plru_levels {
+                    node = node * 2 + ((bits >> node) & 1) as usize;
+                }
+                base + (node - self.ways)
+            }
+            Replacement::Random => {
+                // xorshift64*: cheap, seeded, and the same sequence on every host.
+                let mut x = self.rng;
+                x ^= x >> 12;
+                x ^= x << 25;
+                x ^= x >> 27;
+                self.rng = x;
+                base + (x.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % self.ways
+            }
+        }
+    }
+
+    // ----- masks --------------------------------------------------------------------------------
+
+    #[inline]
+    fn mask<'m>(&self, masks: &'m [u64], slot: usize) -> &'m [u64] {
+        &masks[slot * self.mask_words..(slot + 1) * self.mask_words]
+    }
+
+    #[inline]
+    fn is_full(&self, masks: &[u64], slot: usize) -> bool {
+        let m = self.mask(masks, slot);
+        m[..self.mask_words - 1].iter().all(|&w| w == u64::MAX) && m[self.mask_words - 1] == self.last_mask_word
+    }
+
+    #[inline]
+    fn is_dirty(&self, slot: usize) -> bool {
+        self.mask(&self.dirty, slot).iter().any(|&w| w != 0)
+    }
+
+    fn covers(&self, masks: &[u64], slot: usize, off: usize, n: usize) -> bool {
+        let m = self.mask(masks, slot);
+        (off..off + n).all(|b| m[b / 64] >> (b % 64) & 1 == 1)
+    }
+
+    fn set_full(masks: &mut [u64], slot: usize, mask_words: usize, last: u64) {
+        let m = &mut masks[slot * mask_words..(slot + 1) * mask_words];
+        m.fill(u64::MAX);
+        m[mask_words - 1] = last;
+    }
+
+    fn clear(masks: &mut [u64], slot: usize, mask_words: usize) {
+        masks[slot * mask_words..(slot + 1) * mask_words].fill(0);
+    }
+
+    /// Sets the bits of bytes `[off, off + n)` of the slot, restricted to the set bits of
+    /// `src_mask` when given (indexed from `src_pos`).
+    fn mark(&mut self, which: MaskKind, slot: usize, off: usize, n: usize, src_mask: Option<(&BitSlice<u64, Lsb0>, usize)>) {
+        let mw = self.mask_words;
+        let masks = match which {
+            MaskKind::Valid => &mut self.valid,
+            MaskKind::Dirty => &mut self.dirty,
+        };
+        let m = &mut masks[slot * mw..(slot + 1) * mw];
+        match src_mask {
+            None => {
+                for b in off..off + n {
+                    m[b / 64] |= 1 << (b % 64);
+                }
+            }
+            Some((src, pos)) => {
+                for i in src[pos..pos + n].iter_ones() {
+                    let b = off + i;
+                    m[b / 64] |= 1 << (b % 64);
+                }
+            }
+        }
+    }
+
+    // ----- moving lines -------------------------------------------------------------------------
+
+    fn copy_tags_out(&self, slot: usize, a: u64, n: usize, access_addr: u64, tags: &mut [Tag]) {
+        let wpl = self.line_bytes / TAG_GRANULE as usize;
+        let off = (a & (self.line_bytes as u64 - 1)) as usize;
+        let w0 = off / TAG_GRANULE as usize;
+        let wn = word_span(a, n);
+        let dst = (a / TAG_GRANULE - access_addr / TAG_GRANULE) as usize;
+        tags[dst..dst + wn].copy_from_slice(&self.tags[slot * wpl + w0..slot * wpl + w0 + wn]);
+    }
+
+    /// Writes the slot's dirty bytes to `next` and marks the slot clean.
+    fn write_back<N: MemoryLevel + ?Sized>(&mut self, slot: usize, next: &mut N, report: &mut AccessReport) -> Result<(), AccessError> {
+        if !self.is_dirty(slot) {
+            return Ok(());
+        }
+        let addr = self.lines[slot] << self.line_shift;
+        let wpl = self.line_bytes / TAG_GRANULE as usize;
+        let data = &self.data[slot * self.line_bytes..(slot + 1) * self.line_bytes];
+        let tags = Tags::Words(&self.tags[slot * wpl..(slot + 1) * wpl]);
+        let dirty = self.mask(&self.dirty, slot);
+        let bytes: u64 = dirty.iter().map(|w| w.count_ones() as u64).sum();
+        let below = if self.is_full(&self.dirty, slot) {
+            next.write(addr, data, tags, None)?
+        } else {
+            next.write(addr, data, tags, Some(&dirty.view_bits::<Lsb0>()[..self.line_bytes]))?
+        };
+        Self::clear(&mut self.dirty, slot, self.mask_words);
+        // A write-back is buffered: it costs bandwidth, not latency.
+        report.dram_read_transactions += below.dram_read_transactions;
+        report.dram_write_transactions += below.dram_write_transactions;
+        report.writeback_lines += 1;
+        report.writeback_bytes += bytes;
+        self.stats.writebacks += 1;
+        self.stats.writeback_bytes += bytes;
+        Ok(())
+    }
+
+    fn drop_slot(&mut self, slot: usize) {
+        if self.lines[slot] != INVALID {
+            self.resident -= 1;
+        }
+        if self.mru_slot == slot {
+            self.mru_line = INVALID;
+        }
+        self.lines[slot] = INVALID;
+        Self::clear(&mut self.valid, slot, self.mask_words);
+        Self::clear(&mut self.dirty, slot, self.mask_words);
+    }
+
+    /// Finds room for `line` (evicting a victim, writing it back if dirty) and returns the
+    /// empty slot now assigned to it.
+    fn allocate<N: MemoryLevel + ?Sized>(&mut self, line: u64, next: &mut N, report: &mut AccessReport) -> Result<usize, AccessError> {
+        let set = (line & self.set_mask) as usize;
+        let slot = self.victim(set);
+        if self.lines[slot] != INVALID {
+            self.write_back(slot, next, report)?;
+            report.evictions += 1;
+            self.stats.evictions += 1;
+            self.drop_slot(slot);
+        }
+        self.lines[slot] = line;
+        self.resident += 1;
+        Ok(slot)
+    }
+
+    /// Fetches the slot's line from `next`, filling only the bytes not already valid.
+    fn fill<N: MemoryLevel + ?Sized>(&mut self, slot: usize, next: &mut N, report: &mut AccessReport) -> Result<(), AccessError> {
+        let addr = self.lines[slot] << self.line_shift;
+        let below = next.read(addr, &mut self.fill_data, &mut self.fill_tags)?;
+        report.absorb_below(&below);
+        report.fills += 1;
+        self.stats.fills += 1;
+        let lb = self.line_bytes;
+        let wpl = lb / TAG_GRANULE as usize;
+        if self.mask(&self.valid, slot).iter().all(|&w| w == 0) {
+            self.data[slot * lb..(slot + 1) * lb].copy_from_slice(&self.fill_data);
+            self.tags[slot * wpl..(slot + 1) * wpl].copy_from_slice(&self.fill_tags);
+        } else {
+            // Merge under the valid bytes: they are newer than anything below.
+            for b in 0..lb {
+                let valid = self.valid[slot * self.mask_words + b / 64] >> (b % 64) & 1 == 1;
+                if !valid {
+                    self.data[slot * lb + b] = self.fill_data[b];
+                }
+            }
+            for w in 0..wpl {
+                let vm = (self.valid[slot * self.mask_words + (w * 4) / 64] >> ((w * 4) % 64)) & 0xF;
+                if vm == 0 {
+                    self.tags[slot * wpl + w] = self.fill_tags[w];
+                }
+            }
+        }
+        Self::set_full(&mut self.valid, slot, self.mask_words, self.last_mask_word);
+        Ok(())
+    }
+
+    // ----- reads and writes ---------------------------------------------------------------------
+
+    /// Reads `data.len()` bytes at `addr` (any size and alignment; lines are filled from `next`
+    /// on a miss) and their provenance into `tags` ([`word_span`] long).
+    #[inline]
+    pub fn read<N: MemoryLevel + ?Sized>(&mut self, next: &mut N, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<AccessReport, AccessError> {
+        let line = addr >> self.line_shift;
+        let off = (addr & (self.line_bytes as u64 - 1)) as usize;
+        let n = data.len();
+        // Fast path: a hit in the most recently used line, which is always fully valid.
+        if line == self.mru_line && off + n <= self.line_bytes && tags.len() == word_span(addr, n) {
+            let slot = self.mru_slot;
+            data.copy_from_slice(&self.data[slot * self.line_bytes + off..][..n]);
+            self.copy_tags_out(slot, addr, n, addr, tags);
+            self.touch(slot);
+            self.stats.reads += 1;
+            self.stats.read_hits += 1;
+            return Ok(AccessReport { hits: 1, ..AccessReport::default() });
+        }
+        self.read_slow(next, addr, data, tags)
+    }
+
+    fn read_slow<N: MemoryLevel + ?Sized>(&mut self, next: &mut N, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<AccessReport, AccessError> {
+        Tags::Words(tags).check(addr, data.len())?;
+        self.stats.reads += 1;
+        let mut report = AccessReport::default();
+        let mut pos = 0;
+        while pos < data.len() {
+            let a = addr + pos as u64;
+            let line = a >> self.line_shift;
+            let off = (a & (self.line_bytes as u64 - 1)) as usize;
+            let n = (self.line_bytes - off).min(data.len() - pos);
+            let slot = match self.lookup(line) {
+                Some(s) if self.covers(&self.valid, s, off, n) => {
+                    report.hits += 1;
+                    self.stats.read_hits += 1;
+                    s
+                }
+                found => {
+                    report.misses += 1;
+                    self.stats.read_misses += 1;
+                    let s = match found {
+                        Some(s) => s,
+                        None => self.allocate(line, next, &mut report)?,
+                    };
+                    self.fill(s, next, &mut report)?;
+                    s
+                }
+            };
+            data[pos..pos + n].copy_from_slice(&self.data[slot * self.line_bytes + off..][..n]);
+            self.copy_tags_out(slot, a, n, addr, tags);
+            self.touch(slot);
+            if self.is_full(&self.valid, slot) {
+                self.mru_line = line;
+                self.mru_slot = slot;
+            }
+            pos += n;
+        }
+        Ok(report)
+    }
+
+    /// Writes `data` at `addr` (any size and alignment), under `mask` when given (one bit per
+    /// byte of `data`), as the write policy says. A read-only cache refuses.
+    pub fn write<N: MemoryLevel + ?Sized>(
+        &mut self,
+        next: &mut N,
+        addr: u64,
+        data: &[u8],
+        tags: Tags<'_>,
+        mask: Option<&BitSlice<u64, Lsb0>>,
+    ) -> Result<AccessReport, AccessError> {
+        let policy = self.spec.write_policy;
+        if policy == WritePolicy::ReadOnly {
+            return Err(AccessError::WriteToReadOnly { cache: self.name.clone(), addr, len: data.len() });
+        }
+        tags.check(addr, data.len())?;
+        if let Some(m) = mask
+            && m.len() < data.len()
+        {
+            return Err(AccessError::TagLength { want: data.len(), got: m.len() });
+        }
+        self.stats.writes += 1;
+        let mut report = AccessReport::default();
+        let mut pos = 0;
+        while pos < data.len() {
+            let a = addr + pos as u64;
+            let line = a >> self.line_shift;
+            let off = (a & (self.line_bytes as u64 - 1)) as usize;
+            let n = (self.line_bytes - off).min(data.len() - pos);
+            let found = self.lookup(line);
+            if found.is_some() {
+                report.hits += 1;
+                self.stats.write_hits += 1;
+            } else {
+                report.misses += 1;
+                self.stats.write_misses += 1;
+            }
+            let slot = match (found, policy) {
+                (Some(s), _) => Some(s),
+                (None, WritePolicy::WriteThroughNoAllocate) => None,
+                (None, WritePolicy::WriteBackByteMask) => Some(self.allocate(line, next, &mut report)?),
+                (None, _) => {
+                    let s = self.allocate(line, next, &mut report)?;
+                    self.fill(s, next, &mut report)?;
+                    Some(s)
+                }
+            };
+            if let Some(slot) = slot {
+                self.update(slot, a, off, n, data, pos, addr, tags, mask);
+                match policy {
+                    WritePolicy::WriteBackByteMask => {
+                        self.mark(MaskKind::Valid, slot, off, n, mask.map(|m| (m, pos)));
+                        self.mark(MaskKind::Dirty, slot, off, n, mask.map(|m| (m, pos)));
+                    }
+                    WritePolicy::WriteBackLineDirty => {
+                        Self::set_full(&mut self.dirty, slot, self.mask_words, self.last_mask_word);
+                    }
+                    _ => {}
+                }
+                self.touch(slot);
+            }
+            pos += n;
+        }
+        if matches!(policy, WritePolicy::WriteThroughAllocate | WritePolicy::WriteThroughNoAllocate) {
+            let below = next.write(addr, data, tags, mask)?;
+            report.absorb_below(&below);
+            let bytes = mask.map_or(data.len() as u64, |m| m[..data.len()].count_ones() as u64);
+            report.write_through_bytes += bytes;
+            self.stats.write_through_bytes += bytes;
+        }
+        Ok(report)
+    }
+
+    /// Copies the written bytes of one line segment into the slot, with their tags.
+    #[allow(clippy::too_many_arguments)]
+    fn update(&mut self, slot: usize, a: u64, off: usize, n: usize, data: &[u8], pos: usize, addr: u64, tags: Tags<'_>, mask: Option<&BitSlice<u64, Lsb0>>) {
+        let lb = self.line_bytes;
+        let wpl = lb / TAG_GRANULE as usize;
+        let first_word = addr / TAG_GRANULE;
+        match mask {
+            None => {
+                self.data[slot * lb + off..slot * lb + off + n].copy_from_slice(&data[pos..pos + n]);
+                let w_lo = a / TAG_GRANULE;
+                let w_hi = (a + n as u64 - 1) / TAG_GRANULE;
+                for w in w_lo..=w_hi {
+                    self.tags[slot * wpl + (w as usize % wpl)] = tags.get((w - first_word) as usize);
+                }
+            }
+            Some(m) => {
+                for i in m[pos..pos + n].iter_ones() {
+                    self.data[slot * lb + off + i] = data[pos + i];
+                    let w = (a + i as u64) / TAG_GRANULE;
+                    self.tags[slot * wpl + (w as usize % wpl)] = tags.get((w - first_word) as usize);
+                }
+            }
+        }
+    }
+
+    /// An atomic read-modify-write performed at this cache: reads the bytes at `addr` into
+    /// `old` (filling the line on a miss), lets `op` compute the new bytes from them, and writes
+    /// those with `tag`. Nothing else runs in between, which is what makes it atomic here.
+    pub fn read_modify_write<N: MemoryLevel + ?Sized>(
+        &mut self,
+        next: &mut N,
+        addr: u64,
+        old: &mut [u8],
+        tag: Tag,
+        op: impl FnOnce(&[u8], &mut [u8]),
+    ) -> Result<AccessReport, AccessError> {
+        if self.spec.write_policy == WritePolicy::ReadOnly {
+            return Err(AccessError::WriteToReadOnly { cache: self.name.clone(), addr, len: old.len() });
+        }
+        let mut old_tags = vec![0; word_span(addr, old.len())];
+        let mut report = self.read(next, addr, old, &mut old_tags)?;
+        let mut new = old.to_vec();
+        op(old, &mut new);
+        let w = self.write(next, addr, &new, Tags::One(tag), None)?;
+        report.merge(&w);
+        self.stats.reads -= 1;
+        self.stats.writes -= 1;
+        self.stats.atomics += 1;
+        Ok(report)
+    }
+
+    // ----- maintenance --------------------------------------------------------------------------
+
+    /// Flushes, invalidates, or both, every line overlapping `range` (`(addr, size)`; `None`:
+    /// the whole cache). An invalidate of a dirty line writes it back first unless the spec's
+    /// `dirty_on_invalidate` is `discard`.
+    pub fn maintain<N: MemoryLevel + ?Sized>(&mut self, next: &mut N, op: Maintenance, range: Option<(u64, u64)>) -> Result<AccessReport, AccessError> {
+        let mut report = AccessReport::default();
+        match op {
+            Maintenance::Flush => self.stats.flushes += 1,
+            Maintenance::Invalidate => self.stats.invalidations += 1,
+            Maintenance::FlushInvalidate => {
+                self.stats.flushes += 1;
+                self.stats.invalidations += 1;
+            }
+        }
+        let slots = self.lines.len() as u64;
+        match range {
+            Some((_, 0)) => {}
+            Some((addr, size)) if size.div_ceil(self.line_bytes as u64) < slots => {
+                let first = addr >> self.line_shift;
+                let last = addr.saturating_add(size - 1) >> self.line_shift;
+                for line in first..=last {
+                    report.lines_examined += 1;
+                    if let Some(slot) = self.lookup(line) {
+                        self.maintain_slot(slot, next, op, &mut report)?;
+                    }
+                }
+            }
+            _ => {
+                let (lo, hi) = match range {
+                    Some((addr, size)) => (addr >> self.line_shift, addr.saturating_add(size - 1) >> self.line_shift),
+                    None => (0, u64::MAX),
+                };
+                for slot in 0..self.lines.len() {
+                    report.lines_examined += 1;
+                    let line = self.lines[slot];
+                    if line != INVALID && line >= lo && line <= hi {
+                        self.maintain_slot(slot, next, op, &mut report)?;
+                    }
+                }
+            }
+        }
+        Ok(report)
+    }
+
+    fn maintain_slot<N: MemoryLevel + ?Sized>(&mut self, slot: usize, next: &mut N, op: Maintenance, report: &mut AccessReport) -> Result<(), AccessError> {
+        let discard = op == Maintenance::Invalidate && self.spec.dirty_on_invalidate == DirtyOnInvalidate::Discard;
+        if discard {
+            if self.is_dirty(slot) {
+                self.stats.lines_discarded += 1;
+            }
+        } else {
+            self.write_back(slot, next, report)?;
+        }
+        if op != Maintenance::Flush {
+            self.drop_slot(slot);
+            self.stats.lines_invalidated += 1;
+        }
+        Ok(())
+    }
+
+    /// Writes back every dirty line overlapping `range` (`None`: the whole cache).
+    pub fn flush<N: MemoryLevel + ?Sized>(&mut self, next: &mut N, range: Option<(u64, u64)>) -> Result<AccessReport, AccessError> {
+        self.maintain(next, Maintenance::Flush, range)
+    }
+
+    /// Drops every line overlapping `range` (dirty data written back first unless the spec
+    /// says `discard`).
+    pub fn invalidate<N: MemoryLevel + ?Sized>(&mut self, next: &mut N, range: Option<(u64, u64)>) -> Result<AccessReport, AccessError> {
+        self.maintain(next, Maintenance::Invalidate, range)
+    }
+
+    /// Writes back and drops every line overlapping `range`.
+    pub fn flush_invalidate<N: MemoryLevel + ?Sized>(&mut self, next: &mut N, range: Option<(u64, u64)>) -> Result<AccessReport, AccessError> {
+        self.maintain(next, Maintenance::FlushInvalidate, range)
+    }
+}
+
+#[derive(Clone, Copy)]
+enum MaskKind {
+    Valid,
+    Dirty,
+}
+
+/// A cache together with its next level: itself a [`MemoryLevel`], so levels chain
+/// (`Chained { cache: &mut l2, next: &mut vram }` is what an L1 reads through).
+pub struct Chained<'a, N: MemoryLevel + ?Sized> {
+    /// The cache in front.
+    pub cache: &'a mut Cache,
+    /// Everything behind it.
+    pub next: &'a mut N,
+}
+
+impl<N: MemoryLevel + ?Sized> MemoryLevel for Chained<'_, N> {
+    #[inline]
+    fn read(&mut self, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<AccessReport, AccessError> {
+        self.cache.read(self.next, addr, data, tags)
+    }
+
+    #[inline]
+    fn write(
+        &mut self,
+        addr: u64,
+        data: &[u8],
+        tags: Tags<'_>,
+        mask: Option<&BitSlice<u64, Lsb0>>,
+    ) -> Result<AccessReport, AccessError> {
+        self.cache.write(self.next, addr, data, tags, mask)
+    }
+}

@@ -1,0 +1,173 @@
+//! The trait through which one level of the hierarchy reaches the next, and what an access
+//! reports back.
+
+use bitvec::prelude::*;
+use serde::Serialize;
+
+use crate::error::AccessError;
+
+/// Provenance of a 4-byte word: an opaque id of the write that produced it (0: never written,
+/// the initial zeroes). Tags travel with the data through every level, so a stale copy keeps
+/// the tag of the old write.
+pub type Tag = u32;
+
+/// Bytes covered by one provenance tag.
+pub const TAG_GRANULE: u64 = 4;
+
+/// Bytes per memory transaction: bandwidth is counted in these.
+pub const TRANSACTION_BYTES: u64 = 32;
+
+/// Number of 4-byte words that the byte range `[addr, addr + len)` touches: the length of the
+/// tag slice that goes with such an access.
+#[inline]
+pub fn word_span(addr: u64, len: usize) -> usize {
+    if len == 0 {
+        return 0;
+    }
+    ((addr + len as u64 - 1) / TAG_GRANULE - addr / TAG_GRANULE + 1) as usize
+}
+
+/// Number of 32-byte transactions that the byte range `[addr, addr + len)` touches.
+#[inline]
+pub fn transaction_span(addr: u64, len: usize) -> u64 {
+    if len == 0 {
+        return 0;
+    }
+    (addr + len as u64 - 1) / TRANSACTION_BYTES - addr / TRANSACTION_BYTES + 1
+}
+
+/// The provenance that goes with a write.
+#[derive(Clone, Copy, Debug)]
+pub enum Tags<'a> {
+    /// Every word written takes this tag: an agent's own store.
+    One(Tag),
+    /// One tag per word the write spans ([`word_span`]): data moving between levels.
+    Words(&'a [Tag]),
+}
+
+impl Tags<'_> {
+    /// The tag of the `i`-th word the write spans.
+    #[inline]
+    pub fn get(&self, i: usize) -> Tag {
+        match self {
+            Tags::One(t) => *t,
+            Tags::Words(w) => w[i],
+        }
+    }
+
+    /// Checks a per-word slice against the words the access spans.
+    pub(crate) fn check(&self, addr: u64, len: usize) -> Result<(), AccessError> {
+        if let Tags::Words(w) = self {
+            let want = word_span(addr, len);
+            if w.len() != want {
+                return Err(AccessError::TagLength { want, got: w.len() });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What one access did at a level and below it, for a timing model to cost and for statistics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct AccessReport {
+    /// Lines of this level the access found present with the bytes it needed.
+    pub hits: u32,
+    /// Lines of this level the access needed but did not find (or found only partly valid).
+    pub misses: u32,
+    /// Lines this level fetched from the next level.
+    pub fills: u32,
+    /// Valid lines this level dropped to make room.
+    pub evictions: u32,
+    /// Lines this level wrote back to the next level (eviction, flush or invalidate).
+    pub writeback_lines: u32,
+    /// Bytes of those write-backs that reached the next level (masked bytes excluded).
+    pub writeback_bytes: u64,
+    /// Bytes this level passed down because of its write-through policy.
+    pub write_through_bytes: u64,
+    /// How far below this level the access had to go: 0 when it was served here, 1 when the
+    /// next level served it, and so on. The timing model adds the latencies of the levels passed.
+    pub depth: u8,
+    /// 32-byte transactions read from the backing store (device memory) by this access.
+    pub dram_read_transactions: u64,
+    /// 32-byte transactions written to the backing store by this access.
+    pub dram_write_transactions: u64,
+    /// Lines examined by a maintenance operation (flush / invalidate): its walking cost.
+    pub lines_examined: u64,
+}
+
+impl AccessReport {
+    /// Folds in what the next level reported for a request this level made.
+    #[inline]
+    pub fn absorb_below(&mut self, below: &AccessReport) {
+        self.depth = self.depth.max(below.depth.saturating_add(1));
+        self.dram_read_transactions += below.dram_read_transactions;
+        self.dram_write_transactions += below.dram_write_transactions;
+    }
+
+    /// Adds another report of this same level (several lines of one access).
+    pub fn merge(&mut self, other: &AccessReport) {
+        self.hits += other.hits;
+        self.misses += other.misses;
+        self.fills += other.fills;
+        self.evictions += other.evictions;
+        self.writeback_lines += other.writeback_lines;
+        self.writeback_bytes += other.writeback_bytes;
+        self.write_through_bytes += other.write_through_bytes;
+        self.depth = self.depth.max(other.depth);
+        self.dram_read_transactions += other.dram_read_transactions;
+        self.dram_write_transactions += other.dram_write_transactions;
+        self.lines_examined += other.lines_examined;
+    }
+}
+
+/// A level of the memory hierarchy that serves reads and writes of any size and alignment.
+///
+/// Implemented by the [`crate::BackingStore`] and by a cache together with its next level
+/// ([`crate::Chained`]); a ROP tile cache or a host cache implements it the same way.
+pub trait MemoryLevel {
+    /// Reads `data.len()` bytes at `addr` into `data`, and the provenance of the words they lie
+    /// in into `tags` (length [`word_span`]`(addr, data.len())`).
+    fn read(&mut self, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<AccessReport, AccessError>;
+
+    /// Writes `data` at `addr`. With a `mask` (one bit per byte of `data`), only the bytes whose
+    /// bit is set change; a word's tag changes when any of its bytes is written.
+    fn write(
+        &mut self,
+        addr: u64,
+        data: &[u8],
+        tags: Tags<'_>,
+        mask: Option<&BitSlice<u64, Lsb0>>,
+    ) -> Result<AccessReport, AccessError>;
+}
+
+impl<T: MemoryLevel + ?Sized> MemoryLevel for &mut T {
+    fn read(&mut self, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<AccessReport, AccessError> {
+        (**self).read(addr, data, tags)
+    }
+
+    fn write(
+        &mut self,
+        addr: u64,
+        data: &[u8],
+        tags: Tags<'_>,
+        mask: Option<&BitSlice<u64, Lsb0>>,
+    ) -> Result<AccessReport, AccessError> {
+        (**self).write(addr, data, tags, mask)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spans_count_touched_words_and_transactions() {
+        assert_eq!(word_span(0, 0), 0);
+        assert_eq!(word_span(0, 4), 1);
+        assert_eq!(word_span(3, 2), 2);
+        assert_eq!(word_span(5, 8), 3);
+        assert_eq!(transaction_span(0, 32), 1);
+        assert_eq!(transaction_span(31, 2), 2);
+        assert_eq!(transaction_span(64, 128), 4);
+    }
+}
