@@ -1,1 +1,13 @@
-//! sim-core (in progress).
+//! sim-core: the simulated GPU and the Vulkan semantics it runs.
+//!
+//! The crate is layered. [`sync`] is the vocabulary (pipeline stages, access flags, scopes and
+//! stage/access usages, with Vulkan's names and bit values). [`profile`] describes a machine: its
+//! caches (built from `sim-caches` specs), costs, device limits and the barrier table that turns
+//! a barrier into cache flushes and invalidations, with [`profile::plan_barrier`] as the pure
+//! function from (barrier, profile) to cache operations. The execution engine (command
+//! processors, compute units, transfer engine, reference run, corruption reports) lives here
+//! too, and builds on both: it reads the machine from a profile and performs exactly the
+//! operations the planner lists, so a missing barrier reads stale bytes.
+
+pub mod profile;
+pub mod sync;

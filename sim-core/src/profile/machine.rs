@@ -1,0 +1,522 @@
+//! The machine a profile describes: its structure ([`Machine`]), its costs ([`Timing`]) and the
+//! device limits a trace is checked against ([`Limits`]).
+//!
+//! Defaults are realistic for a small GCN-like GPU (values and sources in
+//! `shared/hardware/PROFILES.md`: per-CU 16 KiB vector L1 with 64-byte lines, write-through; 16 KiB
+//! scalar (uniform) cache; 64 KiB LDS; write-back L2 with 64-byte lines, the coherence point for
+//! shader caches, channels interleaved at 256 bytes; nonCoherentAtomSize 64; x86 write-combining
+//! buffers of 64 bytes), but with 8 compute units and a 256 KiB L2 so that simulations stay fast.
+//! Latencies are background figures of the right order, not measurements.
+
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::{Deserialize, Serialize, Serializer};
+use sim_caches::{CacheSpec, Replacement, WritePolicy};
+
+use super::error::FieldPath;
+
+/// Serde for an optional cache: a table is a cache, the string `"none"` is its absence (so a
+/// profile can remove a cache its base has).
+pub mod opt_cache {
+    use super::*;
+
+    /// Writes `None` as `"none"` and a cache as its table.
+    pub fn serialize<S: Serializer>(v: &Option<CacheSpec>, s: S) -> Result<S::Ok, S::Error> {
+        match v {
+            Some(spec) => spec.serialize(s),
+            None => s.serialize_str("none"),
+        }
+    }
+
+    /// Reads a cache table, or `"none"`.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<CacheSpec>, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Option<CacheSpec>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a cache table (size_bytes, line_bytes, ways, ...) or \"none\"")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                if v == "none" { Ok(None) } else { Err(E::invalid_value(de::Unexpected::Str(v), &self)) }
+            }
+            fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Self::Value, M::Error> {
+                CacheSpec::deserialize(de::value::MapAccessDeserializer::new(map)).map(Some)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+fn cache(size_bytes: u64, line_bytes: u32, ways: u32, write_policy: WritePolicy) -> CacheSpec {
+    CacheSpec::new(size_bytes, line_bytes, ways, Replacement::Lru, write_policy)
+}
+
+/// The structure of the simulated GPU: which caches exist, where, and how they behave.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Machine {
+    /// Number of compute units. Default 8 (real parts have 32–132; few keeps simulation fast).
+    pub compute_units: u32,
+    /// What each compute unit has.
+    pub cu: ComputeUnitSpec,
+    /// The shared L2.
+    pub l2: L2Spec,
+    /// Device memory.
+    pub vram: VramSpec,
+    /// The transfer (copy) engine.
+    pub transfer: TransferSpec,
+    /// The render output units.
+    pub rop: RopSpec,
+    /// The host side of mapped memory.
+    pub host: HostSpec,
+}
+
+impl Default for Machine {
+    fn default() -> Self {
+        Machine {
+            compute_units: 8,
+            cu: ComputeUnitSpec::default(),
+            l2: L2Spec::default(),
+            vram: VramSpec::default(),
+            transfer: TransferSpec::default(),
+            rop: RopSpec::default(),
+            host: HostSpec::default(),
+        }
+    }
+}
+
+/// One compute unit (all are alike).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ComputeUnitSpec {
+    /// L1 data cache, or `"none"`. Write policy: write-through (either variant) or
+    /// write-back-byte-mask. Coherent accesses and atomics bypass it. Default 16 KiB, 64-byte
+    /// lines, 4 ways, write-through-allocate (GCN vector L1, PROFILES.md §1).
+    #[serde(with = "opt_cache")]
+    pub l1: Option<CacheSpec>,
+    /// Texture cache T$ (sampled images, input attachments), or `"none"`; read-only. Default
+    /// 16 KiB, 64-byte lines, 4 ways.
+    #[serde(with = "opt_cache")]
+    pub texture_cache: Option<CacheSpec>,
+    /// Uniform cache U$ (uniform buffers), or `"none"`; read-only. Default 16 KiB, 64-byte lines,
+    /// 4 ways (GCN scalar cache, PROFILES.md §1).
+    #[serde(with = "opt_cache")]
+    pub uniform_cache: Option<CacheSpec>,
+    /// Workgroup shared memory, bytes. Default 65536 (GCN LDS, PROFILES.md §1).
+    pub shared_memory_bytes: u32,
+    /// Workgroups resident at once on one CU. Default 4.
+    pub workgroup_slots: u32,
+    /// Invocations per subgroup (lanes coalesced into line requests together). Default 64
+    /// (GCN wave64).
+    pub subgroup_size: u32,
+}
+
+impl Default for ComputeUnitSpec {
+    fn default() -> Self {
+        ComputeUnitSpec {
+            l1: Some(cache(16 * 1024, 64, 4, WritePolicy::WriteThroughAllocate)),
+            texture_cache: Some(cache(16 * 1024, 64, 4, WritePolicy::ReadOnly)),
+            uniform_cache: Some(cache(16 * 1024, 64, 4, WritePolicy::ReadOnly)),
+            shared_memory_bytes: 64 * 1024,
+            workgroup_slots: 4,
+            subgroup_size: 64,
+        }
+    }
+}
+
+/// The shared L2: the coherence point of the shader caches.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct L2Spec {
+    /// The cache, or `"none"` (every L2 access goes to VRAM). Default 256 KiB, 64-byte lines,
+    /// 16 ways, write-back with a dirty bit per line (PROFILES.md §1: GCN L2 line 64 B).
+    #[serde(with = "opt_cache")]
+    pub cache: Option<CacheSpec>,
+    /// Number of banks (each with its own bandwidth). Default 8.
+    pub banks: u32,
+    /// Bytes of address space mapped to one bank before the next, a power of two. Default 256
+    /// (MI100/MI200 channel interleave, PROFILES.md §1).
+    pub bank_interleave_bytes: u64,
+}
+
+impl Default for L2Spec {
+    fn default() -> Self {
+        L2Spec { cache: Some(cache(256 * 1024, 64, 16, WritePolicy::WriteBackLineDirty)), banks: 8, bank_interleave_bytes: 256 }
+    }
+}
+
+/// Device memory.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct VramSpec {
+    /// Size of the device address space, bytes (storage is sparse). Default 4 GiB.
+    pub size_bytes: u64,
+    /// Number of channels. Default 8.
+    pub channels: u32,
+    /// Bytes mapped to one channel before the next, a power of two. Default 256.
+    pub channel_interleave_bytes: u64,
+}
+
+impl Default for VramSpec {
+    fn default() -> Self {
+        VramSpec { size_bytes: 4 << 30, channels: 8, channel_interleave_bytes: 256 }
+    }
+}
+
+/// Where the transfer engine reads and writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum TransferPath {
+    /// Through the L2, coherent with the shader caches' coherence point (the seed's "coherency
+    /// at L2" table).
+    #[default]
+    ThroughL2,
+    /// Straight to VRAM, bypassing L2 (the seed's "coherency at VRAM" table).
+    DirectToVram,
+}
+
+/// The transfer engine (copies, fills, updates, clears).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct TransferSpec {
+    /// Its path to memory. Default `through-l2`.
+    pub path: TransferPath,
+}
+
+/// The render output units and their tile caches (not coherent with L2).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RopSpec {
+    /// The colour/depth tile cache of each ROP, or `"none"` (attachment writes go to L2).
+    /// Default 16 KiB of 256-byte lines (one 8x8 RGBA8 tile each), 4 ways, write-back.
+    #[serde(with = "opt_cache")]
+    pub tile_cache: Option<CacheSpec>,
+    /// Number of ROP units. Default 4.
+    pub units: u32,
+    /// Tile width and height in pixels. Default 8 (DESIGN.md: tiles of 8x8 pixels).
+    pub tile_pixels: u32,
+}
+
+impl Default for RopSpec {
+    fn default() -> Self {
+        RopSpec { tile_cache: Some(cache(16 * 1024, 256, 4, WritePolicy::WriteBackLineDirty)), units: 4, tile_pixels: 8 }
+    }
+}
+
+/// The host side of mapped memory. Its flush/invalidate granularity is
+/// [`Limits::non_coherent_atom_size`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HostSpec {
+    /// Write-combining buffers for HOST_COHERENT (write-combined) mappings: how many. Default
+    /// 10 (line-fill buffers of Nehalem–Broadwell; the count is not architectural, PROFILES.md
+    /// §7.1). 0 means host writes go straight to memory.
+    pub write_combining_buffers: u32,
+    /// Bytes per write-combining buffer, a power of two. Default 64 (x86 since the Pentium 4,
+    /// Intel SDM 3A §11.3.1).
+    pub write_combining_buffer_bytes: u32,
+    /// The host CPU cache used for HOST_CACHED mappings, or `"none"`. Default 32 KiB, 64-byte
+    /// lines (x86 `coherency_line_size`), 8 ways, write-back with a dirty bit per line.
+    #[serde(with = "opt_cache")]
+    pub cache: Option<CacheSpec>,
+}
+
+impl Default for HostSpec {
+    fn default() -> Self {
+        HostSpec {
+            write_combining_buffers: 10,
+            write_combining_buffer_bytes: 64,
+            cache: Some(cache(32 * 1024, 64, 8, WritePolicy::WriteBackLineDirty)),
+        }
+    }
+}
+
+/// What things cost. Latencies are in GPU core cycles; bandwidths in bytes per core cycle.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Timing {
+    /// Core clock in MHz, only to convert cycles to time in reports. Default 1500.
+    pub core_clock_mhz: u32,
+    /// L1 hit latency, cycles. Default 40.
+    pub l1_hit_cycles: u32,
+    /// Texture cache hit latency, cycles. Default 60.
+    pub texture_hit_cycles: u32,
+    /// Uniform cache hit latency, cycles. Default 20.
+    pub uniform_hit_cycles: u32,
+    /// L2 hit latency (beyond the L1 lookup), cycles. Default 200.
+    pub l2_hit_cycles: u32,
+    /// VRAM access latency (beyond the L2 lookup), cycles. Default 500.
+    pub vram_latency_cycles: u32,
+    /// Shared-memory access latency, cycles. Default 32.
+    pub shared_memory_cycles: u32,
+    /// ROP tile cache hit latency, cycles. Default 20.
+    pub rop_hit_cycles: u32,
+    /// Bandwidth of one L2 bank, bytes/cycle. Default 64.
+    pub l2_bank_bytes_per_cycle: u32,
+    /// Bandwidth of one VRAM channel, bytes/cycle. Default 32.
+    pub vram_channel_bytes_per_cycle: u32,
+    /// Bandwidth of the transfer engine, bytes/cycle. Default 64.
+    pub transfer_bytes_per_cycle: u32,
+    /// Host–device bus latency, cycles. Default 1500 (about 1 µs of PCIe round trip).
+    pub host_bus_latency_cycles: u32,
+    /// Host–device bus bandwidth, bytes/cycle. Default 16.
+    pub host_bus_bytes_per_cycle: u32,
+    /// Cost of a cache maintenance operation per line walked, cycles (write-backs cost their
+    /// bandwidth on top). Default 1.
+    pub maintenance_cycles_per_line: u32,
+    /// Fixed cost of a pipeline barrier (beyond the drain it forces), cycles. Default 20.
+    pub barrier_cycles: u32,
+    /// Per-dispatch launch overhead, cycles. Default 200.
+    pub dispatch_launch_cycles: u32,
+    /// Largest random perturbation the engine may add to a latency, cycles, drawn from the run's
+    /// seed. Default 8; 0 makes every schedule's timing identical.
+    pub latency_jitter_cycles: u32,
+}
+
+impl Default for Timing {
+    fn default() -> Self {
+        Timing {
+            core_clock_mhz: 1500,
+            l1_hit_cycles: 40,
+            texture_hit_cycles: 60,
+            uniform_hit_cycles: 20,
+            l2_hit_cycles: 200,
+            vram_latency_cycles: 500,
+            shared_memory_cycles: 32,
+            rop_hit_cycles: 20,
+            l2_bank_bytes_per_cycle: 64,
+            vram_channel_bytes_per_cycle: 32,
+            transfer_bytes_per_cycle: 64,
+            host_bus_latency_cycles: 1500,
+            host_bus_bytes_per_cycle: 16,
+            maintenance_cycles_per_line: 1,
+            barrier_cycles: 20,
+            dispatch_launch_cycles: 200,
+            latency_jitter_cycles: 8,
+        }
+    }
+}
+
+/// Device limits a trace is checked against (`VkPhysicalDeviceLimits` names in snake_case).
+/// Sizes and alignments in bytes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Limits {
+    /// minStorageBufferOffsetAlignment, a power of two. Default 256.
+    pub min_storage_buffer_offset_alignment: u64,
+    /// minUniformBufferOffsetAlignment, a power of two. Default 256.
+    pub min_uniform_buffer_offset_alignment: u64,
+    /// minTexelBufferOffsetAlignment, a power of two. Default 256.
+    pub min_texel_buffer_offset_alignment: u64,
+    /// maxUniformBufferRange. Default 65536.
+    pub max_uniform_buffer_range: u64,
+    /// maxStorageBufferRange. Default 134217728 (128 MiB, the Vulkan minimum).
+    pub max_storage_buffer_range: u64,
+    /// nonCoherentAtomSize: the granularity of vkFlush/InvalidateMappedMemoryRanges, a power of
+    /// two at most 256. Default 64 (RADV, ANV, Turnip, NVK, NVIDIA; PROFILES.md §7.3).
+    pub non_coherent_atom_size: u64,
+    /// minMemoryMapAlignment, a power of two. Default 64.
+    pub min_memory_map_alignment: u64,
+    /// bufferImageGranularity, a power of two. Default 1024 (NVIDIA H100, PROFILES.md §3).
+    pub buffer_image_granularity: u64,
+    /// maxComputeWorkGroupCount. Default [65535, 65535, 65535].
+    pub max_compute_work_group_count: [u32; 3],
+    /// maxComputeWorkGroupSize. Default [1024, 1024, 64].
+    pub max_compute_work_group_size: [u32; 3],
+    /// maxComputeWorkGroupInvocations. Default 1024.
+    pub max_compute_work_group_invocations: u32,
+    /// maxComputeSharedMemorySize; at most the CU's shared memory. Default 32768.
+    pub max_compute_shared_memory_size: u32,
+    /// Largest vkCmdUpdateBuffer payload (a Vulkan rule, not a limit). Default 65536.
+    pub max_update_buffer_size: u64,
+    /// maxPushConstantsSize. Default 128.
+    pub max_push_constants_size: u32,
+    /// maxBoundDescriptorSets. Default 8.
+    pub max_bound_descriptor_sets: u32,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            min_storage_buffer_offset_alignment: 256,
+            min_uniform_buffer_offset_alignment: 256,
+            min_texel_buffer_offset_alignment: 256,
+            max_uniform_buffer_range: 65536,
+            max_storage_buffer_range: 1 << 27,
+            non_coherent_atom_size: 64,
+            min_memory_map_alignment: 64,
+            buffer_image_granularity: 1024,
+            max_compute_work_group_count: [65535; 3],
+            max_compute_work_group_size: [1024, 1024, 64],
+            max_compute_work_group_invocations: 1024,
+            max_compute_shared_memory_size: 32768,
+            max_update_buffer_size: 65536,
+            max_push_constants_size: 128,
+            max_bound_descriptor_sets: 8,
+        }
+    }
+}
+
+/// A value at a field path that is wrong, and why.
+pub(crate) type Invalid = (FieldPath, String);
+
+fn pow2(path: &[&str], v: u64, lo: u64, hi: u64) -> Result<(), Invalid> {
+    if !v.is_power_of_two() || v < lo || v > hi {
+        return Err((FieldPath::keys(path), format!("{v} is not a power of two between {lo} and {hi}")));
+    }
+    Ok(())
+}
+
+fn range(path: &[&str], v: u64, lo: u64, hi: u64) -> Result<(), Invalid> {
+    if v < lo || v > hi {
+        return Err((FieldPath::keys(path), format!("{v} is out of range: expected {lo} to {hi}")));
+    }
+    Ok(())
+}
+
+fn check_cache(path: &[&str], spec: &Option<CacheSpec>, allowed: &[WritePolicy], why: &str) -> Result<(), Invalid> {
+    let Some(spec) = spec else { return Ok(()) };
+    if let Err(e) = spec.validate() {
+        let mut p = FieldPath::keys(path);
+        p.push_key(e.field);
+        return Err((p, e.reason));
+    }
+    if !allowed.contains(&spec.write_policy) {
+        let names: Vec<String> = allowed.iter().map(|w| policy_name(*w)).collect();
+        let mut p = FieldPath::keys(path);
+        p.push_key("write_policy");
+        return Err((p, format!("`{}` is not allowed here ({why}): expected {}", policy_name(spec.write_policy), names.join(" or "))));
+    }
+    Ok(())
+}
+
+/// A write policy's kebab-case name, as profiles spell it.
+pub fn policy_name(w: WritePolicy) -> String {
+    serde_json::to_value(w).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+}
+
+impl Machine {
+    /// Checks sizes and policies, naming the first field at fault.
+    pub(crate) fn validate(&self) -> Result<(), Invalid> {
+        use WritePolicy::*;
+        range(&["machine", "compute_units"], self.compute_units as u64, 1, 1024)?;
+        check_cache(
+            &["machine", "cu", "l1"],
+            &self.cu.l1,
+            &[WriteThroughAllocate, WriteThroughNoAllocate, WriteBackByteMask],
+            "an L1 with a dirty bit per line would write stale bytes over other CUs' writes",
+        )?;
+        check_cache(&["machine", "cu", "texture_cache"], &self.cu.texture_cache, &[ReadOnly], "the texture cache is read-only")?;
+        check_cache(&["machine", "cu", "uniform_cache"], &self.cu.uniform_cache, &[ReadOnly], "the uniform cache is read-only")?;
+        range(&["machine", "cu", "shared_memory_bytes"], self.cu.shared_memory_bytes as u64, 0, 1 << 20)?;
+        range(&["machine", "cu", "workgroup_slots"], self.cu.workgroup_slots as u64, 1, 64)?;
+        pow2(&["machine", "cu", "subgroup_size"], self.cu.subgroup_size as u64, 1, 128)?;
+        check_cache(
+            &["machine", "l2", "cache"],
+            &self.l2.cache,
+            &[WriteThroughAllocate, WriteThroughNoAllocate, WriteBackByteMask, WriteBackLineDirty],
+            "the L2 is written by every CU",
+        )?;
+        range(&["machine", "l2", "banks"], self.l2.banks as u64, 1, 256)?;
+        pow2(&["machine", "l2", "bank_interleave_bytes"], self.l2.bank_interleave_bytes, 32, 1 << 20)?;
+        if let Some(l2) = &self.l2.cache {
+            if self.l2.bank_interleave_bytes < l2.line_bytes as u64 {
+                return Err((
+                    FieldPath::keys(&["machine", "l2", "bank_interleave_bytes"]),
+                    format!("{} is smaller than the L2 line ({} bytes): a line must live in one bank", self.l2.bank_interleave_bytes, l2.line_bytes),
+                ));
+            }
+        }
+        pow2(&["machine", "vram", "size_bytes"], self.vram.size_bytes, 1 << 16, 1 << 48)?;
+        range(&["machine", "vram", "channels"], self.vram.channels as u64, 1, 256)?;
+        pow2(&["machine", "vram", "channel_interleave_bytes"], self.vram.channel_interleave_bytes, 32, 1 << 20)?;
+        check_cache(
+            &["machine", "rop", "tile_cache"],
+            &self.rop.tile_cache,
+            &[WriteBackByteMask, WriteBackLineDirty, WriteThroughAllocate, WriteThroughNoAllocate],
+            "ROPs write attachments",
+        )?;
+        range(&["machine", "rop", "units"], self.rop.units as u64, 1, 256)?;
+        pow2(&["machine", "rop", "tile_pixels"], self.rop.tile_pixels as u64, 1, 64)?;
+        range(&["machine", "host", "write_combining_buffers"], self.host.write_combining_buffers as u64, 0, 64)?;
+        pow2(&["machine", "host", "write_combining_buffer_bytes"], self.host.write_combining_buffer_bytes as u64, 4, 4096)?;
+        check_cache(
+            &["machine", "host", "cache"],
+            &self.host.cache,
+            &[WriteBackByteMask, WriteBackLineDirty, WriteThroughAllocate, WriteThroughNoAllocate],
+            "the host writes through its cache",
+        )?;
+        Ok(())
+    }
+}
+
+impl Timing {
+    /// Checks that rates are nonzero and latencies sane.
+    pub(crate) fn validate(&self) -> Result<(), Invalid> {
+        const DAY: u64 = 1 << 24;
+        range(&["timing", "core_clock_mhz"], self.core_clock_mhz as u64, 1, 100_000)?;
+        for (name, v) in [
+            ("l1_hit_cycles", self.l1_hit_cycles),
+            ("texture_hit_cycles", self.texture_hit_cycles),
+            ("uniform_hit_cycles", self.uniform_hit_cycles),
+            ("l2_hit_cycles", self.l2_hit_cycles),
+            ("vram_latency_cycles", self.vram_latency_cycles),
+            ("shared_memory_cycles", self.shared_memory_cycles),
+            ("rop_hit_cycles", self.rop_hit_cycles),
+            ("host_bus_latency_cycles", self.host_bus_latency_cycles),
+            ("maintenance_cycles_per_line", self.maintenance_cycles_per_line),
+            ("barrier_cycles", self.barrier_cycles),
+            ("dispatch_launch_cycles", self.dispatch_launch_cycles),
+            ("latency_jitter_cycles", self.latency_jitter_cycles),
+        ] {
+            range(&["timing", name], v as u64, 0, DAY)?;
+        }
+        for (name, v) in [
+            ("l2_bank_bytes_per_cycle", self.l2_bank_bytes_per_cycle),
+            ("vram_channel_bytes_per_cycle", self.vram_channel_bytes_per_cycle),
+            ("transfer_bytes_per_cycle", self.transfer_bytes_per_cycle),
+            ("host_bus_bytes_per_cycle", self.host_bus_bytes_per_cycle),
+        ] {
+            range(&["timing", name], v as u64, 1, 1 << 16)?;
+        }
+        Ok(())
+    }
+}
+
+impl Limits {
+    /// Checks alignments and sizes, and that limits fit the machine.
+    pub(crate) fn validate(&self, machine: &Machine) -> Result<(), Invalid> {
+        pow2(&["limits", "min_storage_buffer_offset_alignment"], self.min_storage_buffer_offset_alignment, 1, 1 << 16)?;
+        pow2(&["limits", "min_uniform_buffer_offset_alignment"], self.min_uniform_buffer_offset_alignment, 1, 1 << 16)?;
+        pow2(&["limits", "min_texel_buffer_offset_alignment"], self.min_texel_buffer_offset_alignment, 1, 1 << 16)?;
+        pow2(&["limits", "non_coherent_atom_size"], self.non_coherent_atom_size, 1, 256)?;
+        pow2(&["limits", "min_memory_map_alignment"], self.min_memory_map_alignment, 1, 1 << 16)?;
+        pow2(&["limits", "buffer_image_granularity"], self.buffer_image_granularity, 1, 1 << 20)?;
+        range(&["limits", "max_uniform_buffer_range"], self.max_uniform_buffer_range, 1, machine.vram.size_bytes)?;
+        range(&["limits", "max_storage_buffer_range"], self.max_storage_buffer_range, 1, machine.vram.size_bytes)?;
+        range(&["limits", "max_update_buffer_size"], self.max_update_buffer_size, 4, 65536)?;
+        for (i, v) in self.max_compute_work_group_count.iter().enumerate() {
+            if *v == 0 {
+                let mut p = FieldPath::keys(&["limits", "max_compute_work_group_count"]);
+                p.push_index(i);
+                return Err((p, "0 is out of range: expected at least 1".into()));
+            }
+        }
+        for (i, v) in self.max_compute_work_group_size.iter().enumerate() {
+            if *v == 0 || *v > 1 << 16 {
+                let mut p = FieldPath::keys(&["limits", "max_compute_work_group_size"]);
+                p.push_index(i);
+                return Err((p, format!("{v} is out of range: expected 1 to 65536")));
+            }
+        }
+        range(&["limits", "max_compute_work_group_invocations"], self.max_compute_work_group_invocations as u64, 1, 1 << 16)?;
+        range(
+            &["limits", "max_compute_shared_memory_size"],
+            self.max_compute_shared_memory_size as u64,
+            0,
+            machine.cu.shared_memory_bytes as u64,
+        )?;
+        range(&["limits", "max_push_constants_size"], self.max_push_constants_size as u64, 0, 1 << 16)?;
+        range(&["limits", "max_bound_descriptor_sets"], self.max_bound_descriptor_sets as u64, 1, 64)?;
+        Ok(())
+    }
+}

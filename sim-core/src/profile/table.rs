@@ -1,0 +1,257 @@
+//! The barrier table: data that says which cache operations each access needs.
+//!
+//! A row is keyed by an access mask (any names, synchronization1 or 2), optionally restricted to
+//! stages, and lists the operations for the first scope (`src`, the flush side) and for the
+//! second scope (`dst`, the invalidate side):
+//! ```toml
+//! [[barriers.rows]]
+//! access = "COLOR_ATTACHMENT_WRITE"
+//! src = ["flush ROP", "invalidate L2"]
+//! dst = ["flush L2", "invalidate ROP"]
+//! ```
+//! An operation is an action (`flush`, `invalidate`, `flush-invalidate`) and one or more cache
+//! names separated by commas (`"invalidate L1, T$"`). Cache names: `L1`, `T$`, `U$`, `L2`, `ROP`,
+//! `HOST` (the host CPU cache). An empty list is "nothing".
+//!
+//! **How rows match.** A barrier's access scopes are sets of (stage, access) usages whose accesses
+//! are synchronization2 parts (see [`crate::sync::scope`]). A row's key is split the same way:
+//! `SHADER_READ` stands for `SHADER_SAMPLED_READ | SHADER_STORAGE_READ`, `SHADER_WRITE` for
+//! `SHADER_STORAGE_WRITE`, `MEMORY_READ`/`MEMORY_WRITE` for every read/write. A row fires for a
+//! scope when some usage of the scope has an access in the row's key and (if the row names
+//! stages) a stage among them (meta stages in the row substituted). So a barrier that names only
+//! `SHADER_STORAGE_READ` fires a row keyed `SHADER_READ`, conservatively: a profile that wants
+//! storage reads to invalidate only L1 writes separate rows keyed by the parts. A barrier's
+//! `MEMORY_READ` at `FRAGMENT_SHADER` fires every row of a read legal there.
+
+use std::fmt;
+
+use serde::de::{self, Deserializer};
+use serde::{Deserialize, Serialize, Serializer};
+
+use crate::sync::{AccessFlags2, PipelineStageFlags2, Scope, substitute_meta_stages};
+
+/// A cache a barrier table can name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CacheName {
+    /// The ROP tile caches (colour and depth/stencil).
+    Rop,
+    /// Every CU's L1 data cache.
+    L1,
+    /// Every CU's texture cache (`T$`).
+    Texture,
+    /// Every CU's uniform cache (`U$`).
+    Uniform,
+    /// The host CPU cache of HOST_CACHED mappings (`HOST`).
+    Host,
+    /// The shared L2.
+    L2,
+}
+
+impl CacheName {
+    /// Every cache name, in the canonical order of operations within a scope: caches closer to
+    /// the requesters first, so a flush of an upper cache reaches L2 before L2 is flushed.
+    pub const ALL: [CacheName; 6] = [CacheName::Rop, CacheName::L1, CacheName::Texture, CacheName::Uniform, CacheName::Host, CacheName::L2];
+
+    /// The name as tables spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CacheName::Rop => "ROP",
+            CacheName::L1 => "L1",
+            CacheName::Texture => "T$",
+            CacheName::Uniform => "U$",
+            CacheName::Host => "HOST",
+            CacheName::L2 => "L2",
+        }
+    }
+
+    /// Parses a table spelling (case-insensitive).
+    pub fn parse(s: &str) -> Option<CacheName> {
+        let u = s.trim().to_ascii_uppercase();
+        CacheName::ALL.into_iter().find(|c| c.as_str() == u)
+    }
+}
+
+impl fmt::Display for CacheName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for CacheName {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+/// What a cache operation does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CacheAction {
+    /// Write dirty data back to the next level; keep the lines.
+    Flush,
+    /// Write dirty data back, then drop the lines.
+    FlushInvalidate,
+    /// Drop the lines. Dirty data is written back first unless the cache's spec says
+    /// `dirty_on_invalidate = "discard"` (that is what `sim_caches::Cache::invalidate` does).
+    Invalidate,
+}
+
+impl CacheAction {
+    /// The name as tables spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CacheAction::Flush => "flush",
+            CacheAction::FlushInvalidate => "flush-invalidate",
+            CacheAction::Invalidate => "invalidate",
+        }
+    }
+
+    /// The `sim-caches` maintenance operation that performs this action.
+    pub fn maintenance(self) -> sim_caches::Maintenance {
+        match self {
+            CacheAction::Flush => sim_caches::Maintenance::Flush,
+            CacheAction::FlushInvalidate => sim_caches::Maintenance::FlushInvalidate,
+            CacheAction::Invalidate => sim_caches::Maintenance::Invalidate,
+        }
+    }
+}
+
+/// One table entry: an action on one or more caches, written `"invalidate L1, T$"`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpSpec {
+    /// The action.
+    pub action: CacheAction,
+    /// The caches it applies to, as written.
+    pub caches: Vec<CacheName>,
+}
+
+impl OpSpec {
+    /// Parses `"ACTION CACHE[, CACHE...]"`.
+    pub fn parse(text: &str) -> Result<OpSpec, String> {
+        let t = text.trim();
+        let (verb, rest) = t.split_once(char::is_whitespace).unwrap_or((t, ""));
+        let action = match verb.to_ascii_lowercase().as_str() {
+            "flush" => CacheAction::Flush,
+            "invalidate" => CacheAction::Invalidate,
+            "flush-invalidate" => CacheAction::FlushInvalidate,
+            _ => {
+                return Err(format!(
+                    "`{text}`: unknown action `{verb}`: expected `flush`, `invalidate` or `flush-invalidate` followed by cache names"
+                ));
+            }
+        };
+        let mut caches = Vec::new();
+        for name in rest.split([',', ' ']).filter(|n| !n.trim().is_empty()) {
+            match CacheName::parse(name) {
+                Some(c) => caches.push(c),
+                None => {
+                    let known: Vec<&str> = CacheName::ALL.iter().map(|c| c.as_str()).collect();
+                    return Err(format!("`{text}`: unknown cache `{}`: expected one of {}", name.trim(), known.join(", ")));
+                }
+            }
+        }
+        if caches.is_empty() {
+            return Err(format!("`{text}`: no cache named: expected e.g. `{} L2`", action.as_str()));
+        }
+        Ok(OpSpec { action, caches })
+    }
+}
+
+impl fmt::Display for OpSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = self.caches.iter().map(|c| c.as_str()).collect();
+        write!(f, "{} {}", self.action.as_str(), names.join(", "))
+    }
+}
+
+impl Serialize for OpSpec {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for OpSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        OpSpec::parse(&text).map_err(de::Error::custom)
+    }
+}
+
+/// One row of the barrier table.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BarrierRow {
+    /// The accesses this row is about (any access names; umbrellas split as the module says).
+    pub access: AccessFlags2,
+    /// If given, the row applies only to these stages (meta stages substituted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stages: Option<PipelineStageFlags2>,
+    /// First-scope (flush side) operations, when these accesses are in a barrier's first
+    /// access scope.
+    #[serde(default)]
+    pub src: Vec<OpSpec>,
+    /// Second-scope (invalidate side) operations, when these accesses are in a barrier's second
+    /// access scope.
+    #[serde(default)]
+    pub dst: Vec<OpSpec>,
+}
+
+impl BarrierRow {
+    /// The row's key as synchronization2 parts, umbrellas split (`MEMORY_*` to every read/write).
+    pub fn access_parts(&self) -> AccessFlags2 {
+        let a = self.access;
+        let mut parts = a.difference(AccessFlags2::UMBRELLAS);
+        if a.contains(AccessFlags2::SHADER_READ) {
+            parts |= AccessFlags2::SHADER_SAMPLED_READ | AccessFlags2::SHADER_STORAGE_READ;
+        }
+        if a.contains(AccessFlags2::SHADER_WRITE) {
+            parts |= AccessFlags2::SHADER_STORAGE_WRITE;
+        }
+        if a.contains(AccessFlags2::MEMORY_READ) {
+            parts |= AccessFlags2::ALL_READS.difference(AccessFlags2::UMBRELLAS);
+        }
+        if a.contains(AccessFlags2::MEMORY_WRITE) {
+            parts |= AccessFlags2::ALL_WRITES.difference(AccessFlags2::UMBRELLAS);
+        }
+        parts
+    }
+
+    /// The stages the row is restricted to (meta stages substituted), or `None` for all.
+    pub fn stage_filter(&self) -> Option<PipelineStageFlags2> {
+        self.stages.map(|s| {
+            let (a, _) = substitute_meta_stages(s, Scope::Second, None);
+            a
+        })
+    }
+
+    /// The operations of one side.
+    pub fn ops(&self, scope: Scope) -> &[OpSpec] {
+        match scope {
+            Scope::First => &self.src,
+            Scope::Second => &self.dst,
+        }
+    }
+}
+
+/// Whether a buffer or image barrier's range limits its cache operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum RangeMode {
+    /// Every operation acts on the whole cache, as most hardware's cache-control packets do.
+    #[default]
+    WholeCache,
+    /// A buffer or image barrier's operations walk only the lines of its range; global memory
+    /// barriers still act on whole caches.
+    BarrierRange,
+}
+
+/// The barrier table of a profile.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct BarrierTable {
+    /// Whether a barrier's range limits its operations. Default `whole-cache`.
+    pub range: RangeMode,
+    /// The rows, in any order (the planner orders operations canonically). Given in a profile
+    /// that has a `base`, they replace the base's rows as a whole.
+    pub rows: Vec<BarrierRow>,
+}
