@@ -1,0 +1,1400 @@
+//! Translation of naga's IR into the crate's own [`Program`]. Every naga-specific `match`
+//! lives here (and in `module.rs`, which only calls the front ends and the validator).
+//!
+//! The walk starts at a compute entry point and follows every statement, expression and called
+//! function reachable from it, so anything the interpreter cannot run is found here, at load
+//! time, and reported with its source location.
+//!
+//! Values become register ranges (one register per scalar component, in declaration order:
+//! vector components, matrix columns then rows, array elements, struct members). Pointers never
+//! exist at run time as values: a pointer expression is resolved here to a root (a memory space
+//! and the variable's base and size) plus a static byte offset and, when an index is dynamic,
+//! a register holding a per-lane byte offset. Function calls are inlined, which is how pointer
+//! arguments work without run-time pointers; naga forbids recursion, and a depth limit guards
+//! against anything else.
+
+use naga::proc::Layouter;
+use naga::valid::{FunctionInfo, ModuleInfo};
+use naga::{Handle, Span, TypeInner};
+
+use crate::error::ShaderError;
+use crate::program::*;
+
+/// Inlining depth beyond which a call chain is rejected.
+const MAX_CALL_DEPTH: u32 = 64;
+
+/// A compiled expression: a value in registers, or a pointer known at compile time.
+#[derive(Clone, Debug)]
+enum Val {
+    Reg(Reg),
+    Ptr(Ptr),
+}
+
+#[derive(Clone, Debug)]
+struct Ptr {
+    space: Space,
+    /// Byte offset of the root variable within its space (0 for buffers).
+    base: u32,
+    /// Byte size of the root variable ([`BOUND_SIZE`] for buffers).
+    root: u32,
+    /// Static byte offset within the root.
+    off: u32,
+    /// Register with a per-lane byte offset added to `off`, or [`NO_REG`].
+    dyn_off: Reg,
+    /// The type pointed to.
+    ty: TypeInner,
+}
+
+/// Which mask slots a break, continue or return inside the current block updates.
+#[derive(Clone, Copy)]
+struct Flow {
+    brk: u32,
+    cont: u32,
+    ret: u32,
+}
+
+/// One inlined instance of a function.
+struct Inst<'m> {
+    func: &'m naga::Function,
+    finfo: &'m FunctionInfo,
+    vals: Vec<Option<Val>>,
+    args: Vec<Val>,
+    /// Byte offset of each local variable in lane memory.
+    locals: Vec<u32>,
+    result: Option<Reg>,
+}
+
+#[derive(Clone)]
+enum GlobalLoc {
+    Unused,
+    Lane { base: u32 },
+    WorkGroup { base: u32 },
+    Push,
+    Buffer(u32),
+    Unsupported(String),
+}
+
+pub(crate) struct Compiler<'m> {
+    module: &'m naga::Module,
+    info: &'m ModuleInfo,
+    layouter: Layouter,
+    source: Option<&'m str>,
+    name: &'m str,
+    code: Vec<Op>,
+    num_regs: u32,
+    num_masks: u32,
+    lane_words: u32,
+    workgroup_words: u32,
+    push_bytes: u32,
+    consts: Vec<(Reg, Vec<u32>)>,
+    inputs: Vec<(Reg, Input)>,
+    case_values: Vec<u32>,
+    globals: Vec<GlobalLoc>,
+    bindings: Vec<BindingInfo>,
+    depth: u32,
+    /// Span of the statement being compiled, for errors on statements.
+    stmt_span: Span,
+    fn_name: String,
+}
+
+type R<T> = Result<T, ShaderError>;
+
+fn kind_of(s: naga::Scalar) -> Option<Kind> {
+    use naga::ScalarKind as K;
+    match (s.kind, s.width) {
+        (K::Float, 4) => Some(Kind::F32),
+        (K::Sint, 4) => Some(Kind::I32),
+        (K::Uint, 4) => Some(Kind::U32),
+        (K::Bool, _) => Some(Kind::Bool),
+        _ => None,
+    }
+}
+
+fn vsize(v: naga::VectorSize) -> u32 {
+    v as u32
+}
+
+/// Byte stride between matrix columns (f32 columns: vec2 aligns to 8, vec3 and vec4 to 16).
+fn col_stride(rows: naga::VectorSize) -> u32 {
+    if vsize(rows) == 2 { 8 } else { 16 }
+}
+
+/// Compile one compute entry point.
+pub(crate) fn compile_entry_point(
+    module: &naga::Module,
+    info: &ModuleInfo,
+    source: Option<&str>,
+    name: &str,
+    ep_index: usize,
+) -> R<Program> {
+    let mut layouter = Layouter::default();
+    layouter.update(module.to_ctx()).map_err(|e| ShaderError::Validation {
+        name: name.to_string(),
+        message: format!("layout: {e}"),
+    })?;
+    let ep = &module.entry_points[ep_index];
+    let mut c = Compiler {
+        module,
+        info,
+        layouter,
+        source,
+        name,
+        code: Vec::new(),
+        num_regs: 0,
+        num_masks: 1,
+        lane_words: 0,
+        workgroup_words: 0,
+        push_bytes: 0,
+        consts: Vec::new(),
+        inputs: Vec::new(),
+        case_values: Vec::new(),
+        globals: Vec::new(),
+        bindings: Vec::new(),
+        depth: 0,
+        stmt_span: Span::default(),
+        fn_name: ep.name.clone(),
+    };
+    c.entry(ep_index)?;
+    Ok(Program {
+        name: name.to_string(),
+        entry_point: ep.name.clone(),
+        workgroup_size: ep.workgroup_size,
+        code: c.code,
+        num_regs: c.num_regs,
+        num_masks: c.num_masks,
+        lane_words: c.lane_words,
+        workgroup_words: c.workgroup_words,
+        push_constant_bytes: c.push_bytes,
+        bindings: c.bindings,
+        consts: c.consts,
+        inputs: c.inputs,
+        case_values: c.case_values,
+    })
+}
+
+impl<'m> Compiler<'m> {
+    // ----- errors and locations -------------------------------------------------------------
+
+    fn span_loc(&self, span: Span) -> Option<String> {
+        match self.source {
+            Some(src) if span.is_defined() && (span.to_range()?.end <= src.len()) => {
+                let l = span.location(src);
+                Some(format!("{}:{}", l.line_number, l.line_position))
+            }
+            _ => None,
+        }
+    }
+
+    fn unsupported_at(&self, construct: impl Into<String>, span: Span, fallback: String) -> ShaderError {
+        let location = self.span_loc(span).unwrap_or(fallback);
+        ShaderError::Unsupported { name: self.name.to_string(), construct: construct.into(), location }
+    }
+
+    fn unsupported_expr(&self, ix: &Inst, h: Handle<naga::Expression>, construct: impl Into<String>) -> ShaderError {
+        let span = ix.func.expressions.get_span(h);
+        let fallback = format!("function `{}`, expression [{}]", self.fn_name, h.index());
+        self.unsupported_at(construct, span, fallback)
+    }
+
+    fn unsupported_stmt(&self, construct: impl Into<String>) -> ShaderError {
+        let fallback = format!("function `{}`", self.fn_name);
+        self.unsupported_at(construct, self.stmt_span, fallback)
+    }
+
+    fn internal(&self, what: &str) -> ShaderError {
+        ShaderError::Internal(format!("{what} in function `{}`", self.fn_name))
+    }
+
+    // ----- allocation ------------------------------------------------------------------------
+
+    fn alloc(&mut self, n: u32) -> Reg {
+        let r = self.num_regs;
+        self.num_regs += n.max(1);
+        r
+    }
+
+    fn mask(&mut self) -> u32 {
+        let m = self.num_masks;
+        self.num_masks += 1;
+        m
+    }
+
+    fn emit(&mut self, op: Op) -> usize {
+        self.code.push(op);
+        self.code.len() - 1
+    }
+
+    fn here(&self) -> u32 {
+        self.code.len() as u32
+    }
+
+    fn patch(&mut self, at: usize, to: u32) {
+        match &mut self.code[at] {
+            Op::IfBegin { target, .. }
+            | Op::Else { target, .. }
+            | Op::Leave { target, .. }
+            | Op::JumpIfAny { target }
+            | Op::JumpIfNone { target }
+            | Op::CaseBegin { target, .. } => *target = to,
+            _ => {}
+        }
+    }
+
+    fn patch_all(&mut self, list: &[usize], to: u32) {
+        for &at in list {
+            self.patch(at, to);
+        }
+    }
+
+    fn constant(&mut self, words: Vec<u32>) -> Reg {
+        let r = self.alloc(words.len() as u32);
+        self.consts.push((r, words));
+        r
+    }
+
+    // ----- types -----------------------------------------------------------------------------
+
+    fn inner(&self, h: Handle<naga::Type>) -> &'m TypeInner {
+        &self.module.types[h].inner
+    }
+
+    fn expr_ty(&self, ix: &Inst<'m>, h: Handle<naga::Expression>) -> &'m TypeInner {
+        ix.finfo[h].ty.inner_with(&self.module.types)
+    }
+
+    fn scalar_of(&self, t: &TypeInner) -> Option<naga::Scalar> {
+        match *t {
+            TypeInner::Scalar(s) | TypeInner::Atomic(s) => Some(s),
+            TypeInner::Vector { scalar, .. } | TypeInner::Matrix { scalar, .. } => Some(scalar),
+            TypeInner::ValuePointer { scalar, .. } => Some(scalar),
+            TypeInner::Array { base, .. } => self.scalar_of(self.inner(base)),
+            _ => None,
+        }
+    }
+
+    /// Number of 32-bit components of a value of this type.
+    fn comps(&self, t: &TypeInner) -> Option<u32> {
+        Some(match *t {
+            TypeInner::Scalar(s) | TypeInner::Atomic(s) => {
+                kind_of(s)?;
+                1
+            }
+            TypeInner::Vector { size, scalar } => {
+                kind_of(scalar)?;
+                vsize(size)
+            }
+            TypeInner::Matrix { columns, rows, scalar } => {
+                if kind_of(scalar)? != Kind::F32 {
+                    return None;
+                }
+                vsize(columns) * vsize(rows)
+            }
+            TypeInner::Array { base, size: naga::ArraySize::Constant(n), .. } => {
+                self.comps(self.inner(base))?.checked_mul(n.get())?
+            }
+            TypeInner::Struct { ref members, .. } => {
+                let mut sum = 0u32;
+                for m in members {
+                    sum = sum.checked_add(self.comps(self.inner(m.ty))?)?;
+                }
+                sum
+            }
+            _ => return None,
+        })
+    }
+
+    fn kind_ty(&self, t: &TypeInner) -> Option<Kind> {
+        kind_of(self.scalar_of(t)?)
+    }
+
+    fn size_h(&self, h: Handle<naga::Type>) -> u32 {
+        self.layouter[h].size
+    }
+
+    /// The contiguous scalar/vector pieces of a type: (byte offset, first component, count).
+    fn leaves(&self, t: &TypeInner, off: u32, comp: u32, out: &mut Vec<(u32, u32, u32)>) -> Option<()> {
+        match *t {
+            TypeInner::Scalar(_) | TypeInner::Atomic(_) => out.push((off, comp, 1)),
+            TypeInner::Vector { size, .. } => out.push((off, comp, vsize(size))),
+            TypeInner::Matrix { columns, rows, .. } => {
+                for i in 0..vsize(columns) {
+                    out.push((off + i * col_stride(rows), comp + i * vsize(rows), vsize(rows)));
+                }
+            }
+            TypeInner::Array { base, size: naga::ArraySize::Constant(n), stride } => {
+                let et = self.inner(base);
+                let ec = self.comps(et)?;
+                for i in 0..n.get() {
+                    self.leaves(et, off.checked_add(i.checked_mul(stride)?)?, comp + i * ec, out)?;
+                }
+            }
+            TypeInner::Struct { ref members, .. } => {
+                let mut c = comp;
+                for m in members {
+                    let mt = self.inner(m.ty);
+                    self.leaves(mt, off.checked_add(m.offset)?, c, out)?;
+                    c += self.comps(mt)?;
+                }
+            }
+            _ => return None,
+        }
+        Some(())
+    }
+
+    // ----- constants -------------------------------------------------------------------------
+
+    fn literal(&self, l: &naga::Literal) -> Option<Vec<u32>> {
+        use naga::Literal as L;
+        Some(vec![match *l {
+            L::F32(v) => v.to_bits(),
+            L::I32(v) => v as u32,
+            L::U32(v) => v,
+            L::Bool(v) => v as u32,
+            L::AbstractInt(v) => i32::try_from(v).ok()? as u32,
+            L::AbstractFloat(v) => (v as f32).to_bits(),
+            _ => return None,
+        }])
+    }
+
+    fn zero(&self, ty: Handle<naga::Type>) -> Option<Vec<u32>> {
+        Some(vec![0; self.comps(self.inner(ty))? as usize])
+    }
+
+    /// Evaluate a module-scope constant expression to its components.
+    fn const_global(&self, h: Handle<naga::Expression>, depth: u32) -> Option<Vec<u32>> {
+        if depth > 64 {
+            return None;
+        }
+        use naga::Expression as E;
+        match self.module.global_expressions[h] {
+            E::Literal(ref l) => self.literal(l),
+            E::Constant(c) => self.const_global(self.module.constants[c].init, depth + 1),
+            E::ZeroValue(ty) => self.zero(ty),
+            E::Compose { ref components, .. } => {
+                let mut v = Vec::new();
+                for &c in components {
+                    v.extend(self.const_global(c, depth + 1)?);
+                }
+                Some(v)
+            }
+            E::Splat { size, value } => {
+                let v = self.const_global(value, depth + 1)?;
+                Some(v.repeat(vsize(size) as usize))
+            }
+            _ => None,
+        }
+    }
+
+    /// Evaluate a function-scope constant expression, if it is one.
+    fn const_local(&self, ix: &Inst<'m>, h: Handle<naga::Expression>, depth: u32) -> Option<Vec<u32>> {
+        if depth > 64 {
+            return None;
+        }
+        use naga::Expression as E;
+        match ix.func.expressions[h] {
+            E::Literal(ref l) => self.literal(l),
+            E::Constant(c) => self.const_global(self.module.constants[c].init, 0),
+            E::ZeroValue(ty) => self.zero(ty),
+            E::Compose { ref components, .. } => {
+                let mut v = Vec::new();
+                for &c in components {
+                    v.extend(self.const_local(ix, c, depth + 1)?);
+                }
+                Some(v)
+            }
+            E::Splat { size, value } => {
+                let v = self.const_local(ix, value, depth + 1)?;
+                Some(v.repeat(vsize(size) as usize))
+            }
+            _ => None,
+        }
+    }
+
+    // ----- entry point -----------------------------------------------------------------------
+
+    fn entry(&mut self, ep_index: usize) -> R<()> {
+        let module = self.module;
+        let ep = &module.entry_points[ep_index];
+        if ep.stage != naga::ShaderStage::Compute {
+            return Err(ShaderError::Internal("not a compute entry point".into()));
+        }
+        if ep.workgroup_size_overrides.is_some() {
+            return Err(self.unsupported_at(
+                "workgroup size set by an override",
+                Span::default(),
+                format!("entry point `{}`", ep.name),
+            ));
+        }
+        let finfo = self.info.get_entry_point(ep_index);
+        self.place_globals(finfo)?;
+
+        // Built-in inputs.
+        let mut args = Vec::new();
+        for (i, a) in ep.function.arguments.iter().enumerate() {
+            let t = self.inner(a.ty);
+            let n = self.comps(t).ok_or_else(|| {
+                self.unsupported_at("entry point argument type", Span::default(), format!("argument {i} of `{}`", ep.name))
+            })?;
+            let r = self.alloc(n);
+            match (&a.binding, t) {
+                (Some(b), _) => {
+                    let input = self.input(b, &ep.name)?;
+                    self.inputs.push((r, input));
+                }
+                (None, TypeInner::Struct { members, .. }) => {
+                    let mut c = r;
+                    for m in members {
+                        let b = m.binding.as_ref().ok_or_else(|| self.internal("entry argument member without binding"))?;
+                        let input = self.input(b, &ep.name)?;
+                        self.inputs.push((c, input));
+                        c += self.comps(self.inner(m.ty)).unwrap_or(1);
+                    }
+                }
+                _ => return Err(self.internal("entry argument without binding")),
+            }
+            args.push(Val::Reg(r));
+        }
+
+        // Private variables start at their initialisers (or zero) in every invocation.
+        for (g, var) in module.global_variables.iter() {
+            if let GlobalLoc::Lane { base } = self.globals[g.index()] {
+                let n = self.size_h(var.ty) / 4;
+                let src = match var.init {
+                    Some(init) => {
+                        let words = self.const_global(init, 0).ok_or_else(|| {
+                            self.unsupported_at("private variable initialiser", module.global_variables.get_span(g), format!("global `{}`", var.name.clone().unwrap_or_default()))
+                        })?;
+                        self.init_words(var.ty, words)
+                    }
+                    None => NO_REG,
+                };
+                self.emit(Op::InitLane { word: base / 4, src, n });
+            }
+        }
+
+        let ret = self.mask();
+        self.emit(Op::ClearMask { slot: ret });
+        let mut ix = self.instance(&ep.function, finfo, args)?;
+        let mut exits = Vec::new();
+        self.block(&mut ix, &ep.function.body, Flow { brk: ZERO_MASK, cont: ZERO_MASK, ret }, &mut exits)?;
+        let end = self.here();
+        self.patch_all(&exits, end);
+        self.emit(Op::Done);
+        Ok(())
+    }
+
+    /// Constant components laid out as memory words (struct padding and matrix column padding
+    /// respected) for initialising lane memory.
+    fn init_words(&mut self, ty: Handle<naga::Type>, comps: Vec<u32>) -> Reg {
+        let size = self.size_h(ty);
+        let mut words = vec![0u32; (size / 4) as usize];
+        let mut leaves = Vec::new();
+        if self.leaves(self.inner(ty), 0, 0, &mut leaves).is_some() {
+            for (off, comp, n) in leaves {
+                for k in 0..n {
+                    if let (Some(w), Some(&v)) = (words.get_mut((off / 4 + k) as usize), comps.get((comp + k) as usize)) {
+                        *w = v;
+                    }
+                }
+            }
+        }
+        self.constant(words)
+    }
+
+    fn input(&self, b: &naga::Binding, ep: &str) -> R<Input> {
+        use naga::BuiltIn as B;
+        Ok(match *b {
+            naga::Binding::BuiltIn(B::GlobalInvocationId) => Input::GlobalInvocationId,
+            naga::Binding::BuiltIn(B::LocalInvocationId) => Input::LocalInvocationId,
+            naga::Binding::BuiltIn(B::LocalInvocationIndex) => Input::LocalInvocationIndex,
+            naga::Binding::BuiltIn(B::WorkGroupId) => Input::WorkGroupId,
+            naga::Binding::BuiltIn(B::NumWorkGroups) => Input::NumWorkGroups,
+            naga::Binding::BuiltIn(B::WorkGroupSize) => Input::WorkGroupSize,
+            naga::Binding::BuiltIn(B::SubgroupSize) => Input::SubgroupSize,
+            naga::Binding::BuiltIn(B::SubgroupInvocationId) => Input::SubgroupInvocationId,
+            naga::Binding::BuiltIn(B::NumSubgroups) => Input::NumSubgroups,
+            naga::Binding::BuiltIn(B::SubgroupId) => Input::SubgroupId,
+            ref other => {
+                return Err(self.unsupported_at(format!("entry point input {other:?}"), Span::default(), format!("entry point `{ep}`")));
+            }
+        })
+    }
+
+    fn place_globals(&mut self, finfo: &FunctionInfo) -> R<()> {
+        let module = self.module;
+        let mut buffers = Vec::new();
+        for (g, var) in module.global_variables.iter() {
+            let loc = if finfo[g].is_empty() {
+                GlobalLoc::Unused
+            } else {
+                let size = self.size_h(var.ty);
+                match var.space {
+                    naga::AddressSpace::Private => {
+                        let base = self.lane_words * 4;
+                        self.lane_words += size.div_ceil(4);
+                        GlobalLoc::Lane { base }
+                    }
+                    naga::AddressSpace::WorkGroup => {
+                        let base = self.workgroup_words * 4;
+                        self.workgroup_words += size.div_ceil(4);
+                        GlobalLoc::WorkGroup { base }
+                    }
+                    naga::AddressSpace::Immediate => {
+                        self.push_bytes = size;
+                        GlobalLoc::Push
+                    }
+                    naga::AddressSpace::Uniform | naga::AddressSpace::Storage { .. } => match var.binding {
+                        Some(ref rb) => {
+                            let kind = match var.space {
+                                naga::AddressSpace::Storage { access } => BindingKind::StorageBuffer {
+                                    read_only: !access.contains(naga::StorageAccess::STORE),
+                                },
+                                _ => BindingKind::UniformBuffer,
+                            };
+                            let runtime_stride = self.runtime_stride(self.inner(var.ty));
+                            buffers.push((g, BindingInfo {
+                                group: rb.group,
+                                binding: rb.binding,
+                                kind,
+                                static_size: size,
+                                runtime_stride,
+                                name: var.name.clone(),
+                            }));
+                            GlobalLoc::Unused
+                        }
+                        None => GlobalLoc::Unsupported("buffer variable without a binding".into()),
+                    },
+                    other => GlobalLoc::Unsupported(format!("global variable in address space {other:?} (textures, samplers and ray tracing are not supported)")),
+                }
+            };
+            self.globals.push(loc);
+        }
+        buffers.sort_by_key(|(_, b)| (b.group, b.binding));
+        for (i, (g, b)) in buffers.into_iter().enumerate() {
+            self.globals[g.index()] = GlobalLoc::Buffer(i as u32);
+            self.bindings.push(b);
+        }
+        // Report unsupported globals the entry point uses now, with their location.
+        for (g, var) in module.global_variables.iter() {
+            if let GlobalLoc::Unsupported(what) = &self.globals[g.index()] {
+                let name = var.name.clone().unwrap_or_default();
+                return Err(self.unsupported_at(what.clone(), module.global_variables.get_span(g), format!("global `{name}`")));
+            }
+        }
+        Ok(())
+    }
+
+    fn runtime_stride(&self, t: &TypeInner) -> Option<u32> {
+        match *t {
+            TypeInner::Array { size: naga::ArraySize::Dynamic, stride, .. } => Some(stride),
+            TypeInner::Struct { ref members, .. } => members.last().and_then(|m| self.runtime_stride(self.inner(m.ty))),
+            _ => None,
+        }
+    }
+
+    fn instance(&mut self, func: &'m naga::Function, finfo: &'m FunctionInfo, args: Vec<Val>) -> R<Inst<'m>> {
+        let mut ix = Inst { func, finfo, vals: vec![None; func.expressions.len()], args, locals: Vec::new(), result: None };
+        // Locals: fresh lane memory per inlined instance, initialised on every entry.
+        for (l, var) in func.local_variables.iter() {
+            let size = self.size_h(var.ty);
+            let base = self.lane_words * 4;
+            self.lane_words += size.div_ceil(4);
+            ix.locals.push(base);
+            let src = match var.init {
+                Some(init) => match self.const_local(&ix, init, 0) {
+                    Some(words) => self.init_words(var.ty, words),
+                    None => {
+                        let span = func.local_variables.get_span(l);
+                        return Err(self.unsupported_at("non-constant local variable initialiser", span, format!("function `{}`", self.fn_name)));
+                    }
+                },
+                None => NO_REG,
+            };
+            self.emit(Op::InitLane { word: base / 4, src, n: size / 4 });
+        }
+        Ok(ix)
+    }
+
+    // ----- statements ------------------------------------------------------------------------
+
+    fn block(&mut self, ix: &mut Inst<'m>, block: &'m naga::Block, flow: Flow, exits: &mut Vec<usize>) -> R<()> {
+        for (stmt, span) in block.span_iter() {
+            self.stmt_span = *span;
+            self.statement(ix, stmt, flow, exits)?;
+        }
+        Ok(())
+    }
+
+    fn statement(&mut self, ix: &mut Inst<'m>, stmt: &'m naga::Statement, flow: Flow, exits: &mut Vec<usize>) -> R<()> {
+        use naga::Statement as S;
+        match *stmt {
+            S::Emit(ref range) => {
+                for h in range.clone() {
+                    self.expr(ix, h)?;
+                }
+            }
+            S::Block(ref b) => self.block(ix, b, flow, exits)?,
+            S::If { condition, ref accept, ref reject } => {
+                let cond = self.reg(ix, condition)?;
+                let entry = self.mask();
+                let then = self.mask();
+                self.emit(Op::SaveExec { slot: entry });
+                let begin = self.emit(Op::IfBegin { cond, then, target: 0 });
+                let mut ex_then = vec![begin];
+                self.block(ix, accept, flow, &mut ex_then)?;
+                let minus = [flow.brk, flow.cont, flow.ret];
+                if !reject.is_empty() {
+                    let else_at = self.here();
+                    self.patch_all(&ex_then, else_at);
+                    let e = self.emit(Op::Else { entry, then, minus, target: 0 });
+                    let mut ex_else = vec![e];
+                    self.block(ix, reject, flow, &mut ex_else)?;
+                    let end = self.here();
+                    self.patch_all(&ex_else, end);
+                } else {
+                    let end = self.here();
+                    self.patch_all(&ex_then, end);
+                }
+                self.emit(Op::Restore { entry, minus });
+                exits.push(self.emit(Op::JumpIfNone { target: 0 }));
+            }
+            S::Switch { selector, ref cases } => {
+                let sel = self.reg(ix, selector)?;
+                let entry = self.mask();
+                let acc = self.mask();
+                let sbrk = self.mask();
+                self.emit(Op::SaveExec { slot: entry });
+                self.emit(Op::ClearMask { slot: acc });
+                self.emit(Op::ClearMask { slot: sbrk });
+                let all_start = self.case_values.len() as u32;
+                for case in cases {
+                    match case.value {
+                        naga::SwitchValue::I32(v) => self.case_values.push(v as u32),
+                        naga::SwitchValue::U32(v) => self.case_values.push(v),
+                        naga::SwitchValue::Default => {}
+                    }
+                }
+                let all_len = self.case_values.len() as u32 - all_start;
+                let inner = Flow { brk: sbrk, cont: flow.cont, ret: flow.ret };
+                for case in cases {
+                    let (start, len, default) = match case.value {
+                        naga::SwitchValue::I32(v) => (self.push_case(v as u32), 1, false),
+                        naga::SwitchValue::U32(v) => (self.push_case(v), 1, false),
+                        naga::SwitchValue::Default => (all_start, all_len, true),
+                    };
+                    let begin = self.emit(Op::CaseBegin {
+                        sel,
+                        start,
+                        len,
+                        default,
+                        acc,
+                        entry,
+                        minus: [sbrk, flow.cont, flow.ret],
+                        target: 0,
+                    });
+                    let mut ex = vec![begin];
+                    self.block(ix, &case.body, inner, &mut ex)?;
+                    let end = self.here();
+                    self.patch_all(&ex, end);
+                    self.emit(Op::CaseEnd { acc, fall: case.fall_through });
+                }
+                self.emit(Op::Restore { entry, minus: [flow.cont, flow.ret, ZERO_MASK] });
+                exits.push(self.emit(Op::JumpIfNone { target: 0 }));
+            }
+            S::Loop { ref body, ref continuing, break_if } => {
+                let entry = self.mask();
+                let brk = self.mask();
+                let cont = self.mask();
+                self.emit(Op::SaveExec { slot: entry });
+                self.emit(Op::ClearMask { slot: brk });
+                let top = self.here();
+                self.emit(Op::ClearMask { slot: cont });
+                let inner = Flow { brk, cont, ret: flow.ret };
+                let mut ex_body = Vec::new();
+                self.block(ix, body, inner, &mut ex_body)?;
+                let cont_at = self.here();
+                self.patch_all(&ex_body, cont_at);
+                // Lanes that continued rejoin; lanes that broke or returned stay out.
+                self.emit(Op::Restore { entry, minus: [brk, flow.ret, ZERO_MASK] });
+                let mut ex_cont = Vec::new();
+                self.block(ix, continuing, inner, &mut ex_cont)?;
+                let bi = self.here();
+                self.patch_all(&ex_cont, bi);
+                if let Some(c) = break_if {
+                    let cond = self.reg(ix, c)?;
+                    self.emit(Op::BreakIf { cond, brk });
+                }
+                self.emit(Op::JumpIfAny { target: top });
+                self.emit(Op::Restore { entry, minus: [flow.ret, ZERO_MASK, ZERO_MASK] });
+                exits.push(self.emit(Op::JumpIfNone { target: 0 }));
+            }
+            S::Break => exits.push(self.emit(Op::Leave { slot: flow.brk, target: 0 })),
+            S::Continue => exits.push(self.emit(Op::Leave { slot: flow.cont, target: 0 })),
+            S::Return { value } => {
+                if let Some(v) = value {
+                    let src = self.reg(ix, v)?;
+                    let n = self.comps(self.expr_ty(ix, v)).ok_or_else(|| self.internal("return type"))?;
+                    let dst = ix.result.ok_or_else(|| self.internal("return value without result"))?;
+                    self.emit(Op::CopyMasked { dst, src, n });
+                }
+                exits.push(self.emit(Op::Leave { slot: flow.ret, target: 0 }));
+            }
+            S::Kill => return Err(self.unsupported_stmt("statement `discard` (not allowed in compute shaders)")),
+            S::ControlBarrier(b) => {
+                let flags = barrier_flags(b);
+                // A subgroup runs in lockstep, so a barrier of subgroup scope only orders memory.
+                let control = b.intersects(naga::Barrier::WORK_GROUP | naga::Barrier::STORAGE | naga::Barrier::TEXTURE);
+                self.emit(Op::Barrier { control, flags });
+            }
+            S::MemoryBarrier(b) => {
+                self.emit(Op::Barrier { control: false, flags: barrier_flags(b) });
+            }
+            S::Store { pointer, value } => {
+                let p = self.ptr(ix, pointer)?;
+                let src = self.reg(ix, value)?;
+                self.store(&p, src)?;
+            }
+            S::Atomic { pointer, ref fun, value, result } => {
+                let p = self.ptr(ix, pointer)?;
+                let signed = matches!(self.scalar_of(&p.ty), Some(naga::Scalar { kind: naga::ScalarKind::Sint, .. }));
+                if !matches!(p.ty, TypeInner::Atomic(s) if s.width == 4) {
+                    return Err(self.unsupported_stmt("atomic on a non-32-bit value"));
+                }
+                let value = self.reg(ix, value)?;
+                use naga::AtomicFunction as A;
+                let (afun, compare) = match *fun {
+                    A::Add => (AtomicFun::Add, NO_REG),
+                    A::Subtract => (AtomicFun::Sub, NO_REG),
+                    A::And => (AtomicFun::And, NO_REG),
+                    A::ExclusiveOr => (AtomicFun::Xor, NO_REG),
+                    A::InclusiveOr => (AtomicFun::Or, NO_REG),
+                    A::Min => (AtomicFun::Min, NO_REG),
+                    A::Max => (AtomicFun::Max, NO_REG),
+                    A::Exchange { compare: None } => (AtomicFun::Exchange, NO_REG),
+                    A::Exchange { compare: Some(c) } => (AtomicFun::CompareExchange, self.reg(ix, c)?),
+                };
+                let dst = match result {
+                    Some(r) => {
+                        let d = self.alloc(if compare == NO_REG { 1 } else { 2 });
+                        ix.vals[r.index()] = Some(Val::Reg(d));
+                        d
+                    }
+                    None => NO_REG,
+                };
+                if !matches!(p.space, Space::Buffer(_) | Space::WorkGroup) {
+                    return Err(self.unsupported_stmt("atomic outside storage or workgroup memory"));
+                }
+                self.emit(Op::Atomic {
+                    space: p.space,
+                    op: AtomicOp { fun: afun, signed },
+                    dst,
+                    value,
+                    compare,
+                    base: p.base,
+                    root: p.root,
+                    off: p.off,
+                    dyn_off: p.dyn_off,
+                });
+            }
+            S::WorkGroupUniformLoad { pointer, result } => {
+                let p = self.ptr(ix, pointer)?;
+                let flags = BarrierFlags { workgroup: true, ..Default::default() };
+                self.emit(Op::Barrier { control: true, flags });
+                let dst = self.load(&p)?;
+                self.emit(Op::Barrier { control: true, flags });
+                ix.vals[result.index()] = Some(Val::Reg(dst));
+            }
+            S::Call { function, ref arguments, result } => {
+                self.call(ix, function, arguments, result)?;
+            }
+            S::ImageStore { .. } => return Err(self.unsupported_stmt("statement ImageStore (textures come with the graphics path)")),
+            S::ImageAtomic { .. } => return Err(self.unsupported_stmt("statement ImageAtomic")),
+            S::RayQuery { .. } => return Err(self.unsupported_stmt("ray query")),
+            S::RayPipelineFunction(_) => return Err(self.unsupported_stmt("ray pipeline function")),
+            S::SubgroupBallot { .. } => return Err(self.unsupported_stmt("subgroup operation subgroupBallot")),
+            S::SubgroupGather { .. } => return Err(self.unsupported_stmt("subgroup gather/shuffle operation")),
+            S::SubgroupCollectiveOperation { .. } => return Err(self.unsupported_stmt("subgroup collective operation")),
+            S::CooperativeStore { .. } => return Err(self.unsupported_stmt("cooperative matrix store")),
+        }
+        Ok(())
+    }
+
+    fn push_case(&mut self, v: u32) -> u32 {
+        self.case_values.push(v);
+        self.case_values.len() as u32 - 1
+    }
+
+    fn call(
+        &mut self,
+        ix: &mut Inst<'m>,
+        function: Handle<naga::Function>,
+        arguments: &[Handle<naga::Expression>],
+        result: Option<Handle<naga::Expression>>,
+    ) -> R<()> {
+        if self.depth >= MAX_CALL_DEPTH {
+            return Err(self.unsupported_stmt("call chain deeper than 64"));
+        }
+        let func = &self.module.functions[function];
+        let finfo = &self.info[function];
+        let mut args = Vec::with_capacity(arguments.len());
+        for &a in arguments {
+            args.push(self.expr(ix, a)?);
+        }
+        let saved_name = std::mem::replace(&mut self.fn_name, func.name.clone().unwrap_or_else(|| format!("function[{}]", function.index())));
+        let saved_span = self.stmt_span;
+        self.depth += 1;
+        let call_mask = self.mask();
+        self.emit(Op::SaveExec { slot: call_mask });
+        let ret = self.mask();
+        self.emit(Op::ClearMask { slot: ret });
+        let mut callee = self.instance(func, finfo, args)?;
+        if let Some(ref r) = func.result {
+            let n = self.comps(self.inner(r.ty)).ok_or_else(|| self.unsupported_stmt("function result type"))?;
+            callee.result = Some(self.alloc(n));
+        }
+        let mut exits = Vec::new();
+        self.block(&mut callee, &func.body, Flow { brk: ZERO_MASK, cont: ZERO_MASK, ret }, &mut exits)?;
+        let end = self.here();
+        self.patch_all(&exits, end);
+        // Every lane that made the call returns from it.
+        self.emit(Op::SetExec { slot: call_mask });
+        self.depth -= 1;
+        self.fn_name = saved_name;
+        self.stmt_span = saved_span;
+        if let (Some(h), Some(r)) = (result, callee.result) {
+            ix.vals[h.index()] = Some(Val::Reg(r));
+        }
+        Ok(())
+    }
+
+    // ----- memory ----------------------------------------------------------------------------
+
+    fn load(&mut self, p: &Ptr) -> R<Reg> {
+        let n = self.comps(&p.ty).ok_or_else(|| self.unsupported_stmt("load of this type"))?;
+        let dst = self.alloc(n);
+        let mut leaves = Vec::new();
+        self.leaves(&p.ty, 0, 0, &mut leaves).ok_or_else(|| self.unsupported_stmt("load of this type"))?;
+        let atomic = matches!(p.ty, TypeInner::Atomic(_));
+        for (off, comp, n) in leaves {
+            self.emit(Op::Load {
+                space: p.space,
+                dst: dst + comp,
+                n,
+                base: p.base,
+                root: p.root,
+                off: p.off.saturating_add(off),
+                dyn_off: p.dyn_off,
+                atomic,
+            });
+        }
+        Ok(dst)
+    }
+
+    fn store(&mut self, p: &Ptr, src: Reg) -> R<()> {
+        let mut leaves = Vec::new();
+        self.leaves(&p.ty, 0, 0, &mut leaves).ok_or_else(|| self.unsupported_stmt("store of this type"))?;
+        let atomic = matches!(p.ty, TypeInner::Atomic(_));
+        for (off, comp, n) in leaves {
+            self.emit(Op::Store {
+                space: p.space,
+                src: src + comp,
+                n,
+                base: p.base,
+                root: p.root,
+                off: p.off.saturating_add(off),
+                dyn_off: p.dyn_off,
+                atomic,
+            });
+        }
+        Ok(())
+    }
+
+    // ----- expressions -----------------------------------------------------------------------
+
+    fn reg(&mut self, ix: &mut Inst<'m>, h: Handle<naga::Expression>) -> R<Reg> {
+        match self.expr(ix, h)? {
+            Val::Reg(r) => Ok(r),
+            Val::Ptr(_) => Err(self.unsupported_expr(ix, h, "pointer used as a value")),
+        }
+    }
+
+    fn ptr(&mut self, ix: &mut Inst<'m>, h: Handle<naga::Expression>) -> R<Ptr> {
+        match self.expr(ix, h)? {
+            Val::Ptr(p) => Ok(p),
+            Val::Reg(_) => Err(self.unsupported_expr(ix, h, "value used as a pointer")),
+        }
+    }
+
+    fn comps_of(&self, ix: &Inst<'m>, h: Handle<naga::Expression>) -> R<u32> {
+        let t = self.expr_ty(ix, h);
+        self.comps(t).ok_or_else(|| self.unsupported_expr(ix, h, format!("type {t:?} (only 32-bit bool/i32/u32/f32 scalars, vectors, f32 matrices, arrays and structs)")))
+    }
+
+    fn kind_of_expr(&self, ix: &Inst<'m>, h: Handle<naga::Expression>) -> R<Kind> {
+        let t = self.expr_ty(ix, h);
+        self.kind_ty(t).ok_or_else(|| self.unsupported_expr(ix, h, format!("type {t:?}")))
+    }
+
+    fn expr(&mut self, ix: &mut Inst<'m>, h: Handle<naga::Expression>) -> R<Val> {
+        if let Some(v) = ix.vals.get(h.index()).and_then(|v| v.clone()) {
+            return Ok(v);
+        }
+        let v = self.expr_uncached(ix, h)?;
+        if let Some(slot) = ix.vals.get_mut(h.index()) {
+            *slot = Some(v.clone());
+        }
+        Ok(v)
+    }
+
+    fn expr_uncached(&mut self, ix: &mut Inst<'m>, h: Handle<naga::Expression>) -> R<Val> {
+        use naga::Expression as E;
+        let func = ix.func;
+        let e = &func.expressions[h];
+        if let E::Literal(_) | E::Constant(_) | E::ZeroValue(_) | E::Compose { .. } | E::Splat { .. } = *e {
+            if let Some(words) = self.const_local(ix, h, 0) {
+                return Ok(Val::Reg(self.constant(words)));
+            }
+        }
+        Ok(match *e {
+            E::Literal(_) | E::Constant(_) | E::ZeroValue(_) => {
+                return Err(self.unsupported_expr(ix, h, "constant of this type"));
+            }
+            E::Override(_) => return Err(self.unsupported_expr(ix, h, "pipeline-overridable constant")),
+            E::Compose { ref components, .. } => {
+                let n = self.comps_of(ix, h)?;
+                let dst = self.alloc(n);
+                let mut at = 0;
+                let mut srcs = Vec::new();
+                for &c in components {
+                    srcs.push((self.reg(ix, c)?, self.comps_of(ix, c)?));
+                }
+                for (src, cn) in srcs {
+                    self.emit(Op::Copy { dst: dst + at, src, n: cn });
+                    at += cn;
+                }
+                Val::Reg(dst)
+            }
+            E::Splat { size, value } => {
+                let src = self.reg(ix, value)?;
+                let n = vsize(size);
+                let dst = self.alloc(n);
+                self.emit(Op::Splat { dst, src, n });
+                Val::Reg(dst)
+            }
+            E::Swizzle { size, vector, pattern } => {
+                let src = self.reg(ix, vector)?;
+                let n = vsize(size);
+                let dst = self.alloc(n);
+                let pattern = [pattern[0] as u8, pattern[1] as u8, pattern[2] as u8, pattern[3] as u8];
+                self.emit(Op::Swizzle { dst, src, n, pattern });
+                Val::Reg(dst)
+            }
+            E::FunctionArgument(i) => ix.args.get(i as usize).cloned().ok_or_else(|| self.internal("argument index"))?,
+            E::GlobalVariable(g) => {
+                let var = &self.module.global_variables[g];
+                let ty = self.inner(var.ty).clone();
+                let size = self.size_h(var.ty);
+                let (space, base, root) = match self.globals.get(g.index()).cloned().unwrap_or(GlobalLoc::Unused) {
+                    GlobalLoc::Lane { base } => (Space::Lane, base, size),
+                    GlobalLoc::WorkGroup { base } => (Space::WorkGroup, base, size),
+                    GlobalLoc::Push => (Space::Push, 0, size),
+                    GlobalLoc::Buffer(b) => (Space::Buffer(b), 0, BOUND_SIZE),
+                    _ => return Err(self.unsupported_expr(ix, h, "global variable of this kind")),
+                };
+                Val::Ptr(Ptr { space, base, root, off: 0, dyn_off: NO_REG, ty })
+            }
+            E::LocalVariable(l) => {
+                let var = &func.local_variables[l];
+                let base = *ix.locals.get(l.index()).ok_or_else(|| self.internal("local index"))?;
+                Val::Ptr(Ptr { space: Space::Lane, base, root: self.size_h(var.ty), off: 0, dyn_off: NO_REG, ty: self.inner(var.ty).clone() })
+            }
+            E::Load { pointer } => {
+                let p = self.ptr(ix, pointer)?;
+                Val::Reg(self.load(&p)?)
+            }
+            E::Access { base, index } => {
+                let idx = self.reg(ix, index)?;
+                match self.expr(ix, base)? {
+                    Val::Ptr(p) => {
+                        let (ety, stride) = self.element(&p.ty).ok_or_else(|| self.unsupported_expr(ix, h, "dynamic index into this type"))?;
+                        let dst = self.alloc(1);
+                        self.emit(Op::Addr { dst, base: p.dyn_off, index: idx, stride });
+                        Val::Ptr(Ptr { dyn_off: dst, ty: ety, ..p })
+                    }
+                    Val::Reg(b) => {
+                        let bt = self.expr_ty(ix, base);
+                        let (elem, count) = match *bt {
+                            TypeInner::Vector { size, .. } => (1, vsize(size)),
+                            TypeInner::Matrix { columns, rows, .. } => (vsize(rows), vsize(columns)),
+                            TypeInner::Array { base: eb, size: naga::ArraySize::Constant(n), .. } => {
+                                (self.comps(self.inner(eb)).ok_or_else(|| self.unsupported_expr(ix, h, "array element type"))?, n.get())
+                            }
+                            _ => return Err(self.unsupported_expr(ix, h, "dynamic index into this value")),
+                        };
+                        let dst = self.alloc(elem);
+                        self.emit(Op::DynIndex { dst, base: b, index: idx, elem, count });
+                        Val::Reg(dst)
+                    }
+                }
+            }
+            E::AccessIndex { base, index } => match self.expr(ix, base)? {
+                Val::Ptr(p) => {
+                    let (ety, off) = self.member(&p.ty, index).ok_or_else(|| self.unsupported_expr(ix, h, "constant index into this type"))?;
+                    Val::Ptr(Ptr { off: p.off.saturating_add(off), ty: ety, ..p })
+                }
+                Val::Reg(b) => {
+                    let bt = self.expr_ty(ix, base);
+                    let comp = self.member_comp(bt, index).ok_or_else(|| self.unsupported_expr(ix, h, "constant index into this value"))?;
+                    // A component of a value is an alias of its registers: no code.
+                    Val::Reg(b + comp)
+                }
+            },
+            E::Unary { op, expr } => {
+                let a = self.reg(ix, expr)?;
+                let n = self.comps_of(ix, expr)?;
+                let kind = self.kind_of_expr(ix, expr)?;
+                let op = match op {
+                    naga::UnaryOperator::Negate => UnOp::Neg,
+                    naga::UnaryOperator::LogicalNot => UnOp::LogicalNot,
+                    naga::UnaryOperator::BitwiseNot => UnOp::Not,
+                };
+                let dst = self.alloc(n);
+                self.emit(Op::Un { op, kind, dst, a, n });
+                Val::Reg(dst)
+            }
+            E::Binary { op, left, right } => self.binary(ix, h, op, left, right)?,
+            E::Select { condition, accept, reject } => {
+                let cond = self.reg(ix, condition)?;
+                let a = self.reg(ix, accept)?;
+                let b = self.reg(ix, reject)?;
+                let n = self.comps_of(ix, accept)?;
+                let sc = self.comps_of(ix, condition)? == 1 && n > 1;
+                let dst = self.alloc(n);
+                self.emit(Op::Select { dst, cond, a, b, n, sc });
+                Val::Reg(dst)
+            }
+            E::Relational { fun, argument } => {
+                let a = self.reg(ix, argument)?;
+                let n = self.comps_of(ix, argument)?;
+                let kind = self.kind_of_expr(ix, argument)?;
+                use naga::RelationalFunction as F;
+                match fun {
+                    F::All | F::Any => {
+                        let dst = self.alloc(1);
+                        let f = if fun == F::All { LaneFn::All } else { LaneFn::Any };
+                        self.emit(Op::Lane { f, kind, dst, a, b: NO_REG, c: NO_REG, d: NO_REG, n });
+                        Val::Reg(dst)
+                    }
+                    F::IsNan | F::IsInf => {
+                        let dst = self.alloc(n);
+                        let op = if fun == F::IsNan { UnOp::IsNan } else { UnOp::IsInf };
+                        self.emit(Op::Un { op, kind, dst, a, n });
+                        Val::Reg(dst)
+                    }
+                }
+            }
+            E::Math { fun, arg, arg1, arg2, arg3 } => self.math(ix, h, fun, arg, arg1, arg2, arg3)?,
+            E::As { expr, kind, convert } => {
+                let src = self.reg(ix, expr)?;
+                let from = self.kind_of_expr(ix, expr)?;
+                let n = self.comps_of(ix, expr)?;
+                let to = kind_of(naga::Scalar { kind, width: convert.unwrap_or(4) }).ok_or_else(|| self.unsupported_expr(ix, h, "conversion to a non-32-bit type"))?;
+                if convert.is_none() || from == to {
+                    // A bitcast changes only how later operations read the bits.
+                    Val::Reg(src)
+                } else {
+                    let op = match to {
+                        Kind::F32 => UnOp::ToF32,
+                        Kind::I32 => UnOp::ToI32,
+                        Kind::U32 => UnOp::ToU32,
+                        Kind::Bool => UnOp::ToBool,
+                    };
+                    let dst = self.alloc(n);
+                    self.emit(Op::Un { op, kind: from, dst, a: src, n });
+                    Val::Reg(dst)
+                }
+            }
+            E::CallResult(_) | E::AtomicResult { .. } | E::WorkGroupUniformLoadResult { .. } => {
+                return Err(self.internal("result used before the statement producing it"));
+            }
+            E::ArrayLength(p) => {
+                let p = self.ptr(ix, p)?;
+                let stride = match (p.space, &p.ty) {
+                    (Space::Buffer(_), TypeInner::Array { size: naga::ArraySize::Dynamic, stride, .. }) if p.dyn_off == NO_REG => *stride,
+                    _ => return Err(self.unsupported_expr(ix, h, "arrayLength of this pointer")),
+                };
+                let Space::Buffer(binding) = p.space else { return Err(self.internal("arrayLength space")) };
+                let dst = self.alloc(1);
+                self.emit(Op::ArrayLength { dst, binding, offset: p.off, stride });
+                Val::Reg(dst)
+            }
+            E::ImageSample { .. } => return Err(self.unsupported_expr(ix, h, "expression ImageSample (texture sampling comes with the graphics path)")),
+            E::ImageLoad { .. } => return Err(self.unsupported_expr(ix, h, "expression ImageLoad")),
+            E::ImageQuery { .. } => return Err(self.unsupported_expr(ix, h, "expression ImageQuery")),
+            E::Derivative { .. } => return Err(self.unsupported_expr(ix, h, "derivative (not available in compute shaders)")),
+            E::RayQueryVertexPositions { .. } | E::RayQueryProceedResult | E::RayQueryGetIntersection { .. } => {
+                return Err(self.unsupported_expr(ix, h, "ray query"));
+            }
+            E::SubgroupBallotResult | E::SubgroupOperationResult { .. } => return Err(self.unsupported_expr(ix, h, "subgroup operation")),
+            E::CooperativeLoad { .. } | E::CooperativeMultiplyAdd { .. } => return Err(self.unsupported_expr(ix, h, "cooperative matrix")),
+        })
+    }
+
+    /// Element type and stride of an indexable pointee.
+    fn element(&self, t: &TypeInner) -> Option<(TypeInner, u32)> {
+        match *t {
+            TypeInner::Array { base, stride, .. } => Some((self.inner(base).clone(), stride)),
+            TypeInner::Vector { scalar, .. } => Some((TypeInner::Scalar(scalar), 4)),
+            TypeInner::Matrix { rows, scalar, .. } => Some((TypeInner::Vector { size: rows, scalar }, col_stride(rows))),
+            _ => None,
+        }
+    }
+
+    /// Type and byte offset of member/element `i` of a pointee.
+    fn member(&self, t: &TypeInner, i: u32) -> Option<(TypeInner, u32)> {
+        match *t {
+            TypeInner::Struct { ref members, .. } => {
+                let m = members.get(i as usize)?;
+                Some((self.inner(m.ty).clone(), m.offset))
+            }
+            _ => {
+                let (et, stride) = self.element(t)?;
+                Some((et, i.checked_mul(stride)?))
+            }
+        }
+    }
+
+    /// First component of member/element `i` of a value.
+    fn member_comp(&self, t: &TypeInner, i: u32) -> Option<u32> {
+        match *t {
+            TypeInner::Vector { .. } => Some(i),
+            TypeInner::Matrix { rows, .. } => Some(i * vsize(rows)),
+            TypeInner::Array { base, .. } => Some(i * self.comps(self.inner(base))?),
+            TypeInner::Struct { ref members, .. } => {
+                let mut c = 0;
+                for m in members.get(..i as usize)? {
+                    c += self.comps(self.inner(m.ty))?;
+                }
+                Some(c)
+            }
+            _ => None,
+        }
+    }
+
+    fn binary(
+        &mut self,
+        ix: &mut Inst<'m>,
+        h: Handle<naga::Expression>,
+        op: naga::BinaryOperator,
+        left: Handle<naga::Expression>,
+        right: Handle<naga::Expression>,
+    ) -> R<Val> {
+        use naga::BinaryOperator as B;
+        let a = self.reg(ix, left)?;
+        let b = self.reg(ix, right)?;
+        let lt = self.expr_ty(ix, left);
+        let rt = self.expr_ty(ix, right);
+        if op == B::Multiply {
+            let mm = match (lt, rt) {
+                (TypeInner::Matrix { columns: c1, rows: r1, .. }, TypeInner::Matrix { columns: c2, .. }) => Some((vsize(*r1), vsize(*c1), vsize(*c2))),
+                (TypeInner::Matrix { columns, rows, .. }, TypeInner::Vector { .. }) => Some((vsize(*rows), vsize(*columns), 1)),
+                (TypeInner::Vector { size, .. }, TypeInner::Matrix { columns, .. }) => Some((1, vsize(*size), vsize(*columns))),
+                _ => None,
+            };
+            if let Some((r, k, c)) = mm {
+                let dst = self.alloc(r * c);
+                self.emit(Op::MatMul { dst, a, b, r, k, c });
+                return Ok(Val::Reg(dst));
+            }
+        }
+        let kind = self.kind_of_expr(ix, left)?;
+        let na = self.comps_of(ix, left)?;
+        let nb = self.comps_of(ix, right)?;
+        let n = na.max(nb);
+        let bop = match op {
+            B::Add => BinOp::Add,
+            B::Subtract => BinOp::Sub,
+            B::Multiply => BinOp::Mul,
+            B::Divide => BinOp::Div,
+            B::Modulo => BinOp::Rem,
+            B::Equal => BinOp::Eq,
+            B::NotEqual => BinOp::Ne,
+            B::Less => BinOp::Lt,
+            B::LessEqual => BinOp::Le,
+            B::Greater => BinOp::Gt,
+            B::GreaterEqual => BinOp::Ge,
+            B::And | B::LogicalAnd => BinOp::And,
+            B::InclusiveOr | B::LogicalOr => BinOp::Or,
+            B::ExclusiveOr => BinOp::Xor,
+            B::ShiftLeft => BinOp::Shl,
+            B::ShiftRight => BinOp::Shr,
+        };
+        if na != nb && na != 1 && nb != 1 {
+            return Err(self.unsupported_expr(ix, h, "binary operation on mismatched shapes"));
+        }
+        let dst = self.alloc(n);
+        self.emit(Op::Bin { op: bop, kind, dst, a, b, n, sa: na == 1 && n > 1, sb: nb == 1 && n > 1 });
+        Ok(Val::Reg(dst))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn math(
+        &mut self,
+        ix: &mut Inst<'m>,
+        h: Handle<naga::Expression>,
+        fun: naga::MathFunction,
+        arg: Handle<naga::Expression>,
+        arg1: Option<Handle<naga::Expression>>,
+        arg2: Option<Handle<naga::Expression>>,
+        arg3: Option<Handle<naga::Expression>>,
+    ) -> R<Val> {
+        use naga::MathFunction as M;
+        let a = self.reg(ix, arg)?;
+        let n = self.comps_of(ix, arg)?;
+        let kind = self.kind_of_expr(ix, arg)?;
+        let mut opt = |s: &mut Self, x: Option<Handle<naga::Expression>>| -> R<(Reg, u32)> {
+            match x {
+                Some(x) => Ok((s.reg(ix, x)?, s.comps_of(ix, x)?)),
+                None => Ok((NO_REG, 0)),
+            }
+        };
+        let (b, nb) = opt(self, arg1)?;
+        let (c, nc) = opt(self, arg2)?;
+        let (d, _) = opt(self, arg3)?;
+        let un = |op| Some(op);
+        let unary = match fun {
+            M::Abs => un(UnOp::Abs),
+            M::Sign => un(UnOp::Sign),
+            M::Floor => un(UnOp::Floor),
+            M::Ceil => un(UnOp::Ceil),
+            M::Round => un(UnOp::Round),
+            M::Fract => un(UnOp::Fract),
+            M::Trunc => un(UnOp::Trunc),
+            M::Sqrt => un(UnOp::Sqrt),
+            M::InverseSqrt => un(UnOp::InverseSqrt),
+            M::Exp => un(UnOp::Exp),
+            M::Exp2 => un(UnOp::Exp2),
+            M::Log => un(UnOp::Log),
+            M::Log2 => un(UnOp::Log2),
+            M::Sin => un(UnOp::Sin),
+            M::Cos => un(UnOp::Cos),
+            M::Tan => un(UnOp::Tan),
+            M::Asin => un(UnOp::Asin),
+            M::Acos => un(UnOp::Acos),
+            M::Atan => un(UnOp::Atan),
+            M::Sinh => un(UnOp::Sinh),
+            M::Cosh => un(UnOp::Cosh),
+            M::Tanh => un(UnOp::Tanh),
+            M::Asinh => un(UnOp::Asinh),
+            M::Acosh => un(UnOp::Acosh),
+            M::Atanh => un(UnOp::Atanh),
+            M::Radians => un(UnOp::Radians),
+            M::Degrees => un(UnOp::Degrees),
+            M::Saturate => un(UnOp::Saturate),
+            M::CountOneBits => un(UnOp::CountOneBits),
+            M::ReverseBits => un(UnOp::ReverseBits),
+            M::FirstLeadingBit => un(UnOp::FirstLeadingBit),
+            M::FirstTrailingBit => un(UnOp::FirstTrailingBit),
+            M::CountLeadingZeros => un(UnOp::CountLeadingZeros),
+            M::CountTrailingZeros => un(UnOp::CountTrailingZeros),
+            M::QuantizeToF16 => un(UnOp::QuantizeToF16),
+            _ => None,
+        };
+        if let Some(op) = unary {
+            let dst = self.alloc(n);
+            self.emit(Op::Un { op, kind, dst, a, n });
+            return Ok(Val::Reg(dst));
+        }
+        let binary = match fun {
+            M::Min => Some(BinOp::Min),
+            M::Max => Some(BinOp::Max),
+            M::Atan2 => Some(BinOp::Atan2),
+            M::Pow => Some(BinOp::Pow),
+            M::Step => Some(BinOp::Step),
+            M::Ldexp => Some(BinOp::Ldexp),
+            _ => None,
+        };
+        if let Some(op) = binary {
+            let m = n.max(nb);
+            let dst = self.alloc(m);
+            self.emit(Op::Bin { op, kind, dst, a, b, n: m, sa: n == 1 && m > 1, sb: nb == 1 && m > 1 });
+            return Ok(Val::Reg(dst));
+        }
+        let ternary = match fun {
+            M::Clamp => Some(TerOp::Clamp),
+            M::Mix => Some(TerOp::Mix),
+            M::SmoothStep => Some(TerOp::SmoothStep),
+            M::Fma => Some(TerOp::Fma),
+            M::ExtractBits => Some(TerOp::ExtractBits),
+            _ => None,
+        };
+        if let Some(op) = ternary {
+            let m = n.max(nb).max(nc);
+            let dst = self.alloc(m);
+            let s = [n == 1 && m > 1, nb == 1 && m > 1, nc == 1 && m > 1];
+            self.emit(Op::Ter { op, kind, dst, a, b, c, n: m, s });
+            return Ok(Val::Reg(dst));
+        }
+        match fun {
+            M::Dot => {
+                let dst = self.alloc(1);
+                self.emit(Op::Dot { kind, dst, a, b, n });
+                return Ok(Val::Reg(dst));
+            }
+            M::Transpose | M::Outer => {
+                let dst = self.alloc(n.max(1) * nb.max(1));
+                match (fun, self.expr_ty(ix, arg)) {
+                    (M::Transpose, TypeInner::Matrix { columns, rows, .. }) => {
+                        self.emit(Op::Transpose { dst, src: a, cols: vsize(*columns), rows: vsize(*rows) });
+                    }
+                    (M::Outer, _) => {
+                        self.emit(Op::Outer { dst, a, b, r: n, c: nb });
+                    }
+                    _ => return Err(self.unsupported_expr(ix, h, "transpose of a non-matrix")),
+                }
+                return Ok(Val::Reg(dst));
+            }
+            _ => {}
+        }
+        let (f, out) = match fun {
+            M::Cross => (LaneFn::Cross, 3),
+            M::Length => (LaneFn::Length, 1),
+            M::Distance => (LaneFn::Distance, 1),
+            M::Normalize => (LaneFn::Normalize, n),
+            M::InsertBits => (LaneFn::InsertBits, n),
+            M::Reflect => (LaneFn::Reflect, n),
+            M::FaceForward => (LaneFn::FaceForward, n),
+            M::Pack4x8snorm => (LaneFn::Pack4x8Snorm, 1),
+            M::Pack4x8unorm => (LaneFn::Pack4x8Unorm, 1),
+            M::Pack2x16snorm => (LaneFn::Pack2x16Snorm, 1),
+            M::Pack2x16unorm => (LaneFn::Pack2x16Unorm, 1),
+            M::Pack2x16float => (LaneFn::Pack2x16Float, 1),
+            M::Pack4xI8 => (LaneFn::Pack4xI8, 1),
+            M::Pack4xU8 => (LaneFn::Pack4xU8, 1),
+            M::Pack4xI8Clamp => (LaneFn::Pack4xI8Clamp, 1),
+            M::Pack4xU8Clamp => (LaneFn::Pack4xU8Clamp, 1),
+            M::Unpack4x8snorm => (LaneFn::Unpack4x8Snorm, 4),
+            M::Unpack4x8unorm => (LaneFn::Unpack4x8Unorm, 4),
+            M::Unpack2x16snorm => (LaneFn::Unpack2x16Snorm, 2),
+            M::Unpack2x16unorm => (LaneFn::Unpack2x16Unorm, 2),
+            M::Unpack2x16float => (LaneFn::Unpack2x16Float, 2),
+            M::Unpack4xI8 => (LaneFn::Unpack4xI8, 4),
+            M::Unpack4xU8 => (LaneFn::Unpack4xU8, 4),
+            M::Dot4I8Packed => (LaneFn::Dot4I8Packed, 1),
+            M::Dot4U8Packed => (LaneFn::Dot4U8Packed, 1),
+            other => return Err(self.unsupported_expr(ix, h, format!("math function {other:?}"))),
+        };
+        let dst = self.alloc(out);
+        self.emit(Op::Lane { f, kind, dst, a, b, c, d, n });
+        Ok(Val::Reg(dst))
+    }
+}
+
+fn barrier_flags(b: naga::Barrier) -> BarrierFlags {
+    BarrierFlags {
+        storage: b.contains(naga::Barrier::STORAGE),
+        workgroup: b.contains(naga::Barrier::WORK_GROUP),
+        subgroup: b.contains(naga::Barrier::SUB_GROUP),
+        texture: b.contains(naga::Barrier::TEXTURE),
+    }
+}

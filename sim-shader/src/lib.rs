@@ -1,0 +1,32 @@
+//! `sim-shader` runs compute shaders the way a SIMT GPU does, one subgroup in lockstep, and
+//! hands every buffer access to its caller, so that a cache model decides what bytes a shader
+//! sees. It knows nothing of caches.
+//!
+//! How the parts fit:
+//! - [`Module`] loads WGSL, SPIR-V or GLSL with naga, validates it, and compiles each compute
+//!   entry point (`compile.rs`) into a compact program of register operations; anything the
+//!   interpreter cannot run is rejected here with its source location. All naga-specific code
+//!   is in `module.rs` and `compile.rs` (naga is pinned by the workspace).
+//! - [`ComputePipeline`] selects an entry point and reflects what the engine needs: workgroup
+//!   size, buffer bindings with their sizes and strides, push-constant and workgroup-memory sizes.
+//! - [`Workgroup`] holds one workgroup in flight: workgroup memory and its subgroups. The caller
+//!   steps each subgroup ([`Workgroup::step`]); a step runs until a buffer access
+//!   ([`Step::Memory`], answered by [`Workgroup::complete`]), a barrier ([`Step::Barrier`]; a
+//!   control barrier parks the subgroup until the workgroup has arrived), or the end.
+//!   The interpreter's design (data layout, mask algebra) is described in `interp.rs`.
+//! - [`run_dispatch_flat`] drives a whole dispatch against plain byte buffers: the functional
+//!   reference the tests use.
+
+mod compile;
+mod error;
+mod flat;
+mod interp;
+mod module;
+mod ops;
+mod program;
+
+pub use error::ShaderError;
+pub use flat::{FlatBinding, FlatOptions, FlatStats, perform, run_dispatch_flat, run_dispatch_flat_with};
+pub use interp::{DEFAULT_MAX_INSTRUCTIONS, ExecStats, LaneAccess, MemOp, MemRequest, Step, Workgroup, WorkgroupConfig};
+pub use module::{ComputePipeline, Module};
+pub use program::{AtomicFun, AtomicOp, BarrierFlags, BindingInfo, BindingKind};

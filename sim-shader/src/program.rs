@@ -1,0 +1,377 @@
+//! The compact, naga-free form a compute entry point is compiled into: a flat list of [`Op`]s
+//! over a register file, plus the reflection the engine needs. Built once by `compile.rs`,
+//! shared read-only (it is `Send + Sync`) by every workgroup that runs it.
+
+/// Index of the first component of a value in the register file. A value of `n` components
+/// occupies registers `r .. r + n`; each register holds one 32-bit word per lane.
+pub(crate) type Reg = u32;
+
+/// "No register" marker for optional operands (e.g. no dynamic offset).
+pub(crate) const NO_REG: Reg = u32::MAX;
+
+/// Mask slot 0 always holds zero, so "subtract nothing" is slot 0.
+pub(crate) const ZERO_MASK: u32 = 0;
+
+/// Root size meaning "the byte size of the bound buffer range", for storage and uniform
+/// buffers whose size is only known at dispatch.
+pub(crate) const BOUND_SIZE: u32 = u32::MAX;
+
+/// How the 32 bits of a register are interpreted by an operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    F32,
+    I32,
+    U32,
+    Bool,
+}
+
+/// Where a memory operation goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Space {
+    /// Per-lane memory holding function and private variables (never yields).
+    Lane,
+    /// The workgroup's shared memory (never yields).
+    WorkGroup,
+    /// Push-constant (immediate) bytes given at dispatch (never yields).
+    Push,
+    /// A uniform or storage buffer: index into [`Program::bindings`]. Yields to the caller.
+    Buffer(u32),
+}
+
+/// Binary operations, applied per component.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    And,
+    Or,
+    Xor,
+    Shl,
+    Shr,
+    Min,
+    Max,
+    Atan2,
+    Pow,
+    Step,
+    Ldexp,
+}
+
+/// Unary operations, applied per component.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum UnOp {
+    Neg,
+    Not,
+    LogicalNot,
+    Abs,
+    Sign,
+    Floor,
+    Ceil,
+    Round,
+    Fract,
+    Trunc,
+    Sqrt,
+    InverseSqrt,
+    Exp,
+    Exp2,
+    Log,
+    Log2,
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Sinh,
+    Cosh,
+    Tanh,
+    Asinh,
+    Acosh,
+    Atanh,
+    Radians,
+    Degrees,
+    Saturate,
+    CountOneBits,
+    ReverseBits,
+    FirstLeadingBit,
+    FirstTrailingBit,
+    CountLeadingZeros,
+    CountTrailingZeros,
+    QuantizeToF16,
+    IsNan,
+    IsInf,
+    /// Value conversion from `Kind` (the op's kind) to the target kind.
+    ToF32,
+    ToI32,
+    ToU32,
+    ToBool,
+}
+
+/// Three-operand per-component operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TerOp {
+    Clamp,
+    Mix,
+    SmoothStep,
+    Fma,
+    ExtractBits,
+}
+
+/// Per-lane operations that reshape values (different input and output component counts).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LaneFn {
+    Cross,
+    Length,
+    Distance,
+    Normalize,
+    All,
+    Any,
+    InsertBits,
+    Reflect,
+    FaceForward,
+    Pack4x8Snorm,
+    Pack4x8Unorm,
+    Pack2x16Snorm,
+    Pack2x16Unorm,
+    Pack2x16Float,
+    Pack4xI8,
+    Pack4xU8,
+    Pack4xI8Clamp,
+    Pack4xU8Clamp,
+    Unpack4x8Snorm,
+    Unpack4x8Unorm,
+    Unpack2x16Snorm,
+    Unpack2x16Unorm,
+    Unpack2x16Float,
+    Unpack4xI8,
+    Unpack4xU8,
+    Dot4I8Packed,
+    Dot4U8Packed,
+}
+
+/// Atomic read-modify-write functions, as the caller must perform them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AtomicFun {
+    /// `old + value` (wrapping).
+    Add,
+    /// `old - value` (wrapping).
+    Sub,
+    /// `old & value`.
+    And,
+    /// `old | value`.
+    Or,
+    /// `old ^ value`.
+    Xor,
+    /// Minimum, signed or unsigned per [`AtomicOp::signed`].
+    Min,
+    /// Maximum, signed or unsigned per [`AtomicOp::signed`].
+    Max,
+    /// Store `value`, return the old value.
+    Exchange,
+    /// Store `value` if `old == compare`; return the old value either way.
+    CompareExchange,
+}
+
+/// One atomic operation: the function and whether the 32-bit words are signed (matters for
+/// min and max only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct AtomicOp {
+    /// The read-modify-write function.
+    pub fun: AtomicFun,
+    /// True for `atomic<i32>`, false for `atomic<u32>`.
+    pub signed: bool,
+}
+
+impl AtomicOp {
+    /// The value an atomic leaves in memory, given the old value, the operand and (for
+    /// compare-exchange) the comparator. The shared definition of atomic semantics: the flat
+    /// driver uses it, and a cache model should too.
+    pub fn apply(self, old: u32, value: u32, compare: u32) -> u32 {
+        match self.fun {
+            AtomicFun::Add => old.wrapping_add(value),
+            AtomicFun::Sub => old.wrapping_sub(value),
+            AtomicFun::And => old & value,
+            AtomicFun::Or => old | value,
+            AtomicFun::Xor => old ^ value,
+            AtomicFun::Min if self.signed => (old as i32).min(value as i32) as u32,
+            AtomicFun::Min => old.min(value),
+            AtomicFun::Max if self.signed => (old as i32).max(value as i32) as u32,
+            AtomicFun::Max => old.max(value),
+            AtomicFun::Exchange => value,
+            AtomicFun::CompareExchange => {
+                if old == compare {
+                    value
+                } else {
+                    old
+                }
+            }
+        }
+    }
+}
+
+/// Barrier flags, mirroring naga's (and WGSL's) barrier scopes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct BarrierFlags {
+    /// Storage-buffer memory (`storageBarrier`).
+    pub storage: bool,
+    /// Workgroup memory (`workgroupBarrier`).
+    pub workgroup: bool,
+    /// Subgroup scope (`subgroupBarrier`).
+    pub subgroup: bool,
+    /// Storage textures (`textureBarrier`).
+    pub texture: bool,
+}
+
+/// Kind of resource behind a binding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BindingKind {
+    /// A storage buffer; `read_only` for `var<storage, read>`.
+    StorageBuffer {
+        /// True if the shader cannot write it.
+        read_only: bool,
+    },
+    /// A uniform buffer.
+    UniformBuffer,
+}
+
+/// One buffer binding used by the entry point.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BindingInfo {
+    /// Descriptor set / bind group.
+    pub group: u32,
+    /// Binding number within the group.
+    pub binding: u32,
+    /// Storage or uniform.
+    pub kind: BindingKind,
+    /// Byte size of the fixed-size part of the variable's type (the whole type if it has no
+    /// runtime-sized array). The bound range should be at least this large.
+    pub static_size: u32,
+    /// Stride of the trailing runtime-sized array, if the type ends in one.
+    pub runtime_stride: Option<u32>,
+    /// Variable name in the shader, if any.
+    pub name: Option<String>,
+}
+
+/// Built-in inputs an entry point can read; filled per lane when a subgroup is created.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Input {
+    GlobalInvocationId,
+    LocalInvocationId,
+    LocalInvocationIndex,
+    WorkGroupId,
+    NumWorkGroups,
+    WorkGroupSize,
+    SubgroupSize,
+    SubgroupInvocationId,
+    NumSubgroups,
+    SubgroupId,
+}
+
+/// One instruction. Pure operations compute every lane (inactive lanes' results are never
+/// read, see the interpreter's design note); memory and control operations honour the mask.
+#[derive(Clone, Debug)]
+pub(crate) enum Op {
+    /// `dst[c] = src[c]` for all lanes.
+    Copy { dst: Reg, src: Reg, n: u32 },
+    /// `dst[c] = src[c]` for active lanes only (return values, results kept across masks).
+    CopyMasked { dst: Reg, src: Reg, n: u32 },
+    /// `dst[c] = src[0]`.
+    Splat { dst: Reg, src: Reg, n: u32 },
+    /// `dst[i] = src[pattern[i]]`.
+    Swizzle { dst: Reg, src: Reg, n: u32, pattern: [u8; 4] },
+    /// Per-component binary op; `sa`/`sb` broadcast a one-component operand.
+    Bin { op: BinOp, kind: Kind, dst: Reg, a: Reg, b: Reg, n: u32, sa: bool, sb: bool },
+    /// Per-component unary op; `kind` is the operand's kind.
+    Un { op: UnOp, kind: Kind, dst: Reg, a: Reg, n: u32 },
+    /// Per-component ternary op with broadcast flags.
+    Ter { op: TerOp, kind: Kind, dst: Reg, a: Reg, b: Reg, c: Reg, n: u32, s: [bool; 3] },
+    /// `insertBits`-style and reshaping per-lane functions.
+    Lane { f: LaneFn, kind: Kind, dst: Reg, a: Reg, b: Reg, c: Reg, d: Reg, n: u32 },
+    /// `dst = cond ? a : b`, per component; `sc` if the condition is a scalar.
+    Select { dst: Reg, cond: Reg, a: Reg, b: Reg, n: u32, sc: bool },
+    /// Dot product of two `n`-vectors.
+    Dot { kind: Kind, dst: Reg, a: Reg, b: Reg, n: u32 },
+    /// `A (k columns of r rows) * B (c columns of k rows)`: covers mat*mat, mat*vec, vec*mat.
+    MatMul { dst: Reg, a: Reg, b: Reg, r: u32, k: u32, c: u32 },
+    /// Transpose of a matrix of `cols` columns of `rows` rows.
+    Transpose { dst: Reg, src: Reg, cols: u32, rows: u32 },
+    /// Outer product: `a` of `r` comps, `b` of `c` comps → c columns of r rows.
+    Outer { dst: Reg, a: Reg, b: Reg, r: u32, c: u32 },
+    /// `dst = base[index]` on a value with `count` elements of `elem` components.
+    DynIndex { dst: Reg, base: Reg, index: Reg, elem: u32, count: u32 },
+    /// Per-lane byte offset: `dst = base + index * stride` (saturating; `base` may be NO_REG).
+    Addr { dst: Reg, base: Reg, index: Reg, stride: u32 },
+    /// `arrayLength`: `(bound_size - offset) / stride` of a buffer binding.
+    ArrayLength { dst: Reg, binding: u32, offset: u32, stride: u32 },
+    /// Load `n` words at `base + off + dyn` (bytes) of `space`, checked against `root`
+    /// bytes starting at `base`.
+    Load { space: Space, dst: Reg, n: u32, base: u32, root: u32, off: u32, dyn_off: Reg, atomic: bool },
+    /// Store `n` words from `src`.
+    Store { space: Space, src: Reg, n: u32, base: u32, root: u32, off: u32, dyn_off: Reg, atomic: bool },
+    /// Atomic read-modify-write of one word; `dst` receives the old value (and, for
+    /// compare-exchange, `dst + 1` whether it exchanged) unless NO_REG.
+    Atomic { space: Space, op: AtomicOp, dst: Reg, value: Reg, compare: Reg, base: u32, root: u32, off: u32, dyn_off: Reg },
+    /// Initialise `n` words of lane memory from constant registers (or zero if `src` is NO_REG)
+    /// for active lanes.
+    InitLane { word: u32, src: Reg, n: u32 },
+    /// `masks[slot] = exec`.
+    SaveExec { slot: u32 },
+    /// `masks[slot] = 0`.
+    ClearMask { slot: u32 },
+    /// `exec = masks[slot]`.
+    SetExec { slot: u32 },
+    /// `masks[then] = exec & cond; exec = masks[then]`; jump to `target` if none remain.
+    IfBegin { cond: Reg, then: u32, target: u32 },
+    /// `exec = masks[entry] & !masks[then] & !minus`; jump to `target` if none remain.
+    Else { entry: u32, then: u32, minus: [u32; 3], target: u32 },
+    /// `exec = masks[entry] & !(masks[minus[0]] | masks[minus[1]] | masks[minus[2]])`.
+    Restore { entry: u32, minus: [u32; 3] },
+    /// Break / continue / return: `masks[slot] |= exec; exec = 0`, jump to `target`.
+    Leave { slot: u32, target: u32 },
+    /// `masks[brk] |= exec & cond; exec &= !cond`.
+    BreakIf { cond: Reg, brk: u32 },
+    /// Jump to `target` if any lane is active.
+    JumpIfAny { target: u32 },
+    /// Jump to `target` if no lane is active.
+    JumpIfNone { target: u32 },
+    /// Switch case entry: add the lanes of `masks[entry]` whose selector matches (or, for
+    /// `default`, matches none of) `case_values[start..start+len]` to `masks[acc]`, then
+    /// `exec = masks[acc] & !minus`; jump to `target` if none remain.
+    CaseBegin { sel: Reg, start: u32, len: u32, default: bool, acc: u32, entry: u32, minus: [u32; 3], target: u32 },
+    /// End of a switch case: `masks[acc] = fall ? exec : 0`.
+    CaseEnd { acc: u32, fall: bool },
+    /// A barrier; yields to the caller.
+    Barrier { control: bool, flags: BarrierFlags },
+    /// End of the entry point.
+    Done,
+}
+
+/// A compiled compute entry point.
+#[derive(Debug)]
+pub(crate) struct Program {
+    pub name: String,
+    pub entry_point: String,
+    pub workgroup_size: [u32; 3],
+    pub code: Vec<Op>,
+    pub num_regs: u32,
+    pub num_masks: u32,
+    /// Words of lane memory (function + private variables) per lane.
+    pub lane_words: u32,
+    pub workgroup_words: u32,
+    pub push_constant_bytes: u32,
+    pub bindings: Vec<BindingInfo>,
+    /// Registers filled with constants (broadcast to all lanes) at subgroup creation.
+    pub consts: Vec<(Reg, Vec<u32>)>,
+    /// Registers filled with built-in inputs at subgroup creation.
+    pub inputs: Vec<(Reg, Input)>,
+    /// Selector values of switch cases, referenced by `CaseBegin`.
+    pub case_values: Vec<u32>,
+}
