@@ -574,13 +574,8 @@ impl<'m> Compiler<'m> {
             self.globals[g.index()] = GlobalLoc::Buffer(i as u32);
             self.bindings.push(b);
         }
-        // Report unsupported globals the entry point uses now, with their location.
-        for (g, var) in module.global_variables.iter() {
-            if let GlobalLoc::Unsupported(what) = &self.globals[g.index()] {
-                let name = var.name.clone().unwrap_or_default();
-                return Err(self.unsupported_at(what.clone(), module.global_variables.get_span(g), format!("global `{name}`")));
-            }
-        }
+        // Unsupported globals (textures, samplers) are reported where an expression uses
+        // them, so the error names the construct (e.g. the ImageSample) rather than the variable.
         Ok(())
     }
 
@@ -999,7 +994,8 @@ impl<'m> Compiler<'m> {
                     GlobalLoc::WorkGroup { base } => (Space::WorkGroup, base, size),
                     GlobalLoc::Push => (Space::Push, 0, size),
                     GlobalLoc::Buffer(b) => (Space::Buffer(b), 0, BOUND_SIZE),
-                    _ => return Err(self.unsupported_expr(ix, h, "global variable of this kind")),
+                    GlobalLoc::Unsupported(what) => return Err(self.unsupported_expr(ix, h, what)),
+                    GlobalLoc::Unused => return Err(self.internal("use of a global the validator saw as unused")),
                 };
                 Val::Ptr(Ptr { space, base, root, off: 0, dyn_off: NO_REG, ty })
             }
