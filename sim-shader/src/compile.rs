@@ -738,7 +738,8 @@ impl<'m> Compiler<'m> {
             S::ControlBarrier(b) => {
                 let flags = barrier_flags(b);
                 // A subgroup runs in lockstep, so a barrier of subgroup scope only orders memory.
-                let control = b.intersects(naga::Barrier::WORK_GROUP | naga::Barrier::STORAGE | naga::Barrier::TEXTURE);
+                // An empty flag set (GLSL's `barrier()` without memory semantics) still waits.
+                let control = b != naga::Barrier::SUB_GROUP;
                 self.emit(Op::Barrier { control, flags });
             }
             S::MemoryBarrier(b) => {
