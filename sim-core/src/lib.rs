@@ -9,5 +9,6 @@
 //! too, and builds on both: it reads the machine from a profile and performs exactly the
 //! operations the planner lists, so a missing barrier reads stale bytes.
 
+pub mod engine;
 pub mod profile;
 pub mod sync;

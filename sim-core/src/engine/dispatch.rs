@@ -1,0 +1,118 @@
+//! Dispatch glue between the interpreter's memory requests and device memory: descriptor
+//! bindings resolved to device addresses, and lanes coalesced into contiguous runs (each run
+//! one cache request, so a subgroup reading consecutive words costs one line, not 64 lanes).
+
+use sim_shader::{BindingKind, ComputePipeline, LaneAccess};
+
+use crate::engine::program::Program;
+use crate::engine::workload::{BufferBinding, BufferId};
+
+/// A pipeline binding resolved for one dispatch.
+#[derive(Clone, Debug)]
+pub struct Bound {
+    /// The buffer bound.
+    pub buffer: BufferId,
+    /// Device address of the first byte of the bound range.
+    pub base: u64,
+    /// Offset of the bound range within the buffer.
+    pub buffer_offset: u64,
+    /// Size of the bound range in bytes.
+    pub range: u64,
+    /// Storage or uniform.
+    pub kind: BindingKind,
+}
+
+/// Checks that every binding the pipeline uses is bound by exactly one descriptor whose range
+/// is large enough, and that no descriptor names a binding the pipeline lacks.
+pub fn check_bindings(p: &ComputePipeline, bindings: &[BufferBinding]) -> Result<(), String> {
+    for info in p.bindings() {
+        let found: Vec<_> = bindings.iter().filter(|b| b.set == info.group && b.binding == info.binding).collect();
+        if found.is_empty() {
+            return Err(format!("binding (set {}, binding {}) used by the shader is not bound", info.group, info.binding));
+        }
+        if found.len() > 1 {
+            return Err(format!("binding (set {}, binding {}) is bound twice", info.group, info.binding));
+        }
+    }
+    for b in bindings {
+        if !p.bindings().iter().any(|i| i.group == b.set && i.binding == b.binding) {
+            return Err(format!("(set {}, binding {}) is bound but the shader has no such binding", b.set, b.binding));
+        }
+    }
+    Ok(())
+}
+
+/// Resolves the pipeline's bindings (in the pipeline's order) against a dispatch's descriptors.
+/// Assumes [`check_bindings`] and the program's range checks passed.
+pub fn resolve(prog: &Program<'_>, p: &ComputePipeline, bindings: &[BufferBinding]) -> Result<Vec<Bound>, String> {
+    let mut out = Vec::new();
+    for info in p.bindings() {
+        let b = bindings
+            .iter()
+            .find(|b| b.set == info.group && b.binding == info.binding)
+            .ok_or_else(|| format!("binding (set {}, binding {}) is not bound", info.group, info.binding))?;
+        let buf = &prog.workload.buffers[b.buffer];
+        let range = b.range.unwrap_or(buf.size - b.offset);
+        if range < info.static_size as u64 {
+            return Err(format!(
+                "binding (set {}, binding {}) has {range} bytes bound, the shader's type needs at least {}",
+                info.group, info.binding, info.static_size
+            ));
+        }
+        out.push(Bound { buffer: b.buffer, base: prog.buffer_addr(b.buffer, b.offset), buffer_offset: b.offset, range, kind: info.kind });
+    }
+    Ok(out)
+}
+
+/// A run of lanes whose accesses are contiguous in memory: one cache request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Run {
+    /// Offset within the bound range of the first byte.
+    pub offset: u64,
+    /// Bytes in the run.
+    pub len: u64,
+    /// Index into the request's `lanes` of the first lane.
+    pub first_lane: usize,
+    /// Number of lanes.
+    pub lanes: usize,
+    /// Offset of the run's bytes within the request's data/result buffer.
+    pub data_pos: usize,
+}
+
+/// The most bytes one coalesced run covers: one request should not exceed a few lines.
+pub const MAX_RUN_BYTES: u64 = 256;
+
+/// Splits a request's lanes into runs of contiguous, ascending accesses.
+pub fn coalesce(lanes: &[LaneAccess], out: &mut Vec<Run>) {
+    out.clear();
+    let mut pos = 0usize;
+    for (i, l) in lanes.iter().enumerate() {
+        let size = l.size as u64;
+        if let Some(r) = out.last_mut()
+            && r.offset + r.len == l.offset
+            && r.len + size <= MAX_RUN_BYTES
+        {
+            r.len += size;
+            r.lanes += 1;
+        } else {
+            out.push(Run { offset: l.offset, len: size, first_lane: i, lanes: 1, data_pos: pos });
+        }
+        pos += l.size as usize;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn contiguous_lanes_coalesce_and_gaps_split() {
+        let lanes: Vec<LaneAccess> =
+            [(0, 0), (1, 4), (2, 8), (3, 100), (4, 104)].iter().map(|&(lane, offset)| LaneAccess { lane, offset, size: 4 }).collect();
+        let mut runs = Vec::new();
+        coalesce(&lanes, &mut runs);
+        assert_eq!(runs.len(), 2);
+        assert_eq!((runs[0].offset, runs[0].len, runs[0].lanes), (0, 12, 3));
+        assert_eq!((runs[1].offset, runs[1].len, runs[1].first_lane, runs[1].data_pos), (100, 8, 3, 12));
+    }
+}

@@ -1,0 +1,137 @@
+//! Performing one interpreter memory request on some memory (the simulated machine or the flat
+//! reference), shared by both runs so that "the same read" is computed the same way in each.
+
+use sim_caches::{AccessError, Tag, word_span};
+use sim_shader::{BindingKind, MemOp, MemRequest};
+
+use crate::engine::dispatch::{Bound, Run, coalesce};
+use crate::engine::rng::fingerprint;
+
+/// Memory as a dispatch sees it.
+pub trait Port {
+    /// Loads through the path for `kind`; returns latency and the first level's name.
+    fn load(&mut self, cu: usize, kind: BindingKind, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<(u64, u8, &'static str), AccessError>;
+    /// Stores through the storage path; returns latency.
+    fn store(&mut self, cu: usize, addr: u64, data: &[u8], tag: Tag) -> Result<u64, AccessError>;
+    /// Atomic read-modify-write of 4 bytes; returns latency.
+    fn atomic(&mut self, cu: usize, addr: u64, old: &mut [u8; 4], tag: Tag, new: &dyn Fn(u32) -> u32) -> Result<u64, AccessError>;
+}
+
+/// Reusable buffers for performing requests.
+#[derive(Default)]
+pub struct Scratch {
+    /// Runs of the current request.
+    pub runs: Vec<Run>,
+    /// Loaded bytes / atomic results, in lane order.
+    pub results: Vec<u8>,
+    /// Provenance of the loaded bytes, run after run.
+    pub tags: Vec<Tag>,
+    /// Start of each run's tags in `tags`.
+    pub run_tags: Vec<usize>,
+}
+
+/// What performing a request produced.
+#[derive(Clone, Copy, Debug)]
+pub struct Performed {
+    /// Cycles until the request completes (the slowest run).
+    pub latency: u64,
+    /// Fingerprint of a load's lanes, offsets and bytes (0 for stores and atomics).
+    pub fingerprint: u64,
+    /// The first level of a load's path and the deepest level it reached.
+    pub via: (&'static str, u8),
+}
+
+/// Performs `req` against `bound` bindings through `port`, leaving results in `scratch`.
+pub fn perform<P: Port>(port: &mut P, cu: usize, req: &MemRequest, bound: &[Bound], tag: Tag, scratch: &mut Scratch) -> Result<Performed, AccessError> {
+    let b = &bound[req.binding_index as usize];
+    let mut out = Performed { latency: 0, fingerprint: 0, via: ("", 0) };
+    scratch.results.clear();
+    match req.op {
+        MemOp::Load => {
+            coalesce(&req.lanes, &mut scratch.runs);
+            let total: usize = req.lanes.iter().map(|l| l.size as usize).sum();
+            scratch.results.resize(total, 0);
+            scratch.tags.clear();
+            scratch.run_tags.clear();
+            for r in &scratch.runs {
+                let addr = b.base + r.offset;
+                let start = scratch.tags.len();
+                scratch.run_tags.push(start);
+                scratch.tags.resize(start + word_span(addr, r.len as usize), 0);
+                let (lat, depth, first) =
+                    port.load(cu, b.kind, addr, &mut scratch.results[r.data_pos..r.data_pos + r.len as usize], &mut scratch.tags[start..])?;
+                if lat >= out.latency {
+                    out.latency = lat;
+                    out.via = (first, depth.max(out.via.1));
+                }
+            }
+            let mut h = 0;
+            for l in &req.lanes {
+                h = fingerprint(h, &l.lane.to_le_bytes());
+                h = fingerprint(h, &l.offset.to_le_bytes());
+            }
+            out.fingerprint = fingerprint(h, &scratch.results);
+        }
+        MemOp::Store => {
+            coalesce(&req.lanes, &mut scratch.runs);
+            for r in &scratch.runs {
+                let lat = port.store(cu, b.base + r.offset, &req.data[r.data_pos..r.data_pos + r.len as usize], tag)?;
+                out.latency = out.latency.max(lat);
+            }
+        }
+        MemOp::Atomic(op) => {
+            // Lane by lane in ascending order: the order the interpreter promises its callers.
+            for (i, l) in req.lanes.iter().enumerate() {
+                let operand = req.operands.get(i).copied().unwrap_or(0);
+                let compare = req.compares.get(i).copied().unwrap_or(0);
+                let mut old = [0u8; 4];
+                let lat = port.atomic(cu, b.base + l.offset, &mut old, tag, &|o| op.apply(o, operand, compare))?;
+                out.latency = out.latency.max(lat);
+                scratch.results.extend_from_slice(&old);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// One lane's load, for explaining a stale read: where it read and what it got.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LaneRead {
+    /// Lane within the subgroup.
+    pub lane: u32,
+    /// Buffer read.
+    pub buffer: usize,
+    /// Offset within the buffer.
+    pub offset: u64,
+    /// Bytes read.
+    pub bytes: Vec<u8>,
+    /// Provenance of each byte (the tag of its word).
+    pub byte_tags: Vec<Tag>,
+}
+
+/// Splits a performed load into per-lane reads (with per-byte provenance).
+pub fn lane_reads(req: &MemRequest, bound: &[Bound], scratch: &Scratch) -> Vec<LaneRead> {
+    let b = &bound[req.binding_index as usize];
+    let mut out = Vec::with_capacity(req.lanes.len());
+    let mut pos = 0usize;
+    let mut run = 0usize;
+    for (i, l) in req.lanes.iter().enumerate() {
+        while run + 1 < scratch.runs.len() && scratch.runs[run + 1].first_lane <= i {
+            run += 1;
+        }
+        let r = &scratch.runs[run];
+        let run_addr = b.base + r.offset;
+        let addr = b.base + l.offset;
+        let tags = &scratch.tags[scratch.run_tags[run]..];
+        let byte_tags = (0..l.size as u64).map(|k| tags[((addr + k) / 4 - run_addr / 4) as usize]).collect();
+        out.push(LaneRead {
+            lane: l.lane,
+            buffer: b.buffer,
+            offset: b.buffer_offset + l.offset,
+            bytes: scratch.results[pos..pos + l.size as usize].to_vec(),
+            byte_tags,
+        });
+        pos += l.size as usize;
+    }
+    out
+}

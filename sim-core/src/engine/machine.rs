@@ -1,0 +1,383 @@
+//! The simulated GPU's memory system: per-CU caches, the shared L2, VRAM, and the timing of
+//! requests through them.
+//!
+//! Functional effect and timing are kept apart: every access is performed on the caches at
+//! once (the bytes and provenance move now), and the timing model turns the access report into
+//! a latency, adding queueing at L2 banks and VRAM channels so contention shows up in cycles.
+
+use sim_caches::{AccessError, AccessReport, BackingStore, Cache, CacheSpec, CacheStats, Chained, Maintenance, MemoryLevel, Tag, Tags, WritePolicy};
+
+use crate::engine::rng::Rng;
+
+/// The caches a barrier table can name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CacheTarget {
+    /// Every CU's L1 data cache.
+    L1,
+    /// Every CU's texture cache (T$).
+    Texture,
+    /// Every CU's uniform cache (U$).
+    Uniform,
+    /// The shared L2.
+    L2,
+    /// The ROP tile caches (no ROPs on the compute path yet: operations on them cost nothing).
+    Rop,
+}
+
+impl CacheTarget {
+    /// The name a barrier table uses.
+    pub fn name(self) -> &'static str {
+        match self {
+            CacheTarget::L1 => "L1",
+            CacheTarget::Texture => "T$",
+            CacheTarget::Uniform => "U$",
+            CacheTarget::L2 => "L2",
+            CacheTarget::Rop => "ROP",
+        }
+    }
+}
+
+/// One cache operation of a barrier, as the engine performs it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CacheOp {
+    /// Which cache (every instance of it).
+    pub target: CacheTarget,
+    /// What to do to its lines.
+    pub action: Maintenance,
+    /// Device-address range `(addr, size)`, or `None` for the whole cache.
+    pub range: Option<(u64, u64)>,
+}
+
+/// Where the transfer engine reads and writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TransferPath {
+    /// Through the L2, coherent with shader traffic there.
+    ThroughL2,
+    /// Straight to VRAM, bypassing (and not coherent with) the L2.
+    DirectToVram,
+}
+
+/// Everything the engine needs to know about the machine, derived from a profile.
+#[derive(Clone, Debug)]
+pub struct MachineConfig {
+    /// Number of compute units.
+    pub compute_units: u32,
+    /// Workgroups one CU holds at once.
+    pub workgroup_slots_per_cu: u32,
+    /// Lanes per subgroup.
+    pub subgroup_size: u32,
+    /// Per-CU L1 data cache (absent: storage accesses go to the L2).
+    pub l1: Option<CacheSpec>,
+    /// Per-CU texture cache.
+    pub texture: Option<CacheSpec>,
+    /// Per-CU uniform cache (absent: uniform loads go through the L1 path).
+    pub uniform: Option<CacheSpec>,
+    /// Shared L2 (absent: everything below the CU goes to VRAM).
+    pub l2: Option<CacheSpec>,
+    /// L2 banks (interleaved by line).
+    pub l2_banks: u32,
+    /// VRAM channels.
+    pub vram_channels: u32,
+    /// VRAM channel interleave, bytes.
+    pub vram_interleave_bytes: u64,
+    /// Transfer engine path.
+    pub transfer_path: TransferPath,
+    /// Cycles: hit in an L1, T$ or U$.
+    pub l1_hit_cycles: u64,
+    /// Cycles added by going to the L2.
+    pub l2_hit_cycles: u64,
+    /// Cycles added by going to VRAM.
+    pub vram_cycles: u64,
+    /// Cycles per shader instruction of a subgroup.
+    pub cycles_per_instruction: u64,
+    /// Bytes per cycle one L2 bank serves.
+    pub l2_bank_bytes_per_cycle: u64,
+    /// Bytes per cycle one VRAM channel serves.
+    pub vram_channel_bytes_per_cycle: u64,
+    /// Bytes per cycle the transfer engine moves.
+    pub transfer_bytes_per_cycle: u64,
+    /// Cycles per line a cache maintenance operation examines.
+    pub maintenance_cycles_per_line: u64,
+    /// Fixed cycles a barrier costs (the pipeline drain it forces is counted separately).
+    pub barrier_cycles: u64,
+    /// Cycles to launch a workgroup on a CU.
+    pub workgroup_launch_cycles: u64,
+    /// Largest random extra latency per memory access, cycles (0 = none).
+    pub latency_jitter_cycles: u64,
+    /// Host: cycles for a host access to device memory (uncached).
+    pub host_access_cycles: u64,
+}
+
+/// Per-CU caches.
+pub struct ComputeUnit {
+    /// L1 data cache.
+    pub l1: Option<Cache>,
+    /// Texture cache.
+    pub texture: Option<Cache>,
+    /// Uniform cache.
+    pub uniform: Option<Cache>,
+    /// Free workgroup slots.
+    pub free_slots: u32,
+}
+
+/// Which level served a read: named in findings ("via").
+pub fn via_name(first: &str, depth: u8, has_l2: bool) -> String {
+    match (depth, has_l2) {
+        (0, _) => first.to_string(),
+        (1, true) => "L2".into(),
+        _ => "VRAM".into(),
+    }
+}
+
+/// The memory system of the simulated GPU.
+pub struct Machine {
+    /// The configuration it was built from.
+    pub config: MachineConfig,
+    /// Device memory.
+    pub vram: BackingStore,
+    /// Shared L2.
+    pub l2: Option<Cache>,
+    /// Compute units.
+    pub cus: Vec<ComputeUnit>,
+    l2_bank_free: Vec<u64>,
+    vram_channel_free: Vec<u64>,
+    /// Cycle at which the transfer engine is free.
+    pub transfer_free: u64,
+}
+
+/// Outcome of one access: latency and which level served it.
+#[derive(Clone, Copy, Debug)]
+pub struct Timed {
+    /// Cycles from issue to completion.
+    pub latency: u64,
+    /// Deepest level reached (0: the first cache).
+    pub depth: u8,
+}
+
+impl Machine {
+    /// Builds the memory system over an address space of `address_space` bytes.
+    pub fn new(config: MachineConfig, address_space: u64, rng: &mut Rng) -> Result<Machine, String> {
+        let vram = BackingStore::new(address_space.max(1 << 16), config.vram_channels, config.vram_interleave_bytes)
+            .map_err(|e| e.to_string())?;
+        let l2 = match &config.l2 {
+            Some(spec) => Some(Cache::new("L2", spec, rng.next()).map_err(|e| e.to_string())?),
+            None => None,
+        };
+        let mut cus = Vec::new();
+        for i in 0..config.compute_units {
+            let mk = |name: &str, spec: &Option<CacheSpec>, seed: u64| -> Result<Option<Cache>, String> {
+                spec.as_ref().map(|s| Cache::new(format!("{name}[{i}]"), s, seed).map_err(|e| e.to_string())).transpose()
+            };
+            cus.push(ComputeUnit {
+                l1: mk("L1", &config.l1, rng.next())?,
+                texture: mk("T$", &config.texture, rng.next())?,
+                uniform: mk("U$", &config.uniform, rng.next())?,
+                free_slots: config.workgroup_slots_per_cu,
+            });
+        }
+        Ok(Machine {
+            l2_bank_free: vec![0; config.l2_banks.max(1) as usize],
+            vram_channel_free: vec![0; config.vram_channels.max(1) as usize],
+            transfer_free: 0,
+            config,
+            vram,
+            l2,
+            cus,
+        })
+    }
+
+    /// Turns an access report into a latency at cycle `now`, with contention at the L2 bank and
+    /// VRAM channel of `addr`, and `jitter` extra cycles.
+    fn time(&mut self, now: u64, addr: u64, bytes: u64, report: &AccessReport, first_level_is_l2: bool, jitter: u64) -> Timed {
+        let c = &self.config;
+        let mut latency = if first_level_is_l2 { c.l2_hit_cycles } else { c.l1_hit_cycles };
+        let mut depth = report.depth;
+        if first_level_is_l2 {
+            depth += 1;
+        }
+        if depth >= 1 && self.l2.is_some() {
+            if !first_level_is_l2 {
+                latency += c.l2_hit_cycles;
+            }
+            let line = self.l2.as_ref().map_or(64, |l| l.spec().line_bytes as u64);
+            let bank = ((addr / line) % self.l2_bank_free.len() as u64) as usize;
+            let service = bytes.div_ceil(c.l2_bank_bytes_per_cycle.max(1));
+            let start = self.l2_bank_free[bank].max(now);
+            self.l2_bank_free[bank] = start + service;
+            latency += start - now;
+        }
+        let vram_transactions = report.dram_read_transactions + report.dram_write_transactions;
+        if vram_transactions > 0 || (depth >= 2) || (depth >= 1 && self.l2.is_none()) {
+            latency += c.vram_cycles;
+            let ch = self.vram.channel_of(addr) as usize;
+            let service = (vram_transactions.max(1) * sim_caches::TRANSACTION_BYTES).div_ceil(c.vram_channel_bytes_per_cycle.max(1));
+            let start = self.vram_channel_free[ch].max(now);
+            self.vram_channel_free[ch] = start + service;
+            latency += start - now;
+        }
+        Timed { latency: latency + jitter, depth }
+    }
+
+    /// A shader storage load through the CU's L1 (or the L2 when there is none).
+    pub fn storage_load(&mut self, cu: usize, now: u64, addr: u64, data: &mut [u8], tags: &mut [Tag], jitter: u64) -> Result<(Timed, &'static str), AccessError> {
+        let Machine { l2, vram, cus, .. } = self;
+        let (report, first, at_l2) = match (&mut cus[cu].l1, l2.as_mut()) {
+            (Some(l1), Some(l2)) => (l1.read(&mut Chained { cache: l2, next: vram }, addr, data, tags)?, "L1", false),
+            (Some(l1), None) => (l1.read(vram, addr, data, tags)?, "L1", false),
+            (None, Some(l2)) => (l2.read(vram, addr, data, tags)?, "L2", true),
+            (None, None) => (vram.read(addr, data, tags)?, "VRAM", true),
+        };
+        Ok((self.time(now, addr, data.len() as u64, &report, at_l2, jitter), first))
+    }
+
+    /// A shader uniform-buffer load through the CU's U$ (or the storage path when there is none).
+    pub fn uniform_load(&mut self, cu: usize, now: u64, addr: u64, data: &mut [u8], tags: &mut [Tag], jitter: u64) -> Result<(Timed, &'static str), AccessError> {
+        if self.cus[cu].uniform.is_none() {
+            return self.storage_load(cu, now, addr, data, tags, jitter);
+        }
+        let Machine { l2, vram, cus, .. } = self;
+        let u = cus[cu].uniform.as_mut().expect("checked above");
+        let report = match l2.as_mut() {
+            Some(l2) => u.read(&mut Chained { cache: l2, next: vram }, addr, data, tags)?,
+            None => u.read(vram, addr, data, tags)?,
+        };
+        Ok((self.time(now, addr, data.len() as u64, &report, false, jitter), "U$"))
+    }
+
+    /// A shader storage store through the CU's L1 (per its write policy).
+    pub fn storage_store(&mut self, cu: usize, now: u64, addr: u64, data: &[u8], tag: Tag, jitter: u64) -> Result<Timed, AccessError> {
+        let Machine { l2, vram, cus, .. } = self;
+        let (report, at_l2) = match (&mut cus[cu].l1, l2.as_mut()) {
+            (Some(l1), Some(l2)) => (l1.write(&mut Chained { cache: l2, next: vram }, addr, data, Tags::One(tag), None)?, false),
+            (Some(l1), None) => (l1.write(vram, addr, data, Tags::One(tag), None)?, false),
+            (None, Some(l2)) => (l2.write(vram, addr, data, Tags::One(tag), None)?, true),
+            (None, None) => (vram.write(addr, data, Tags::One(tag), None)?, true),
+        };
+        // A store completes when the first level accepts it; what it costs below is bandwidth.
+        let mut t = self.time(now, addr, data.len() as u64, &report, at_l2, jitter);
+        t.latency = t.latency.min(self.config.l1_hit_cycles + jitter);
+        Ok(t)
+    }
+
+    /// An atomic read-modify-write, performed at the L2 (the device's coherence point for
+    /// atomics), or at VRAM when there is no L2. A CU's L1 copy of the line is dropped first so
+    /// the CU does not keep reading a value older than its own atomic.
+    pub fn atomic(&mut self, cu: usize, now: u64, addr: u64, old: &mut [u8], tag: Tag, jitter: u64, op: impl FnOnce(&[u8], &mut [u8])) -> Result<Timed, AccessError> {
+        let Machine { l2, vram, cus, .. } = self;
+        if let Some(l1) = cus[cu].l1.as_mut() {
+            // Atomics bypass the L1: write back and drop what it holds of these bytes.
+            match l2.as_mut() {
+                Some(l2) => l1.maintain(&mut Chained { cache: l2, next: vram }, Maintenance::FlushInvalidate, Some((addr, old.len() as u64)))?,
+                None => l1.maintain(vram, Maintenance::FlushInvalidate, Some((addr, old.len() as u64)))?,
+            };
+        }
+        let report = match l2.as_mut() {
+            Some(l2) => l2.read_modify_write(vram, addr, old, tag, op)?,
+            None => {
+                let mut tags = vec![0; sim_caches::word_span(addr, old.len())];
+                let mut r = vram.read(addr, old, &mut tags)?;
+                let mut new = old.to_vec();
+                op(old, &mut new);
+                r.merge(&vram.write(addr, &new, Tags::One(tag), None)?);
+                r
+            }
+        };
+        Ok(self.time(now, addr, old.len() as u64 * 2, &report, true, jitter))
+    }
+
+    /// A transfer-engine read (per the profile's transfer path).
+    pub fn transfer_read(&mut self, now: u64, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<(Timed, &'static str), AccessError> {
+        let Machine { l2, vram, config, .. } = self;
+        let (report, via) = match (config.transfer_path, l2.as_mut()) {
+            (TransferPath::ThroughL2, Some(l2)) => {
+                let r = l2.read(vram, addr, data, tags)?;
+                (r, if r.depth == 0 { "L2" } else { "VRAM" })
+            }
+            _ => (vram.read(addr, data, tags)?, "VRAM"),
+        };
+        Ok((self.time(now, addr, data.len() as u64, &report, true, 0), via))
+    }
+
+    /// A transfer-engine write (per the profile's transfer path).
+    pub fn transfer_write(&mut self, now: u64, addr: u64, data: &[u8], tag: Tag) -> Result<Timed, AccessError> {
+        let Machine { l2, vram, config, .. } = self;
+        let report = match (config.transfer_path, l2.as_mut()) {
+            (TransferPath::ThroughL2, Some(l2)) => l2.write(vram, addr, data, Tags::One(tag), None)?,
+            _ => vram.write(addr, data, Tags::One(tag), None)?,
+        };
+        Ok(self.time(now, addr, data.len() as u64, &report, true, 0))
+    }
+
+    /// Performs one barrier cache operation on every instance of its cache; returns the cycles
+    /// it takes (lines walked, plus the bandwidth of what was written back) and the number of
+    /// lines written back.
+    pub fn perform(&mut self, op: &CacheOp) -> Result<(u64, u64), AccessError> {
+        let Machine { l2, vram, cus, config, .. } = self;
+        let mut total = AccessReport::default();
+        match op.target {
+            CacheTarget::L2 => {
+                if let Some(l2) = l2.as_mut() {
+                    total.merge(&l2.maintain(vram, op.action, op.range)?);
+                }
+            }
+            CacheTarget::Rop => {}
+            t => {
+                for cu in cus.iter_mut() {
+                    let c = match t {
+                        CacheTarget::L1 => cu.l1.as_mut(),
+                        CacheTarget::Texture => cu.texture.as_mut(),
+                        _ => cu.uniform.as_mut(),
+                    };
+                    if let Some(c) = c {
+                        let r = match l2.as_mut() {
+                            Some(l2) => c.maintain(&mut Chained { cache: l2, next: vram }, op.action, op.range)?,
+                            None => c.maintain(vram, op.action, op.range)?,
+                        };
+                        total.merge(&r);
+                    }
+                }
+            }
+        }
+        // CUs walk their caches in parallel: charge one CU's walk, but every written-back byte.
+        let walked = match op.target {
+            CacheTarget::L2 | CacheTarget::Rop => total.lines_examined,
+            _ => total.lines_examined / cus.len().max(1) as u64,
+        };
+        let cycles = walked * config.maintenance_cycles_per_line
+            + total.writeback_bytes.div_ceil(config.vram_channel_bytes_per_cycle.max(1) * config.vram_channels.max(1) as u64);
+        Ok((cycles, total.writeback_lines as u64))
+    }
+
+    /// Writes every dirty byte down to VRAM (L1s, then the L2): the device's memory as it stands
+    /// once every cache has drained, which is what the end-of-run comparison looks at.
+    pub fn drain(&mut self) -> Result<(), AccessError> {
+        for target in [CacheTarget::L1, CacheTarget::L2] {
+            self.perform(&CacheOp { target, action: Maintenance::Flush, range: None })?;
+        }
+        Ok(())
+    }
+
+    /// Statistics per cache instance, in a fixed order (L1[0], T$[0], U$[0], ..., L2).
+    pub fn cache_stats(&self) -> Vec<(String, CacheStats)> {
+        let mut out = Vec::new();
+        for cu in &self.cus {
+            for c in [&cu.l1, &cu.texture, &cu.uniform].into_iter().flatten() {
+                out.push((c.name().to_string(), *c.stats()));
+            }
+        }
+        if let Some(l2) = &self.l2 {
+            out.push(("L2".into(), *l2.stats()));
+        }
+        out
+    }
+
+    /// Whether the L1 is write-back (its dirty data needs flushing at a release).
+    pub fn l1_is_write_back(&self) -> bool {
+        self.config.l1.as_ref().is_some_and(|s| matches!(s.write_policy, WritePolicy::WriteBackByteMask | WritePolicy::WriteBackLineDirty))
+    }
+}
+
+/// Reads through a level without a cache in front: used by the host (uncached accesses).
+pub fn uncached_read(level: &mut impl MemoryLevel, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<AccessReport, AccessError> {
+    level.read(addr, data, tags)
+}

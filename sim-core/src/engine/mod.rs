@@ -1,0 +1,429 @@
+//! The compute GPU: concurrent execution, barriers that flush and invalidate, and the truth
+//! about every read.
+//!
+//! # How a run works
+//! 1. [`Program`] checks a [`Workload`] and numbers it: command instances, provenance tags
+//!    (one per command instance and host write), device addresses of memory objects.
+//! 2. The reference run ([`reference::reference_run`]) executes it in submission order on flat
+//!    memory and fingerprints every read.
+//! 3. The simulated run ([`run::Sim`]) executes it on the machine a [`Profile`] describes:
+//!    commands overlap unless synchronization orders them, barriers perform the profile's cache
+//!    operations, and every read is fingerprinted and checked against the reference.
+//! 4. If reads differed, the reference runs once more to capture those reads in detail, and
+//!    each difference becomes a [`Finding`]: which command read which bytes of which buffer,
+//!    through which cache, whose write it saw and whose it should have seen. Final memory is
+//!    compared byte for byte.
+//!
+//! Functional effect and timing stay apart: caches move bytes ([`machine`]); the timing model
+//! turns what they report into cycles.
+
+pub mod dispatch;
+pub mod error;
+pub mod exec;
+pub mod machine;
+pub mod program;
+pub mod reference;
+pub mod rng;
+pub mod run;
+pub mod workload;
+
+use std::collections::HashSet;
+
+use serde::Serialize;
+use sim_caches::{CacheStats, Maintenance, Tag};
+
+pub use error::WorkloadError;
+pub use machine::{CacheOp, CacheTarget, MachineConfig, TransferPath};
+pub use program::{CommandRef, Program, Writer};
+pub use run::{BarrierPlanner, ReadKey, SyncLog};
+pub use workload::*;
+
+use crate::profile::Profile;
+use crate::profile::plan::{OpRange, plan_scope};
+use crate::profile::table::{CacheAction, CacheName};
+use crate::sync::{MemoryBarrier2, Scope};
+
+impl BarrierPlanner for Profile {
+    fn plan(&self, barrier: &MemoryBarrier2, range: Option<(u64, u64)>) -> (Vec<CacheOp>, Vec<CacheOp>) {
+        let convert = |ops: Vec<crate::profile::plan::CacheOp>| {
+            ops.into_iter()
+                .filter_map(|op| {
+                    let target = match op.cache {
+                        CacheName::L1 => CacheTarget::L1,
+                        CacheName::Texture => CacheTarget::Texture,
+                        CacheName::Uniform => CacheTarget::Uniform,
+                        CacheName::L2 => CacheTarget::L2,
+                        CacheName::Rop => CacheTarget::Rop,
+                        // Host caches are maintained by vkFlush/InvalidateMappedMemoryRanges.
+                        CacheName::Host => return None,
+                    };
+                    let action = match op.action {
+                        CacheAction::Flush => Maintenance::Flush,
+                        CacheAction::Invalidate => Maintenance::Invalidate,
+                        CacheAction::FlushInvalidate => Maintenance::FlushInvalidate,
+                    };
+                    let range = match op.range {
+                        OpRange::WholeCache => None,
+                        OpRange::Lines { addr, size } => Some((addr, size)),
+                    };
+                    Some(CacheOp { target, action, range })
+                })
+                .collect()
+        };
+        (
+            convert(plan_scope(self, Scope::First, barrier.first_usages(), range)),
+            convert(plan_scope(self, Scope::Second, barrier.second_usages(), range)),
+        )
+    }
+}
+
+/// The engine's view of a profile's machine and timing.
+pub fn machine_config(p: &Profile) -> MachineConfig {
+    let m = &p.machine;
+    let t = &p.timing;
+    MachineConfig {
+        compute_units: m.compute_units,
+        workgroup_slots_per_cu: m.cu.workgroup_slots,
+        subgroup_size: m.cu.subgroup_size,
+        l1: m.cu.l1.clone(),
+        texture: m.cu.texture_cache.clone(),
+        uniform: m.cu.uniform_cache.clone(),
+        l2: m.l2.cache.clone(),
+        l2_banks: m.l2.banks,
+        vram_channels: m.vram.channels,
+        vram_interleave_bytes: m.vram.channel_interleave_bytes,
+        transfer_path: match m.transfer.path {
+            crate::profile::machine::TransferPath::ThroughL2 => TransferPath::ThroughL2,
+            crate::profile::machine::TransferPath::DirectToVram => TransferPath::DirectToVram,
+        },
+        l1_hit_cycles: t.l1_hit_cycles as u64,
+        l2_hit_cycles: t.l2_hit_cycles as u64,
+        vram_cycles: t.vram_latency_cycles as u64,
+        cycles_per_instruction: 1,
+        l2_bank_bytes_per_cycle: t.l2_bank_bytes_per_cycle as u64,
+        vram_channel_bytes_per_cycle: t.vram_channel_bytes_per_cycle as u64,
+        transfer_bytes_per_cycle: t.transfer_bytes_per_cycle as u64,
+        maintenance_cycles_per_line: t.maintenance_cycles_per_line as u64,
+        barrier_cycles: t.barrier_cycles as u64,
+        workgroup_launch_cycles: t.dispatch_launch_cycles as u64,
+        latency_jitter_cycles: t.latency_jitter_cycles as u64,
+        host_access_cycles: t.host_bus_latency_cycles as u64,
+    }
+}
+
+/// One stale read, explained: the report's `findings` entry.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    /// The command that read.
+    pub at: CommandRef,
+    /// The buffer read.
+    pub resource: String,
+    /// Offset of the first differing byte in the buffer.
+    pub offset: u64,
+    /// Number of differing bytes in this contiguous range.
+    pub size: u64,
+    /// The write whose bytes were seen.
+    pub seen_write: Writer,
+    /// The write the reference run saw.
+    pub expected_write: Writer,
+    /// The cache (or VRAM) that returned the stale bytes ("L1", "U$", "L2", "VRAM").
+    pub via: String,
+    /// Workgroup and subgroup (shader reads) or copy region and chunk (transfer reads).
+    #[serde(skip)]
+    pub key: ReadKey,
+    /// The first differing bytes as seen (at most 16).
+    pub seen: Vec<u8>,
+    /// The same bytes as the reference saw them.
+    pub expected: Vec<u8>,
+    /// Cycle of the read.
+    pub cycle: u64,
+}
+
+/// A host read's outcome.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct HostReadResult {
+    /// Timeline index.
+    pub timeline: usize,
+    /// Its label.
+    pub label: String,
+    /// Bytes that differ from the reference run's same read.
+    pub differing_bytes: u64,
+    /// Whether the reference run's bytes equal the stated expectation (None: none stated).
+    pub reference_meets_expectation: Option<bool>,
+    /// What the simulated host read.
+    pub data: Vec<u8>,
+    /// Writer of the first differing byte, as seen and as expected.
+    pub first_difference: Option<(u64, Writer, Writer)>,
+}
+
+/// The result of running a workload on a profile with a seed.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunResult {
+    /// Profile name.
+    pub profile: String,
+    /// Seed.
+    pub seed: u64,
+    /// Total simulated cycles.
+    pub cycles: u64,
+    /// Reads whose bytes differ from the same read in the reference run (a shader load request
+    /// of a subgroup, a transfer chunk, or a host read counts once).
+    pub stale_reads: u64,
+    /// Bytes of memory at the end that differ from the reference run.
+    pub corrupted_bytes: u64,
+    /// Explained stale reads.
+    pub findings: Vec<Finding>,
+    /// Host reads.
+    pub host_reads: Vec<HostReadResult>,
+    /// Statistics per cache instance.
+    pub caches: Vec<(String, CacheStats)>,
+    /// Per command instance: (command, start cycle, end cycle).
+    pub spans: Vec<(CommandRef, u64, u64)>,
+    /// Sync nodes fired: what they flushed and invalidated, when.
+    #[serde(skip)]
+    pub syncs: Vec<SyncLog>,
+    /// Workgroups: (command, workgroup, CU, start, end).
+    #[serde(skip)]
+    pub workgroups: Vec<(CommandRef, u64, usize, u64, u64)>,
+    /// Shader instructions executed (per subgroup).
+    pub instructions: u64,
+    /// Lane-operations executed.
+    pub lane_ops: u64,
+}
+
+impl RunResult {
+    /// Whether the run differed from the reference in any read or final byte.
+    pub fn corrupted(&self) -> bool {
+        self.stale_reads > 0 || self.corrupted_bytes > 0
+    }
+
+    /// Statistics summed over every instance of a cache kind ("L1", "T$", "U$", "L2").
+    pub fn cache_totals(&self, kind: &str) -> Option<CacheStats> {
+        let mut found = false;
+        let mut total = CacheStats::default();
+        for (name, s) in &self.caches {
+            if name == kind || name.strip_prefix(kind).is_some_and(|r| r.starts_with('[')) {
+                found = true;
+                total.reads += s.reads;
+                total.writes += s.writes;
+                total.atomics += s.atomics;
+                total.read_hits += s.read_hits;
+                total.read_misses += s.read_misses;
+                total.write_hits += s.write_hits;
+                total.write_misses += s.write_misses;
+                total.fills += s.fills;
+                total.evictions += s.evictions;
+                total.writebacks += s.writebacks;
+                total.writeback_bytes += s.writeback_bytes;
+                total.write_through_bytes += s.write_through_bytes;
+                total.flushes += s.flushes;
+                total.invalidations += s.invalidations;
+                total.lines_invalidated += s.lines_invalidated;
+                total.lines_discarded += s.lines_discarded;
+            }
+        }
+        found.then_some(total)
+    }
+}
+
+/// Runs `workload` on `profile` with `seed`: the reference run, the simulated run, and the
+/// comparison of every read and of final memory.
+pub fn run_workload(workload: &Workload, profile: &Profile, seed: u64) -> Result<RunResult, WorkloadError> {
+    let prog = Program::new(workload)?;
+    check_limits(&prog, profile)?;
+    let config = machine_config(profile);
+    let reference = reference::reference_run(&prog, config.subgroup_size, &HashSet::new())?;
+    let sim = run::Sim::new(&prog, &config, profile, &reference.truth, seed)?.run()?;
+
+    // Capture the stale reads in detail from a second reference run.
+    let keys: HashSet<ReadKey> = sim.stale.iter().map(|s| s.key).collect();
+    let captured = if keys.is_empty() { reference.truth.captured.clone() } else { reference::reference_run(&prog, config.subgroup_size, &keys)?.truth.captured };
+
+    let mut findings = Vec::new();
+    for s in &sim.stale {
+        let inst = &prog.instances[s.key.inst as usize];
+        let expected = captured.get(&s.key);
+        for (i, lane) in s.lanes.iter().enumerate() {
+            let exp = expected.and_then(|e| e.iter().find(|l| l.lane == lane.lane && l.offset == lane.offset)).or_else(|| expected.and_then(|e| e.get(i)));
+            let Some(exp) = exp else { continue };
+            push_differences(&mut findings, &prog, &inst.at, lane.buffer, lane.offset, &lane.bytes, &lane.byte_tags, &exp.bytes, &exp.byte_tags, &s.via, s.key, s.cycle);
+        }
+    }
+    merge_adjacent(&mut findings);
+
+    // Host reads.
+    let mut host_reads = Vec::new();
+    let mut stale_reads = sim.stale_count;
+    for ((t, bytes, tags), (_, rbytes, rtags)) in sim.host_reads.iter().zip(&reference.host_reads) {
+        let HostOp::HostRead { offset, label, expect, .. } = &workload.timeline[*t] else { continue };
+        let differing = bytes.iter().zip(rbytes).filter(|(a, b)| a != b).count() as u64;
+        if differing > 0 {
+            stale_reads += 1;
+        }
+        let first_difference = bytes
+            .iter()
+            .zip(rbytes)
+            .position(|(a, b)| a != b)
+            .map(|k| (offset + k as u64, prog.writer(tags[k]).clone(), prog.writer(rtags[k]).clone()));
+        host_reads.push(HostReadResult {
+            timeline: *t,
+            label: label.clone(),
+            differing_bytes: differing,
+            reference_meets_expectation: expect.as_ref().map(|e| e == rbytes),
+            data: bytes.clone(),
+            first_difference,
+        });
+    }
+
+    // Final memory, byte for byte, where the workload asks for the comparison.
+    let mut corrupted_bytes = 0u64;
+    let caches = sim.machine.cache_stats();
+    let mut sim_vram = sim.machine.vram;
+    for (m, desc) in workload.memories.iter().enumerate() {
+        if !desc.compare {
+            continue;
+        }
+        let base = prog.memory_base[m];
+        let mut pos = 0u64;
+        while pos < desc.size {
+            let n = (desc.size - pos).min(1 << 16) as usize;
+            let (a, _) = run::read_with_byte_tags(&mut sim_vram, base + pos, n).map_err(|e| WorkloadError::Execution { at: "final memory".into(), message: e.to_string() })?;
+            let mut b = vec![0u8; n];
+            let mut bt = vec![0 as Tag; sim_caches::word_span(base + pos, n)];
+            reference.memory.peek(base + pos, &mut b, &mut bt).map_err(|e| WorkloadError::Execution { at: "final memory".into(), message: e.to_string() })?;
+            corrupted_bytes += a.iter().zip(&b).filter(|(x, y)| x != y).count() as u64;
+            pos += n as u64;
+        }
+    }
+
+    Ok(RunResult {
+        profile: profile.name.clone(),
+        seed,
+        cycles: sim.cycles,
+        stale_reads,
+        corrupted_bytes,
+        findings,
+        host_reads,
+        caches,
+        spans: sim.spans.iter().map(|&(i, s, e)| (prog.instances[i].at.clone(), s, e)).collect(),
+        syncs: sim.syncs,
+        workgroups: sim.workgroups.iter().map(|&(i, wg, cu, s, e)| (prog.instances[i].at.clone(), wg, cu, s, e)).collect(),
+        instructions: sim.instructions,
+        lane_ops: sim.lane_ops,
+    })
+}
+
+/// Checks the workload against the profile's device limits.
+pub fn check_limits(prog: &Program<'_>, profile: &Profile) -> Result<(), WorkloadError> {
+    let l = &profile.limits;
+    let w = prog.workload;
+    for cb in &w.command_buffers {
+        for (i, c) in cb.commands.iter().enumerate() {
+            let at = || format!("command_buffers[{}].commands[{i}] ({})", cb.name, c.vk_name());
+            match c {
+                Command::UpdateBuffer { data, .. } if data.len() as u64 > l.max_update_buffer_size => {
+                    return Err(WorkloadError::Invalid { at: at(), message: format!("{} bytes exceed the limit max_update_buffer_size = {}", data.len(), l.max_update_buffer_size) });
+                }
+                Command::Dispatch { pipeline, group_count, bindings, .. } => {
+                    for d in 0..3 {
+                        if group_count[d] > l.max_compute_work_group_count[d] {
+                            return Err(WorkloadError::Invalid {
+                                at: at(),
+                                message: format!("group_count[{d}] = {} exceeds maxComputeWorkGroupCount[{d}] = {}", group_count[d], l.max_compute_work_group_count[d]),
+                            });
+                        }
+                    }
+                    let p = &w.pipelines[*pipeline].1;
+                    let size = p.workgroup_size();
+                    if size.iter().map(|&s| s as u64).product::<u64>() > l.max_compute_work_group_invocations as u64 {
+                        return Err(WorkloadError::Invalid { at: at(), message: format!("workgroup size {size:?} exceeds maxComputeWorkGroupInvocations = {}", l.max_compute_work_group_invocations) });
+                    }
+                    for (k, b) in bindings.iter().enumerate() {
+                        let Some(info) = p.bindings().iter().find(|i| i.group == b.set && i.binding == b.binding) else { continue };
+                        let (align, name, max_range) = match info.kind {
+                            sim_shader::BindingKind::UniformBuffer => (l.min_uniform_buffer_offset_alignment, "minUniformBufferOffsetAlignment", l.max_uniform_buffer_range),
+                            sim_shader::BindingKind::StorageBuffer { .. } => (l.min_storage_buffer_offset_alignment, "minStorageBufferOffsetAlignment", l.max_storage_buffer_range),
+                        };
+                        if align > 0 && b.offset % align != 0 {
+                            return Err(WorkloadError::Invalid { at: at(), message: format!("bindings[{k}]: offset {} is not a multiple of {name} = {align}", b.offset) });
+                        }
+                        let buf = &w.buffers[b.buffer];
+                        let range = b.range.unwrap_or(buf.size.saturating_sub(b.offset));
+                        if range > max_range {
+                            return Err(WorkloadError::Invalid { at: at(), message: format!("bindings[{k}]: range {range} exceeds the device's maximum of {max_range}") });
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn push_differences(
+    out: &mut Vec<Finding>,
+    prog: &Program<'_>,
+    at: &CommandRef,
+    buffer: usize,
+    offset: u64,
+    seen: &[u8],
+    seen_tags: &[Tag],
+    exp: &[u8],
+    exp_tags: &[Tag],
+    via: &str,
+    key: ReadKey,
+    cycle: u64,
+) {
+    // Compare word by word (the provenance granule), so a value differing in one byte is one
+    // finding of its whole word, and neighbouring lanes' words join up.
+    let n = seen.len().min(exp.len());
+    let word_end = |k: usize| ((((offset + k as u64) / 4 + 1) * 4 - offset) as usize).min(n);
+    let differs = |k: usize| seen[k..word_end(k)] != exp[k..word_end(k)];
+    let mut k = 0;
+    while k < n {
+        if !differs(k) {
+            k = word_end(k);
+            continue;
+        }
+        let start = k;
+        let (sw, ew) = (seen_tags[k], exp_tags[k]);
+        while k < n && differs(k) && seen_tags[k] == sw && exp_tags[k] == ew {
+            k = word_end(k);
+        }
+        let shown = (k - start).min(16);
+        out.push(Finding {
+            at: at.clone(),
+            resource: prog.workload.buffers[buffer].name.clone(),
+            offset: offset + start as u64,
+            size: (k - start) as u64,
+            seen_write: prog.writer(sw).clone(),
+            expected_write: prog.writer(ew).clone(),
+            via: via.to_string(),
+            key,
+            seen: seen[start..start + shown].to_vec(),
+            expected: exp[start..start + shown].to_vec(),
+            cycle,
+        });
+    }
+}
+
+/// Joins findings of one command that continue each other (lanes reading consecutive words).
+fn merge_adjacent(findings: &mut Vec<Finding>) {
+    let mut out: Vec<Finding> = Vec::with_capacity(findings.len());
+    for f in findings.drain(..) {
+        if let Some(last) = out.last_mut()
+            && last.at == f.at
+            && last.resource == f.resource
+            && last.offset + last.size == f.offset
+            && last.seen_write == f.seen_write
+            && last.expected_write == f.expected_write
+            && last.via == f.via
+        {
+            last.size += f.size;
+            continue;
+        }
+        out.push(f);
+    }
+    *findings = out;
+}

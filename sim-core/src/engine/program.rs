@@ -1,0 +1,332 @@
+//! A workload checked and numbered: every command instance (a command of a command buffer in
+//! one submission) gets an index and a provenance tag, every host write a tag, every memory
+//! object a device address. The simulated run and the reference run both walk this same
+//! numbering, which is what lets "the same read" be found in both.
+
+use serde::Serialize;
+use sim_caches::Tag;
+
+use crate::engine::error::WorkloadError;
+use crate::engine::workload::{Command, HostOp, Workload};
+
+/// Device addresses of memory objects are aligned to this (a VRAM page).
+pub const MEMORY_ALIGNMENT: u64 = 64 * 1024;
+/// The largest vkCmdUpdateBuffer payload (the Vulkan limit).
+pub const MAX_UPDATE_BYTES: usize = 65536;
+/// The most command instances a program may have: a bound on memory and time.
+pub const MAX_COMMAND_INSTANCES: usize = 1 << 20;
+/// The most workgroups one dispatch may launch.
+pub const MAX_WORKGROUPS_PER_DISPATCH: u64 = 1 << 22;
+
+/// Names a command instance the way reports do: its submission (timeline index), batch,
+/// command buffer and command index.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
+pub struct CommandRef {
+    /// Index of the queue_submit in the timeline.
+    pub submit: usize,
+    /// Batch within the submission (omitted when 0).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub batch: usize,
+    /// Command buffer id.
+    pub command_buffer: String,
+    /// Command index within the command buffer.
+    pub command: usize,
+}
+
+fn is_zero(v: &usize) -> bool {
+    *v == 0
+}
+
+impl std::fmt::Display for CommandRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.batch == 0 {
+            write!(f, "submit {} {}[{}]", self.submit, self.command_buffer, self.command)
+        } else {
+            write!(f, "submit {} batch {} {}[{}]", self.submit, self.batch, self.command_buffer, self.command)
+        }
+    }
+}
+
+/// Who produced a word of memory.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(untagged)]
+pub enum Writer {
+    /// Nobody: memory starts zeroed.
+    Initial,
+    /// A device command.
+    Command(CommandRef),
+    /// A host write (timeline index).
+    Host {
+        /// Index of the host_write in the timeline.
+        timeline: usize,
+    },
+}
+
+impl std::fmt::Display for Writer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Writer::Initial => write!(f, "the initial zeroes"),
+            Writer::Command(c) => write!(f, "{c}"),
+            Writer::Host { timeline } => write!(f, "host write timeline[{timeline}]"),
+        }
+    }
+}
+
+/// One command instance.
+#[derive(Clone, Debug)]
+pub struct Instance {
+    /// Where it comes from.
+    pub at: CommandRef,
+    /// The command buffer.
+    pub cb: usize,
+    /// The command's index in it.
+    pub index: usize,
+    /// Provenance tag of its writes.
+    pub tag: Tag,
+}
+
+/// The numbered, checked workload.
+pub struct Program<'w> {
+    /// The workload.
+    pub workload: &'w Workload,
+    /// Command instances in timeline order.
+    pub instances: Vec<Instance>,
+    /// For each timeline entry that is a queue_submit: per batch, the range of instances.
+    pub submit_batches: Vec<Vec<std::ops::Range<usize>>>,
+    /// Tag of each timeline entry's host write (0 when not a host write).
+    pub host_tags: Vec<Tag>,
+    /// Writer of each tag.
+    pub writers: Vec<Writer>,
+    /// Device address of each memory object.
+    pub memory_base: Vec<u64>,
+    /// Size of the device address space.
+    pub address_space: u64,
+}
+
+fn invalid(at: impl Into<String>, message: impl Into<String>) -> WorkloadError {
+    WorkloadError::Invalid { at: at.into(), message: message.into() }
+}
+
+/// `offset + size <= limit`, without overflow.
+pub fn fits(offset: u64, size: u64, limit: u64) -> bool {
+    offset.checked_add(size).is_some_and(|end| end <= limit)
+}
+
+impl<'w> Program<'w> {
+    /// Checks the workload's ids and ranges and numbers it.
+    pub fn new(w: &'w Workload) -> Result<Program<'w>, WorkloadError> {
+        if w.queues.is_empty() {
+            return Err(invalid("queues", "a workload needs at least one queue"));
+        }
+        let mut memory_base = Vec::new();
+        let mut next = MEMORY_ALIGNMENT; // address 0 stays unused, like a null pointer
+        let mut total = 0u64;
+        for (i, m) in w.memories.iter().enumerate() {
+            if m.size == 0 || m.size > crate::engine::workload::MAX_MEMORY_BYTES {
+                return Err(invalid(format!("memory[{}]", m.name), format!("size {} is not between 1 and {}", m.size, crate::engine::workload::MAX_MEMORY_BYTES)));
+            }
+            total += m.size;
+            if total > crate::engine::workload::MAX_TOTAL_MEMORY_BYTES {
+                return Err(invalid(format!("memory[{}]", m.name), "total memory exceeds 16 GiB"));
+            }
+            let _ = i;
+            memory_base.push(next);
+            next += m.size.div_ceil(MEMORY_ALIGNMENT) * MEMORY_ALIGNMENT;
+        }
+        for b in &w.buffers {
+            let at = format!("buffers[{}]", b.name);
+            let m = w.memories.get(b.memory).ok_or_else(|| invalid(&at, "unknown memory"))?;
+            if b.size == 0 || !fits(b.offset, b.size, m.size) {
+                return Err(invalid(at, format!("range [{}, +{}) is outside memory `{}` of {} bytes", b.offset, b.size, m.name, m.size)));
+            }
+        }
+        let cbs = &w.command_buffers;
+        for cb in cbs {
+            for (i, c) in cb.commands.iter().enumerate() {
+                check_command(w, c).map_err(|m| invalid(format!("command_buffers[{}].commands[{i}] ({})", cb.name, c.vk_name()), m))?;
+            }
+        }
+        let mut instances = Vec::new();
+        let mut submit_batches = Vec::new();
+        let mut host_tags = vec![0; w.timeline.len()];
+        let mut writers = vec![Writer::Initial];
+        for (t, op) in w.timeline.iter().enumerate() {
+            let at = format!("timeline[{t}]");
+            match op {
+                HostOp::QueueSubmit { queue, batches, fence } => {
+                    if *queue >= w.queues.len() {
+                        return Err(invalid(at, "unknown queue"));
+                    }
+                    if fence.is_some_and(|f| f >= w.fences.len()) {
+                        return Err(invalid(at, "unknown fence"));
+                    }
+                    let mut ranges = Vec::new();
+                    for (b, batch) in batches.iter().enumerate() {
+                        for (s, _) in batch.wait_semaphores.iter().chain(&batch.signal_semaphores) {
+                            if *s >= w.semaphores.len() {
+                                return Err(invalid(&at, "unknown semaphore"));
+                            }
+                        }
+                        let start = instances.len();
+                        for &cb in &batch.command_buffers {
+                            let desc = cbs.get(cb).ok_or_else(|| invalid(&at, "unknown command buffer"))?;
+                            for index in 0..desc.commands.len() {
+                                if instances.len() >= MAX_COMMAND_INSTANCES {
+                                    return Err(invalid(&at, format!("more than {MAX_COMMAND_INSTANCES} command instances")));
+                                }
+                                let r = CommandRef { submit: t, batch: b, command_buffer: desc.name.clone(), command: index };
+                                let tag = writers.len() as Tag;
+                                writers.push(Writer::Command(r.clone()));
+                                instances.push(Instance { at: r, cb, index, tag });
+                            }
+                        }
+                        ranges.push(start..instances.len());
+                    }
+                    submit_batches.push(ranges);
+                    continue;
+                }
+                HostOp::HostWrite { memory, offset, data } => {
+                    let m = w.memories.get(*memory).ok_or_else(|| invalid(&at, "unknown memory"))?;
+                    if !m.properties.host_visible {
+                        return Err(invalid(at, format!("memory `{}` is not HOST_VISIBLE", m.name)));
+                    }
+                    if !fits(*offset, data.len() as u64, m.size) {
+                        return Err(invalid(at, format!("write [{offset}, +{}) is outside memory `{}` of {} bytes", data.len(), m.name, m.size)));
+                    }
+                    host_tags[t] = writers.len() as Tag;
+                    writers.push(Writer::Host { timeline: t });
+                }
+                HostOp::HostRead { memory, offset, size, .. } => {
+                    let m = w.memories.get(*memory).ok_or_else(|| invalid(&at, "unknown memory"))?;
+                    if !m.properties.host_visible {
+                        return Err(invalid(at, format!("memory `{}` is not HOST_VISIBLE", m.name)));
+                    }
+                    if !fits(*offset, *size, m.size) {
+                        return Err(invalid(at, format!("read [{offset}, +{size}) is outside memory `{}` of {} bytes", m.name, m.size)));
+                    }
+                }
+                HostOp::WaitForFences(fs) | HostOp::ResetFences(fs) => {
+                    if fs.iter().any(|&f| f >= w.fences.len()) {
+                        return Err(invalid(at, "unknown fence"));
+                    }
+                }
+                HostOp::QueueWaitIdle(q) => {
+                    if *q >= w.queues.len() {
+                        return Err(invalid(at, "unknown queue"));
+                    }
+                }
+                HostOp::SetEvent(e) => {
+                    if *e >= w.events.len() {
+                        return Err(invalid(at, "unknown event"));
+                    }
+                }
+                HostOp::DeviceWaitIdle => {}
+            }
+            submit_batches.push(Vec::new());
+        }
+        Ok(Program { workload: w, instances, submit_batches, host_tags, writers, memory_base, address_space: next })
+    }
+
+    /// Device address of byte `offset` of buffer `b`.
+    pub fn buffer_addr(&self, b: usize, offset: u64) -> u64 {
+        let buf = &self.workload.buffers[b];
+        self.memory_base[buf.memory] + buf.offset + offset
+    }
+
+    /// The writer of a tag.
+    pub fn writer(&self, tag: Tag) -> &Writer {
+        self.writers.get(tag as usize).unwrap_or(&Writer::Initial)
+    }
+
+    /// The memory object holding device address `addr`, and the offset in it.
+    pub fn memory_at(&self, addr: u64) -> Option<(usize, u64)> {
+        let i = self.memory_base.partition_point(|&b| b <= addr).checked_sub(1)?;
+        let off = addr - self.memory_base[i];
+        (off < self.workload.memories[i].size).then_some((i, off))
+    }
+}
+
+/// The size a fill covers (VK_WHOLE_SIZE: to the end of the buffer, rounded down to 4 bytes).
+pub fn fill_size(buffer_size: u64, offset: u64, size: Option<u64>) -> u64 {
+    size.unwrap_or_else(|| buffer_size.saturating_sub(offset) & !3)
+}
+
+fn check_command(w: &Workload, c: &Command) -> Result<(), String> {
+    let buf = |b: usize| w.buffers.get(b).ok_or_else(|| format!("unknown buffer index {b}"));
+    match c {
+        Command::FillBuffer { dst, offset, size, .. } => {
+            let b = buf(*dst)?;
+            let n = fill_size(b.size, *offset, *size);
+            if offset % 4 != 0 || n % 4 != 0 {
+                return Err(format!("dst_offset {offset} and size {n} must be multiples of 4"));
+            }
+            if !fits(*offset, n, b.size) {
+                return Err(format!("range [{offset}, +{n}) is outside buffer `{}` of {} bytes", b.name, b.size));
+            }
+        }
+        Command::UpdateBuffer { dst, offset, data } => {
+            let b = buf(*dst)?;
+            if data.is_empty() || data.len() > MAX_UPDATE_BYTES || data.len() % 4 != 0 || offset % 4 != 0 {
+                return Err(format!(
+                    "data size {} must be a non-zero multiple of 4 of at most {MAX_UPDATE_BYTES} bytes, dst_offset ({offset}) a multiple of 4",
+                    data.len()
+                ));
+            }
+            if !fits(*offset, data.len() as u64, b.size) {
+                return Err(format!("range [{offset}, +{}) is outside buffer `{}` of {} bytes", data.len(), b.name, b.size));
+            }
+        }
+        Command::CopyBuffer { src, dst, regions } => {
+            let (s, d) = (buf(*src)?, buf(*dst)?);
+            if regions.is_empty() {
+                return Err("a copy needs at least one region".into());
+            }
+            for (i, r) in regions.iter().enumerate() {
+                if r.size == 0 {
+                    return Err(format!("regions[{i}]: size must not be zero"));
+                }
+                if !fits(r.src_offset, r.size, s.size) {
+                    return Err(format!("regions[{i}]: source range [{}, +{}) is outside buffer `{}` of {} bytes", r.src_offset, r.size, s.name, s.size));
+                }
+                if !fits(r.dst_offset, r.size, d.size) {
+                    return Err(format!("regions[{i}]: destination range [{}, +{}) is outside buffer `{}` of {} bytes", r.dst_offset, r.size, d.name, d.size));
+                }
+            }
+        }
+        Command::Dispatch { pipeline, group_count, bindings, .. } => {
+            let (name, p) = w.pipelines.get(*pipeline).ok_or_else(|| format!("unknown pipeline index {pipeline}"))?;
+            let groups = group_count.iter().map(|&g| g as u64).product::<u64>();
+            if groups > MAX_WORKGROUPS_PER_DISPATCH {
+                return Err(format!("{groups} workgroups exceed the simulator's cap of {MAX_WORKGROUPS_PER_DISPATCH}"));
+            }
+            for (i, bd) in bindings.iter().enumerate() {
+                let b = buf(bd.buffer)?;
+                let range = bd.range.unwrap_or(b.size.saturating_sub(bd.offset));
+                if range == 0 || !fits(bd.offset, range, b.size) {
+                    return Err(format!("bindings[{i}]: range [{}, +{range}) is outside buffer `{}` of {} bytes", bd.offset, b.name, b.size));
+                }
+            }
+            crate::engine::dispatch::check_bindings(p, bindings).map_err(|m| format!("pipeline `{name}`: {m}"))?;
+        }
+        Command::PipelineBarrier(dep) | Command::SetEvent { dependency: dep, .. } | Command::WaitEvents { dependency: dep, .. } => {
+            for b in &dep.buffer_memory_barriers {
+                let bb = buf(b.buffer)?;
+                let size = b.size.unwrap_or(bb.size.saturating_sub(b.offset));
+                if !fits(b.offset, size, bb.size) {
+                    return Err(format!("buffer barrier range [{}, +{size}) is outside buffer `{}`", b.offset, bb.name));
+                }
+            }
+            match c {
+                Command::SetEvent { event, .. } if *event >= w.events.len() => return Err("unknown event".into()),
+                Command::WaitEvents { events, .. } if events.iter().any(|&e| e >= w.events.len()) => return Err("unknown event".into()),
+                _ => {}
+            }
+        }
+        Command::ResetEvent { event, .. } => {
+            if *event >= w.events.len() {
+                return Err("unknown event".into());
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,176 @@
+//! The reference run: the same program executed in submission order, one command at a time, on
+//! flat coherent memory (no caches, no overlap), workgroups in linear id order and subgroups
+//! round-robin one step at a time. A correctly synchronized program must read and leave exactly
+//! what this run does, on every profile and seed.
+
+use std::collections::HashSet;
+
+use sim_caches::{AccessError, BackingStore, MemoryLevel, Tag, Tags, word_span};
+use sim_shader::{BindingKind, MemOp, Step, WorkgroupConfig};
+
+use crate::engine::dispatch::resolve;
+use crate::engine::error::WorkloadError;
+use crate::engine::exec::{Port, Scratch, lane_reads, perform};
+use crate::engine::program::Program;
+use crate::engine::rng::fingerprint;
+use crate::engine::run::{ChunkData, ReadKey, ReadTruth, read_with_byte_tags, transfer_chunks};
+use crate::engine::workload::{Command, HostOp};
+
+/// What the reference run produced.
+pub struct Reference {
+    /// Device memory at the end.
+    pub memory: BackingStore,
+    /// Every read's fingerprint, and the details asked for.
+    pub truth: ReadTruth,
+    /// Host reads: timeline index, bytes, per-byte provenance.
+    pub host_reads: Vec<(usize, Vec<u8>, Vec<Tag>)>,
+}
+
+struct Flat<'a>(&'a mut BackingStore);
+
+impl Port for Flat<'_> {
+    fn load(&mut self, _cu: usize, _kind: BindingKind, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<(u64, u8, &'static str), AccessError> {
+        self.0.read(addr, data, tags)?;
+        Ok((0, 0, "memory"))
+    }
+
+    fn store(&mut self, _cu: usize, addr: u64, data: &[u8], tag: Tag) -> Result<u64, AccessError> {
+        self.0.write(addr, data, Tags::One(tag), None)?;
+        Ok(0)
+    }
+
+    fn atomic(&mut self, _cu: usize, addr: u64, old: &mut [u8; 4], tag: Tag, new: &dyn Fn(u32) -> u32) -> Result<u64, AccessError> {
+        let mut t = [0; 1];
+        self.0.read(addr, old, &mut t)?;
+        let v = new(u32::from_le_bytes(*old));
+        self.0.write(addr, &v.to_le_bytes(), Tags::One(tag), None)?;
+        Ok(0)
+    }
+}
+
+/// Runs the reference; `capture` names the reads whose lane-level detail to keep.
+pub fn reference_run(prog: &Program<'_>, subgroup_size: u32, capture: &HashSet<ReadKey>) -> Result<Reference, WorkloadError> {
+    let w = prog.workload;
+    let mut mem = BackingStore::new(prog.address_space.max(1 << 16), 1, 256).map_err(|e| WorkloadError::Invalid { at: "memory".into(), message: e.to_string() })?;
+    let mut truth = ReadTruth::default();
+    let mut host_reads = Vec::new();
+    let mut scratch = Scratch::default();
+    for (t, op) in w.timeline.iter().enumerate() {
+        let err = |e: AccessError| WorkloadError::Execution { at: format!("timeline[{t}]"), message: e.to_string() };
+        match op {
+            HostOp::QueueSubmit { .. } => {
+                for range in &prog.submit_batches[t] {
+                    for inst in range.clone() {
+                        run_command(prog, inst, &mut mem, &mut truth, capture, subgroup_size, &mut scratch)?;
+                    }
+                }
+            }
+            HostOp::HostWrite { memory, offset, data } => {
+                mem.write(prog.memory_base[*memory] + offset, data, Tags::One(prog.host_tags[t]), None).map_err(err)?;
+            }
+            HostOp::HostRead { memory, offset, size, .. } => {
+                let (bytes, tags) = read_with_byte_tags(&mut mem, prog.memory_base[*memory] + offset, *size as usize).map_err(err)?;
+                host_reads.push((t, bytes, tags));
+            }
+            _ => {}
+        }
+    }
+    Ok(Reference { memory: mem, truth, host_reads })
+}
+
+fn run_command(
+    prog: &Program<'_>,
+    inst: usize,
+    mem: &mut BackingStore,
+    truth: &mut ReadTruth,
+    capture: &HashSet<ReadKey>,
+    subgroup_size: u32,
+    scratch: &mut Scratch,
+) -> Result<(), WorkloadError> {
+    let w = prog.workload;
+    let ins = &prog.instances[inst];
+    let cmd = &w.command_buffers[ins.cb].commands[ins.index];
+    let exec = |e: &dyn std::fmt::Display| WorkloadError::Execution { at: ins.at.to_string(), message: e.to_string() };
+    match cmd {
+        Command::FillBuffer { .. } | Command::UpdateBuffer { .. } | Command::CopyBuffer { .. } => {
+            for c in transfer_chunks(prog, inst, cmd) {
+                let mut data = vec![0u8; c.len as usize];
+                match c.data {
+                    ChunkData::Pattern(p) => {
+                        for (k, b) in data.iter_mut().enumerate() {
+                            *b = p.to_le_bytes()[k % 4];
+                        }
+                    }
+                    ChunkData::Inline(pos) => {
+                        if let Command::UpdateBuffer { data: src, .. } = cmd {
+                            data.copy_from_slice(&src[pos..pos + c.len as usize]);
+                        }
+                    }
+                    ChunkData::Copy => {
+                        let (addr, buffer, offset) = c.src.expect("copy chunks have a source");
+                        let mut tags = vec![0; word_span(addr, data.len())];
+                        mem.read(addr, &mut data, &mut tags).map_err(|e| exec(&e))?;
+                        truth.fingerprints.insert(c.key, fingerprint(0, &data));
+                        if capture.contains(&c.key) {
+                            let byte_tags = (0..data.len() as u64).map(|k| tags[((addr + k) / 4 - addr / 4) as usize]).collect();
+                            truth.captured.insert(c.key, vec![crate::engine::exec::LaneRead { lane: 0, buffer, offset, bytes: data.clone(), byte_tags }]);
+                        }
+                    }
+                }
+                mem.write(c.dst, &data, Tags::One(ins.tag), None).map_err(|e| exec(&e))?;
+            }
+        }
+        Command::Dispatch { pipeline, group_count, base_group, bindings, push_constants } => {
+            let p = &w.pipelines[*pipeline].1;
+            let bound = resolve(prog, p, bindings).map_err(|m| WorkloadError::Invalid { at: ins.at.to_string(), message: m })?;
+            let sizes: Vec<u64> = bound.iter().map(|b| b.range).collect();
+            let [gx, gy, gz] = *group_count;
+            let total = gx as u64 * gy as u64 * gz as u64;
+            for wg_index in 0..total {
+                let id = [
+                    base_group[0] + (wg_index % gx as u64) as u32,
+                    base_group[1] + ((wg_index / gx as u64) % gy as u64) as u32,
+                    base_group[2] + (wg_index / (gx as u64 * gy as u64)) as u32,
+                ];
+                let cfg = WorkgroupConfig {
+                    workgroup_id: id,
+                    num_workgroups: *group_count,
+                    subgroup_size,
+                    push_constants,
+                    binding_sizes: &sizes,
+                    max_instructions: sim_shader::DEFAULT_MAX_INSTRUCTIONS,
+                };
+                let mut wg = p.workgroup(&cfg).map_err(|e| exec(&e))?;
+                let n = wg.num_subgroups();
+                let mut loads = vec![0u32; n];
+                let mut done = vec![false; n];
+                while done.iter().any(|d| !d) {
+                    for sg in 0..n {
+                        if done[sg] {
+                            continue;
+                        }
+                        match wg.step(sg).map_err(|e| exec(&e))? {
+                            Step::Memory(req) => {
+                                let performed = perform(&mut Flat(mem), 0, req, &bound, ins.tag, scratch).map_err(|e| exec(&e))?;
+                                if req.op == MemOp::Load {
+                                    let key = ReadKey { inst: inst as u32, a: wg_index as u32, b: sg as u32, c: loads[sg] };
+                                    loads[sg] += 1;
+                                    truth.fingerprints.insert(key, performed.fingerprint);
+                                    if capture.contains(&key) {
+                                        truth.captured.insert(key, lane_reads(req, &bound, scratch));
+                                    }
+                                }
+                                wg.complete(sg, &scratch.results).map_err(|e| exec(&e))?;
+                            }
+                            Step::Done => done[sg] = true,
+                            Step::Barrier { .. } | Step::Blocked => {}
+                        }
+                    }
+                }
+            }
+        }
+        // Synchronization orders nothing here: this run is already in order and coherent.
+        Command::PipelineBarrier(_) | Command::SetEvent { .. } | Command::WaitEvents { .. } | Command::ResetEvent { .. } => {}
+    }
+    Ok(())
+}

@@ -1,0 +1,990 @@
+//! The event-driven simulation of a program on the machine.
+//!
+//! # Model
+//! Each queue holds *items* in submission order: action commands (fills, updates, copies,
+//! dispatches) and sync nodes (pipeline barriers, set/wait event halves, semaphore signal and
+//! wait operations, fence signals, and vkQueueSubmit's host→device domain operation). Following
+//! the execution-dependency formalization, a sync node with first-scope stages `S` waits for
+//! every earlier action command of its queue whose stage is in `S`, and for every earlier sync
+//! node whose second-scope stages meet `S` (that is how chains form); explicit edges join a
+//! wait to its set_event or semaphore signal. When its inputs are done the node *fires*: it
+//! performs the barrier table's cache operations (first scope, then second) and is released
+//! after the cycles they cost. An action command starts once every earlier sync node whose
+//! second scope holds its stage is released, and once the command before it on the queue has
+//! started (the command processor launches in order). Nothing else orders commands: a dispatch
+//! runs beside the fill before it unless a barrier says otherwise, and their memory requests
+//! interleave one subgroup step at a time.
+//!
+//! Time advances through an event queue ordered by (cycle, sequence number). The seed perturbs
+//! only what hardware leaves open: which CU a workgroup lands on, latency jitter, random
+//! replacement. The same program, machine and seed always give the same run.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+use std::sync::Arc;
+
+use sim_caches::{AccessError, Tag, word_span};
+use sim_shader::{BindingKind, ComputePipeline, MemOp, Step, Workgroup, WorkgroupConfig};
+
+use crate::engine::dispatch::{Bound, resolve};
+use crate::engine::error::WorkloadError;
+use crate::engine::exec::{LaneRead, Port, Scratch, lane_reads, perform};
+use crate::engine::machine::{CacheOp, Machine, MachineConfig, via_name};
+use crate::engine::program::{Program, fill_size};
+use crate::engine::rng::{Rng, fingerprint};
+use crate::engine::workload::{Command, HostOp};
+use crate::sync::{MemoryBarrier2, PipelineStageFlags2 as S, first_scope_stages, second_scope_stages};
+
+/// Bytes one transfer-engine step moves.
+pub const TRANSFER_CHUNK: u64 = 256;
+
+/// Turns barriers into cache operations: the profile's barrier table.
+pub trait BarrierPlanner: Sync {
+    /// The cache operations of `barrier`'s first scope (flush side) and second scope
+    /// (invalidate side), each in the order to perform them. `range` is the device-address
+    /// range of a buffer barrier.
+    fn plan(&self, barrier: &MemoryBarrier2, range: Option<(u64, u64)>) -> (Vec<CacheOp>, Vec<CacheOp>);
+}
+
+/// Identifies a read in both runs. Shader loads: (instance, workgroup, subgroup, load index of
+/// that subgroup); transfer reads: (instance, region, chunk, `u32::MAX`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ReadKey {
+    /// Command instance.
+    pub inst: u32,
+    /// Workgroup linear index, or copy region.
+    pub a: u32,
+    /// Subgroup, or chunk.
+    pub b: u32,
+    /// Load index within the subgroup, or `u32::MAX` for transfer reads.
+    pub c: u32,
+}
+
+/// What the reference run read: a fingerprint of every read, and the details of some.
+#[derive(Default)]
+pub struct ReadTruth {
+    /// Fingerprint of every read.
+    pub fingerprints: HashMap<ReadKey, u64>,
+    /// Lane-level detail of the reads asked for.
+    pub captured: HashMap<ReadKey, Vec<LaneRead>>,
+}
+
+/// A read of the simulated run that differed from the reference.
+#[derive(Clone, Debug)]
+pub struct StaleRead {
+    /// Which read.
+    pub key: ReadKey,
+    /// Lane-level detail of what the simulated run read.
+    pub lanes: Vec<LaneRead>,
+    /// The cache (or VRAM) that returned the bytes.
+    pub via: String,
+    /// Cycle of the read.
+    pub cycle: u64,
+}
+
+/// A cache operation a sync node performed, for timelines and reports.
+#[derive(Clone, Debug)]
+pub struct SyncLog {
+    /// What the node is ("vkCmdPipelineBarrier2 submit 2 cb0[1]", "semaphore wait", ...).
+    pub label: String,
+    /// Queue.
+    pub queue: usize,
+    /// Cycle it fired.
+    pub fired: u64,
+    /// Cycle it was released.
+    pub released: u64,
+    /// The operations, with lines written back by each.
+    pub ops: Vec<(CacheOp, u64)>,
+}
+
+/// The most stale reads kept in detail; later ones are only counted.
+pub const MAX_DETAILED_STALE_READS: usize = 256;
+
+/// Everything a simulated run produced.
+pub struct SimOutcome {
+    /// Total cycles.
+    pub cycles: u64,
+    /// The machine at the end (caches drained into VRAM).
+    pub machine: Machine,
+    /// Reads that differed from the reference, in detail (at most [`MAX_DETAILED_STALE_READS`]).
+    pub stale: Vec<StaleRead>,
+    /// Number of reads that differed.
+    pub stale_count: u64,
+    /// Host reads: timeline index, bytes, per-byte provenance.
+    pub host_reads: Vec<(usize, Vec<u8>, Vec<Tag>)>,
+    /// Start and end cycle of each command instance that ran.
+    pub spans: Vec<(usize, u64, u64)>,
+    /// Sync nodes fired.
+    pub syncs: Vec<SyncLog>,
+    /// Workgroup placements: (instance, workgroup, CU, start, end).
+    pub workgroups: Vec<(usize, u64, usize, u64, u64)>,
+    /// Shader instructions executed (summed over subgroups) and lane-operations.
+    pub instructions: u64,
+    /// Lane-operations executed.
+    pub lane_ops: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Waiting,
+    Running,
+    Done,
+}
+
+enum Kind {
+    Action { inst: usize, stage: S },
+    Sync { src: S, dst: S, ops: Vec<CacheOp>, label: String },
+}
+
+struct Item {
+    queue: usize,
+    kind: Kind,
+    state: State,
+    deps: Vec<usize>,
+    start_after: Option<usize>,
+    start: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Ev {
+    Release(usize),
+    Transfer(usize),
+    Step(usize, usize),
+    Host,
+}
+
+struct TransferRun {
+    item: usize,
+    inst: usize,
+    chunks: Vec<Chunk>,
+    next: usize,
+}
+
+/// One step of a transfer command: a chunk of at most [`TRANSFER_CHUNK`] bytes.
+pub(crate) struct Chunk {
+    /// Source: device address, buffer and offset in it (copies only).
+    pub(crate) src: Option<(u64, usize, u64)>,
+    /// Destination device address.
+    pub(crate) dst: u64,
+    /// Bytes.
+    pub(crate) len: u64,
+    /// Where the bytes come from.
+    pub(crate) data: ChunkData,
+    /// The read this chunk makes (copies).
+    pub(crate) key: ReadKey,
+}
+
+/// Where a transfer chunk's bytes come from.
+pub(crate) enum ChunkData {
+    /// vkCmdFillBuffer's 32-bit pattern.
+    Pattern(u32),
+    /// vkCmdUpdateBuffer's data from this offset.
+    Inline(usize),
+    /// The source of a copy.
+    Copy,
+}
+
+struct DispatchRun {
+    item: usize,
+    inst: usize,
+    pipeline: Arc<ComputePipeline>,
+    bound: Arc<Vec<Bound>>,
+    sizes: Vec<u64>,
+    push: Vec<u8>,
+    group_count: [u32; 3],
+    base_group: [u32; 3],
+    next_wg: u64,
+    total_wg: u64,
+    done_wg: u64,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum SgState {
+    Running,
+    AtBarrier,
+    Done,
+}
+
+struct Slot {
+    dispatch: usize,
+    wg_index: u64,
+    cu: usize,
+    wg: Option<Workgroup>,
+    sg_state: Vec<SgState>,
+    loads: Vec<u32>,
+    instr_seen: Vec<u64>,
+    start: u64,
+}
+
+#[derive(Clone, Copy)]
+enum EventState {
+    Unset,
+    Host,
+    Item(usize),
+}
+
+struct SimPort<'a> {
+    m: &'a mut Machine,
+    now: u64,
+    rng: &'a mut Rng,
+}
+
+impl SimPort<'_> {
+    fn jitter(&mut self) -> u64 {
+        let j = self.m.config.latency_jitter_cycles;
+        self.rng.below(j + 1)
+    }
+}
+
+impl Port for SimPort<'_> {
+    fn load(&mut self, cu: usize, kind: BindingKind, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<(u64, u8, &'static str), AccessError> {
+        let j = self.jitter();
+        let (t, first) = match kind {
+            BindingKind::UniformBuffer => self.m.uniform_load(cu, self.now, addr, data, tags, j)?,
+            BindingKind::StorageBuffer { .. } => self.m.storage_load(cu, self.now, addr, data, tags, j)?,
+        };
+        Ok((t.latency, t.depth, first))
+    }
+
+    fn store(&mut self, cu: usize, addr: u64, data: &[u8], tag: Tag) -> Result<u64, AccessError> {
+        let j = self.jitter();
+        Ok(self.m.storage_store(cu, self.now, addr, data, tag, j)?.latency)
+    }
+
+    fn atomic(&mut self, cu: usize, addr: u64, old: &mut [u8; 4], tag: Tag, new: &dyn Fn(u32) -> u32) -> Result<u64, AccessError> {
+        let j = self.jitter();
+        let t = self.m.atomic(cu, self.now, addr, old, tag, j, |o, n| {
+            let v = new(u32::from_le_bytes([o[0], o[1], o[2], o[3]]));
+            n.copy_from_slice(&v.to_le_bytes());
+        })?;
+        Ok(t.latency)
+    }
+}
+
+/// The most cycles a run may take before it is stopped as runaway.
+pub const MAX_CYCLES: u64 = 1 << 40;
+
+/// One simulated run.
+pub struct Sim<'p, 'w> {
+    prog: &'p Program<'w>,
+    planner: &'p dyn BarrierPlanner,
+    truth: &'p ReadTruth,
+    machine: Machine,
+    rng: Rng,
+    now: u64,
+    seq: u64,
+    events: BinaryHeap<Reverse<(u64, u64, Ev)>>,
+    items: Vec<Item>,
+    queues: Vec<Vec<usize>>,
+    waiting: Vec<usize>,
+    dirty: bool,
+    host_pc: usize,
+    host_ready_at: u64,
+    sem_pending: Vec<Option<usize>>,
+    event_state: Vec<EventState>,
+    fence_item: Vec<Option<usize>>,
+    transfers: Vec<TransferRun>,
+    dispatches: Vec<DispatchRun>,
+    active_dispatches: Vec<usize>,
+    slots: Vec<Slot>,
+    free_slots: Vec<usize>,
+    scratch: Scratch,
+    out: SimOutcomeParts,
+}
+
+#[derive(Default)]
+struct SimOutcomeParts {
+    stale: Vec<StaleRead>,
+    stale_count: u64,
+    host_reads: Vec<(usize, Vec<u8>, Vec<Tag>)>,
+    spans: Vec<(usize, u64, u64)>,
+    syncs: Vec<SyncLog>,
+    workgroups: Vec<(usize, u64, usize, u64, u64)>,
+    instructions: u64,
+    lane_ops: u64,
+}
+
+fn exec_err(at: impl Into<String>, e: impl std::fmt::Display) -> WorkloadError {
+    WorkloadError::Execution { at: at.into(), message: e.to_string() }
+}
+
+impl<'p, 'w> Sim<'p, 'w> {
+    /// Prepares a run of `prog` on a machine built from `config`, with `seed`.
+    pub fn new(prog: &'p Program<'w>, config: &MachineConfig, planner: &'p dyn BarrierPlanner, truth: &'p ReadTruth, seed: u64) -> Result<Self, WorkloadError> {
+        let mut rng = Rng::new(seed);
+        let machine = Machine::new(config.clone(), prog.address_space, &mut rng).map_err(|e| WorkloadError::Invalid { at: "profile".into(), message: e })?;
+        let w = prog.workload;
+        Ok(Sim {
+            prog,
+            planner,
+            truth,
+            machine,
+            rng,
+            now: 0,
+            seq: 0,
+            events: BinaryHeap::new(),
+            items: Vec::new(),
+            queues: vec![Vec::new(); w.queues.len()],
+            waiting: Vec::new(),
+            dirty: true,
+            host_pc: 0,
+            host_ready_at: 0,
+            sem_pending: vec![None; w.semaphores.len()],
+            event_state: vec![EventState::Unset; w.events.len()],
+            fence_item: vec![None; w.fences.len()],
+            transfers: Vec::new(),
+            dispatches: Vec::new(),
+            active_dispatches: Vec::new(),
+            slots: Vec::new(),
+            free_slots: Vec::new(),
+            scratch: Scratch::default(),
+            out: SimOutcomeParts::default(),
+        })
+    }
+
+    fn schedule(&mut self, at: u64, ev: Ev) {
+        self.seq += 1;
+        self.events.push(Reverse((at, self.seq, ev)));
+    }
+
+    /// Runs to the end: every host operation done and the device idle.
+    pub fn run(mut self) -> Result<SimOutcome, WorkloadError> {
+        loop {
+            if self.dirty {
+                self.dirty = false;
+                self.host_advance()?;
+                self.start_ready()?;
+                self.place_workgroups()?;
+            }
+            let Some(Reverse((t, _, ev))) = self.events.pop() else {
+                if self.host_pc >= self.prog.workload.timeline.len() && self.waiting.is_empty() {
+                    break;
+                }
+                return Err(self.deadlock());
+            };
+            if t > MAX_CYCLES {
+                return Err(WorkloadError::Execution { at: "run".into(), message: format!("more than {MAX_CYCLES} cycles: stopped as runaway") });
+            }
+            self.now = t;
+            match ev {
+                Ev::Release(i) => self.finish(i),
+                Ev::Transfer(r) => self.transfer_step(r)?,
+                Ev::Step(s, sg) => self.step(s, sg)?,
+                Ev::Host => self.dirty = true,
+            }
+        }
+        self.machine.drain().map_err(|e| exec_err("end of run", e))?;
+        let o = self.out;
+        Ok(SimOutcome {
+            cycles: self.now,
+            machine: self.machine,
+            stale: o.stale,
+            stale_count: o.stale_count,
+            host_reads: o.host_reads,
+            spans: o.spans,
+            syncs: o.syncs,
+            workgroups: o.workgroups,
+            instructions: o.instructions,
+            lane_ops: o.lane_ops,
+        })
+    }
+
+    fn deadlock(&self) -> WorkloadError {
+        if let Some(op) = self.prog.workload.timeline.get(self.host_pc) {
+            return WorkloadError::Deadlock {
+                at: format!("timeline[{}]", self.host_pc),
+                message: format!("{} can never be satisfied: what it waits for is never signalled", host_op_name(op)),
+            };
+        }
+        let i = self.waiting[0];
+        let what = match &self.items[i].kind {
+            Kind::Action { inst, .. } => self.prog.instances[*inst].at.to_string(),
+            Kind::Sync { label, .. } => label.clone(),
+        };
+        WorkloadError::Deadlock { at: what, message: "waits for something that is never signalled".into() }
+    }
+
+    fn finish(&mut self, i: usize) {
+        self.items[i].state = State::Done;
+        if let Kind::Action { inst, .. } = self.items[i].kind {
+            self.out.spans.push((inst, self.items[i].start, self.now));
+        }
+        self.dirty = true;
+    }
+
+    // ----- host timeline ------------------------------------------------------------------------
+
+    fn host_advance(&mut self) -> Result<(), WorkloadError> {
+        let w = self.prog.workload;
+        while self.host_pc < w.timeline.len() && self.now >= self.host_ready_at {
+            let t = self.host_pc;
+            let cost = self.machine.config.host_access_cycles;
+            match &w.timeline[t] {
+                HostOp::QueueSubmit { queue, batches, fence } => self.submit(t, *queue, batches, *fence)?,
+                HostOp::WaitForFences(fs) => {
+                    for &f in fs {
+                        match self.fence_item[f] {
+                            Some(i) if self.items[i].state == State::Done => {}
+                            Some(_) => return Ok(()),
+                            None => {
+                                return Err(WorkloadError::Deadlock {
+                                    at: format!("timeline[{t}]"),
+                                    message: format!("vkWaitForFences on fence `{}`, which no submission signals", w.fences[f]),
+                                });
+                            }
+                        }
+                    }
+                }
+                HostOp::ResetFences(fs) => {
+                    for &f in fs {
+                        if let Some(i) = self.fence_item[f]
+                            && self.items[i].state != State::Done
+                        {
+                            return Err(WorkloadError::Invalid {
+                                at: format!("timeline[{t}]"),
+                                message: format!("vkResetFences on fence `{}` while its submission is still pending", w.fences[f]),
+                            });
+                        }
+                        self.fence_item[f] = None;
+                    }
+                }
+                HostOp::QueueWaitIdle(q) => {
+                    if self.queues[*q].iter().any(|&i| self.items[i].state != State::Done) {
+                        return Ok(());
+                    }
+                }
+                HostOp::DeviceWaitIdle => {
+                    if self.items.iter().any(|i| i.state != State::Done) {
+                        return Ok(());
+                    }
+                }
+                HostOp::HostWrite { memory, offset, data } => {
+                    let addr = self.prog.memory_base[*memory] + offset;
+                    use sim_caches::MemoryLevel;
+                    self.machine.vram.write(addr, data, sim_caches::Tags::One(self.prog.host_tags[t]), None).map_err(|e| exec_err(format!("timeline[{t}]"), e))?;
+                }
+                HostOp::HostRead { memory, offset, size, .. } => {
+                    let addr = self.prog.memory_base[*memory] + offset;
+                    let (bytes, tags) = read_with_byte_tags(&mut self.machine.vram, addr, *size as usize).map_err(|e| exec_err(format!("timeline[{t}]"), e))?;
+                    self.out.host_reads.push((t, bytes, tags));
+                }
+                HostOp::SetEvent(e) => self.event_state[*e] = EventState::Host,
+            }
+            self.host_pc += 1;
+            self.host_ready_at = self.now + cost;
+            self.schedule(self.host_ready_at, Ev::Host);
+        }
+        Ok(())
+    }
+
+    fn push_item(&mut self, queue: usize, kind: Kind, explicit: Vec<usize>) -> usize {
+        let idx = self.items.len();
+        let mut deps = explicit;
+        let mut start_after = None;
+        match &kind {
+            Kind::Action { stage, .. } => {
+                for &j in self.queues[queue].iter().rev() {
+                    match &self.items[j].kind {
+                        Kind::Sync { dst, .. } if dst.intersects(*stage) && self.items[j].state != State::Done => deps.push(j),
+                        Kind::Action { .. } if start_after.is_none() => start_after = Some(j),
+                        _ => {}
+                    }
+                }
+            }
+            Kind::Sync { src, .. } => {
+                for &j in &self.queues[queue] {
+                    if self.items[j].state == State::Done {
+                        continue;
+                    }
+                    let chained = match &self.items[j].kind {
+                        Kind::Action { stage, .. } => src.intersects(*stage),
+                        Kind::Sync { dst, .. } => src.intersects(*dst),
+                    };
+                    if chained {
+                        deps.push(j);
+                    }
+                }
+            }
+        }
+        self.items.push(Item { queue, kind, state: State::Waiting, deps, start_after, start: 0 });
+        self.queues[queue].push(idx);
+        self.waiting.push(idx);
+        idx
+    }
+
+    fn sync_kind(&self, label: String, barriers: &[(MemoryBarrier2, Option<(u64, u64)>)], first: bool, second: bool) -> Kind {
+        let mut src = S::NONE;
+        let mut dst = S::NONE;
+        let mut ops = Vec::new();
+        let mut second_ops = Vec::new();
+        for (b, range) in barriers {
+            let (f, s) = self.planner.plan(b, *range);
+            if first {
+                src |= first_scope_stages(b.src_stage_mask, None);
+                ops.extend(f);
+            }
+            if second {
+                dst |= second_scope_stages(b.dst_stage_mask, None);
+                second_ops.extend(s);
+            }
+        }
+        ops.extend(second_ops);
+        Kind::Sync { src, dst, ops, label }
+    }
+
+    fn submit(&mut self, t: usize, queue: usize, batches: &[crate::engine::workload::SubmitBatch], fence: Option<usize>) -> Result<(), WorkloadError> {
+        let w = self.prog.workload;
+        if let Some(f) = fence
+            && self.fence_item[f].is_some()
+        {
+            return Err(WorkloadError::Invalid {
+                at: format!("timeline[{t}]"),
+                message: format!("fence `{}` is submitted again without vkResetFences", w.fences[f]),
+            });
+        }
+        // vkQueueSubmit: a host→device domain operation and a visibility operation.
+        let k = self.sync_kind(format!("vkQueueSubmit timeline[{t}] (host→device domain operation)"), &[(MemoryBarrier2::queue_submit_host_to_device(), None)], true, true);
+        self.push_item(queue, k, Vec::new());
+        for (b, batch) in batches.iter().enumerate() {
+            for &(s, stages) in &batch.wait_semaphores {
+                let Some(signal) = self.sem_pending[s].take() else {
+                    return Err(WorkloadError::Deadlock {
+                        at: format!("timeline[{t}]"),
+                        message: format!("batch {b} waits on semaphore `{}`, which no earlier submission signals", w.semaphores[s]),
+                    });
+                };
+                let k = self.sync_kind(format!("semaphore `{}` wait (timeline[{t}])", w.semaphores[s]), &[(MemoryBarrier2::semaphore_wait(stages), None)], false, true);
+                self.push_item(queue, k, vec![signal]);
+            }
+            for inst in self.prog.submit_batches[t][b].clone() {
+                self.push_command(queue, inst)?;
+            }
+            for &(s, stages) in &batch.signal_semaphores {
+                if self.sem_pending[s].is_some() {
+                    return Err(WorkloadError::Invalid {
+                        at: format!("timeline[{t}]"),
+                        message: format!("binary semaphore `{}` is signalled again before any wait on it", w.semaphores[s]),
+                    });
+                }
+                let mut barrier = MemoryBarrier2::semaphore_signal();
+                barrier.src_stage_mask = stages;
+                let k = self.sync_kind(format!("semaphore `{}` signal (timeline[{t}])", w.semaphores[s]), &[(barrier, None)], true, false);
+                let i = self.push_item(queue, k, Vec::new());
+                self.sem_pending[s] = Some(i);
+            }
+        }
+        if let Some(f) = fence {
+            let k = self.sync_kind(format!("fence `{}` signal (timeline[{t}])", w.fences[f]), &[(MemoryBarrier2::fence_signal(), None)], true, false);
+            let i = self.push_item(queue, k, Vec::new());
+            self.fence_item[f] = Some(i);
+        }
+        Ok(())
+    }
+
+    fn barrier_list(&self, dep: &crate::engine::workload::DependencyInfo) -> Vec<(MemoryBarrier2, Option<(u64, u64)>)> {
+        let mut v: Vec<_> = dep.memory_barriers.iter().map(|b| (*b, None)).collect();
+        for bb in &dep.buffer_memory_barriers {
+            let buf = &self.prog.workload.buffers[bb.buffer];
+            let size = bb.size.unwrap_or(buf.size - bb.offset);
+            v.push((bb.barrier, Some((self.prog.buffer_addr(bb.buffer, bb.offset), size))));
+        }
+        v
+    }
+
+    fn push_command(&mut self, queue: usize, inst: usize) -> Result<(), WorkloadError> {
+        let w = self.prog.workload;
+        let ins = &self.prog.instances[inst];
+        let cmd = &w.command_buffers[ins.cb].commands[ins.index];
+        let label = format!("{} {}", cmd.vk_name(), ins.at);
+        match cmd {
+            Command::FillBuffer { .. } | Command::UpdateBuffer { .. } => {
+                self.push_item(queue, Kind::Action { inst, stage: S::CLEAR }, Vec::new());
+            }
+            Command::CopyBuffer { .. } => {
+                self.push_item(queue, Kind::Action { inst, stage: S::COPY }, Vec::new());
+            }
+            Command::Dispatch { .. } => {
+                self.push_item(queue, Kind::Action { inst, stage: S::COMPUTE_SHADER }, Vec::new());
+            }
+            Command::PipelineBarrier(dep) => {
+                let k = self.sync_kind(label, &self.barrier_list(dep), true, true);
+                self.push_item(queue, k, Vec::new());
+            }
+            Command::SetEvent { event, dependency } => {
+                let k = self.sync_kind(label, &self.barrier_list(dependency), true, false);
+                let i = self.push_item(queue, k, Vec::new());
+                self.event_state[*event] = EventState::Item(i);
+            }
+            Command::WaitEvents { events, dependency } => {
+                let mut explicit = Vec::new();
+                for &e in events {
+                    match self.event_state[e] {
+                        EventState::Item(i) => explicit.push(i),
+                        EventState::Host => {}
+                        EventState::Unset => {
+                            return Err(WorkloadError::Deadlock {
+                                at: ins.at.to_string(),
+                                message: format!("vkCmdWaitEvents2 on event `{}`, which is never set before it", w.events[e]),
+                            });
+                        }
+                    }
+                }
+                let k = self.sync_kind(label, &self.barrier_list(dependency), false, true);
+                self.push_item(queue, k, explicit);
+            }
+            Command::ResetEvent { event, .. } => self.event_state[*event] = EventState::Unset,
+        }
+        Ok(())
+    }
+
+    // ----- starting items -----------------------------------------------------------------------
+
+    fn ready(&self, i: usize) -> bool {
+        let it = &self.items[i];
+        it.deps.iter().all(|&d| self.items[d].state == State::Done) && it.start_after.is_none_or(|a| self.items[a].state != State::Waiting)
+    }
+
+    fn start_ready(&mut self) -> Result<(), WorkloadError> {
+        let mut k = 0;
+        while k < self.waiting.len() {
+            let i = self.waiting[k];
+            if !self.ready(i) {
+                k += 1;
+                continue;
+            }
+            self.waiting.remove(k);
+            self.items[i].state = State::Running;
+            self.items[i].start = self.now;
+            self.start_item(i)?;
+            // Starting an item may make a later one ready (in-order launch): rescan.
+            k = 0;
+        }
+        Ok(())
+    }
+
+    fn start_item(&mut self, i: usize) -> Result<(), WorkloadError> {
+        match &self.items[i].kind {
+            Kind::Sync { ops, label, .. } => {
+                let mut cycles = self.machine.config.barrier_cycles;
+                let mut log = Vec::new();
+                for op in ops.clone() {
+                    let (c, lines) = self.machine.perform(&op).map_err(|e| exec_err(label.clone(), e))?;
+                    cycles += c;
+                    log.push((op, lines));
+                }
+                let label = label.clone();
+                let queue = self.items[i].queue;
+                self.out.syncs.push(SyncLog { label, queue, fired: self.now, released: self.now + cycles, ops: log });
+                self.schedule(self.now + cycles, Ev::Release(i));
+            }
+            Kind::Action { inst, .. } => {
+                let inst = *inst;
+                let ins = &self.prog.instances[inst];
+                let w = self.prog.workload;
+                let cmd = &w.command_buffers[ins.cb].commands[ins.index];
+                if let Command::Dispatch { pipeline, group_count, base_group, bindings, push_constants } = cmd {
+                    let p = w.pipelines[*pipeline].1.clone();
+                    let bound = resolve(self.prog, &p, bindings).map_err(|m| WorkloadError::Invalid { at: ins.at.to_string(), message: m })?;
+                    let total_wg = group_count.iter().map(|&g| g as u64).product();
+                    let sizes = bound.iter().map(|b| b.range).collect();
+                    self.dispatches.push(DispatchRun {
+                        item: i,
+                        inst,
+                        pipeline: p,
+                        bound: Arc::new(bound),
+                        sizes,
+                        push: push_constants.clone(),
+                        group_count: *group_count,
+                        base_group: *base_group,
+                        next_wg: 0,
+                        total_wg,
+                        done_wg: 0,
+                    });
+                    if total_wg == 0 {
+                        self.schedule(self.now, Ev::Release(i));
+                    } else {
+                        self.active_dispatches.push(self.dispatches.len() - 1);
+                    }
+                } else {
+                    let chunks = transfer_chunks(self.prog, inst, cmd);
+                    self.transfers.push(TransferRun { item: i, inst, chunks, next: 0 });
+                    let at = self.now.max(self.machine.transfer_free);
+                    self.schedule(at, Ev::Transfer(self.transfers.len() - 1));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    // ----- the transfer engine ------------------------------------------------------------------
+
+    fn transfer_step(&mut self, r: usize) -> Result<(), WorkloadError> {
+        let run = &self.transfers[r];
+        let Some(chunk) = run.chunks.get(run.next) else {
+            let item = run.item;
+            self.schedule(self.now, Ev::Release(item));
+            return Ok(());
+        };
+        let inst = run.inst;
+        let ins = &self.prog.instances[inst];
+        let at = || ins.at.to_string();
+        let w = self.prog.workload;
+        let mut data = vec![0u8; chunk.len as usize];
+        let mut latency = 0;
+        match &chunk.data {
+            ChunkData::Pattern(p) => {
+                for (k, b) in data.iter_mut().enumerate() {
+                    *b = p.to_le_bytes()[k % 4];
+                }
+            }
+            ChunkData::Inline(pos) => {
+                if let Command::UpdateBuffer { data: src, .. } = &w.command_buffers[ins.cb].commands[ins.index] {
+                    data.copy_from_slice(&src[*pos..*pos + chunk.len as usize]);
+                }
+            }
+            ChunkData::Copy => {
+                let (src_addr, buffer, offset) = chunk.src.expect("copy chunks have a source");
+                let mut tags = vec![0; word_span(src_addr, data.len())];
+                let (t, via) = self.machine.transfer_read(self.now, src_addr, &mut data, &mut tags).map_err(|e| exec_err(at(), e))?;
+                latency = t.latency;
+                let fp = fingerprint(0, &data);
+                if self.truth.fingerprints.get(&chunk.key) != Some(&fp) {
+                    let byte_tags = (0..data.len() as u64).map(|k| tags[((src_addr + k) / 4 - src_addr / 4) as usize]).collect();
+                    let lanes = vec![LaneRead { lane: 0, buffer, offset, bytes: data.clone(), byte_tags }];
+                    self.record_stale(chunk.key, lanes, via.to_string());
+                }
+            }
+        }
+        let run = &self.transfers[r];
+        let chunk = &run.chunks[run.next];
+        let t = self.machine.transfer_write(self.now, chunk.dst, &data, ins.tag).map_err(|e| exec_err(at(), e))?;
+        let service = chunk.len.div_ceil(self.machine.config.transfer_bytes_per_cycle.max(1));
+        self.machine.transfer_free = self.now + service;
+        self.transfers[r].next += 1;
+        let next = self.now + service.max(latency.max(t.latency) / 4).max(1);
+        self.schedule(next, Ev::Transfer(r));
+        Ok(())
+    }
+
+    fn record_stale(&mut self, key: ReadKey, lanes: Vec<LaneRead>, via: String) {
+        self.out.stale_count += 1;
+        if self.out.stale.len() < MAX_DETAILED_STALE_READS {
+            self.out.stale.push(StaleRead { key, lanes, via, cycle: self.now });
+        }
+    }
+
+    // ----- workgroups on CUs --------------------------------------------------------------------
+
+    fn place_workgroups(&mut self) -> Result<(), WorkloadError> {
+        loop {
+            let Some(&d) = self.active_dispatches.iter().find(|&&d| self.dispatches[d].next_wg < self.dispatches[d].total_wg) else {
+                return Ok(());
+            };
+            let free: Vec<usize> = (0..self.machine.cus.len()).filter(|&c| self.machine.cus[c].free_slots > 0).collect();
+            if free.is_empty() {
+                return Ok(());
+            }
+            // Which CU a workgroup lands on is the hardware's choice: the seed decides.
+            let cu = free[self.rng.below(free.len() as u64) as usize];
+            self.machine.cus[cu].free_slots -= 1;
+            let dr = &mut self.dispatches[d];
+            let wg_index = dr.next_wg;
+            dr.next_wg += 1;
+            let [gx, gy, _] = dr.group_count;
+            let id = [
+                dr.base_group[0] + (wg_index % gx as u64) as u32,
+                dr.base_group[1] + ((wg_index / gx as u64) % gy as u64) as u32,
+                dr.base_group[2] + (wg_index / (gx as u64 * gy as u64)) as u32,
+            ];
+            let cfg = WorkgroupConfig {
+                workgroup_id: id,
+                num_workgroups: dr.group_count,
+                subgroup_size: self.machine.config.subgroup_size,
+                push_constants: &dr.push,
+                binding_sizes: &dr.sizes,
+                max_instructions: sim_shader::DEFAULT_MAX_INSTRUCTIONS,
+            };
+            let at = self.prog.instances[dr.inst].at.to_string();
+            let wg = dr.pipeline.workgroup(&cfg).map_err(|e| exec_err(at, e))?;
+            let n = wg.num_subgroups();
+            let slot = Slot {
+                dispatch: d,
+                wg_index,
+                cu,
+                wg: Some(wg),
+                sg_state: vec![SgState::Running; n],
+                loads: vec![0; n],
+                instr_seen: vec![0; n],
+                start: self.now,
+            };
+            let s = match self.free_slots.pop() {
+                Some(s) => {
+                    self.slots[s] = slot;
+                    s
+                }
+                None => {
+                    self.slots.push(slot);
+                    self.slots.len() - 1
+                }
+            };
+            let launch = self.machine.config.workgroup_launch_cycles;
+            for sg in 0..n {
+                let j = self.rng.below(self.machine.config.latency_jitter_cycles + 1);
+                self.schedule(self.now + launch + j, Ev::Step(s, sg));
+            }
+        }
+    }
+
+    fn step(&mut self, s: usize, sg: usize) -> Result<(), WorkloadError> {
+        let mut wg = self.slots[s].wg.take().expect("a scheduled slot holds its workgroup");
+        let result = self.step_inner(s, sg, &mut wg);
+        self.slots[s].wg = Some(wg);
+        result
+    }
+
+    fn step_inner(&mut self, s: usize, sg: usize, wg: &mut Workgroup) -> Result<(), WorkloadError> {
+        let d = self.slots[s].dispatch;
+        let inst = self.dispatches[d].inst;
+        let at = || self.prog.instances[inst].at.to_string();
+        let step = wg.step(sg).map_err(|e| exec_err(at(), e))?;
+        let cpi = self.machine.config.cycles_per_instruction;
+        match step {
+            Step::Memory(req) => {
+                let tag = self.prog.instances[inst].tag;
+                let bound = self.dispatches[d].bound.clone();
+                let cu = self.slots[s].cu;
+                let mut port = SimPort { m: &mut self.machine, now: self.now, rng: &mut self.rng };
+                let performed = perform(&mut port, cu, req, &bound, tag, &mut self.scratch).map_err(|e| exec_err(self.prog.instances[inst].at.to_string(), e))?;
+                if req.op == MemOp::Load {
+                    let slot = &mut self.slots[s];
+                    let key = ReadKey { inst: inst as u32, a: slot.wg_index as u32, b: sg as u32, c: slot.loads[sg] };
+                    slot.loads[sg] += 1;
+                    if self.truth.fingerprints.get(&key) != Some(&performed.fingerprint) {
+                        let lanes = lane_reads(req, &bound, &self.scratch);
+                        let via = via_name(performed.via.0, performed.via.1, self.machine.l2.is_some());
+                        self.record_stale(key, lanes, via);
+                    }
+                }
+                wg.complete(sg, &self.scratch.results).map_err(|e| exec_err(at(), e))?;
+                let compute = self.compute_cycles(s, sg, wg, cpi);
+                self.schedule(self.now + performed.latency.max(1) + compute, Ev::Step(s, sg));
+            }
+            Step::Barrier { control: false, .. } => {
+                let compute = self.compute_cycles(s, sg, wg, cpi);
+                self.schedule(self.now + 1 + compute, Ev::Step(s, sg));
+            }
+            Step::Barrier { control: true, .. } | Step::Blocked => {
+                self.compute_cycles(s, sg, wg, cpi);
+                self.slots[s].sg_state[sg] = SgState::AtBarrier;
+                self.release_barrier(s);
+            }
+            Step::Done => {
+                self.compute_cycles(s, sg, wg, cpi);
+                self.slots[s].sg_state[sg] = SgState::Done;
+                if self.slots[s].sg_state.iter().all(|&x| x == SgState::Done) {
+                    self.workgroup_done(s, wg);
+                } else {
+                    self.release_barrier(s);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn compute_cycles(&mut self, s: usize, sg: usize, wg: &Workgroup, cpi: u64) -> u64 {
+        let st = wg.subgroup_stats(sg);
+        let delta = st.instructions - self.slots[s].instr_seen[sg];
+        self.slots[s].instr_seen[sg] = st.instructions;
+        delta * cpi
+    }
+
+    fn release_barrier(&mut self, s: usize) {
+        let slot = &mut self.slots[s];
+        if slot.sg_state.iter().all(|&x| x != SgState::Running) && slot.sg_state.contains(&SgState::AtBarrier) {
+            for sg in 0..slot.sg_state.len() {
+                if slot.sg_state[sg] == SgState::AtBarrier {
+                    slot.sg_state[sg] = SgState::Running;
+                    self.seq += 1;
+                    self.events.push(Reverse((self.now + 1, self.seq, Ev::Step(s, sg))));
+                }
+            }
+        }
+    }
+
+    fn workgroup_done(&mut self, s: usize, wg: &Workgroup) {
+        let st = wg.stats();
+        self.out.instructions += st.instructions;
+        self.out.lane_ops += st.lane_ops;
+        let slot = &self.slots[s];
+        let d = slot.dispatch;
+        self.out.workgroups.push((self.dispatches[d].inst, slot.wg_index, slot.cu, slot.start, self.now));
+        self.machine.cus[slot.cu].free_slots += 1;
+        self.free_slots.push(s);
+        let dr = &mut self.dispatches[d];
+        dr.done_wg += 1;
+        if dr.done_wg == dr.total_wg {
+            let item = dr.item;
+            self.active_dispatches.retain(|&x| x != d);
+            self.finish(item);
+        }
+        self.dirty = true;
+    }
+}
+
+fn host_op_name(op: &HostOp) -> &'static str {
+    match op {
+        HostOp::QueueSubmit { .. } => "vkQueueSubmit2",
+        HostOp::WaitForFences(_) => "vkWaitForFences",
+        HostOp::ResetFences(_) => "vkResetFences",
+        HostOp::QueueWaitIdle(_) => "vkQueueWaitIdle",
+        HostOp::DeviceWaitIdle => "vkDeviceWaitIdle",
+        HostOp::HostWrite { .. } => "host write",
+        HostOp::HostRead { .. } => "host read",
+        HostOp::SetEvent(_) => "vkSetEvent",
+    }
+}
+
+/// Reads bytes and one provenance tag per byte.
+pub fn read_with_byte_tags(level: &mut impl sim_caches::MemoryLevel, addr: u64, len: usize) -> Result<(Vec<u8>, Vec<Tag>), AccessError> {
+    let mut bytes = vec![0u8; len];
+    let mut tags = vec![0; word_span(addr, len)];
+    level.read(addr, &mut bytes, &mut tags)?;
+    let byte_tags = (0..len as u64).map(|k| tags[((addr + k) / 4 - addr / 4) as usize]).collect();
+    Ok((bytes, byte_tags))
+}
+
+/// The chunks a transfer command moves, in order (the same in both runs).
+pub(crate) fn transfer_chunks(prog: &Program<'_>, inst: usize, cmd: &Command) -> Vec<Chunk> {
+    let w = prog.workload;
+    let mut out = Vec::new();
+    let mut push_range = |dst_addr: u64, len: u64, mk: &mut dyn FnMut(u64, u64) -> (Option<(u64, usize, u64)>, ChunkData, ReadKey)| {
+        let mut pos = 0;
+        while pos < len {
+            let n = (len - pos).min(TRANSFER_CHUNK);
+            let (src, data, key) = mk(pos, n);
+            out.push(Chunk { src, dst: dst_addr + pos, len: n, data, key });
+            pos += n;
+        }
+    };
+    let no_read = ReadKey { inst: inst as u32, a: u32::MAX, b: u32::MAX, c: u32::MAX };
+    match cmd {
+        Command::FillBuffer { dst, offset, size, data } => {
+            let n = fill_size(w.buffers[*dst].size, *offset, *size);
+            push_range(prog.buffer_addr(*dst, *offset), n, &mut |_, _| (None, ChunkData::Pattern(*data), no_read));
+        }
+        Command::UpdateBuffer { dst, offset, data } => {
+            push_range(prog.buffer_addr(*dst, *offset), data.len() as u64, &mut |pos, _| (None, ChunkData::Inline(pos as usize), no_read));
+        }
+        Command::CopyBuffer { src, dst, regions } => {
+            for (ri, r) in regions.iter().enumerate() {
+                let src_base = prog.buffer_addr(*src, r.src_offset);
+                push_range(prog.buffer_addr(*dst, r.dst_offset), r.size, &mut |pos, _| {
+                    let key = ReadKey { inst: inst as u32, a: ri as u32, b: (pos / TRANSFER_CHUNK) as u32, c: u32::MAX };
+                    (Some((src_base + pos, *src, r.src_offset + pos)), ChunkData::Copy, key)
+                });
+            }
+        }
+        _ => {}
+    }
+    out
+}

@@ -1,0 +1,459 @@
+//! The Rust API for building a workload: memory, buffers, pipelines, command buffers and the
+//! host timeline, in Vulkan's vocabulary. The trace loader is a thin layer over this.
+
+use std::sync::Arc;
+
+use sim_shader::ComputePipeline;
+
+use crate::engine::error::WorkloadError;
+use crate::sync::{AccessFlags2, MemoryBarrier2, PipelineStageFlags2};
+
+/// Index of a memory object in its workload.
+pub type MemoryId = usize;
+/// Index of a buffer in its workload.
+pub type BufferId = usize;
+/// Index of a compute pipeline in its workload.
+pub type PipelineId = usize;
+/// Index of a command buffer in its workload.
+pub type CommandBufferId = usize;
+/// Index of a queue in its workload.
+pub type QueueId = usize;
+/// Index of an event in its workload.
+pub type EventId = usize;
+/// Index of a semaphore in its workload.
+pub type SemaphoreId = usize;
+/// Index of a fence in its workload.
+pub type FenceId = usize;
+
+/// The largest memory object a workload may allocate (4 GiB): larger numbers are typos.
+pub const MAX_MEMORY_BYTES: u64 = 4 << 30;
+/// The largest total of all memory objects (16 GiB of simulated address space).
+pub const MAX_TOTAL_MEMORY_BYTES: u64 = 16 << 30;
+
+/// Memory property flags of a memory type (VkMemoryPropertyFlags).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct MemoryProperties {
+    /// VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT.
+    pub device_local: bool,
+    /// VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT.
+    pub host_visible: bool,
+    /// VK_MEMORY_PROPERTY_HOST_COHERENT_BIT.
+    pub host_coherent: bool,
+    /// VK_MEMORY_PROPERTY_HOST_CACHED_BIT.
+    pub host_cached: bool,
+}
+
+impl MemoryProperties {
+    /// DEVICE_LOCAL only.
+    pub const DEVICE_LOCAL: MemoryProperties =
+        MemoryProperties { device_local: true, host_visible: false, host_coherent: false, host_cached: false };
+    /// HOST_VISIBLE | HOST_COHERENT (write-combined on the host).
+    pub const HOST_COHERENT: MemoryProperties =
+        MemoryProperties { device_local: false, host_visible: true, host_coherent: true, host_cached: false };
+
+    /// Parses `DEVICE_LOCAL|HOST_VISIBLE|...` (short or `VK_MEMORY_PROPERTY_..._BIT` names).
+    pub fn parse(text: &str) -> Result<MemoryProperties, String> {
+        let mut p = MemoryProperties::default();
+        for raw in text.split('|').map(str::trim).filter(|s| !s.is_empty()) {
+            let name = raw.strip_prefix("VK_MEMORY_PROPERTY_").unwrap_or(raw);
+            let name = name.strip_suffix("_BIT").unwrap_or(name);
+            match name {
+                "DEVICE_LOCAL" => p.device_local = true,
+                "HOST_VISIBLE" => p.host_visible = true,
+                "HOST_COHERENT" => p.host_coherent = true,
+                "HOST_CACHED" => p.host_cached = true,
+                "NONE" => {}
+                _ => {
+                    return Err(format!(
+                        "unknown memory property `{raw}` (expected DEVICE_LOCAL, HOST_VISIBLE, HOST_COHERENT, HOST_CACHED)"
+                    ));
+                }
+            }
+        }
+        if (p.host_coherent || p.host_cached) && !p.host_visible {
+            return Err("HOST_COHERENT and HOST_CACHED need HOST_VISIBLE".into());
+        }
+        Ok(p)
+    }
+}
+
+/// A VkDeviceMemory allocation.
+#[derive(Clone, Debug)]
+pub struct MemoryDesc {
+    /// Its id in traces and reports.
+    pub name: String,
+    /// Size in bytes.
+    pub size: u64,
+    /// Property flags of its memory type.
+    pub properties: MemoryProperties,
+    /// Whether its final contents are compared with the reference run.
+    pub compare: bool,
+}
+
+/// A VkBuffer bound to a memory object at an offset.
+#[derive(Clone, Debug)]
+pub struct BufferDesc {
+    /// Its id in traces and reports.
+    pub name: String,
+    /// The memory it is bound to.
+    pub memory: MemoryId,
+    /// Offset of the binding in the memory object, in bytes.
+    pub offset: u64,
+    /// Size in bytes.
+    pub size: u64,
+}
+
+/// How a dispatch binding is accessed (VkDescriptorType).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DescriptorType {
+    /// VK_DESCRIPTOR_TYPE_STORAGE_BUFFER.
+    StorageBuffer,
+    /// VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER.
+    UniformBuffer,
+}
+
+/// One descriptor of a dispatch: a buffer range bound at (set, binding).
+#[derive(Clone, Debug)]
+pub struct BufferBinding {
+    /// Descriptor set index (WGSL `@group`).
+    pub set: u32,
+    /// Binding index.
+    pub binding: u32,
+    /// The buffer bound.
+    pub buffer: BufferId,
+    /// Offset into the buffer, in bytes.
+    pub offset: u64,
+    /// Range in bytes; `None` is VK_WHOLE_SIZE.
+    pub range: Option<u64>,
+}
+
+/// A region of vkCmdCopyBuffer (VkBufferCopy).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BufferCopy {
+    /// Offset in the source buffer.
+    pub src_offset: u64,
+    /// Offset in the destination buffer.
+    pub dst_offset: u64,
+    /// Bytes to copy.
+    pub size: u64,
+}
+
+/// A VkBufferMemoryBarrier2: a memory barrier restricted to a buffer range.
+#[derive(Clone, Debug)]
+pub struct BufferMemoryBarrier {
+    /// Stages and accesses.
+    pub barrier: MemoryBarrier2,
+    /// The buffer.
+    pub buffer: BufferId,
+    /// Offset into the buffer, in bytes.
+    pub offset: u64,
+    /// Size in bytes; `None` is VK_WHOLE_SIZE.
+    pub size: Option<u64>,
+}
+
+/// A VkDependencyInfo: the barriers of a pipeline barrier, set_event or wait_events.
+#[derive(Clone, Debug, Default)]
+pub struct DependencyInfo {
+    /// Global memory barriers.
+    pub memory_barriers: Vec<MemoryBarrier2>,
+    /// Buffer memory barriers.
+    pub buffer_memory_barriers: Vec<BufferMemoryBarrier>,
+}
+
+impl DependencyInfo {
+    /// A dependency of one global memory barrier.
+    pub fn memory(src_stage: PipelineStageFlags2, src_access: AccessFlags2, dst_stage: PipelineStageFlags2, dst_access: AccessFlags2) -> Self {
+        DependencyInfo {
+            memory_barriers: vec![MemoryBarrier2 {
+                src_stage_mask: src_stage,
+                src_access_mask: src_access,
+                dst_stage_mask: dst_stage,
+                dst_access_mask: dst_access,
+            }],
+            buffer_memory_barriers: Vec::new(),
+        }
+    }
+
+    /// Union of the source stage masks of all barriers.
+    pub fn src_stages(&self) -> PipelineStageFlags2 {
+        self.all().fold(PipelineStageFlags2::NONE, |a, b| a | b.src_stage_mask)
+    }
+
+    /// Union of the destination stage masks of all barriers.
+    pub fn dst_stages(&self) -> PipelineStageFlags2 {
+        self.all().fold(PipelineStageFlags2::NONE, |a, b| a | b.dst_stage_mask)
+    }
+
+    fn all(&self) -> impl Iterator<Item = &MemoryBarrier2> {
+        self.memory_barriers.iter().chain(self.buffer_memory_barriers.iter().map(|b| &b.barrier))
+    }
+}
+
+/// A command recorded in a command buffer.
+#[derive(Clone, Debug)]
+pub enum Command {
+    /// vkCmdFillBuffer: `size` bytes (a multiple of 4; `None` = to the end, rounded down to 4)
+    /// at `offset` set to the repeated 32-bit `data`.
+    FillBuffer {
+        /// Destination buffer.
+        dst: BufferId,
+        /// Offset in bytes (a multiple of 4).
+        offset: u64,
+        /// Size in bytes, or VK_WHOLE_SIZE.
+        size: Option<u64>,
+        /// The 32-bit pattern.
+        data: u32,
+    },
+    /// vkCmdUpdateBuffer: inline bytes (a multiple of 4, at most the device limit).
+    UpdateBuffer {
+        /// Destination buffer.
+        dst: BufferId,
+        /// Offset in bytes (a multiple of 4).
+        offset: u64,
+        /// The bytes.
+        data: Vec<u8>,
+    },
+    /// vkCmdCopyBuffer.
+    CopyBuffer {
+        /// Source buffer.
+        src: BufferId,
+        /// Destination buffer.
+        dst: BufferId,
+        /// The regions.
+        regions: Vec<BufferCopy>,
+    },
+    /// vkCmdDispatch (vkCmdDispatchBase with a non-zero base) of a compute pipeline.
+    Dispatch {
+        /// The pipeline.
+        pipeline: PipelineId,
+        /// Workgroup counts.
+        group_count: [u32; 3],
+        /// First workgroup id (vkCmdDispatchBase).
+        base_group: [u32; 3],
+        /// Descriptor bindings.
+        bindings: Vec<BufferBinding>,
+        /// Push-constant bytes.
+        push_constants: Vec<u8>,
+    },
+    /// vkCmdPipelineBarrier2.
+    PipelineBarrier(DependencyInfo),
+    /// vkCmdSetEvent2.
+    SetEvent {
+        /// The event.
+        event: EventId,
+        /// Its dependency (only the first scope acts here).
+        dependency: DependencyInfo,
+    },
+    /// vkCmdWaitEvents2 (one dependency per event, merged; the second scope acts here).
+    WaitEvents {
+        /// The events.
+        events: Vec<EventId>,
+        /// The dependency.
+        dependency: DependencyInfo,
+    },
+    /// vkCmdResetEvent2.
+    ResetEvent {
+        /// The event.
+        event: EventId,
+        /// Stage mask of the reset.
+        stage_mask: PipelineStageFlags2,
+    },
+}
+
+impl Command {
+    /// The Vulkan command's name, for reports.
+    pub fn vk_name(&self) -> &'static str {
+        match self {
+            Command::FillBuffer { .. } => "vkCmdFillBuffer",
+            Command::UpdateBuffer { .. } => "vkCmdUpdateBuffer",
+            Command::CopyBuffer { .. } => "vkCmdCopyBuffer",
+            Command::Dispatch { .. } => "vkCmdDispatch",
+            Command::PipelineBarrier(_) => "vkCmdPipelineBarrier2",
+            Command::SetEvent { .. } => "vkCmdSetEvent2",
+            Command::WaitEvents { .. } => "vkCmdWaitEvents2",
+            Command::ResetEvent { .. } => "vkCmdResetEvent2",
+        }
+    }
+}
+
+/// A command buffer: a name and its commands.
+#[derive(Clone, Debug)]
+pub struct CommandBufferDesc {
+    /// Its id in traces and reports.
+    pub name: String,
+    /// Commands in recording order.
+    pub commands: Vec<Command>,
+}
+
+/// One batch of a vkQueueSubmit2 (VkSubmitInfo2).
+#[derive(Clone, Debug, Default)]
+pub struct SubmitBatch {
+    /// Command buffers, executed in order.
+    pub command_buffers: Vec<CommandBufferId>,
+    /// Semaphores waited on, each with its stage mask.
+    pub wait_semaphores: Vec<(SemaphoreId, PipelineStageFlags2)>,
+    /// Semaphores signalled, each with its stage mask.
+    pub signal_semaphores: Vec<(SemaphoreId, PipelineStageFlags2)>,
+}
+
+/// A host operation or submission, in host program order.
+#[derive(Clone, Debug)]
+pub enum HostOp {
+    /// vkQueueSubmit2.
+    QueueSubmit {
+        /// The queue.
+        queue: QueueId,
+        /// Its batches.
+        batches: Vec<SubmitBatch>,
+        /// Fence signalled when everything submitted completes.
+        fence: Option<FenceId>,
+    },
+    /// vkWaitForFences (wait all).
+    WaitForFences(Vec<FenceId>),
+    /// vkResetFences.
+    ResetFences(Vec<FenceId>),
+    /// vkQueueWaitIdle.
+    QueueWaitIdle(QueueId),
+    /// vkDeviceWaitIdle.
+    DeviceWaitIdle,
+    /// A host write through a mapping.
+    HostWrite {
+        /// The memory object.
+        memory: MemoryId,
+        /// Offset in bytes.
+        offset: u64,
+        /// The bytes.
+        data: Vec<u8>,
+    },
+    /// A host read through a mapping.
+    HostRead {
+        /// The memory object.
+        memory: MemoryId,
+        /// Offset in bytes.
+        offset: u64,
+        /// Size in bytes.
+        size: u64,
+        /// Label for reports (unique).
+        label: String,
+        /// Bytes the program is meant to produce, if stated.
+        expect: Option<Vec<u8>>,
+    },
+    /// vkSetEvent from the host.
+    SetEvent(EventId),
+}
+
+/// A complete program for the simulated GPU.
+#[derive(Clone, Debug, Default)]
+pub struct Workload {
+    /// Its name, for reports.
+    pub name: String,
+    /// Memory objects.
+    pub memories: Vec<MemoryDesc>,
+    /// Buffers.
+    pub buffers: Vec<BufferDesc>,
+    /// Compute pipelines, each with a name.
+    pub pipelines: Vec<(String, Arc<ComputePipeline>)>,
+    /// Command buffers.
+    pub command_buffers: Vec<CommandBufferDesc>,
+    /// Queue names (at least one).
+    pub queues: Vec<String>,
+    /// Event names.
+    pub events: Vec<String>,
+    /// Binary semaphore names.
+    pub semaphores: Vec<String>,
+    /// Fence names.
+    pub fences: Vec<String>,
+    /// Host operations and submissions in host program order.
+    pub timeline: Vec<HostOp>,
+}
+
+impl Workload {
+    /// An empty workload with one queue, `q0`.
+    pub fn new(name: impl Into<String>) -> Workload {
+        Workload { name: name.into(), queues: vec!["q0".into()], ..Workload::default() }
+    }
+
+    /// Allocates a memory object.
+    pub fn memory(&mut self, name: impl Into<String>, size: u64, properties: MemoryProperties) -> MemoryId {
+        self.memories.push(MemoryDesc { name: name.into(), size, properties, compare: true });
+        self.memories.len() - 1
+    }
+
+    /// Creates a buffer bound to `memory` at `offset`.
+    pub fn buffer(&mut self, name: impl Into<String>, memory: MemoryId, offset: u64, size: u64) -> BufferId {
+        self.buffers.push(BufferDesc { name: name.into(), memory, offset, size });
+        self.buffers.len() - 1
+    }
+
+    /// A DEVICE_LOCAL memory object with one buffer covering it: the common case.
+    pub fn device_buffer(&mut self, name: impl Into<String>, size: u64) -> BufferId {
+        let name = name.into();
+        let m = self.memory(format!("{name}.memory"), size, MemoryProperties::DEVICE_LOCAL);
+        self.buffer(name, m, 0, size)
+    }
+
+    /// A HOST_VISIBLE|HOST_COHERENT memory object with one buffer covering it.
+    pub fn host_buffer(&mut self, name: impl Into<String>, size: u64) -> (MemoryId, BufferId) {
+        let name = name.into();
+        let m = self.memory(format!("{name}.memory"), size, MemoryProperties::HOST_COHERENT);
+        (m, self.buffer(name, m, 0, size))
+    }
+
+    /// Adds a compute pipeline.
+    pub fn pipeline(&mut self, name: impl Into<String>, pipeline: Arc<ComputePipeline>) -> PipelineId {
+        self.pipelines.push((name.into(), pipeline));
+        self.pipelines.len() - 1
+    }
+
+    /// Compiles WGSL and adds its compute entry point as a pipeline.
+    pub fn wgsl_pipeline(&mut self, name: impl Into<String>, source: &str, entry_point: &str) -> Result<PipelineId, WorkloadError> {
+        let name = name.into();
+        let module = sim_shader::Module::from_wgsl(source, &name).map_err(|e| WorkloadError::Shader { shader: name.clone(), message: e.to_string() })?;
+        let pipeline = ComputePipeline::new(&module, entry_point).map_err(|e| WorkloadError::Shader { shader: name.clone(), message: e.to_string() })?;
+        Ok(self.pipeline(name, Arc::new(pipeline)))
+    }
+
+    /// Records a command buffer.
+    pub fn command_buffer(&mut self, name: impl Into<String>, commands: Vec<Command>) -> CommandBufferId {
+        self.command_buffers.push(CommandBufferDesc { name: name.into(), commands });
+        self.command_buffers.len() - 1
+    }
+
+    /// Adds a queue.
+    pub fn queue(&mut self, name: impl Into<String>) -> QueueId {
+        self.queues.push(name.into());
+        self.queues.len() - 1
+    }
+
+    /// Adds an event.
+    pub fn event(&mut self, name: impl Into<String>) -> EventId {
+        self.events.push(name.into());
+        self.events.len() - 1
+    }
+
+    /// Adds a binary semaphore.
+    pub fn semaphore(&mut self, name: impl Into<String>) -> SemaphoreId {
+        self.semaphores.push(name.into());
+        self.semaphores.len() - 1
+    }
+
+    /// Adds a fence.
+    pub fn fence(&mut self, name: impl Into<String>) -> FenceId {
+        self.fences.push(name.into());
+        self.fences.len() - 1
+    }
+
+    /// Submits command buffers to a queue as one batch, with an optional fence.
+    pub fn submit(&mut self, queue: QueueId, command_buffers: Vec<CommandBufferId>, fence: Option<FenceId>) {
+        self.timeline.push(HostOp::QueueSubmit {
+            queue,
+            batches: vec![SubmitBatch { command_buffers, ..SubmitBatch::default() }],
+            fence,
+        });
+    }
+
+    /// Appends any host operation.
+    pub fn host(&mut self, op: HostOp) {
+        self.timeline.push(op);
+    }
+}
