@@ -148,45 +148,74 @@ impl<'a> SpannedDoc<'a> {
         self.span_of(&FieldPath::keys(&["base"])).map(|(s, _)| s)
     }
 
-    /// The dotted path of the deepest field whose value span contains `offset`.
+    /// The dotted path of the field whose key or value span most tightly contains `offset`.
     pub(crate) fn path_at(&self, offset: usize) -> String {
         let Some(root) = self.root.as_ref() else { return String::new() };
-        let mut path = FieldPath::default();
-        let mut current: Option<&toml::Spanned<DeValue<'a>>> = None;
+        let mut spans: Vec<(FieldPath, std::ops::Range<usize>)> = Vec::new();
+        collect_table(root.get_ref(), &FieldPath::default(), &mut spans);
+        spans
+            .into_iter()
+            .filter(|(_, s)| s.contains(&offset) || (s.start == offset && s.is_empty()))
+            .min_by_key(|(p, s)| (s.len(), usize::MAX - p.0.len()))
+            .map(|(p, _)| p.to_string())
+            .unwrap_or_default()
+    }
+
+    /// When `offset` starts an array and `message` quotes one of its string elements (as the
+    /// op and flag parsers do), the element's path and span: errors inside arrays are reported
+    /// by toml at the array, but the user wants the element.
+    pub(crate) fn element_in_array(&self, offset: usize, message: &str) -> Option<(String, std::ops::Range<usize>)> {
+        let root = self.root.as_ref()?;
+        let mut spans: Vec<(FieldPath, std::ops::Range<usize>)> = Vec::new();
+        collect_table(root.get_ref(), &FieldPath::default(), &mut spans);
+        let quoted = message.split('`').nth(1)?;
+        let (array_path, _) = spans.iter().find(|(_, s)| s.start == offset)?;
+        let value = self.value_at(array_path)?;
+        let array = value.get_ref().as_array()?;
+        let (i, item) = array.iter().enumerate().find(|(_, v)| v.get_ref().as_str() == Some(quoted))?;
+        let mut p = array_path.clone();
+        p.push_index(i);
+        Some((p.to_string(), item.span()))
+    }
+
+    fn value_at(&self, path: &FieldPath) -> Option<&toml::Spanned<DeValue<'a>>> {
+        let root = self.root.as_ref()?;
         let mut table: Option<&DeTable<'a>> = Some(root.get_ref());
-        loop {
-            let mut advanced = false;
-            if let Some(t) = table {
-                for (k, v) in t.iter() {
-                    let span = v.span();
-                    let key_span = k.span();
-                    if span.contains(&offset) || key_span.contains(&offset) || (span.start == offset && span.is_empty()) {
-                        path.push_key(k.get_ref());
-                        current = Some(v);
-                        table = v.get_ref().as_table();
-                        advanced = true;
-                        break;
-                    }
-                }
-            } else if let Some(arr) = current.and_then(|v| v.get_ref().as_array()) {
-                for (i, v) in arr.iter().enumerate() {
-                    if v.span().contains(&offset) {
-                        path.push_index(i);
-                        current = Some(v);
-                        table = v.get_ref().as_table();
-                        advanced = true;
-                        break;
-                    }
-                }
-            }
-            if !advanced {
-                break;
-            }
+        let mut value: Option<&toml::Spanned<DeValue<'a>>> = None;
+        for seg in &path.0 {
+            let v = match seg {
+                PathSegment::Key(k) => table?.iter().find(|(key, _)| &**key.get_ref() == k.as_str()).map(|(_, v)| v)?,
+                PathSegment::Index(i) => value?.get_ref().as_array()?.get(*i)?,
+            };
+            value = Some(v);
+            table = v.get_ref().as_table();
         }
-        path.to_string()
+        value
     }
 
     pub(crate) fn text(&self) -> &'a str {
         self.text
+    }
+}
+
+fn collect_table(t: &DeTable<'_>, at: &FieldPath, out: &mut Vec<(FieldPath, std::ops::Range<usize>)>) {
+    for (k, v) in t.iter() {
+        let mut p = at.clone();
+        p.push_key(k.get_ref());
+        out.push((p.clone(), k.span()));
+        collect_value(v, &p, out);
+    }
+}
+
+fn collect_value(v: &toml::Spanned<DeValue<'_>>, at: &FieldPath, out: &mut Vec<(FieldPath, std::ops::Range<usize>)>) {
+    out.push((at.clone(), v.span()));
+    if let Some(t) = v.get_ref().as_table() {
+        collect_table(t, at, out);
+    } else if let Some(a) = v.get_ref().as_array() {
+        for (i, item) in a.iter().enumerate() {
+            let mut p = at.clone();
+            p.push_index(i);
+            collect_value(item, &p, out);
+        }
     }
 }

@@ -190,9 +190,15 @@ impl Profile {
         // Pass 1: the user's text alone, so syntax, unknown fields, wrong types and unknown names
         // are reported with toml's own spans.
         let own: Profile = toml::from_str(text).map_err(|e| {
+            let message = e.message().trim().to_string();
             let span = e.span();
-            let field = span.as_ref().map(|s| doc.path_at(s.start)).unwrap_or_default();
-            located(span, field, e.message().trim().to_string())
+            match span.as_ref().and_then(|s| doc.element_in_array(s.start, &message)) {
+                Some((field, element)) => located(Some(element), field, message),
+                None => {
+                    let field = span.as_ref().map(|s| doc.path_at(s.start)).unwrap_or_default();
+                    located(span, field, message)
+                }
+            }
         })?;
         let user: toml::Table = toml::from_str(text).map_err(|e| located(e.span(), String::new(), e.message().to_string()))?;
 
