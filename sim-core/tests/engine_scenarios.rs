@@ -1,0 +1,333 @@
+//! The compute GPU's scenarios: each missing-synchronization variant must read stale bytes on
+//! the profile named (for at least one of 32 seeds), and each correct variant must match the
+//! reference on every built-in profile for all 32 seeds.
+
+use sim_core::engine::*;
+use sim_core::profile::Profile;
+use sim_core::sync::{AccessFlags2 as A, PipelineStageFlags2 as S};
+
+const SEEDS: u64 = 32;
+const N: u64 = 4096; // bytes per buffer: 1024 u32 words
+
+const ADD_ONE: &str = r#"
+@group(0) @binding(0) var<storage, read> src: array<u32>;
+@group(0) @binding(1) var<storage, read_write> dst: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    dst[id.x] = src[id.x] + 1u;
+}
+"#;
+
+const WRITE_VALUE: &str = r#"
+@group(0) @binding(0) var<storage, read_write> dst: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    dst[id.x] = 1000u + id.x;
+}
+"#;
+
+const READ_UNIFORM: &str = r#"
+struct U { v: array<vec4<u32>, 16> }
+@group(0) @binding(0) var<uniform> u: U;
+@group(0) @binding(1) var<storage, read_write> dst: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invocation_index) l: u32) {
+    dst[id.x] = u.v[l % 16u].x;
+}
+"#;
+
+fn storage(set_binding: (u32, u32), buffer: BufferId) -> BufferBinding {
+    BufferBinding { set: set_binding.0, binding: set_binding.1, buffer, offset: 0, range: None }
+}
+
+fn dispatch(pipeline: PipelineId, groups: u32, bindings: Vec<BufferBinding>, _unused: u32) -> Command {
+    Command::Dispatch { pipeline, group_count: [groups, 1, 1], base_group: [0; 3], bindings, push_constants: Vec::new() }
+}
+
+fn barrier(src: S, src_access: A, dst: S, dst_access: A) -> Command {
+    Command::PipelineBarrier(DependencyInfo::memory(src, src_access, dst, dst_access))
+}
+
+fn finish(mut w: Workload, cmds: Vec<Command>) -> Workload {
+    let cb = w.command_buffer("cb0", cmds);
+    let f = w.fence("f0");
+    w.submit(0, vec![cb], Some(f));
+    w.host(HostOp::WaitForFences(vec![f]));
+    w
+}
+
+/// Seeds (of 32) whose run differs from the reference.
+fn corrupt_seeds(w: &Workload, profile: &str) -> Vec<u64> {
+    let p = Profile::builtin(profile).unwrap();
+    (0..SEEDS).filter(|&s| run_workload(w, &p, s).unwrap().corrupted()).collect()
+}
+
+fn assert_shows_corruption(w: &Workload, profile: &str) {
+    let bad = corrupt_seeds(w, profile);
+    assert!(!bad.is_empty(), "{}: expected stale reads on {profile} for some seed", w.name);
+}
+
+fn assert_clean_everywhere(w: &Workload) {
+    for profile in Profile::builtin_names() {
+        let bad = corrupt_seeds(w, profile);
+        assert!(bad.is_empty(), "{}: correctly synchronized, yet corrupted on {profile} with seeds {bad:?}", w.name);
+    }
+}
+
+/// 1. vkCmdFillBuffer, then a dispatch that reads the buffer. Without a barrier nothing orders
+/// the dispatch after the fill (on any profile, seed-l2 included): workgroups read before the
+/// transfer engine has written, and see the initial zeroes.
+fn s1(with_barrier: bool) -> Workload {
+    let mut w = Workload::new("fill-then-dispatch");
+    let a = w.device_buffer("A", N);
+    let b = w.device_buffer("B", N);
+    let p = w.wgsl_pipeline("add_one", ADD_ONE, "main").unwrap();
+    let mut c = vec![Command::FillBuffer { dst: a, offset: 0, size: None, data: 7 }];
+    if with_barrier {
+        c.push(barrier(S::CLEAR, A::TRANSFER_WRITE, S::COMPUTE_SHADER, A::SHADER_STORAGE_READ));
+    }
+    c.push(dispatch(p, 16, vec![storage((0, 0), a), storage((0, 1), b)], 0));
+    finish(w, c)
+}
+
+#[test]
+fn s1_fill_then_dispatch() {
+    assert_shows_corruption(&s1(false), "seed-l2");
+    assert_clean_everywhere(&s1(true));
+}
+
+/// 2. A dispatch writes B that the next dispatch reads as a uniform buffer. Every CU's U$ holds
+/// B from an earlier uniform read. Under seed-l2 the barrier must name UNIFORM_READ to
+/// invalidate U$; one naming only SHADER_STORAGE_READ invalidates L1 and T$ and leaves U$ stale.
+fn s2(dst_access: A) -> Workload {
+    let mut w = Workload::new("storage-write-then-uniform-read");
+    let b = w.device_buffer("B", 256);
+    let out0 = w.device_buffer("OUT0", N * 4);
+    let out1 = w.device_buffer("OUT1", N * 4);
+    let read_u = w.wgsl_pipeline("read_uniform", READ_UNIFORM, "main").unwrap();
+    let write = w.wgsl_pipeline("write_value", WRITE_VALUE, "main").unwrap();
+    let ub = |o| vec![BufferBinding { set: 0, binding: 0, buffer: b, offset: 0, range: None }, storage((0, 1), o)];
+    let c = vec![
+        dispatch(read_u, 64, ub(out0), 0),
+        barrier(S::COMPUTE_SHADER, A::NONE, S::COMPUTE_SHADER, A::NONE),
+        dispatch(write, 1, vec![storage((0, 0), b)], 1000),
+        barrier(S::COMPUTE_SHADER, A::SHADER_STORAGE_WRITE, S::COMPUTE_SHADER, dst_access),
+        dispatch(read_u, 64, ub(out1), 0),
+    ];
+    finish(w, c)
+}
+
+#[test]
+fn s2_uniform_cache_goes_stale() {
+    assert_shows_corruption(&s2(A::SHADER_STORAGE_READ), "seed-l2");
+    assert_clean_everywhere(&s2(A::UNIFORM_READ));
+}
+
+/// 3. A dispatch writes B, then vkCmdCopyBuffer copies B to C. Under seed-vram the transfer
+/// engine reads VRAM directly, and the shader's writes sit dirty in the per-line L2 until a
+/// barrier with SHADER_WRITE in its first scope flushes L2: an execution-only barrier orders
+/// the commands but the copy still reads the old bytes.
+fn s3(src_access: A) -> Workload {
+    let mut w = Workload::new("dispatch-then-copy");
+    let b = w.device_buffer("B", N);
+    let c_buf = w.device_buffer("C", N);
+    let write = w.wgsl_pipeline("write_value", WRITE_VALUE, "main").unwrap();
+    let c = vec![
+        dispatch(write, 16, vec![storage((0, 0), b)], 5),
+        barrier(S::COMPUTE_SHADER, src_access, S::COPY, A::TRANSFER_READ),
+        Command::CopyBuffer { src: b, dst: c_buf, regions: vec![BufferCopy { src_offset: 0, dst_offset: 0, size: N }] },
+    ];
+    finish(w, c)
+}
+
+#[test]
+fn s3_copy_reads_vram_behind_dirty_l2() {
+    assert_shows_corruption(&s3(A::NONE), "seed-vram");
+    assert_clean_everywhere(&s3(A::SHADER_STORAGE_WRITE));
+}
+
+/// 4. Write-after-read: a dispatch reads A while a later copy overwrites A. With no execution
+/// dependency the copy runs beside the dispatch (on any profile, seed-l2 included) and some
+/// reads see the new bytes. An execution-only barrier is enough for a WAR hazard.
+fn s4(with_barrier: bool) -> Workload {
+    // 128 workgroups on 32 slots: later waves read A while the copy is writing it.
+    const BIG: u64 = 128 * 64 * 4;
+    let mut w = Workload::new("write-after-read");
+    let a = w.device_buffer("A", BIG);
+    let src = w.device_buffer("SRC", BIG);
+    let out = w.device_buffer("OUT", BIG);
+    let p = w.wgsl_pipeline("add_one", ADD_ONE, "main").unwrap();
+    let mut c = vec![
+        Command::FillBuffer { dst: src, offset: 0, size: None, data: 99 },
+        // Releases the dispatch and the copy together, so they overlap.
+        barrier(S::CLEAR, A::TRANSFER_WRITE, S::COPY | S::COMPUTE_SHADER, A::TRANSFER_READ),
+        dispatch(p, 128, vec![storage((0, 0), a), storage((0, 1), out)], 0),
+    ];
+    if with_barrier {
+        c.push(barrier(S::COMPUTE_SHADER, A::NONE, S::COPY, A::NONE));
+    }
+    // The copy overwrites the last quarter of A, which the dispatch's last wave reads.
+    c.push(Command::CopyBuffer { src, dst: a, regions: vec![BufferCopy { src_offset: 0, dst_offset: BIG / 4 * 3, size: BIG / 4 }] });
+    finish(w, c)
+}
+
+#[test]
+fn s4_write_after_read() {
+    assert_shows_corruption(&s4(false), "seed-l2");
+    assert_clean_everywhere(&s4(true));
+}
+
+/// 5. Lost update: a dispatch writes the first half of every 64-byte line of B and a fill
+/// writes the second half. Under seed-vram the fill goes straight to VRAM while the L2 holds
+/// the lines (brought in by an earlier read of B) dirty with one bit per line; its later
+/// write-back sends whole lines, stale halves included, over the fill's bytes. A barrier with
+/// SHADER_WRITE in its first scope flushes L2 before the fill and prevents it.
+fn s5(with_barrier: bool) -> Workload {
+    const HALF_LINES: &str = r#"
+    @group(0) @binding(0) var<storage, read_write> dst: array<u32>;
+    @compute @workgroup_size(64)
+    fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+        // Words 0..8 of each 16-word line.
+        dst[(id.x / 8u) * 16u + id.x % 8u] = 0xABCD0000u + id.x;
+    }
+    "#;
+    let mut w = Workload::new("lost-update");
+    let b = w.device_buffer("B", N);
+    let out = w.device_buffer("OUT", N);
+    let read = w.wgsl_pipeline("add_one", ADD_ONE, "main").unwrap();
+    let p = w.wgsl_pipeline("half_lines", HALF_LINES, "main").unwrap();
+    let mut c = vec![
+        dispatch(read, 16, vec![storage((0, 0), b), storage((0, 1), out)], 0),
+        barrier(S::COMPUTE_SHADER, A::NONE, S::COMPUTE_SHADER, A::NONE),
+        dispatch(p, 8, vec![storage((0, 0), b)], 0),
+    ];
+    if with_barrier {
+        c.push(barrier(S::COMPUTE_SHADER, A::SHADER_STORAGE_WRITE, S::CLEAR, A::TRANSFER_WRITE));
+    }
+    // Fill the second half of every line, one update per line.
+    for line in 0..N / 64 {
+        c.push(Command::FillBuffer { dst: b, offset: line * 64 + 32, size: Some(32), data: 0x5555_5555 });
+    }
+    finish(w, c)
+}
+
+#[test]
+fn s5_lost_update_with_per_line_dirty_l2() {
+    let p = Profile::builtin("seed-vram").unwrap();
+    let lost = (0..SEEDS).map(|s| run_workload(&s5(false), &p, s).unwrap()).find(|r| r.corrupted_bytes > 0);
+    assert!(lost.is_some(), "the fill's bytes should be clobbered by whole-line L2 write-backs under seed-vram");
+    assert_clean_everywhere(&s5(true));
+}
+
+/// 6. A split barrier: vkCmdSetEvent2 after a fill, vkCmdWaitEvents2 before a dispatch. With
+/// the fill's stage (CLEAR) in the set's first scope nothing goes wrong; a set whose stage
+/// mask names COMPUTE_SHADER instead does not wait for the fill (on any profile, seed-l2
+/// included), so the dispatch reads zeroes.
+fn s6(set_stage: S) -> Workload {
+    let mut w = Workload::new("split-barrier");
+    let a = w.device_buffer("A", N);
+    let b = w.device_buffer("B", N);
+    let e = w.event("e0");
+    let p = w.wgsl_pipeline("add_one", ADD_ONE, "main").unwrap();
+    let dep_set = DependencyInfo::memory(set_stage, A::TRANSFER_WRITE, S::COMPUTE_SHADER, A::SHADER_STORAGE_READ);
+    let dep_wait = DependencyInfo::memory(set_stage, A::TRANSFER_WRITE, S::COMPUTE_SHADER, A::SHADER_STORAGE_READ);
+    let c = vec![
+        Command::FillBuffer { dst: a, offset: 0, size: None, data: 3 },
+        Command::SetEvent { event: e, dependency: dep_set },
+        Command::WaitEvents { events: vec![e], dependency: dep_wait },
+        dispatch(p, 16, vec![storage((0, 0), a), storage((0, 1), b)], 0),
+    ];
+    finish(w, c)
+}
+
+#[test]
+fn s6_split_barrier_stage_masks() {
+    assert_shows_corruption(&s6(S::COMPUTE_SHADER), "seed-l2");
+    assert_clean_everywhere(&s6(S::CLEAR));
+}
+
+/// 7. Two queues: q0 fills A, q1 dispatches a read of A. Without a semaphore nothing orders
+/// the two submissions (on any profile, seed-l2 included); with one (signal on q0, wait at
+/// COMPUTE_SHADER on q1) the read sees the fill.
+fn s7(with_semaphore: bool) -> Workload {
+    let mut w = Workload::new("two-queues");
+    let q1 = w.queue("q1");
+    let a = w.device_buffer("A", N);
+    let b = w.device_buffer("B", N);
+    let s = w.semaphore("s0");
+    let p = w.wgsl_pipeline("add_one", ADD_ONE, "main").unwrap();
+    let producer = w.command_buffer("producer", vec![Command::FillBuffer { dst: a, offset: 0, size: None, data: 11 }]);
+    let consumer = w.command_buffer("consumer", vec![dispatch(p, 16, vec![storage((0, 0), a), storage((0, 1), b)], 0)]);
+    let f = w.fence("f0");
+    let sem = |v: bool| if v { vec![(s, S::ALL_COMMANDS)] } else { vec![] };
+    w.host(HostOp::QueueSubmit { queue: 0, batches: vec![SubmitBatch { command_buffers: vec![producer], signal_semaphores: sem(with_semaphore), ..Default::default() }], fence: None });
+    w.host(HostOp::QueueSubmit {
+        queue: q1,
+        batches: vec![SubmitBatch {
+            command_buffers: vec![consumer],
+            wait_semaphores: if with_semaphore { vec![(s, S::COMPUTE_SHADER)] } else { vec![] },
+            ..Default::default()
+        }],
+        fence: Some(f),
+    });
+    w.host(HostOp::DeviceWaitIdle);
+    w
+}
+
+#[test]
+fn s7_semaphore_between_queues() {
+    assert_shows_corruption(&s7(false), "seed-l2");
+    assert_clean_everywhere(&s7(true));
+}
+
+/// A finding names the command, the buffer, the bytes, the cache and both writes.
+#[test]
+fn findings_explain_the_stale_read() {
+    let p = Profile::builtin("seed-l2").unwrap();
+    let r = run_workload(&s1(false), &p, 0).unwrap();
+    let f = r.findings.first().expect("a finding");
+    assert_eq!(f.at.command_buffer, "cb0");
+    assert_eq!(f.at.command, 1, "the dispatch read");
+    assert_eq!(f.resource, "A");
+    assert_eq!(f.seen_write, Writer::Initial);
+    assert_eq!(f.expected_write, Writer::Command(CommandRef { submit: 0, batch: 0, command_buffer: "cb0".into(), command: 0 }));
+    assert_eq!(f.expected[..4], 7u32.to_le_bytes());
+    assert!(f.size >= 4 && f.offset % 4 == 0);
+}
+
+/// Same workload, profile and seed: the same result, however many threads run runs at once.
+#[test]
+fn runs_are_deterministic_across_threads() {
+    let p = Profile::builtin("seed-l2").unwrap();
+    let w = s2(A::SHADER_STORAGE_READ);
+    let one = |s| {
+        let r = run_workload(&w, &p, s).unwrap();
+        (r.cycles, r.stale_reads, r.corrupted_bytes, r.findings.clone(), format!("{:?}", r.caches))
+    };
+    let serial: Vec<_> = (0..4).map(one).collect();
+    let parallel: Vec<_> = std::thread::scope(|sc| {
+        let hs: Vec<_> = (0..4).map(|s| sc.spawn(move || one(s))).collect();
+        hs.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert_eq!(serial, parallel);
+    assert_ne!(serial[0].0, 0);
+}
+
+/// Bad API use is an error naming the place, never a panic.
+#[test]
+fn api_misuse_is_a_located_error() {
+    let mut w = Workload::new("bad");
+    let a = w.device_buffer("A", 64);
+    let f = w.fence("f0");
+    let cb = w.command_buffer("cb0", vec![Command::FillBuffer { dst: a, offset: 60, size: Some(8), data: 0 }]);
+    w.submit(0, vec![cb], Some(f));
+    let err = run_workload(&w, &Profile::builtin("ideal").unwrap(), 0).unwrap_err();
+    assert!(err.to_string().contains("cb0") && err.to_string().contains("outside buffer `A`"), "{err}");
+
+    let mut w = Workload::new("never-signalled");
+    let f = w.fence("f0");
+    w.host(HostOp::WaitForFences(vec![f]));
+    let err = run_workload(&w, &Profile::builtin("ideal").unwrap(), 0).unwrap_err();
+    assert!(err.to_string().contains("timeline[0]") && err.to_string().contains("f0"), "{err}");
+}
+
