@@ -79,9 +79,9 @@ fn control_barrier_parks_subgroups() {
     };
     let mut wg = p.workgroup(&cfg).unwrap();
     assert_eq!(wg.num_subgroups(), 4);
-    let ones = vec![1u8, 0, 0, 0].repeat(64);
+    let ones = [1u8, 0, 0, 0].repeat(64);
     // Each subgroup loads its inputs, then reaches the first workgroupBarrier.
-    let mut arrive = |wg: &mut Workgroup, i: usize| {
+    let arrive = |wg: &mut Workgroup, i: usize| {
         let Step::Memory(_) = wg.step(i).unwrap() else { panic!("expected a load") };
         wg.complete(i, &ones).unwrap();
         match wg.step(i).unwrap() {
@@ -101,14 +101,14 @@ fn control_barrier_parks_subgroups() {
     let mut done = [false; 4];
     let mut sum = None;
     while !done.iter().all(|d| *d) {
-        for i in 0..4 {
+        for (i, d) in done.iter_mut().enumerate() {
             match wg.step(i).unwrap() {
                 Step::Memory(req) => {
                     assert_eq!(req.op, MemOp::Store);
                     sum = Some(u32::from_le_bytes(req.data[..4].try_into().unwrap()));
                     wg.complete(i, &[]).unwrap();
                 }
-                Step::Done => done[i] = true,
+                Step::Done => *d = true,
                 _ => {}
             }
         }
