@@ -214,8 +214,14 @@ impl Cache {
         self.lines[base..base + self.ways].iter().position(|&l| l == line).map(|w| base + w)
     }
 
+    /// Records a use of `slot` for replacement. The MRU fast path of [`Cache::read`] skips this
+    /// for the line used last, which is only sound while that line *is* the one used last: a
+    /// use of any other slot ends its MRU standing.
     #[inline]
     fn touch(&mut self, slot: usize) {
+        if slot != self.mru_slot {
+            self.mru_line = INVALID;
+        }
         match self.spec.replacement {
             Replacement::Lru => {
                 self.clock += 1;
@@ -291,9 +297,21 @@ impl Cache {
         self.mask(&self.dirty, slot).iter().any(|&w| w != 0)
     }
 
+    /// Whether every byte of `[off, off + n)` has its bit set, a 64-bit word at a time.
+    #[inline]
     fn covers(&self, masks: &[u64], slot: usize, off: usize, n: usize) -> bool {
         let m = self.mask(masks, slot);
-        (off..off + n).all(|b| m[b / 64] >> (b % 64) & 1 == 1)
+        let end = off + n;
+        let mut b = off;
+        while b < end {
+            let w = b / 64;
+            let bits = bit_range(b % 64, (end - w * 64).min(64));
+            if m[w] & bits != bits {
+                return false;
+            }
+            b = (w + 1) * 64;
+        }
+        true
     }
 
     fn set_full(masks: &mut [u64], slot: usize, mask_words: usize, last: u64) {
@@ -317,8 +335,12 @@ impl Cache {
         let m = &mut masks[slot * mw..(slot + 1) * mw];
         match src_mask {
             None => {
-                for b in off..off + n {
-                    m[b / 64] |= 1 << (b % 64);
+                let end = off + n;
+                let mut b = off;
+                while b < end {
+                    let w = b / 64;
+                    m[w] |= bit_range(b % 64, (end - w * 64).min(64));
+                    b = (w + 1) * 64;
                 }
             }
             Some((src, pos)) => {
@@ -332,6 +354,7 @@ impl Cache {
 
     // ----- moving lines -------------------------------------------------------------------------
 
+    #[inline]
     fn copy_tags_out(&self, slot: usize, a: u64, n: usize, access_addr: u64, tags: &mut [Tag]) {
         let wpl = self.line_bytes / TAG_GRANULE as usize;
         let off = (a & (self.line_bytes as u64 - 1)) as usize;
@@ -436,12 +459,13 @@ impl Cache {
         let line = addr >> self.line_shift;
         let off = (addr & (self.line_bytes as u64 - 1)) as usize;
         let n = data.len();
-        // Fast path: a hit in the most recently used line, which is always fully valid.
-        if line == self.mru_line && off + n <= self.line_bytes && tags.len() == word_span(addr, n) {
+        // Fast path: a hit in the line used last, which is fully valid (see `touch`). Touching it
+        // again would change no replacement decision, so it is skipped.
+        if line == self.mru_line && off + n <= self.line_bytes && n != 0 && tags.len() == word_span(addr, n) {
             let slot = self.mru_slot;
             data.copy_from_slice(&self.data[slot * self.line_bytes + off..][..n]);
-            self.copy_tags_out(slot, addr, n, addr, tags);
-            self.touch(slot);
+            let w0 = slot * (self.line_bytes / TAG_GRANULE as usize) + off / TAG_GRANULE as usize;
+            tags.copy_from_slice(&self.tags[w0..w0 + tags.len()]);
             self.stats.reads += 1;
             self.stats.read_hits += 1;
             return Ok(AccessReport { hits: 1, ..AccessReport::default() });
@@ -687,6 +711,13 @@ impl Cache {
     pub fn flush_invalidate<N: MemoryLevel + ?Sized>(&mut self, next: &mut N, range: Option<(u64, u64)>) -> Result<AccessReport, AccessError> {
         self.maintain(next, Maintenance::FlushInvalidate, range)
     }
+}
+
+/// The bits `lo..hi` of a mask word (`hi <= 64`).
+#[inline]
+fn bit_range(lo: usize, hi: usize) -> u64 {
+    let width = hi - lo;
+    if width >= 64 { u64::MAX } else { ((1u64 << width) - 1) << lo }
 }
 
 #[derive(Clone, Copy)]

@@ -51,6 +51,9 @@ pub struct BackingStore {
     size: u64,
     channels: u32,
     interleave_shift: u32,
+    /// `channels - 1` when the channel count is a power of two: the channel is then a mask away,
+    /// not a division, on every transaction counted.
+    channel_mask: Option<u64>,
     pages: Vec<Option<Page>>,
     resident_pages: usize,
     stats: Vec<ChannelStats>,
@@ -82,6 +85,7 @@ impl BackingStore {
             size: size_bytes,
             channels,
             interleave_shift: interleave_bytes.trailing_zeros(),
+            channel_mask: channels.is_power_of_two().then(|| channels as u64 - 1),
             pages,
             resident_pages: 0,
             stats: vec![ChannelStats::default(); channels as usize],
@@ -101,7 +105,11 @@ impl BackingStore {
     /// The channel that serves byte `addr`.
     #[inline]
     pub fn channel_of(&self, addr: u64) -> u32 {
-        ((addr >> self.interleave_shift) % self.channels as u64) as u32
+        let chunk = addr >> self.interleave_shift;
+        match self.channel_mask {
+            Some(mask) => (chunk & mask) as u32,
+            None => (chunk % self.channels as u64) as u32,
+        }
     }
 
     /// Traffic per channel so far.
