@@ -250,15 +250,29 @@ impl Cache {
 
     fn victim(&mut self, set: usize) -> usize {
         let base = set * self.ways;
+        if self.spec.replacement == Replacement::Lru {
+            // One pass over the set: the first empty way (key 0), else the oldest stamp.
+            let lines = &self.lines[base..base + self.ways];
+            let stamps = &self.stamps[base..base + self.ways];
+            let mut best = 0;
+            let mut best_key = u64::MAX;
+            for w in 0..self.ways {
+                let key = if lines[w] == INVALID { 0 } else { stamps[w] + 1 };
+                if key < best_key {
+                    best = w;
+                    best_key = key;
+                    if key == 0 {
+                        break;
+                    }
+                }
+            }
+            return base + best;
+        }
         if let Some(w) = self.lines[base..base + self.ways].iter().position(|&l| l == INVALID) {
             return base + w;
         }
         match self.spec.replacement {
-            Replacement::Lru => {
-                let stamps = &self.stamps[base..base + self.ways];
-                let w = (0..self.ways).min_by_key(|&w| stamps[w]).unwrap_or(0);
-                base + w
-            }
+            Replacement::Lru => unreachable!("handled above"),
             Replacement::TreePlru => {
                 let bits = self.plru[set];
                 let mut node = 1usize;
@@ -422,16 +436,24 @@ impl Cache {
     /// Fetches the slot's line from `next`, filling only the bytes not already valid.
     fn fill<N: MemoryLevel + ?Sized>(&mut self, slot: usize, next: &mut N, report: &mut AccessReport) -> Result<(), AccessError> {
         let addr = self.lines[slot] << self.line_shift;
-        let below = next.read(addr, &mut self.fill_data, &mut self.fill_tags)?;
-        report.absorb_below(&below);
-        report.fills += 1;
-        self.stats.fills += 1;
         let lb = self.line_bytes;
         let wpl = lb / TAG_GRANULE as usize;
         if self.mask(&self.valid, slot).iter().all(|&w| w == 0) {
-            self.data[slot * lb..(slot + 1) * lb].copy_from_slice(&self.fill_data);
-            self.tags[slot * wpl..(slot + 1) * wpl].copy_from_slice(&self.fill_tags);
+            // Nothing to keep: the next level writes straight into the slot (on an error the
+            // slot holds no valid byte, so whatever was written there is never read).
+            let below = next.read(addr, &mut self.data[slot * lb..(slot + 1) * lb], &mut self.tags[slot * wpl..(slot + 1) * wpl]);
+            match below {
+                Ok(below) => report.absorb_below(&below),
+                Err(e) => {
+                    // A line that cannot be fetched (past the end of memory) must not stay
+                    // behind as an empty resident line.
+                    self.drop_slot(slot);
+                    return Err(e);
+                }
+            }
         } else {
+            let below = next.read(addr, &mut self.fill_data, &mut self.fill_tags)?;
+            report.absorb_below(&below);
             // Merge under the valid bytes: they are newer than anything below.
             for b in 0..lb {
                 let valid = self.valid[slot * self.mask_words + b / 64] >> (b % 64) & 1 == 1;
@@ -446,6 +468,8 @@ impl Cache {
                 }
             }
         }
+        report.fills += 1;
+        self.stats.fills += 1;
         Self::set_full(&mut self.valid, slot, self.mask_words, self.last_mask_word);
         Ok(())
     }

@@ -182,4 +182,5 @@ fn a_4_gib_address_space_stays_small() {
     assert_eq!((d, t), ([0xAB; 8], [4, 4]));
     // And one byte past the end is an error, not a panic.
     assert!(matches!(l2.read(&mut vram, (4 << 30) - 4, &mut d, &mut t), Err(AccessError::OutOfRange { .. })));
+    assert!(!l2.contains(4 << 30), "the line that could not be fetched is not left resident");
 }
