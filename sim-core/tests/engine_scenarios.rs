@@ -331,3 +331,19 @@ fn api_misuse_is_a_located_error() {
     assert!(err.to_string().contains("timeline[0]") && err.to_string().contains("f0"), "{err}");
 }
 
+
+/// The built-in sample workloads are correctly synchronized and compute the right thing.
+#[test]
+fn samples_match_the_reference_and_plain_rust() {
+    let p = Profile::builtin("seed-l2").unwrap();
+    let r = run_workload(&samples::matmul(32).unwrap(), &p, 1).unwrap();
+    assert!(!r.corrupted(), "{r:?}");
+    // C[0][j] = sum_k A[0][k] * B[k][j], with A[i][k] = ((i*32+k) % 17) * 0.25.
+    let v = |i: u32| ((i % 17) as f32) * 0.25;
+    let c01: f32 = (0..32u32).fold(0.0, |acc, k| v(k).mul_add(v(k * 32 + 1), acc));
+    let got = f32::from_le_bytes(r.host_reads[0].data[4..8].try_into().unwrap());
+    assert_eq!(got, c01);
+    let r = run_workload(&samples::stream(64 * 1024).unwrap(), &Profile::builtin("seed-vram").unwrap(), 2).unwrap();
+    assert!(!r.corrupted());
+    assert!(r.lane_ops > 16 * 1024 * 5, "lane ops {}", r.lane_ops);
+}

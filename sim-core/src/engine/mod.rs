@@ -25,6 +25,7 @@ pub mod program;
 pub mod reference;
 pub mod rng;
 pub mod run;
+pub mod samples;
 pub mod workload;
 
 use std::collections::HashSet;
