@@ -1,0 +1,6 @@
+//! The subcommands of the `gpusim` binary, one module each.
+
+pub mod profile;
+
+/// A subcommand's failure: printed as one line on stderr, exit status 2.
+pub type CliError = Box<dyn std::error::Error>;

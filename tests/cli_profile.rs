@@ -1,0 +1,76 @@
+//! `gpusim profile list|show`, run as a user would run them.
+
+use std::process::Command;
+
+fn gpusim(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_gpusim")).args(args).output().expect("gpusim runs")
+}
+
+#[test]
+fn list_names_every_builtin_with_a_description() {
+    let out = gpusim(&["profile", "list"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    for name in ["seed-l2", "seed-vram", "ideal"] {
+        let line = text.lines().find(|l| l.starts_with(name)).unwrap_or_else(|| panic!("{name} missing from:\n{text}"));
+        assert!(line.len() > name.len() + 10, "{line}");
+    }
+}
+
+#[test]
+fn show_seed_l2_prints_the_grid() {
+    let out = gpusim(&["profile", "show", "seed-l2"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("L2 "), "{text}");
+    assert!(text.contains("256 KiB, 64 B lines, 16 ways, lru, write-back-line-dirty"), "{text}");
+    assert!(text.contains("non_coherent_atom_size"), "{text}");
+    let header = text.lines().find(|l| l.starts_with("access ")).expect("grid header");
+    for col in ["DRAW_INDIRECT", "VERTEX_INPUT", "VERTEX_SHADER", "FRAGMENT_SHADER", "EARLY/LATE_FRAGMENT_TESTS", "COLOR_ATTACHMENT_OUTPUT", "TRANSFER", "HOST"] {
+        assert!(header.contains(col), "{header}");
+    }
+    let cells = |access: &str| -> Vec<String> {
+        let line = text.lines().find(|l| l.split(" | ").next().map(str::trim) == Some(access)).unwrap_or_else(|| panic!("row {access}"));
+        line.split(" | ").map(|c| c.trim().to_string()).collect()
+    };
+    let color = cells("COLOR_ATTACHMENT_WRITE");
+    assert_eq!(color.len(), 9);
+    assert_eq!(color[6], "src: flush ROP, invalidate L2 / dst: invalidate ROP, flush L2");
+    assert_eq!(color[1], "-");
+    let read = cells("SHADER_READ");
+    assert_eq!(read[3], "dst: invalidate L1, T$");
+    assert_eq!(read[4], "dst: invalidate L1, T$");
+    assert_eq!(read[7], "-");
+    let host = cells("HOST_WRITE");
+    assert_eq!(host[8], "src: invalidate L2 / dst: flush L2");
+}
+
+#[test]
+fn show_json_parses() {
+    let out = gpusim(&["profile", "show", "seed-vram", "--json"]);
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("valid JSON");
+    assert_eq!(v["profile"]["name"], "seed-vram");
+    assert_eq!(v["profile"]["machine"]["transfer"]["path"], "direct-to-vram");
+    assert_eq!(v["barrier_grid"]["columns"].as_array().unwrap().len(), 8);
+    let row = &v["barrier_grid"]["rows"][0];
+    assert_eq!(row["access"], "SHADER_WRITE");
+    assert_eq!(row["cells"][2]["src"][0], "flush L2");
+}
+
+#[test]
+fn a_bad_profile_exits_2_with_a_located_message() {
+    let dir = std::env::temp_dir().join(format!("gpusim-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("bad.toml");
+    std::fs::write(&file, "base = \"seed-l2\"\n\n[machine.l2.cache]\nline_bytes = 96\n").unwrap();
+    let out = gpusim(&["profile", "show", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("bad.toml:4:14: machine.l2.cache.line_bytes: 96 is not a power of two"), "{err}");
+    let out = gpusim(&["profile", "show", "no-such-profile"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr).unwrap().contains("not a built-in profile"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
