@@ -311,6 +311,32 @@ impl<'m> Compiler<'m> {
         self.layouter[h].size
     }
 
+    /// Byte size of a variable in the interpreter's own memory (function, private, workgroup):
+    /// naga's layout, except that a bool takes a whole 32-bit word like every other scalar here
+    /// (naga lays bools out as single bytes, but loads and stores move words). `None` for an
+    /// array or struct holding bools, whose member offsets would disagree with that.
+    fn internal_size(&self, h: Handle<naga::Type>) -> Option<u32> {
+        let is_bool = |s: naga::Scalar| s.kind == naga::ScalarKind::Bool;
+        match *self.inner(h) {
+            TypeInner::Scalar(s) if is_bool(s) => Some(4),
+            TypeInner::Vector { size, scalar } if is_bool(scalar) => Some(4 * vsize(size)),
+            _ if self.holds_bool(h, 0) => None,
+            _ => Some(self.size_h(h)),
+        }
+    }
+
+    fn holds_bool(&self, h: Handle<naga::Type>, depth: u32) -> bool {
+        if depth > 64 {
+            return true;
+        }
+        match *self.inner(h) {
+            TypeInner::Scalar(s) | TypeInner::Vector { scalar: s, .. } => s.kind == naga::ScalarKind::Bool,
+            TypeInner::Array { base, .. } => self.holds_bool(base, depth + 1),
+            TypeInner::Struct { ref members, .. } => members.iter().any(|m| self.holds_bool(m.ty, depth + 1)),
+            _ => false,
+        }
+    }
+
     /// The contiguous scalar/vector pieces of a type: (byte offset, first component, count).
     fn leaves(&self, t: &TypeInner, off: u32, comp: u32, out: &mut Vec<(u32, u32, u32)>) -> Option<()> {
         match *t {
@@ -458,7 +484,7 @@ impl<'m> Compiler<'m> {
         // Private variables start at their initialisers (or zero) in every invocation.
         for (g, var) in module.global_variables.iter() {
             if let GlobalLoc::Lane { base } = self.globals[g.index()] {
-                let n = self.size_h(var.ty) / 4;
+                let n = self.internal_size(var.ty).unwrap_or(0) / 4;
                 let src = match var.init {
                     Some(init) => {
                         let words = self.const_global(init, 0).ok_or_else(|| {
@@ -527,7 +553,19 @@ impl<'m> Compiler<'m> {
             let loc = if finfo[g].is_empty() {
                 GlobalLoc::Unused
             } else {
-                let size = self.size_h(var.ty);
+                let size = match var.space {
+                    naga::AddressSpace::Private | naga::AddressSpace::WorkGroup => match self.internal_size(var.ty) {
+                        Some(size) => size,
+                        None => {
+                            return Err(self.unsupported_at(
+                                "bool inside an array or struct in private or workgroup memory",
+                                module.global_variables.get_span(g),
+                                format!("global `{}`", var.name.clone().unwrap_or_default()),
+                            ));
+                        }
+                    },
+                    _ => self.size_h(var.ty),
+                };
                 match var.space {
                     naga::AddressSpace::Private => {
                         let base = self.lane_words * 4;
@@ -591,7 +629,10 @@ impl<'m> Compiler<'m> {
         let mut ix = Inst { func, finfo, vals: vec![None; func.expressions.len()], args, locals: Vec::new(), result: None };
         // Locals: fresh lane memory per inlined instance, initialised on every entry.
         for (l, var) in func.local_variables.iter() {
-            let size = self.size_h(var.ty);
+            let Some(size) = self.internal_size(var.ty) else {
+                let span = func.local_variables.get_span(l);
+                return Err(self.unsupported_at("bool inside an array or struct in a local variable", span, format!("function `{}`", self.fn_name)));
+            };
             let base = self.lane_words * 4;
             self.lane_words += size.div_ceil(4);
             ix.locals.push(base);
@@ -989,7 +1030,7 @@ impl<'m> Compiler<'m> {
             E::GlobalVariable(g) => {
                 let var = &self.module.global_variables[g];
                 let ty = self.inner(var.ty).clone();
-                let size = self.size_h(var.ty);
+                let size = self.internal_size(var.ty).unwrap_or_else(|| self.size_h(var.ty));
                 let (space, base, root) = match self.globals.get(g.index()).cloned().unwrap_or(GlobalLoc::Unused) {
                     GlobalLoc::Lane { base } => (Space::Lane, base, size),
                     GlobalLoc::WorkGroup { base } => (Space::WorkGroup, base, size),
@@ -1003,7 +1044,8 @@ impl<'m> Compiler<'m> {
             E::LocalVariable(l) => {
                 let var = &func.local_variables[l];
                 let base = *ix.locals.get(l.index()).ok_or_else(|| self.internal("local index"))?;
-                Val::Ptr(Ptr { space: Space::Lane, base, root: self.size_h(var.ty), off: 0, dyn_off: NO_REG, ty: self.inner(var.ty).clone() })
+                let root = self.internal_size(var.ty).unwrap_or_else(|| self.size_h(var.ty));
+                Val::Ptr(Ptr { space: Space::Lane, base, root, off: 0, dyn_off: NO_REG, ty: self.inner(var.ty).clone() })
             }
             E::Load { pointer } => {
                 let p = self.ptr(ix, pointer)?;
