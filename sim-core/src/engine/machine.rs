@@ -106,6 +106,11 @@ pub struct MachineConfig {
     pub latency_jitter_cycles: u64,
     /// Host: cycles for a host access to device memory (uncached).
     pub host_access_cycles: u64,
+    /// The host CPU's side of mapped memory: write-combining buffers, host cache,
+    /// nonCoherentAtomSize.
+    pub host: sim_host::HostSpec,
+    /// Host bus latency and bandwidth.
+    pub host_timing: sim_host::HostTiming,
 }
 
 /// Per-CU caches.

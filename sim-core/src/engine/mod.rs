@@ -109,7 +109,36 @@ pub fn machine_config(p: &Profile) -> MachineConfig {
         workgroup_launch_cycles: t.dispatch_launch_cycles as u64,
         latency_jitter_cycles: t.latency_jitter_cycles as u64,
         host_access_cycles: t.host_bus_latency_cycles as u64,
+        host: sim_host::HostSpec {
+            write_combining_buffers: m.host.write_combining_buffers,
+            write_combining_buffer_bytes: m.host.write_combining_buffer_bytes,
+            cache: m.host.cache.clone(),
+            non_coherent_atom_size: p.limits.non_coherent_atom_size,
+        },
+        host_timing: sim_host::HostTiming { bus_latency_cycles: t.host_bus_latency_cycles, bus_bytes_per_cycle: t.host_bus_bytes_per_cycle },
     }
+}
+
+/// The host side of a run: every HOST_VISIBLE memory object mapped whole, with the memory
+/// type its property flags select (write-combined, cached, or cached and snooped).
+pub fn host_side(prog: &Program<'_>, config: &MachineConfig, seed: u64) -> Result<sim_host::HostSide, WorkloadError> {
+    let bad = |e: sim_host::HostError| WorkloadError::Invalid { at: "profile.machine.host".into(), message: e.to_string() };
+    let mut host = sim_host::HostSide::new(&config.host, config.host_timing, seed).map_err(bad)?;
+    for (m, desc) in prog.workload.memories.iter().enumerate() {
+        let p = desc.properties;
+        if p.host_visible {
+            let kind = sim_host::HostMemoryKind::from_properties(true, p.host_coherent, p.host_cached)
+                .map_err(|e| WorkloadError::Invalid { at: format!("memory[{}]", desc.name), message: e.to_string() })?;
+            host.map(m, prog.memory_base[m], desc.size, kind)
+                .map_err(|e| WorkloadError::Invalid { at: format!("memory[{}]", desc.name), message: e.to_string() })?;
+        }
+    }
+    Ok(host)
+}
+
+/// A trace's VkMappedMemoryRanges as the host side takes them.
+pub fn host_ranges(ranges: &[MappedRange]) -> Vec<sim_host::MappedRange> {
+    ranges.iter().map(|r| sim_host::MappedRange::new(r.memory, r.offset, r.size.unwrap_or(sim_host::WHOLE_SIZE))).collect()
 }
 
 /// One stale read, explained: the report's `findings` entry.
@@ -232,6 +261,7 @@ pub fn run_workload(workload: &Workload, profile: &Profile, seed: u64) -> Result
     let prog = Program::new(workload)?;
     check_limits(&prog, profile)?;
     let config = machine_config(profile);
+    check_mapped_ranges(&prog, &config)?;
     let reference = reference::reference_run(&prog, config.subgroup_size, &HashSet::new())?;
     let sim = run::Sim::new(&prog, &config, profile, &reference.truth, seed)?.run()?;
 
@@ -311,6 +341,18 @@ pub fn run_workload(workload: &Workload, profile: &Profile, seed: u64) -> Result
         instructions: sim.instructions,
         lane_ops: sim.lane_ops,
     })
+}
+
+/// Checks every vkFlushMappedMemoryRanges / vkInvalidateMappedMemoryRanges range against the
+/// Vulkan rules (nonCoherentAtomSize alignment, bounds), before anything runs.
+pub fn check_mapped_ranges(prog: &Program<'_>, config: &MachineConfig) -> Result<(), WorkloadError> {
+    let host = host_side(prog, config, 0)?;
+    for (t, op) in prog.workload.timeline.iter().enumerate() {
+        if let HostOp::FlushMappedMemoryRanges(r) | HostOp::InvalidateMappedMemoryRanges(r) = op {
+            host.check_ranges(&host_ranges(r)).map_err(|e| WorkloadError::Invalid { at: format!("timeline[{t}]"), message: e.to_string() })?;
+        }
+    }
+    Ok(())
 }
 
 /// Checks the workload against the profile's device limits.

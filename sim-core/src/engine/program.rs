@@ -220,6 +220,14 @@ impl<'w> Program<'w> {
                         return Err(invalid(at, "unknown event"));
                     }
                 }
+                HostOp::FlushMappedMemoryRanges(ranges) | HostOp::InvalidateMappedMemoryRanges(ranges) => {
+                    for (i, r) in ranges.iter().enumerate() {
+                        let m = w.memories.get(r.memory).ok_or_else(|| invalid(&at, format!("ranges[{i}]: unknown memory")))?;
+                        if !m.properties.host_visible {
+                            return Err(invalid(at, format!("ranges[{i}]: memory `{}` is not HOST_VISIBLE, so it cannot be mapped", m.name)));
+                        }
+                    }
+                }
                 HostOp::DeviceWaitIdle => {}
             }
             submit_batches.push(Vec::new());

@@ -289,6 +289,9 @@ pub struct Sim<'p, 'w> {
     slots: Vec<Slot>,
     free_slots: Vec<usize>,
     scratch: Scratch,
+    host: sim_host::HostSide,
+    /// Stages of the action commands submitted to each queue so far.
+    queue_stages: Vec<S>,
     out: SimOutcomeParts,
 }
 
@@ -338,6 +341,8 @@ impl<'p, 'w> Sim<'p, 'w> {
             slots: Vec::new(),
             free_slots: Vec::new(),
             scratch: Scratch::default(),
+            host: crate::engine::host_side(prog, config, seed)?,
+            queue_stages: vec![S::NONE; w.queues.len()],
             out: SimOutcomeParts::default(),
         })
     }
@@ -418,63 +423,89 @@ impl<'p, 'w> Sim<'p, 'w> {
         let w = self.prog.workload;
         while self.host_pc < w.timeline.len() && self.now >= self.host_ready_at {
             let t = self.host_pc;
-            let cost = self.machine.config.host_access_cycles;
-            match &w.timeline[t] {
-                HostOp::QueueSubmit { queue, batches, fence } => self.submit(t, *queue, batches, *fence)?,
-                HostOp::WaitForFences(fs) => {
-                    for &f in fs {
-                        match self.fence_item[f] {
-                            Some(i) if self.items[i].state == State::Done => {}
-                            Some(_) => return Ok(()),
-                            None => {
-                                return Err(WorkloadError::Deadlock {
-                                    at: format!("timeline[{t}]"),
-                                    message: format!("vkWaitForFences on fence `{}`, which no submission signals", w.fences[f]),
-                                });
-                            }
-                        }
-                    }
-                }
-                HostOp::ResetFences(fs) => {
-                    for &f in fs {
-                        if let Some(i) = self.fence_item[f]
-                            && self.items[i].state != State::Done
-                        {
-                            return Err(WorkloadError::Invalid {
-                                at: format!("timeline[{t}]"),
-                                message: format!("vkResetFences on fence `{}` while its submission is still pending", w.fences[f]),
-                            });
-                        }
-                        self.fence_item[f] = None;
-                    }
-                }
-                HostOp::QueueWaitIdle(q) => {
-                    if self.queues[*q].iter().any(|&i| self.items[i].state != State::Done) {
-                        return Ok(());
-                    }
-                }
-                HostOp::DeviceWaitIdle => {
-                    if self.items.iter().any(|i| i.state != State::Done) {
-                        return Ok(());
-                    }
-                }
-                HostOp::HostWrite { memory, offset, data } => {
-                    let addr = self.prog.memory_base[*memory] + offset;
-                    use sim_caches::MemoryLevel;
-                    self.machine.vram.write(addr, data, sim_caches::Tags::One(self.prog.host_tags[t]), None).map_err(|e| exec_err(format!("timeline[{t}]"), e))?;
-                }
-                HostOp::HostRead { memory, offset, size, .. } => {
-                    let addr = self.prog.memory_base[*memory] + offset;
-                    let (bytes, tags) = read_with_byte_tags(&mut self.machine.vram, addr, *size as usize).map_err(|e| exec_err(format!("timeline[{t}]"), e))?;
-                    self.out.host_reads.push((t, bytes, tags));
-                }
-                HostOp::SetEvent(e) => self.event_state[*e] = EventState::Host,
+            let cost = self.host_op(t)?;
+            match cost {
+                Some(c) => self.host_ready_at = self.now + c.max(1),
+                None => return Ok(()),
             }
             self.host_pc += 1;
-            self.host_ready_at = self.now + cost;
             self.schedule(self.host_ready_at, Ev::Host);
         }
         Ok(())
+    }
+
+    /// Performs host operation `t`; `None` when it must wait (a fence not yet signalled, a
+    /// queue not yet idle), else the cycles it took.
+    fn host_op(&mut self, t: usize) -> Result<Option<u64>, WorkloadError> {
+        let w = self.prog.workload;
+        let at = || format!("timeline[{t}]");
+        let host_err = |e: sim_host::HostError| WorkloadError::Invalid { at: format!("timeline[{t}]"), message: e.to_string() };
+        let base = self.machine.config.host_access_cycles;
+        let timing = self.machine.config.host_timing;
+        let vram = &mut self.machine.vram;
+        // Queue submission, fence and event operations are device-visible events: they drain
+        // the write-combining buffers of coherent mappings.
+        let drain = matches!(w.timeline[t], HostOp::QueueSubmit { .. } | HostOp::WaitForFences(_) | HostOp::ResetFences(_) | HostOp::SetEvent(_));
+        let mut cycles = base;
+        if drain {
+            let r = self.host.device_visible_event(vram).map_err(host_err)?;
+            cycles += timing.cycles(&r);
+        }
+        match &w.timeline[t] {
+            HostOp::QueueSubmit { queue, batches, fence } => self.submit(t, *queue, batches, *fence)?,
+            HostOp::WaitForFences(fs) => {
+                for &f in fs {
+                    match self.fence_item[f] {
+                        Some(i) if self.items[i].state == State::Done => {}
+                        Some(_) => return Ok(None),
+                        None => {
+                            return Err(WorkloadError::Deadlock { at: at(), message: format!("vkWaitForFences on fence `{}`, which no submission signals", w.fences[f]) });
+                        }
+                    }
+                }
+            }
+            HostOp::ResetFences(fs) => {
+                for &f in fs {
+                    if let Some(i) = self.fence_item[f]
+                        && self.items[i].state != State::Done
+                    {
+                        return Err(WorkloadError::Invalid { at: at(), message: format!("vkResetFences on fence `{}` while its submission is still pending", w.fences[f]) });
+                    }
+                    self.fence_item[f] = None;
+                }
+            }
+            HostOp::QueueWaitIdle(q) => {
+                if self.queues[*q].iter().any(|&i| self.items[i].state != State::Done) {
+                    return Ok(None);
+                }
+            }
+            HostOp::DeviceWaitIdle => {
+                if self.items.iter().any(|i| i.state != State::Done) {
+                    return Ok(None);
+                }
+            }
+            HostOp::HostWrite { memory, offset, data } => {
+                let r = self.host.write(*memory, *offset, data, self.prog.host_tags[t], &mut self.machine.vram).map_err(host_err)?;
+                cycles += timing.cycles(&r);
+            }
+            HostOp::HostRead { memory, offset, size, .. } => {
+                let mut bytes = vec![0u8; *size as usize];
+                let mut tags = vec![0; *size as usize];
+                let r = self.host.read(*memory, *offset, &mut bytes, &mut tags, &mut self.machine.vram).map_err(host_err)?;
+                cycles += timing.cycles(&r);
+                self.out.host_reads.push((t, bytes, tags));
+            }
+            HostOp::SetEvent(e) => self.event_state[*e] = EventState::Host,
+            HostOp::FlushMappedMemoryRanges(r) => {
+                let r = self.host.flush_mapped_ranges(&crate::engine::host_ranges(r), &mut self.machine.vram).map_err(host_err)?;
+                cycles += timing.cycles(&r);
+            }
+            HostOp::InvalidateMappedMemoryRanges(r) => {
+                let r = self.host.invalidate_mapped_ranges(&crate::engine::host_ranges(r), &mut self.machine.vram).map_err(host_err)?;
+                cycles += timing.cycles(&r);
+            }
+        }
+        Ok(Some(cycles))
     }
 
     fn push_item(&mut self, queue: usize, kind: Kind, explicit: Vec<usize>) -> usize {
@@ -505,6 +536,9 @@ impl<'p, 'w> Sim<'p, 'w> {
                     }
                 }
             }
+        }
+        if let Kind::Action { stage, .. } = &kind {
+            self.queue_stages[queue] |= *stage;
         }
         self.items.push(Item { queue, kind, state: State::Waiting, deps, start_after, start: 0 });
         self.queues[queue].push(idx);
@@ -566,19 +600,30 @@ impl<'p, 'w> Sim<'p, 'w> {
                         message: format!("binary semaphore `{}` is signalled again before any wait on it", w.semaphores[s]),
                     });
                 }
-                let mut barrier = MemoryBarrier2::semaphore_signal();
-                barrier.src_stage_mask = stages;
-                let k = self.sync_kind(format!("semaphore `{}` signal (timeline[{t}])", w.semaphores[s]), &[(barrier, None)], true, false);
+                let k = self.signal_kind(format!("semaphore `{}` signal (timeline[{t}])", w.semaphores[s]), queue, stages);
                 let i = self.push_item(queue, k, Vec::new());
                 self.sem_pending[s] = Some(i);
             }
         }
         if let Some(f) = fence {
-            let k = self.sync_kind(format!("fence `{}` signal (timeline[{t}])", w.fences[f]), &[(MemoryBarrier2::fence_signal(), None)], true, false);
+            let k = self.signal_kind(format!("fence `{}` signal (timeline[{t}])", w.fences[f]), queue, MemoryBarrier2::fence_signal().src_stage_mask);
             let i = self.push_item(queue, k, Vec::new());
             self.fence_item[f] = Some(i);
         }
         Ok(())
+    }
+
+    /// A semaphore or fence signal operation: it waits for every earlier command in
+    /// `stage_mask`'s first scope, and makes available the writes of the stages that actually
+    /// ran work on this queue (stages without commands have nothing to make available; planning
+    /// MEMORY_WRITE over every stage would fire table rows, such as seed-l2's TRANSFER_WRITE
+    /// "invalidate L2", for writes that never happened).
+    fn signal_kind(&self, label: String, queue: usize, stage_mask: S) -> Kind {
+        let src = first_scope_stages(stage_mask, None);
+        let mut barrier = MemoryBarrier2::semaphore_signal();
+        barrier.src_stage_mask = S(src.0 & self.queue_stages[queue].0);
+        let (ops, _) = if barrier.src_stage_mask.is_empty() { (Vec::new(), Vec::new()) } else { self.planner.plan(&barrier, None) };
+        Kind::Sync { src, dst: S::NONE, ops, label }
     }
 
     fn barrier_list(&self, dep: &crate::engine::workload::DependencyInfo) -> Vec<(MemoryBarrier2, Option<(u64, u64)>)> {
@@ -941,6 +986,8 @@ fn host_op_name(op: &HostOp) -> &'static str {
         HostOp::HostWrite { .. } => "host write",
         HostOp::HostRead { .. } => "host read",
         HostOp::SetEvent(_) => "vkSetEvent",
+        HostOp::FlushMappedMemoryRanges(_) => "vkFlushMappedMemoryRanges",
+        HostOp::InvalidateMappedMemoryRanges(_) => "vkInvalidateMappedMemoryRanges",
     }
 }
 

@@ -340,6 +340,21 @@ pub enum HostOp {
     },
     /// vkSetEvent from the host.
     SetEvent(EventId),
+    /// vkFlushMappedMemoryRanges: makes host writes to non-coherent memory available.
+    FlushMappedMemoryRanges(Vec<MappedRange>),
+    /// vkInvalidateMappedMemoryRanges: makes device writes visible to the host.
+    InvalidateMappedMemoryRanges(Vec<MappedRange>),
+}
+
+/// A VkMappedMemoryRange.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MappedRange {
+    /// The memory object.
+    pub memory: MemoryId,
+    /// Offset in bytes from the start of the memory object.
+    pub offset: u64,
+    /// Size in bytes; `None` is VK_WHOLE_SIZE.
+    pub size: Option<u64>,
 }
 
 /// A complete program for the simulated GPU.
