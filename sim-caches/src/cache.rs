@@ -154,7 +154,7 @@ impl Cache {
         })
     }
 
-    /// The cache's name, as used in reports ("L1[3]", "L2").
+    /// The cache's name, as used in reports (`"L1[3]"`, `"L2"`).
     pub fn name(&self) -> &str {
         &self.name
     }

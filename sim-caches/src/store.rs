@@ -72,7 +72,7 @@ impl BackingStore {
         if channels == 0 || channels > MAX_CHANNELS {
             return Err(SpecError { field: "channels", reason: format!("{channels} is not between 1 and {MAX_CHANNELS}") });
         }
-        if !interleave_bytes.is_power_of_two() || interleave_bytes < TRANSACTION_BYTES || interleave_bytes > PAGE_BYTES {
+        if !interleave_bytes.is_power_of_two() || !(TRANSACTION_BYTES..=PAGE_BYTES).contains(&interleave_bytes) {
             return Err(SpecError {
                 field: "interleave_bytes",
                 reason: format!("{interleave_bytes} is not a power of two between {TRANSACTION_BYTES} and {PAGE_BYTES}"),

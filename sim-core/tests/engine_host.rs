@@ -72,7 +72,7 @@ fn upload_and_add(props: MemoryProperties, flush: bool) -> Workload {
 }
 
 /// 1. The host writes HOST_CACHED memory and submits without vkFlushMappedMemoryRanges: the
-/// writes sit in the host cache and the GPU reads the old (zero) bytes.
+///    writes sit in the host cache and the GPU reads the old (zero) bytes.
 #[test]
 fn s1_cached_upload_without_flush_reads_old_bytes() {
     let w = upload_and_add(CACHED, false);
@@ -88,7 +88,7 @@ fn s1_cached_upload_without_flush_reads_old_bytes() {
 }
 
 /// 5. HOST_COHERENT (write-combined) uploads need no flush: queue submission is a
-/// device-visible event that drains the write-combining buffers.
+///    device-visible event that drains the write-combining buffers.
 #[test]
 fn s5_coherent_write_combined_upload_needs_no_flush() {
     clean_everywhere(&upload_and_add(COHERENT, false));
@@ -128,7 +128,7 @@ fn result_read(r: &RunResult) -> &HostReadResult {
 }
 
 /// 2. The GPU writes; the host, which had the lines in its cache, reads HOST_CACHED memory
-/// after the fence without vkInvalidateMappedMemoryRanges: it sees its old cached bytes.
+///    after the fence without vkInvalidateMappedMemoryRanges: it sees its old cached bytes.
 #[test]
 fn s2_cached_readback_without_invalidate_reads_old_bytes() {
     let r = run(&gpu_to_host(CACHED, true, true, false), "seed-l2", 0);
@@ -142,8 +142,8 @@ fn s2_cached_readback_without_invalidate_reads_old_bytes() {
 }
 
 /// 3. The GPU writes with no barrier to HOST/HOST_READ before the fence. Under seed-l2 the
-/// fence makes the writes available only at L2 (the coherence point of the device): they sit
-/// dirty there while the host reads old VRAM. The barrier's HOST_READ row ("flush L2") fixes it.
+///    fence makes the writes available only at L2 (the coherence point of the device): they sit
+///    dirty there while the host reads old VRAM. The barrier's HOST_READ row ("flush L2") fixes it.
 #[test]
 fn s3_no_host_read_barrier_leaves_data_dirty_in_l2() {
     let r = run(&gpu_to_host(COHERENT, false, false, false), "seed-l2", 0);
@@ -154,9 +154,9 @@ fn s3_no_host_read_barrier_leaves_data_dirty_in_l2() {
 }
 
 /// 4. Partial lines: the host writes the first 4 bytes of a 64-byte atom of HOST_CACHED memory
-/// (the write miss fetches the whole line), the GPU writes the rest of that atom, and the
-/// host's flush of its atom writes the whole line back — stale bytes over the GPU's. Writing
-/// and flushing only whole atoms of its own (atom 0) while the GPU writes atom 1 is safe.
+///    (the write miss fetches the whole line), the GPU writes the rest of that atom, and the
+///    host's flush of its atom writes the whole line back — stale bytes over the GPU's. Writing
+///    and flushing only whole atoms of its own (atom 0) while the GPU writes atom 1 is safe.
 fn partial_line(share_atom: bool) -> Workload {
     // Words 1..16 of its 64-byte buffer (the host's atom), or all 16 words (its own atom).
     let first = if share_atom { 1 } else { 0 };

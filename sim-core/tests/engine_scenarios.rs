@@ -75,8 +75,8 @@ fn assert_clean_everywhere(w: &Workload) {
 }
 
 /// 1. vkCmdFillBuffer, then a dispatch that reads the buffer. Without a barrier nothing orders
-/// the dispatch after the fill (on any profile, seed-l2 included): workgroups read before the
-/// transfer engine has written, and see the initial zeroes.
+///    the dispatch after the fill (on any profile, seed-l2 included): workgroups read before the
+///    transfer engine has written, and see the initial zeroes.
 fn s1(with_barrier: bool) -> Workload {
     let mut w = Workload::new("fill-then-dispatch");
     let a = w.device_buffer("A", N);
@@ -97,8 +97,8 @@ fn s1_fill_then_dispatch() {
 }
 
 /// 2. A dispatch writes B that the next dispatch reads as a uniform buffer. Every CU's U$ holds
-/// B from an earlier uniform read. Under seed-l2 the barrier must name UNIFORM_READ to
-/// invalidate U$; one naming only SHADER_STORAGE_READ invalidates L1 and T$ and leaves U$ stale.
+///    B from an earlier uniform read. Under seed-l2 the barrier must name UNIFORM_READ to
+///    invalidate U$; one naming only SHADER_STORAGE_READ invalidates L1 and T$ and leaves U$ stale.
 fn s2(dst_access: A) -> Workload {
     let mut w = Workload::new("storage-write-then-uniform-read");
     let b = w.device_buffer("B", 256);
@@ -124,9 +124,9 @@ fn s2_uniform_cache_goes_stale() {
 }
 
 /// 3. A dispatch writes B, then vkCmdCopyBuffer copies B to C. Under seed-vram the transfer
-/// engine reads VRAM directly, and the shader's writes sit dirty in the per-line L2 until a
-/// barrier with SHADER_WRITE in its first scope flushes L2: an execution-only barrier orders
-/// the commands but the copy still reads the old bytes.
+///    engine reads VRAM directly, and the shader's writes sit dirty in the per-line L2 until a
+///    barrier with SHADER_WRITE in its first scope flushes L2: an execution-only barrier orders
+///    the commands but the copy still reads the old bytes.
 fn s3(src_access: A) -> Workload {
     let mut w = Workload::new("dispatch-then-copy");
     let b = w.device_buffer("B", N);
@@ -147,8 +147,8 @@ fn s3_copy_reads_vram_behind_dirty_l2() {
 }
 
 /// 4. Write-after-read: a dispatch reads A while a later copy overwrites A. With no execution
-/// dependency the copy runs beside the dispatch (on any profile, seed-l2 included) and some
-/// reads see the new bytes. An execution-only barrier is enough for a WAR hazard.
+///    dependency the copy runs beside the dispatch (on any profile, seed-l2 included) and some
+///    reads see the new bytes. An execution-only barrier is enough for a WAR hazard.
 fn s4(with_barrier: bool) -> Workload {
     // 128 workgroups on 32 slots: later waves read A while the copy is writing it.
     const BIG: u64 = 128 * 64 * 4;
@@ -178,10 +178,10 @@ fn s4_write_after_read() {
 }
 
 /// 5. Lost update: a dispatch writes the first half of every 64-byte line of B and a fill
-/// writes the second half. Under seed-vram the fill goes straight to VRAM while the L2 holds
-/// the lines (brought in by an earlier read of B) dirty with one bit per line; its later
-/// write-back sends whole lines, stale halves included, over the fill's bytes. A barrier with
-/// SHADER_WRITE in its first scope flushes L2 before the fill and prevents it.
+///    writes the second half. Under seed-vram the fill goes straight to VRAM while the L2 holds
+///    the lines (brought in by an earlier read of B) dirty with one bit per line; its later
+///    write-back sends whole lines, stale halves included, over the fill's bytes. A barrier with
+///    SHADER_WRITE in its first scope flushes L2 before the fill and prevents it.
 fn s5(with_barrier: bool) -> Workload {
     const HALF_LINES: &str = r#"
     @group(0) @binding(0) var<storage, read_write> dst: array<u32>;
@@ -220,9 +220,9 @@ fn s5_lost_update_with_per_line_dirty_l2() {
 }
 
 /// 6. A split barrier: vkCmdSetEvent2 after a fill, vkCmdWaitEvents2 before a dispatch. With
-/// the fill's stage (CLEAR) in the set's first scope nothing goes wrong; a set whose stage
-/// mask names COMPUTE_SHADER instead does not wait for the fill (on any profile, seed-l2
-/// included), so the dispatch reads zeroes.
+///    the fill's stage (CLEAR) in the set's first scope nothing goes wrong; a set whose stage
+///    mask names COMPUTE_SHADER instead does not wait for the fill (on any profile, seed-l2
+///    included), so the dispatch reads zeroes.
 fn s6(set_stage: S) -> Workload {
     let mut w = Workload::new("split-barrier");
     let a = w.device_buffer("A", N);
@@ -247,8 +247,8 @@ fn s6_split_barrier_stage_masks() {
 }
 
 /// 7. Two queues: q0 fills A, q1 dispatches a read of A. Without a semaphore nothing orders
-/// the two submissions (on any profile, seed-l2 included); with one (signal on q0, wait at
-/// COMPUTE_SHADER on q1) the read sees the fill.
+///    the two submissions (on any profile, seed-l2 included); with one (signal on q0, wait at
+///    COMPUTE_SHADER on q1) the read sees the fill.
 fn s7(with_semaphore: bool) -> Workload {
     let mut w = Workload::new("two-queues");
     let q1 = w.queue("q1");

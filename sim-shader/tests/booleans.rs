@@ -29,7 +29,7 @@ fn short_circuit_or_and_and() {
     assert_eq!(run("if (i >= 4u && i % 2u == 0u) { dst[i] = 7u; }"), expect(|i| if i >= 4 && i % 2 == 0 { 7 } else { 0 }));
     assert_eq!(
         run("if ((i < 2u || i > 13u) && !(i == 15u)) { dst[i] = 1u; } else { dst[i] = 2u; }"),
-        expect(|i| if (i < 2 || i > 13) && i != 15 { 1 } else { 2 })
+        expect(|i| if !(2..=13).contains(&i) && i != 15 { 1 } else { 2 })
     );
 }
 

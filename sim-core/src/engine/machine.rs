@@ -165,7 +165,7 @@ impl Machine {
         let vram = BackingStore::new(address_space.max(1 << 16), config.vram_channels, config.vram_interleave_bytes)
             .map_err(|e| e.to_string())?;
         let l2 = match &config.l2 {
-            Some(spec) => Some(Cache::new("L2", spec, rng.next()).map_err(|e| e.to_string())?),
+            Some(spec) => Some(Cache::new("L2", spec, rng.next_u64()).map_err(|e| e.to_string())?),
             None => None,
         };
         let mut cus = Vec::new();
@@ -174,9 +174,9 @@ impl Machine {
                 spec.as_ref().map(|s| Cache::new(format!("{name}[{i}]"), s, seed).map_err(|e| e.to_string())).transpose()
             };
             cus.push(ComputeUnit {
-                l1: mk("L1", &config.l1, rng.next())?,
-                texture: mk("T$", &config.texture, rng.next())?,
-                uniform: mk("U$", &config.uniform, rng.next())?,
+                l1: mk("L1", &config.l1, rng.next_u64())?,
+                texture: mk("T$", &config.texture, rng.next_u64())?,
+                uniform: mk("U$", &config.uniform, rng.next_u64())?,
                 free_slots: config.workgroup_slots_per_cu,
             });
         }
@@ -267,6 +267,7 @@ impl Machine {
     /// An atomic read-modify-write, performed at the L2 (the device's coherence point for
     /// atomics), or at VRAM when there is no L2. A CU's L1 copy of the line is dropped first so
     /// the CU does not keep reading a value older than its own atomic.
+    #[allow(clippy::too_many_arguments)]
     pub fn atomic(&mut self, cu: usize, now: u64, addr: u64, old: &mut [u8], tag: Tag, jitter: u64, op: impl FnOnce(&[u8], &mut [u8])) -> Result<Timed, AccessError> {
         let Machine { l2, vram, cus, .. } = self;
         if let Some(l1) = cus[cu].l1.as_mut() {
@@ -362,7 +363,7 @@ impl Machine {
         Ok(())
     }
 
-    /// Statistics per cache instance, in a fixed order (L1[0], T$[0], U$[0], ..., L2).
+    /// Statistics per cache instance, in a fixed order (`L1[0]`, `T$[0]`, `U$[0]`, ..., `L2`).
     pub fn cache_stats(&self) -> Vec<(String, CacheStats)> {
         let mut out = Vec::new();
         for cu in &self.cus {

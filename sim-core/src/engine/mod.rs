@@ -367,12 +367,9 @@ pub fn check_limits(prog: &Program<'_>, profile: &Profile) -> Result<(), Workloa
                     return Err(WorkloadError::Invalid { at: at(), message: format!("{} bytes exceed the limit max_update_buffer_size = {}", data.len(), l.max_update_buffer_size) });
                 }
                 Command::Dispatch { pipeline, group_count, bindings, .. } => {
-                    for d in 0..3 {
-                        if group_count[d] > l.max_compute_work_group_count[d] {
-                            return Err(WorkloadError::Invalid {
-                                at: at(),
-                                message: format!("group_count[{d}] = {} exceeds maxComputeWorkGroupCount[{d}] = {}", group_count[d], l.max_compute_work_group_count[d]),
-                            });
+                    for (d, (&count, &max)) in group_count.iter().zip(&l.max_compute_work_group_count).enumerate() {
+                        if count > max {
+                            return Err(WorkloadError::Invalid { at: at(), message: format!("group_count[{d}] = {count} exceeds maxComputeWorkGroupCount[{d}] = {max}") });
                         }
                     }
                     let p = &w.pipelines[*pipeline].1;

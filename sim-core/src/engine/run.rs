@@ -85,7 +85,7 @@ pub struct StaleRead {
 /// A cache operation a sync node performed, for timelines and reports.
 #[derive(Clone, Debug)]
 pub struct SyncLog {
-    /// What the node is ("vkCmdPipelineBarrier2 submit 2 cb0[1]", "semaphore wait", ...).
+    /// What the node is (`"vkCmdPipelineBarrier2 submit 2 cb0[1]"`, `"semaphore wait"`, ...).
     pub label: String,
     /// Queue.
     pub queue: usize,
@@ -160,10 +160,13 @@ struct TransferRun {
     next: usize,
 }
 
+/// Where a copy chunk reads: device address, buffer, offset in the buffer.
+pub(crate) type ChunkSource = Option<(u64, usize, u64)>;
+
 /// One step of a transfer command: a chunk of at most [`TRANSFER_CHUNK`] bytes.
 pub(crate) struct Chunk {
     /// Source: device address, buffer and offset in it (copies only).
-    pub(crate) src: Option<(u64, usize, u64)>,
+    pub(crate) src: ChunkSource,
     /// Destination device address.
     pub(crate) dst: u64,
     /// Bytes.
@@ -1004,7 +1007,7 @@ pub fn read_with_byte_tags(level: &mut impl sim_caches::MemoryLevel, addr: u64, 
 pub(crate) fn transfer_chunks(prog: &Program<'_>, inst: usize, cmd: &Command) -> Vec<Chunk> {
     let w = prog.workload;
     let mut out = Vec::new();
-    let mut push_range = |dst_addr: u64, len: u64, mk: &mut dyn FnMut(u64, u64) -> (Option<(u64, usize, u64)>, ChunkData, ReadKey)| {
+    let mut push_range = |dst_addr: u64, len: u64, mk: &mut dyn FnMut(u64, u64) -> (ChunkSource, ChunkData, ReadKey)| {
         let mut pos = 0;
         while pos < len {
             let n = (len - pos).min(TRANSFER_CHUNK);
