@@ -347,3 +347,34 @@ fn samples_match_the_reference_and_plain_rust() {
     assert!(!r.corrupted());
     assert!(r.lane_ops > 16 * 1024 * 5, "lane ops {}", r.lane_ops);
 }
+
+/// The host sets an event after submitting the command buffer that waits on it: the device
+/// waits, then reads what the host wrote before vkSetEvent. With HOST_WRITE in the wait's first
+/// access scope this is correct everywhere; a wait that is never set is a located error.
+fn host_set_event(set: bool) -> Workload {
+    let mut w = Workload::new("host-set-event");
+    let (mem, input) = w.host_buffer("IN", N);
+    let out = w.device_buffer("OUT", N);
+    let e = w.event("e0");
+    let p = w.wgsl_pipeline("add_one", ADD_ONE, "main").unwrap();
+    let dep = DependencyInfo::memory(S::HOST, A::HOST_WRITE, S::COMPUTE_SHADER, A::SHADER_STORAGE_READ);
+    let cb = w.command_buffer(
+        "cb0",
+        vec![Command::WaitEvents { events: vec![e], dependency: dep }, dispatch(p, 16, vec![storage((0, 0), input), storage((0, 1), out)], 0)],
+    );
+    let f = w.fence("f0");
+    w.submit(0, vec![cb], Some(f));
+    w.host(HostOp::HostWrite { memory: mem, offset: 0, data: (0..N as u32 / 4).flat_map(|i| (i * 5).to_le_bytes()).collect() });
+    if set {
+        w.host(HostOp::SetEvent(e));
+    }
+    w.host(HostOp::WaitForFences(vec![f]));
+    w
+}
+
+#[test]
+fn host_set_event_after_submission() {
+    assert_clean_everywhere(&host_set_event(true));
+    let err = run_workload(&host_set_event(false), &Profile::builtin("seed-l2").unwrap(), 0).unwrap_err().to_string();
+    assert!(err.contains("never signalled") || err.contains("never set"), "{err}");
+}

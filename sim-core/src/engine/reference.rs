@@ -55,15 +55,36 @@ pub fn reference_run(prog: &Program<'_>, subgroup_size: u32, capture: &HashSet<R
     let mut truth = ReadTruth::default();
     let mut host_reads = Vec::new();
     let mut scratch = Scratch::default();
+    // Submitted commands run in order, except that a vkCmdWaitEvents2 on an event nobody has set
+    // yet (the host may set it later) holds everything after it until it is set.
+    let mut pending: std::collections::VecDeque<usize> = std::collections::VecDeque::new();
+    let mut event_set = vec![false; w.events.len()];
+    let mut drain = |pending: &mut std::collections::VecDeque<usize>, event_set: &mut Vec<bool>, mem: &mut BackingStore, truth: &mut ReadTruth| -> Result<(), WorkloadError> {
+        while let Some(&inst) = pending.front() {
+            let ins = &prog.instances[inst];
+            match &w.command_buffers[ins.cb].commands[ins.index] {
+                Command::WaitEvents { events, .. } if events.iter().any(|&e| !event_set[e]) => break,
+                Command::SetEvent { event, .. } => event_set[*event] = true,
+                Command::ResetEvent { event, .. } => event_set[*event] = false,
+                _ => {}
+            }
+            pending.pop_front();
+            run_command(prog, inst, mem, truth, capture, subgroup_size, &mut scratch)?;
+        }
+        Ok(())
+    };
     for (t, op) in w.timeline.iter().enumerate() {
         let err = |e: AccessError| WorkloadError::Execution { at: format!("timeline[{t}]"), message: e.to_string() };
         match op {
             HostOp::QueueSubmit { .. } => {
                 for range in &prog.submit_batches[t] {
-                    for inst in range.clone() {
-                        run_command(prog, inst, &mut mem, &mut truth, capture, subgroup_size, &mut scratch)?;
-                    }
+                    pending.extend(range.clone());
                 }
+                drain(&mut pending, &mut event_set, &mut mem, &mut truth)?;
+            }
+            HostOp::SetEvent(e) => {
+                event_set[*e] = true;
+                drain(&mut pending, &mut event_set, &mut mem, &mut truth)?;
             }
             HostOp::HostWrite { memory, offset, data } => {
                 mem.write(prog.memory_base[*memory] + offset, data, Tags::One(prog.host_tags[t]), None).map_err(err)?;

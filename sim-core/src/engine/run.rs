@@ -89,6 +89,9 @@ pub struct SyncLog {
     pub label: String,
     /// Queue.
     pub queue: usize,
+    /// Cycle it was submitted to its queue (from here to `fired` it drains: it waits for the
+    /// work of its first scope).
+    pub queued: u64,
     /// Cycle it fired.
     pub fired: u64,
     /// Cycle it was released.
@@ -116,6 +119,8 @@ pub struct SimOutcome {
     pub spans: Vec<(usize, u64, u64)>,
     /// Sync nodes fired.
     pub syncs: Vec<SyncLog>,
+    /// The execution-dependency graph, when asked for with [`Sim::record_graph`].
+    pub graph: Vec<GraphNode>,
     /// Workgroup placements: (instance, workgroup, CU, start, end).
     pub workgroups: Vec<(usize, u64, usize, u64, u64)>,
     /// Shader instructions executed (summed over subgroups) and lane-operations.
@@ -143,6 +148,30 @@ struct Item {
     deps: Vec<usize>,
     start_after: Option<usize>,
     start: u64,
+}
+
+/// One item of a queue in the execution-dependency graph: an action command, or a sync node
+/// (barrier, event half, semaphore or fence operation, vkQueueSubmit's domain operation).
+#[derive(Clone, Debug)]
+pub struct GraphNode {
+    /// Queue index.
+    pub queue: usize,
+    /// The command instance of an action command.
+    pub inst: Option<usize>,
+    /// Where that command comes from.
+    pub at: Option<crate::engine::program::CommandRef>,
+    /// Its stage (action), or its first-scope stages (sync node).
+    pub src: S,
+    /// Second-scope stages of a sync node (empty for actions).
+    pub dst: S,
+    /// What the node is, for a sync node ("vkCmdPipelineBarrier2 submit 0 cb0[1]", ...).
+    pub label: String,
+    /// Items it waits for: the rules of `push_item`, without the pruning of finished items.
+    pub deps: Vec<usize>,
+    /// Explicit edges (set_event → wait_events, semaphore signal → wait), a subset of `deps`.
+    pub explicit: Vec<usize>,
+    /// The action command it launches after (in-order launch of the command processor).
+    pub start_after: Option<usize>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -224,6 +253,9 @@ enum EventState {
     Unset,
     Host,
     Item(usize),
+    /// Waited on by the device before the host set it: the gate item the host's vkSetEvent
+    /// opens.
+    HostGate(usize),
 }
 
 struct SimPort<'a> {
@@ -295,6 +327,10 @@ pub struct Sim<'p, 'w> {
     host: sim_host::HostSide,
     /// Stages of the action commands submitted to each queue so far.
     queue_stages: Vec<S>,
+    /// The dependency graph, recorded only when asked for (it costs a scan per item).
+    graph: Option<Vec<GraphNode>>,
+    /// Cycle each item was pushed (by item index), for the drain of sync nodes in timelines.
+    pushed_at: Vec<u64>,
     out: SimOutcomeParts,
 }
 
@@ -346,8 +382,16 @@ impl<'p, 'w> Sim<'p, 'w> {
             scratch: Scratch::default(),
             host: crate::engine::host_side(prog, config, seed)?,
             queue_stages: vec![S::NONE; w.queues.len()],
+            graph: None,
+            pushed_at: Vec::new(),
             out: SimOutcomeParts::default(),
         })
+    }
+
+    /// Records the execution-dependency graph during the run (for `gpusim graph`).
+    pub fn record_graph(mut self) -> Self {
+        self.graph = Some(Vec::new());
+        self
     }
 
     fn schedule(&mut self, at: u64, ev: Ev) {
@@ -391,6 +435,7 @@ impl<'p, 'w> Sim<'p, 'w> {
             host_reads: o.host_reads,
             spans: o.spans,
             syncs: o.syncs,
+            graph: self.graph.unwrap_or_default(),
             workgroups: o.workgroups,
             instructions: o.instructions,
             lane_ops: o.lane_ops,
@@ -498,7 +543,13 @@ impl<'p, 'w> Sim<'p, 'w> {
                 cycles += timing.cycles(&r);
                 self.out.host_reads.push((t, bytes, tags));
             }
-            HostOp::SetEvent(e) => self.event_state[*e] = EventState::Host,
+            HostOp::SetEvent(e) => {
+                if let EventState::HostGate(gate) = self.event_state[*e] {
+                    self.items[gate].state = State::Done;
+                    self.dirty = true;
+                }
+                self.event_state[*e] = EventState::Host;
+            }
             HostOp::FlushMappedMemoryRanges(r) => {
                 let r = self.host.flush_mapped_ranges(&crate::engine::host_ranges(r), &mut self.machine.vram).map_err(host_err)?;
                 cycles += timing.cycles(&r);
@@ -513,6 +564,22 @@ impl<'p, 'w> Sim<'p, 'w> {
 
     fn push_item(&mut self, queue: usize, kind: Kind, explicit: Vec<usize>) -> usize {
         let idx = self.items.len();
+        if self.graph.is_some() {
+            let node = self.graph_node(queue, &kind, &explicit);
+            if let Some(g) = self.graph.as_mut() {
+                // Items pushed without push_item (host gates of events) get a plain node, so
+                // graph indices stay item indices.
+                while g.len() < idx {
+                    let it = &self.items[g.len()];
+                    let label = match &it.kind {
+                        Kind::Sync { label, .. } => label.clone(),
+                        Kind::Action { .. } => String::new(),
+                    };
+                    g.push(GraphNode { queue: it.queue, inst: None, at: None, src: S::NONE, dst: S::NONE, label, deps: Vec::new(), explicit: Vec::new(), start_after: None });
+                }
+                g.push(node);
+            }
+        }
         let mut deps = explicit;
         let mut start_after = None;
         match &kind {
@@ -544,9 +611,38 @@ impl<'p, 'w> Sim<'p, 'w> {
             self.queue_stages[queue] |= *stage;
         }
         self.items.push(Item { queue, kind, state: State::Waiting, deps, start_after, start: 0 });
+        if self.pushed_at.len() <= idx {
+            self.pushed_at.resize(idx + 1, self.now);
+        }
+        self.pushed_at[idx] = self.now;
         self.queues[queue].push(idx);
         self.waiting.push(idx);
         idx
+    }
+
+    /// The graph node of an item about to be pushed: `push_item`'s rules, every earlier item
+    /// considered (finished or not), so the graph does not depend on timing.
+    fn graph_node(&self, queue: usize, kind: &Kind, explicit: &[usize]) -> GraphNode {
+        let mut deps = explicit.to_vec();
+        let mut start_after = None;
+        for &j in self.queues[queue].iter().rev() {
+            let edge = match (kind, &self.items[j].kind) {
+                (Kind::Action { stage, .. }, Kind::Sync { dst, .. }) => dst.intersects(*stage),
+                (Kind::Action { .. }, Kind::Action { .. }) => {
+                    start_after = start_after.or(Some(j));
+                    false
+                }
+                (Kind::Sync { src, .. }, Kind::Action { stage, .. }) => src.intersects(*stage),
+                (Kind::Sync { src, .. }, Kind::Sync { dst, .. }) => src.intersects(*dst),
+            };
+            if edge {
+                deps.push(j);
+            }
+        }
+        match kind {
+            Kind::Action { inst, stage } => GraphNode { queue, inst: Some(*inst), at: Some(self.prog.instances[*inst].at.clone()), src: *stage, dst: S::NONE, label: String::new(), deps, explicit: explicit.to_vec(), start_after },
+            Kind::Sync { src, dst, label, .. } => GraphNode { queue, inst: None, at: None, src: *src, dst: *dst, label: label.clone(), deps, explicit: explicit.to_vec(), start_after: None },
+        }
     }
 
     fn sync_kind(&self, label: String, barriers: &[(MemoryBarrier2, Option<(u64, u64)>)], first: bool, second: bool) -> Kind {
@@ -667,17 +763,25 @@ impl<'p, 'w> Sim<'p, 'w> {
                 let mut explicit = Vec::new();
                 for &e in events {
                     match self.event_state[e] {
-                        EventState::Item(i) => explicit.push(i),
+                        EventState::Item(i) | EventState::HostGate(i) => explicit.push(i),
                         EventState::Host => {}
                         EventState::Unset => {
-                            return Err(WorkloadError::Deadlock {
-                                at: ins.at.to_string(),
-                                message: format!("vkCmdWaitEvents2 on event `{}`, which is never set before it", w.events[e]),
-                            });
+                            // Not set yet: the host may set it later (vkSetEvent). The wait
+                            // depends on a gate that only the host's vkSetEvent opens; if it
+                            // never does, the run ends with the wait reported as unsatisfied.
+                            let gate = self.items.len();
+                            let label = format!("vkSetEvent `{}` from the host", w.events[e]);
+                            let kind = Kind::Sync { src: S::NONE, dst: S::NONE, ops: Vec::new(), label };
+                            self.items.push(Item { queue, kind, state: State::Waiting, deps: Vec::new(), start_after: None, start: 0 });
+                            self.event_state[e] = EventState::HostGate(gate);
+                            explicit.push(gate);
                         }
                     }
                 }
-                let k = self.sync_kind(label, &self.barrier_list(dependency), false, true);
+                // An event the host sets has no device-side set node to perform the first
+                // scope's operations (HOST_WRITE availability): the wait performs them.
+                let host_set = events.iter().any(|&e| matches!(self.event_state[e], EventState::Host | EventState::HostGate(_)));
+                let k = self.sync_kind(label, &self.barrier_list(dependency), host_set, true);
                 self.push_item(queue, k, explicit);
             }
             Command::ResetEvent { event, .. } => self.event_state[*event] = EventState::Unset,
@@ -722,7 +826,8 @@ impl<'p, 'w> Sim<'p, 'w> {
                 }
                 let label = label.clone();
                 let queue = self.items[i].queue;
-                self.out.syncs.push(SyncLog { label, queue, fired: self.now, released: self.now + cycles, ops: log });
+                let queued = self.pushed_at.get(i).copied().unwrap_or(self.now);
+                self.out.syncs.push(SyncLog { label, queue, queued, fired: self.now, released: self.now + cycles, ops: log });
                 self.schedule(self.now + cycles, Ev::Release(i));
             }
             Kind::Action { inst, .. } => {

@@ -1,0 +1,58 @@
+//! Build a workload with the Rust API, leave out one barrier, and print what went wrong.
+//!
+//! `cargo run --example missing_barrier`
+
+use gpusim::core::engine::*;
+use gpusim::core::profile::Profile;
+use gpusim::core::sync::{AccessFlags2 as A, PipelineStageFlags2 as S};
+
+const ADD_ONE: &str = r#"
+@group(0) @binding(0) var<storage, read> src: array<u32>;
+@group(0) @binding(1) var<storage, read_write> dst: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    dst[id.x] = src[id.x] + 1u;
+}
+"#;
+
+fn workload(with_barrier: bool) -> Result<Workload, WorkloadError> {
+    let mut w = Workload::new("fill-then-dispatch");
+    let a = w.device_buffer("A", 4096);
+    let b = w.device_buffer("B", 4096);
+    let add_one = w.wgsl_pipeline("add_one", ADD_ONE, "main")?;
+    let mut commands = vec![Command::FillBuffer { dst: a, offset: 0, size: None, data: 7 }];
+    if with_barrier {
+        // vkCmdPipelineBarrier2: CLEAR/TRANSFER_WRITE -> COMPUTE_SHADER/SHADER_STORAGE_READ
+        commands.push(Command::PipelineBarrier(DependencyInfo::memory(S::CLEAR, A::TRANSFER_WRITE, S::COMPUTE_SHADER, A::SHADER_STORAGE_READ)));
+    }
+    commands.push(Command::Dispatch {
+        pipeline: add_one,
+        group_count: [16, 1, 1],
+        base_group: [0; 3],
+        bindings: vec![
+            BufferBinding { set: 0, binding: 0, buffer: a, offset: 0, range: None },
+            BufferBinding { set: 0, binding: 1, buffer: b, offset: 0, range: None },
+        ],
+        push_constants: vec![],
+    });
+    let cb = w.command_buffer("cb0", commands);
+    let fence = w.fence("f0");
+    w.submit(0, vec![cb], Some(fence));
+    w.host(HostOp::WaitForFences(vec![fence]));
+    Ok(w)
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let profile = Profile::builtin("seed-l2").ok_or("no built-in profile seed-l2")?;
+    for with_barrier in [false, true] {
+        let result = run_workload(&workload(with_barrier)?, &profile, 0)?;
+        println!("barrier: {with_barrier}: {} stale reads, {} corrupted bytes, {} cycles", result.stale_reads, result.corrupted_bytes, result.cycles);
+        for f in result.findings.iter().take(3) {
+            println!(
+                "  {} read bytes [{}, {}) of {} through {}: saw {}, expected {}",
+                f.at, f.offset, f.offset + f.size, f.resource, f.via, f.seen_write, f.expected_write
+            );
+        }
+    }
+    Ok(())
+}

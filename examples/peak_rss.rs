@@ -1,0 +1,34 @@
+//! Peak resident memory of a whole run (reference run, simulated run, comparison) of a
+//! streaming workload touching about N MiB (default 256): `C[i] = A[i] * 3 + B[i]`, each of the
+//! three buffers N/3 MiB.
+//!
+//! `cargo run --release --example peak_rss -- 256`
+
+use gpusim::core::engine::{run_workload, samples};
+use gpusim::core::profile::Profile;
+
+fn vm_hwm_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mib: u64 = std::env::args().nth(1).map(|a| a.parse()).transpose()?.unwrap_or(256);
+    let per_buffer = (mib << 20) / 3 / 256 * 256;
+    let w = samples::stream(per_buffer)?;
+    let profile = Profile::builtin("seed-l2").ok_or("no built-in profile seed-l2")?;
+    let before = vm_hwm_kib().unwrap_or(0);
+    let t = std::time::Instant::now();
+    let r = run_workload(&w, &profile, 0)?;
+    let touched = 3 * per_buffer;
+    let caches: u64 = profile.machine.cu.l1.iter().chain(&profile.machine.cu.texture_cache).chain(&profile.machine.cu.uniform_cache).map(|s| s.size_bytes).sum::<u64>()
+        * profile.machine.compute_units as u64
+        + profile.machine.l2.cache.as_ref().map_or(0, |s| s.size_bytes);
+    let peak = vm_hwm_kib().ok_or("no /proc/self/status")? << 10;
+    println!("workload: {} ({} MiB touched), corrupted: {}", w.name, touched >> 20, r.corrupted());
+    println!("run time: {:.1} s, {} simulated cycles, {} lane-ops", t.elapsed().as_secs_f64(), r.cycles, r.lane_ops);
+    println!("peak RSS: {} MiB (before the run: {} MiB; the workload's own host-write payloads included)", peak >> 20, before >> 10);
+    println!("bound 3 x touched + caches ({} KiB): {} MiB -> {}", caches >> 10, (3 * touched + caches) >> 20, if peak <= 3 * touched + caches { "within" } else { "over" });
+    Ok(())
+}
