@@ -12,3 +12,4 @@
 pub mod engine;
 pub mod profile;
 pub mod sync;
+pub mod trace;

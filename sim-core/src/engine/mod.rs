@@ -36,7 +36,7 @@ use sim_caches::{CacheStats, Maintenance, Tag};
 pub use error::WorkloadError;
 pub use machine::{CacheOp, CacheTarget, MachineConfig, TransferPath};
 pub use program::{CommandRef, Program, Writer};
-pub use run::{BarrierPlanner, ReadKey, SyncLog};
+pub use run::{BarrierPlanner, GraphNode, ReadKey, SyncLog};
 pub use workload::*;
 
 use crate::profile::Profile;
@@ -341,6 +341,19 @@ pub fn run_workload(workload: &Workload, profile: &Profile, seed: u64) -> Result
         instructions: sim.instructions,
         lane_ops: sim.lane_ops,
     })
+}
+
+/// The execution-dependency graph of `workload` on `profile`: every queue item (action
+/// command or sync node) with the items it waits for, recorded by the simulation itself so the
+/// graph follows exactly the rules that order the run. The run happens (with `seed`), its
+/// outcome is not needed.
+pub fn dependency_graph(workload: &Workload, profile: &Profile, seed: u64) -> Result<Vec<GraphNode>, WorkloadError> {
+    let prog = Program::new(workload)?;
+    check_limits(&prog, profile)?;
+    let config = machine_config(profile);
+    check_mapped_ranges(&prog, &config)?;
+    let reference = reference::reference_run(&prog, config.subgroup_size, &HashSet::new())?;
+    Ok(run::Sim::new(&prog, &config, profile, &reference.truth, seed)?.record_graph().run()?.graph)
 }
 
 /// Checks every vkFlushMappedMemoryRanges / vkInvalidateMappedMemoryRanges range against the

@@ -1,0 +1,933 @@
+//! From parsed trace structs to a [`Workload`]: ids resolved, ranges and caps checked, shaders
+//! compiled. Every error is `(JSON path, message)`; the caller adds line and column.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use sim_shader::{BindingKind, ComputePipeline, Module};
+
+use super::schema::{self, Barrier, BufferBarrier, Cmd, Declared, Size, TimelineOp};
+use super::{MAX_LIST_LEN, MAX_PAYLOAD_BYTES, MAX_SHADER_FILE_BYTES, MAX_TRACE_MEMORY_BYTES, MAX_TRACE_TOTAL_MEMORY_BYTES};
+use crate::engine::program::{MAX_UPDATE_BYTES, MAX_WORKGROUPS_PER_DISPATCH};
+use crate::engine::{
+    BufferBinding, BufferCopy, BufferMemoryBarrier, Command, DependencyInfo, HostOp, MappedRange, MemoryDesc, MemoryProperties, SubmitBatch,
+    Workload,
+};
+use crate::sync::{AccessFlags2 as A, MemoryBarrier2, PipelineStageFlags2 as S};
+
+/// A load error: the JSON path and the message.
+pub type Fail = (String, String);
+type R<T> = Result<T, Fail>;
+
+fn fail<T>(path: impl Into<String>, message: impl Into<String>) -> R<T> {
+    Err((path.into(), message.into()))
+}
+
+/// Commands of Vulkan the trace format names but the engine cannot run yet.
+pub const NOT_YET_COMMANDS: &[&str] = &[
+    "copy_buffer_to_image",
+    "copy_image_to_buffer",
+    "copy_image",
+    "blit_image",
+    "resolve_image",
+    "clear_color_image",
+    "clear_depth_stencil_image",
+    "clear_attachments",
+    "dispatch_indirect",
+    "begin_render_pass",
+    "next_subpass",
+    "end_render_pass",
+    "begin_rendering",
+    "end_rendering",
+    "draw",
+    "draw_indexed",
+    "draw_indirect",
+    "draw_indexed_indirect",
+    "bind_vertex_buffers",
+    "bind_index_buffer",
+    "execute_commands",
+];
+
+/// The commands the engine runs.
+pub const COMMANDS: &[&str] = &["fill_buffer", "update_buffer", "copy_buffer", "pipeline_barrier", "dispatch", "set_event", "wait_events", "reset_event"];
+
+/// The host operations the engine runs.
+pub const OPERATIONS: &[&str] = &[
+    "queue_submit",
+    "wait_for_fences",
+    "reset_fences",
+    "queue_wait_idle",
+    "device_wait_idle",
+    "host_write",
+    "host_read",
+    "flush_mapped_memory_ranges",
+    "invalidate_mapped_memory_ranges",
+    "set_event",
+];
+
+const BUFFER_USAGES: &[&str] = &[
+    "TRANSFER_SRC",
+    "TRANSFER_DST",
+    "UNIFORM_TEXEL_BUFFER",
+    "STORAGE_TEXEL_BUFFER",
+    "UNIFORM_BUFFER",
+    "STORAGE_BUFFER",
+    "INDEX_BUFFER",
+    "VERTEX_BUFFER",
+    "INDIRECT_BUFFER",
+    "SHADER_DEVICE_ADDRESS",
+];
+
+/// `offset + size <= limit` without overflow.
+fn fits(offset: u64, size: u64, limit: u64) -> bool {
+    offset.checked_add(size).is_some_and(|e| e <= limit)
+}
+
+fn ids<'a>(list: impl Iterator<Item = &'a str>, path: &str, what: &str) -> R<HashMap<String, usize>> {
+    let mut m = HashMap::new();
+    for (i, id) in list.enumerate() {
+        if i >= MAX_LIST_LEN {
+            return fail(path, format!("more than {MAX_LIST_LEN} entries"));
+        }
+        if id.is_empty() {
+            return fail(format!("{path}[{i}]"), format!("a {what} id must not be empty"));
+        }
+        if m.insert(id.to_string(), i).is_some() {
+            return fail(format!("{path}[{i}]"), format!("duplicate {what} id `{id}`"));
+        }
+    }
+    Ok(m)
+}
+
+fn lookup(m: &HashMap<String, usize>, id: &str, path: &str, what: &str) -> R<usize> {
+    m.get(id).copied().ok_or_else(|| {
+        let mut known: Vec<&str> = m.keys().map(String::as_str).collect();
+        known.sort_unstable();
+        known.truncate(12);
+        let hint = if known.is_empty() { format!("no {what} is declared") } else { format!("declared: {}", known.join(", ")) };
+        (path.to_string(), format!("unknown {what} `{id}` ({hint})"))
+    })
+}
+
+fn check_len<T>(v: &[T], path: &str) -> R<()> {
+    if v.len() > MAX_LIST_LEN {
+        return fail(path, format!("more than {MAX_LIST_LEN} entries"));
+    }
+    Ok(())
+}
+
+struct Builder<'a> {
+    base: Option<&'a Path>,
+    w: Workload,
+    mems: HashMap<String, usize>,
+    bufs: HashMap<String, usize>,
+    shaders: HashMap<String, usize>,
+    events: HashMap<String, usize>,
+    sems: HashMap<String, usize>,
+    fences: HashMap<String, usize>,
+    queues: HashMap<String, usize>,
+    cbs: HashMap<String, usize>,
+    /// Per event: the sync2 dependencies of its set_event commands, with (cb, command).
+    set_deps: HashMap<usize, Vec<(usize, usize, Option<DependencyInfo>)>>,
+}
+
+/// Builds the workload of a parsed trace; returns it with the trace's name.
+pub fn build(t: &schema::Trace, base: Option<&Path>, stem: &str) -> R<(Workload, String)> {
+    if t.gpusim_trace != 1 {
+        return fail("gpusim_trace", format!("unsupported trace version {} (this gpusim reads version 1)", t.gpusim_trace));
+    }
+    let name = t.name.clone().unwrap_or_else(|| stem.to_string());
+    let mut b = Builder {
+        base,
+        w: Workload::new(name.clone()),
+        mems: ids(t.memory.iter().map(|m| m.id.as_str()), "memory", "memory")?,
+        bufs: ids(t.buffers.iter().map(|m| m.id.as_str()), "buffers", "buffer")?,
+        shaders: ids(t.shaders.iter().map(|m| m.id.as_str()), "shaders", "shader")?,
+        events: ids(t.events.iter().map(String::as_str), "events", "event")?,
+        sems: HashMap::new(),
+        fences: ids(t.fences.iter().map(String::as_str), "fences", "fence")?,
+        queues: HashMap::new(),
+        cbs: ids(t.command_buffers.iter().map(|m| m.id.as_str()), "command_buffers", "command buffer")?,
+        set_deps: HashMap::new(),
+    };
+    if !t.images.is_empty() {
+        return fail("images[0]", "images are not supported yet by the engine (buffers only)");
+    }
+    b.memory(t)?;
+    b.buffers(t)?;
+    b.shader_list(t)?;
+    b.w.events = t.events.clone();
+    b.w.fences = t.fences.clone();
+    let mut sem_names = Vec::new();
+    for (i, s) in t.semaphores.iter().enumerate() {
+        let path = format!("semaphores[{i}]");
+        let id = match s {
+            Declared::Id(id) => id.clone(),
+            Declared::Full(d) => {
+                let kind = d.kind.as_deref().unwrap_or("BINARY");
+                match kind.trim_start_matches("VK_SEMAPHORE_TYPE_") {
+                    "BINARY" => {}
+                    "TIMELINE" => return fail(format!("{path}.type"), "timeline semaphores are not supported yet by the engine (binary semaphores only)"),
+                    other => return fail(format!("{path}.type"), format!("unknown semaphore type `{other}` (expected BINARY or TIMELINE)")),
+                }
+                if d.initial_value.is_some() {
+                    return fail(format!("{path}.initial_value"), "initial_value is for timeline semaphores, which are not supported yet by the engine");
+                }
+                d.id.clone()
+            }
+        };
+        sem_names.push(id);
+    }
+    b.sems = ids(sem_names.iter().map(String::as_str), "semaphores", "semaphore")?;
+    b.w.semaphores = sem_names;
+    if let Some(qs) = &t.queues {
+        if qs.is_empty() {
+            return fail("queues", "at least one queue is needed (omit `queues` for the default `q0`)");
+        }
+        let names: Vec<String> = qs
+            .iter()
+            .map(|q| match q {
+                Declared::Id(id) => id.clone(),
+                Declared::Full(d) => d.id.clone(),
+            })
+            .collect();
+        b.queues = ids(names.iter().map(String::as_str), "queues", "queue")?;
+        b.w.queues = names;
+    } else {
+        b.queues = ids(["q0"].into_iter(), "queues", "queue")?;
+    }
+    for (i, cb) in t.command_buffers.iter().enumerate() {
+        let path = format!("command_buffers[{i}]");
+        if let Some(u) = &cb.usage {
+            for n in u.joined().split('|').map(str::trim).filter(|s| !s.is_empty()) {
+                let short = n.trim_start_matches("VK_COMMAND_BUFFER_USAGE_").trim_end_matches("_BIT");
+                if !matches!(short, "ONE_TIME_SUBMIT" | "SIMULTANEOUS_USE" | "RENDER_PASS_CONTINUE") {
+                    return fail(format!("{path}.usage"), format!("unknown command buffer usage `{n}` (expected ONE_TIME_SUBMIT, SIMULTANEOUS_USE)"));
+                }
+            }
+        }
+        check_len(&cb.commands, &format!("{path}.commands"))?;
+        let mut cmds = Vec::with_capacity(cb.commands.len());
+        for (k, c) in cb.commands.iter().enumerate() {
+            cmds.push(b.command(c, i, k, &format!("{path}.commands[{k}]"))?);
+        }
+        b.w.command_buffer(cb.id.clone(), cmds);
+    }
+    b.check_wait_events(t)?;
+    check_len(&t.timeline, "timeline")?;
+    let mut labels = HashMap::new();
+    for (i, op) in t.timeline.iter().enumerate() {
+        let h = b.host_op(op, i, &format!("timeline[{i}]"))?;
+        if let HostOp::HostRead { label, .. } = &h
+            && let Some(prev) = labels.insert(label.clone(), i)
+        {
+            return fail(format!("timeline[{i}].label"), format!("host_read label `{label}` is already used by timeline[{prev}]"));
+        }
+        b.w.timeline.push(h);
+    }
+    Ok((b.w, name))
+}
+
+impl Builder<'_> {
+    fn memory(&mut self, t: &schema::Trace) -> R<()> {
+        let mut total = 0u64;
+        for (i, m) in t.memory.iter().enumerate() {
+            let path = format!("memory[{i}]");
+            if m.size == 0 || m.size > MAX_TRACE_MEMORY_BYTES {
+                return fail(format!("{path}.size"), format!("size {} is not between 1 and the cap of {MAX_TRACE_MEMORY_BYTES} bytes (256 MiB)", m.size));
+            }
+            total += m.size;
+            if total > MAX_TRACE_TOTAL_MEMORY_BYTES {
+                return fail(format!("{path}.size"), format!("the memory objects total more than the cap of {MAX_TRACE_TOTAL_MEMORY_BYTES} bytes (1 GiB)"));
+            }
+            let properties = MemoryProperties::parse(&m.properties.joined()).map_err(|e| (format!("{path}.properties"), e))?;
+            self.w.memories.push(MemoryDesc { name: m.id.clone(), size: m.size, properties, compare: m.compare.unwrap_or(true) });
+        }
+        Ok(())
+    }
+
+    fn buffers(&mut self, t: &schema::Trace) -> R<()> {
+        for (i, b) in t.buffers.iter().enumerate() {
+            let path = format!("buffers[{i}]");
+            let m = lookup(&self.mems, &b.memory, &format!("{path}.memory"), "memory")?;
+            let msize = self.w.memories[m].size;
+            if b.size == 0 {
+                return fail(format!("{path}.size"), "a buffer's size must not be zero");
+            }
+            if b.offset > msize {
+                return fail(format!("{path}.offset"), format!("offset {} is outside memory `{}` of {msize} bytes", b.offset, b.memory));
+            }
+            if !fits(b.offset, b.size, msize) {
+                return fail(format!("{path}.size"), format!("range [{}, {}+{}) is outside memory `{}` of {msize} bytes", b.offset, b.offset, b.size, b.memory));
+            }
+            if let Some(u) = &b.usage {
+                for n in u.joined().split('|').map(str::trim).filter(|s| !s.is_empty()) {
+                    let short = n.trim_start_matches("VK_BUFFER_USAGE_").trim_end_matches("_BIT");
+                    if !BUFFER_USAGES.contains(&short) {
+                        return fail(format!("{path}.usage"), format!("unknown buffer usage `{n}` (expected names like STORAGE_BUFFER, UNIFORM_BUFFER, TRANSFER_SRC, TRANSFER_DST)"));
+                    }
+                }
+            }
+            if b.compare == Some(false) {
+                // The engine compares whole memory objects: leave out the one holding it.
+                self.w.memories[m].compare = false;
+            }
+            self.w.buffer(b.id.clone(), m, b.offset, b.size);
+        }
+        Ok(())
+    }
+
+    fn read_file(&self, rel: &str, cap: u64, path: &str) -> R<Vec<u8>> {
+        let Some(base) = self.base else {
+            return fail(path, format!("file `{rel}` cannot be found: the trace was given as text, without a directory"));
+        };
+        let p = base.join(rel);
+        let meta = std::fs::metadata(&p).map_err(|e| (path.to_string(), format!("cannot read `{}`: {e}", p.display())))?;
+        if meta.len() > cap {
+            return fail(path, format!("file `{}` is {} bytes, above the cap of {cap}", p.display(), meta.len()));
+        }
+        std::fs::read(&p).map_err(|e| (path.to_string(), format!("cannot read `{}`: {e}", p.display())))
+    }
+
+    fn shader_list(&mut self, t: &schema::Trace) -> R<()> {
+        for (i, s) in t.shaders.iter().enumerate() {
+            let path = format!("shaders[{i}]");
+            if let Some(stage) = &s.stage {
+                let short = stage.trim_start_matches("VK_SHADER_STAGE_").trim_end_matches("_BIT");
+                if short != "COMPUTE" {
+                    return fail(format!("{path}.stage"), format!("shader stage `{stage}` is not supported yet by the engine (COMPUTE only)"));
+                }
+            }
+            let sources = [s.wgsl.is_some(), s.wgsl_file.is_some(), s.spirv_file.is_some(), s.glsl_file.is_some(), s.glsl.is_some()];
+            if sources.iter().filter(|&&x| x).count() != 1 {
+                return fail(path, "a shader needs exactly one of `wgsl`, `wgsl_file`, `spirv_file`, `glsl_file`, `glsl`");
+            }
+            let text = |bytes: Vec<u8>, p: &str| String::from_utf8(bytes).map_err(|_| (p.to_string(), "the shader file is not UTF-8 text".to_string()));
+            let module = if let Some(src) = &s.wgsl {
+                Module::from_wgsl(src, &s.id).map_err(|e| (format!("{path}.wgsl"), format!("shader `{}` does not compile: {e}", s.id)))?
+            } else if let Some(f) = &s.wgsl_file {
+                let p = format!("{path}.wgsl_file");
+                let src = text(self.read_file(f, MAX_SHADER_FILE_BYTES, &p)?, &p)?;
+                Module::from_wgsl(&src, f).map_err(|e| (p.clone(), format!("shader `{}` does not compile: {e}", s.id)))?
+            } else if let Some(f) = &s.spirv_file {
+                let p = format!("{path}.spirv_file");
+                let bytes = self.read_file(f, MAX_SHADER_FILE_BYTES, &p)?;
+                Module::from_spirv(&bytes, f).map_err(|e| (p.clone(), format!("shader `{}` does not load: {e}", s.id)))?
+            } else if let Some(f) = &s.glsl_file {
+                let p = format!("{path}.glsl_file");
+                let src = text(self.read_file(f, MAX_SHADER_FILE_BYTES, &p)?, &p)?;
+                Module::from_glsl(&src, f).map_err(|e| (p.clone(), format!("shader `{}` does not compile: {e}", s.id)))?
+            } else {
+                let src = s.glsl.as_deref().unwrap_or_default();
+                Module::from_glsl(src, &s.id).map_err(|e| (format!("{path}.glsl"), format!("shader `{}` does not compile: {e}", s.id)))?
+            };
+            let entry = s.entry_point.as_deref().unwrap_or("main");
+            let pipeline = ComputePipeline::new(&module, entry).map_err(|e| (format!("{path}.entry_point"), format!("shader `{}`: {e}", s.id)))?;
+            self.w.pipeline(s.id.clone(), Arc::new(pipeline));
+        }
+        Ok(())
+    }
+
+    fn buffer_range(&self, buffer: usize, offset: u64, size: Option<Size>, path_off: &str, path_size: &str) -> R<u64> {
+        let b = &self.w.buffers[buffer];
+        if offset > b.size {
+            return fail(path_off, format!("offset {offset} is outside buffer `{}` of {} bytes", b.name, b.size));
+        }
+        match size {
+            None | Some(Size::Whole) => Ok(b.size - offset),
+            Some(Size::Bytes(n)) => {
+                if offset.checked_add(n).is_none() {
+                    return fail(path_size, format!("offset {offset} + size {n} overflows 64 bits"));
+                }
+                if !fits(offset, n, b.size) {
+                    return fail(path_size, format!("range [{offset}, {offset}+{n}) is outside buffer `{}` of {} bytes", b.name, b.size));
+                }
+                Ok(n)
+            }
+        }
+    }
+
+    fn payload(&self, u32s: &Option<Vec<u32>>, f32s: &Option<Vec<f32>>, hex: &Option<String>, file: &Option<String>, path: &str, prefix: &str) -> R<Option<Vec<u8>>> {
+        let n = [u32s.is_some(), f32s.is_some(), hex.is_some(), file.is_some()].iter().filter(|&&x| x).count();
+        if n > 1 {
+            return fail(path, format!("give only one of `{prefix}_u32`, `{prefix}_f32`, `{prefix}_hex`, `{prefix}_file`"));
+        }
+        let too_big = |len: u64, p: String| -> R<()> {
+            if len > MAX_PAYLOAD_BYTES { fail(p, format!("{len} bytes of data exceed the cap of {MAX_PAYLOAD_BYTES} bytes (64 MiB)")) } else { Ok(()) }
+        };
+        if let Some(v) = u32s {
+            too_big(v.len() as u64 * 4, format!("{path}.{prefix}_u32"))?;
+            return Ok(Some(v.iter().flat_map(|x| x.to_le_bytes()).collect()));
+        }
+        if let Some(v) = f32s {
+            too_big(v.len() as u64 * 4, format!("{path}.{prefix}_f32"))?;
+            return Ok(Some(v.iter().flat_map(|x| x.to_le_bytes()).collect()));
+        }
+        if let Some(h) = hex {
+            let p = format!("{path}.{prefix}_hex");
+            let digits: Vec<u8> = h.bytes().filter(|c| !c.is_ascii_whitespace() && *c != b'_').collect();
+            too_big(digits.len() as u64 / 2, p.clone())?;
+            if digits.len() % 2 != 0 {
+                return fail(p, "hex data needs an even number of digits (two per byte)");
+            }
+            let mut out = Vec::with_capacity(digits.len() / 2);
+            for pair in digits.chunks(2) {
+                let s = std::str::from_utf8(pair).unwrap_or("??");
+                out.push(u8::from_str_radix(s, 16).map_err(|_| (p.clone(), format!("`{s}` is not a hex byte")))?);
+            }
+            return Ok(Some(out));
+        }
+        if let Some(f) = file {
+            return Ok(Some(self.read_file(f, MAX_PAYLOAD_BYTES, &format!("{path}.{prefix}_file"))?));
+        }
+        Ok(None)
+    }
+
+    fn barrier(&self, b: &Barrier, cmd_stages: Option<(S, S)>, path: &str) -> R<MemoryBarrier2> {
+        let (src, dst) = match cmd_stages {
+            Some(st) => {
+                if b.src_stage_mask.is_some() || b.dst_stage_mask.is_some() {
+                    return fail(path, "in the synchronization1 shape the stage masks belong to the command, not to the barrier");
+                }
+                st
+            }
+            None => (b.src_stage_mask.unwrap_or(S::NONE), b.dst_stage_mask.unwrap_or(S::NONE)),
+        };
+        Ok(MemoryBarrier2::new(src, b.src_access_mask.unwrap_or(A::NONE), dst, b.dst_access_mask.unwrap_or(A::NONE)))
+    }
+
+    fn buffer_barrier(&self, b: &BufferBarrier, cmd_stages: Option<(S, S)>, path: &str) -> R<BufferMemoryBarrier> {
+        let g = Barrier { src_stage_mask: b.src_stage_mask, src_access_mask: b.src_access_mask, dst_stage_mask: b.dst_stage_mask, dst_access_mask: b.dst_access_mask };
+        let barrier = self.barrier(&g, cmd_stages, path)?;
+        if b.src_queue_family_index != b.dst_queue_family_index {
+            return fail(path, "queue family ownership transfers are not supported yet by the engine (src and dst queue family indices must be equal)");
+        }
+        let buffer = lookup(&self.bufs, &b.buffer, &format!("{path}.buffer"), "buffer")?;
+        self.buffer_range(buffer, b.offset, b.size, &format!("{path}.offset"), &format!("{path}.size"))?;
+        let size = match b.size {
+            None | Some(Size::Whole) => None,
+            Some(Size::Bytes(n)) => Some(n),
+        };
+        Ok(BufferMemoryBarrier { barrier, buffer, offset: b.offset, size })
+    }
+
+    fn dependency(&self, cmd_stages: Option<(S, S)>, mem: &[Barrier], bufs: &[BufferBarrier], images: &[serde_json::Value], path: &str) -> R<DependencyInfo> {
+        if !images.is_empty() {
+            return fail(format!("{path}.image_memory_barriers[0]"), "image memory barriers are not supported yet by the engine (images are not)");
+        }
+        check_len(mem, path)?;
+        check_len(bufs, path)?;
+        let mut d = DependencyInfo::default();
+        for (i, b) in mem.iter().enumerate() {
+            d.memory_barriers.push(self.barrier(b, cmd_stages, &format!("{path}.memory_barriers[{i}]"))?);
+        }
+        for (i, b) in bufs.iter().enumerate() {
+            d.buffer_memory_barriers.push(self.buffer_barrier(b, cmd_stages, &format!("{path}.buffer_memory_barriers[{i}]"))?);
+        }
+        if let Some((src, dst)) = cmd_stages
+            && mem.is_empty()
+            && bufs.is_empty()
+        {
+            // Synchronization1 with no barriers: an execution dependency only.
+            d.memory_barriers.push(MemoryBarrier2::new(src, A::NONE, dst, A::NONE));
+        }
+        Ok(d)
+    }
+
+    fn command(&mut self, c: &Cmd, cb: usize, k: usize, path: &str) -> R<Command> {
+        let name = c.cmd.as_str();
+        if NOT_YET_COMMANDS.contains(&name) {
+            return fail(format!("{path}.cmd"), format!("`{name}` is not supported yet by the engine"));
+        }
+        let allowed: &[&str] = match name {
+            "fill_buffer" => &["dst_buffer", "dst_offset", "size", "data"],
+            "update_buffer" => &["dst_buffer", "dst_offset", "data_u32", "data_f32", "data_hex", "data_file"],
+            "copy_buffer" => &["src_buffer", "dst_buffer", "regions"],
+            "pipeline_barrier" => &["src_stage_mask", "dst_stage_mask", "dependency_flags", "memory_barriers", "buffer_memory_barriers", "image_memory_barriers"],
+            "dispatch" => &["shader", "group_count", "base_group", "bindings", "push_constants_u32", "push_constants_f32", "push_constants_hex"],
+            "set_event" => &["event", "dependency", "stage_mask"],
+            "wait_events" => &["events", "dependencies", "src_stage_mask", "dst_stage_mask", "memory_barriers", "buffer_memory_barriers", "image_memory_barriers"],
+            "reset_event" => &["event", "stage_mask"],
+            _ => return fail(format!("{path}.cmd"), format!("unknown command `{name}` (expected one of {})", COMMANDS.join(", "))),
+        };
+        for f in present_cmd_fields(c) {
+            if !allowed.contains(&f) {
+                return fail(format!("{path}.{f}"), format!("field `{f}` does not belong to `{name}` (its fields: {})", allowed.join(", ")));
+            }
+        }
+        let need = |v: bool, f: &str| -> R<()> { if v { Ok(()) } else { fail(path, format!("`{name}` needs `{f}`")) } };
+        let buf = |id: &Option<String>, f: &str| -> R<usize> {
+            match id {
+                Some(id) => lookup(&self.bufs, id, &format!("{path}.{f}"), "buffer"),
+                None => fail(path, format!("`{name}` needs `{f}`")),
+            }
+        };
+        Ok(match name {
+            "fill_buffer" => {
+                let dst = buf(&c.dst_buffer, "dst_buffer")?;
+                need(c.data.is_some(), "data")?;
+                let offset = c.dst_offset.unwrap_or(0);
+                let n = self.buffer_range(dst, offset, c.size, &format!("{path}.dst_offset"), &format!("{path}.size"))?;
+                if offset % 4 != 0 {
+                    return fail(format!("{path}.dst_offset"), format!("dst_offset {offset} must be a multiple of 4"));
+                }
+                if matches!(c.size, Some(Size::Bytes(_))) && n % 4 != 0 {
+                    return fail(format!("{path}.size"), format!("size {n} must be a multiple of 4 (or WHOLE_SIZE)"));
+                }
+                let size = match c.size {
+                    Some(Size::Bytes(n)) => Some(n),
+                    _ => None,
+                };
+                Command::FillBuffer { dst, offset, size, data: c.data.unwrap_or(0) }
+            }
+            "update_buffer" => {
+                let dst = buf(&c.dst_buffer, "dst_buffer")?;
+                let data = self.payload(&c.data_u32, &c.data_f32, &c.data_hex, &c.data_file, path, "data")?.ok_or_else(|| (path.to_string(), "`update_buffer` needs one of `data_u32`, `data_f32`, `data_hex`, `data_file`".to_string()))?;
+                let offset = c.dst_offset.unwrap_or(0);
+                if data.is_empty() || data.len() % 4 != 0 || data.len() > MAX_UPDATE_BYTES {
+                    return fail(path, format!("vkCmdUpdateBuffer takes a non-zero multiple of 4 bytes, at most {MAX_UPDATE_BYTES}; this one has {}", data.len()));
+                }
+                if offset % 4 != 0 {
+                    return fail(format!("{path}.dst_offset"), format!("dst_offset {offset} must be a multiple of 4"));
+                }
+                self.buffer_range(dst, offset, Some(Size::Bytes(data.len() as u64)), &format!("{path}.dst_offset"), &format!("{path}.dst_offset"))?;
+                Command::UpdateBuffer { dst, offset, data }
+            }
+            "copy_buffer" => {
+                let src = buf(&c.src_buffer, "src_buffer")?;
+                let dst = buf(&c.dst_buffer, "dst_buffer")?;
+                let regions = c.regions.as_deref().unwrap_or_default();
+                if regions.is_empty() {
+                    return fail(path, "`copy_buffer` needs at least one region in `regions`");
+                }
+                check_len(regions, &format!("{path}.regions"))?;
+                let mut out = Vec::new();
+                for (i, r) in regions.iter().enumerate() {
+                    let rp = format!("{path}.regions[{i}]");
+                    if r.size == 0 {
+                        return fail(format!("{rp}.size"), "a copy region's size must not be zero");
+                    }
+                    self.buffer_range(src, r.src_offset, Some(Size::Bytes(r.size)), &format!("{rp}.src_offset"), &format!("{rp}.size"))?;
+                    self.buffer_range(dst, r.dst_offset, Some(Size::Bytes(r.size)), &format!("{rp}.dst_offset"), &format!("{rp}.size"))?;
+                    out.push(BufferCopy { src_offset: r.src_offset, dst_offset: r.dst_offset, size: r.size });
+                }
+                Command::CopyBuffer { src, dst, regions: out }
+            }
+            "pipeline_barrier" => {
+                let stages = sync1_stages(c, path)?;
+                Command::PipelineBarrier(self.dependency(
+                    stages,
+                    c.memory_barriers.as_deref().unwrap_or_default(),
+                    c.buffer_memory_barriers.as_deref().unwrap_or_default(),
+                    c.image_memory_barriers.as_deref().unwrap_or_default(),
+                    path,
+                )?)
+            }
+            "dispatch" => self.dispatch(c, path)?,
+            "set_event" => {
+                let ev = match &c.event {
+                    Some(e) => lookup(&self.events, e, &format!("{path}.event"), "event")?,
+                    None => return fail(path, "`set_event` needs `event`"),
+                };
+                let (dependency, sync2) = match (&c.dependency, c.stage_mask) {
+                    (Some(_), Some(_)) => return fail(path, "give `dependency` (synchronization2) or `stage_mask` (synchronization1), not both"),
+                    (Some(d), None) => {
+                        let p = format!("{path}.dependency");
+                        let dep = self.dependency(None, &d.memory_barriers, &d.buffer_memory_barriers, &d.image_memory_barriers, &p)?;
+                        (dep.clone(), Some(dep))
+                    }
+                    // vkCmdSetEvent has only a stage mask: it makes available every write of
+                    // those stages (the wait's access masks are not known here).
+                    (None, Some(st)) => (DependencyInfo::memory(st, A::MEMORY_WRITE, S::NONE, A::NONE), None),
+                    (None, None) => return fail(path, "`set_event` needs `dependency` (synchronization2) or `stage_mask` (synchronization1)"),
+                };
+                self.set_deps.entry(ev).or_default().push((cb, k, sync2));
+                Command::SetEvent { event: ev, dependency }
+            }
+            "wait_events" => {
+                let events = c.events.as_deref().unwrap_or_default();
+                if events.is_empty() {
+                    return fail(path, "`wait_events` needs a non-empty `events`");
+                }
+                check_len(events, &format!("{path}.events"))?;
+                let mut ev = Vec::new();
+                for (i, e) in events.iter().enumerate() {
+                    ev.push(lookup(&self.events, e, &format!("{path}.events[{i}]"), "event")?);
+                }
+                let stages = sync1_stages(c, path)?;
+                let dependency = match (&c.dependencies, stages) {
+                    (Some(_), Some(_)) => return fail(path, "give `dependencies` (synchronization2) or command-level stage masks (synchronization1), not both"),
+                    (Some(ds), None) => {
+                        if c.memory_barriers.is_some() || c.buffer_memory_barriers.is_some() {
+                            return fail(path, "in the synchronization2 shape the barriers go inside `dependencies`");
+                        }
+                        if ds.len() != events.len() {
+                            return fail(format!("{path}.dependencies"), format!("{} dependencies for {} events: vkCmdWaitEvents2 takes one per event", ds.len(), events.len()));
+                        }
+                        let mut merged = DependencyInfo::default();
+                        for (i, d) in ds.iter().enumerate() {
+                            let dep = self.dependency(None, &d.memory_barriers, &d.buffer_memory_barriers, &d.image_memory_barriers, &format!("{path}.dependencies[{i}]"))?;
+                            merged.memory_barriers.extend(dep.memory_barriers);
+                            merged.buffer_memory_barriers.extend(dep.buffer_memory_barriers);
+                        }
+                        merged
+                    }
+                    (None, Some(_)) => self.dependency(
+                        stages,
+                        c.memory_barriers.as_deref().unwrap_or_default(),
+                        c.buffer_memory_barriers.as_deref().unwrap_or_default(),
+                        c.image_memory_barriers.as_deref().unwrap_or_default(),
+                        path,
+                    )?,
+                    (None, None) => return fail(path, "`wait_events` needs `dependencies` (synchronization2) or `src_stage_mask` and `dst_stage_mask` (synchronization1)"),
+                };
+                Command::WaitEvents { events: ev, dependency }
+            }
+            "reset_event" => {
+                let ev = match &c.event {
+                    Some(e) => lookup(&self.events, e, &format!("{path}.event"), "event")?,
+                    None => return fail(path, "`reset_event` needs `event`"),
+                };
+                Command::ResetEvent { event: ev, stage_mask: c.stage_mask.unwrap_or(S::ALL_COMMANDS) }
+            }
+            _ => unreachable_command(path, name)?,
+        })
+    }
+
+    fn dispatch(&self, c: &Cmd, path: &str) -> R<Command> {
+        let pipeline = match &c.shader {
+            Some(s) => lookup(&self.shaders, s, &format!("{path}.shader"), "shader")?,
+            None => return fail(path, "`dispatch` needs `shader`"),
+        };
+        let Some(group_count) = c.group_count else { return fail(path, "`dispatch` needs `group_count`") };
+        let groups: u64 = group_count.iter().map(|&g| g as u64).product();
+        if groups > MAX_WORKGROUPS_PER_DISPATCH {
+            return fail(format!("{path}.group_count"), format!("{groups} workgroups exceed the simulator's cap of {MAX_WORKGROUPS_PER_DISPATCH} per dispatch"));
+        }
+        let base_group = c.base_group.unwrap_or([0; 3]);
+        for d in 0..3 {
+            if base_group[d].checked_add(group_count[d]).is_none() {
+                return fail(format!("{path}.base_group"), format!("base_group[{d}] + group_count[{d}] overflows 32 bits"));
+            }
+        }
+        let p = &self.w.pipelines[pipeline].1;
+        let mut bindings = Vec::new();
+        let list = c.bindings.as_deref().unwrap_or_default();
+        check_len(list, &format!("{path}.bindings"))?;
+        for (i, b) in list.iter().enumerate() {
+            let bp = format!("{path}.bindings[{i}]");
+            if b.image.is_some() || b.layout.is_some() {
+                return fail(bp, "image bindings are not supported yet by the engine (images are not)");
+            }
+            let Some(id) = &b.buffer else { return fail(bp, "a binding needs `buffer`") };
+            let buffer = lookup(&self.bufs, id, &format!("{bp}.buffer"), "buffer")?;
+            let range = self.buffer_range(buffer, b.offset, b.range, &format!("{bp}.offset"), &format!("{bp}.range"))?;
+            if range == 0 {
+                return fail(format!("{bp}.range"), "the bound range is empty");
+            }
+            let declared = p.bindings().iter().find(|x| x.group == b.set && x.binding == b.binding);
+            if let Some(t) = &b.descriptor_type {
+                let short = t.trim_start_matches("VK_DESCRIPTOR_TYPE_");
+                let kind_ok = match short {
+                    "STORAGE_BUFFER" => declared.is_none_or(|d| matches!(d.kind, BindingKind::StorageBuffer { .. })),
+                    "UNIFORM_BUFFER" => declared.is_none_or(|d| matches!(d.kind, BindingKind::UniformBuffer)),
+                    "STORAGE_BUFFER_DYNAMIC" | "UNIFORM_BUFFER_DYNAMIC" | "STORAGE_IMAGE" | "SAMPLED_IMAGE" | "COMBINED_IMAGE_SAMPLER" | "UNIFORM_TEXEL_BUFFER" | "STORAGE_TEXEL_BUFFER" | "SAMPLER" | "INPUT_ATTACHMENT" => {
+                        return fail(format!("{bp}.descriptor_type"), format!("descriptor type `{t}` is not supported yet by the engine (STORAGE_BUFFER and UNIFORM_BUFFER are)"));
+                    }
+                    _ => return fail(format!("{bp}.descriptor_type"), format!("unknown descriptor type `{t}` (expected STORAGE_BUFFER or UNIFORM_BUFFER)")),
+                };
+                if !kind_ok {
+                    return fail(format!("{bp}.descriptor_type"), format!("descriptor type `{t}` does not match the shader's declaration of (set {}, binding {})", b.set, b.binding));
+                }
+            }
+            let range = match b.range {
+                Some(Size::Bytes(_)) => Some(range),
+                _ => None,
+            };
+            bindings.push(BufferBinding { set: b.set, binding: b.binding, buffer, offset: b.offset, range });
+        }
+        let push_constants = match (&c.push_constants_u32, &c.push_constants_f32, &c.push_constants_hex) {
+            (None, None, None) => Vec::new(),
+            (Some(v), None, None) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            (None, Some(v), None) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            (None, None, Some(_)) => self.payload(&None, &None, &c.push_constants_hex, &None, path, "push_constants")?.unwrap_or_default(),
+            _ => return fail(path, "give only one of `push_constants_u32`, `push_constants_f32`, `push_constants_hex`"),
+        };
+        if push_constants.len() > 256 {
+            return fail(path, format!("{} bytes of push constants exceed the cap of 256", push_constants.len()));
+        }
+        Ok(Command::Dispatch { pipeline, group_count, base_group, bindings, push_constants })
+    }
+
+    /// A synchronization2 wait_events dependency must equal the matching set_event's.
+    fn check_wait_events(&self, t: &schema::Trace) -> R<()> {
+        for (ci, cb) in t.command_buffers.iter().enumerate() {
+            for (k, c) in cb.commands.iter().enumerate() {
+                let Some(ds) = &c.dependencies else { continue };
+                if c.cmd != "wait_events" {
+                    continue;
+                }
+                let Command::WaitEvents { events, .. } = &self.w.command_buffers[ci].commands[k] else { continue };
+                for (i, &e) in events.iter().enumerate() {
+                    let sets = self.set_deps.get(&e).map(Vec::as_slice).unwrap_or_default();
+                    // The latest set_event before it in its command buffer, else any.
+                    let set = sets.iter().rev().find(|(c2, k2, _)| *c2 == ci && *k2 < k).or_else(|| sets.first());
+                    let Some((sc, sk, Some(set_dep))) = set else { continue };
+                    let path = format!("command_buffers[{ci}].commands[{k}].dependencies[{i}]");
+                    let d = &ds[i];
+                    let dep = self.dependency(None, &d.memory_barriers, &d.buffer_memory_barriers, &d.image_memory_barriers, &path)?;
+                    if !same_dependency(&dep, set_dep) {
+                        return fail(
+                            path,
+                            format!(
+                                "this dependency differs from the one of the set_event of `{}` (command_buffers[{sc}].commands[{sk}]); vkCmdWaitEvents2 requires them to be equal",
+                                t.events[e]
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn ranges(&self, rs: &[schema::Range], path: &str) -> R<Vec<MappedRange>> {
+        check_len(rs, path)?;
+        let mut out = Vec::new();
+        for (i, r) in rs.iter().enumerate() {
+            let rp = format!("{path}[{i}]");
+            let m = lookup(&self.mems, &r.memory, &format!("{rp}.memory"), "memory")?;
+            let desc = &self.w.memories[m];
+            if !desc.properties.host_visible {
+                return fail(format!("{rp}.memory"), format!("memory `{}` is not HOST_VISIBLE, so it cannot be mapped", desc.name));
+            }
+            let size = match r.size {
+                None | Some(Size::Whole) => None,
+                Some(Size::Bytes(n)) => Some(n),
+            };
+            if r.offset > desc.size || size.is_some_and(|n| !fits(r.offset, n, desc.size)) {
+                return fail(rp, format!("range [{}, +{}) is outside memory `{}` of {} bytes", r.offset, size.map_or("WHOLE_SIZE".into(), |n| n.to_string()), desc.name, desc.size));
+            }
+            out.push(MappedRange { memory: m, offset: r.offset, size });
+        }
+        Ok(out)
+    }
+
+    fn host_memory(&self, op: &TimelineOp, path: &str) -> R<usize> {
+        let Some(id) = &op.memory else { return fail(path, format!("`{}` needs `memory`", op.op)) };
+        let m = lookup(&self.mems, id, &format!("{path}.memory"), "memory")?;
+        if !self.w.memories[m].properties.host_visible {
+            return fail(format!("{path}.memory"), format!("memory `{id}` is not HOST_VISIBLE, so the host cannot map it"));
+        }
+        Ok(m)
+    }
+
+    fn sem_waits(&self, ws: &[schema::SemaphoreWait], path: &str) -> R<Vec<(usize, S)>> {
+        let mut v = Vec::new();
+        for (i, s) in ws.iter().enumerate() {
+            let p = format!("{path}[{i}]");
+            if s.value.is_some() {
+                return fail(format!("{p}.value"), "semaphore values are for timeline semaphores, which are not supported yet by the engine");
+            }
+            v.push((lookup(&self.sems, &s.semaphore, &format!("{p}.semaphore"), "semaphore")?, s.stage_mask.unwrap_or(S::ALL_COMMANDS)));
+        }
+        Ok(v)
+    }
+
+    fn sem_signals(&self, ss: &[Declared<schema::SemaphoreWait>], path: &str) -> R<Vec<(usize, S)>> {
+        let mut v = Vec::new();
+        for (i, s) in ss.iter().enumerate() {
+            let p = format!("{path}[{i}]");
+            match s {
+                Declared::Id(id) => v.push((lookup(&self.sems, id, &p, "semaphore")?, S::ALL_COMMANDS)),
+                Declared::Full(w) => v.extend(self.sem_waits(std::slice::from_ref(w), path)?.into_iter().map(|(s, st)| (s, st))),
+            }
+            let _ = &p;
+        }
+        Ok(v)
+    }
+
+    fn batch(&self, cbs: &[String], waits: &[schema::SemaphoreWait], signals: &[Declared<schema::SemaphoreWait>], path: &str) -> R<SubmitBatch> {
+        check_len(cbs, path)?;
+        let mut command_buffers = Vec::new();
+        for (i, c) in cbs.iter().enumerate() {
+            command_buffers.push(lookup(&self.cbs, c, &format!("{path}.command_buffers[{i}]"), "command buffer")?);
+        }
+        Ok(SubmitBatch {
+            command_buffers,
+            wait_semaphores: self.sem_waits(waits, &format!("{path}.wait_semaphores"))?,
+            signal_semaphores: self.sem_signals(signals, &format!("{path}.signal_semaphores"))?,
+        })
+    }
+
+    fn host_op(&self, op: &TimelineOp, i: usize, path: &str) -> R<HostOp> {
+        let name = op.op.as_str();
+        if matches!(name, "signal_semaphore" | "wait_semaphores") {
+            return fail(format!("{path}.op"), format!("`{name}` is not supported yet by the engine (it is for timeline semaphores)"));
+        }
+        if matches!(name, "reset_event" | "get_event_status" | "get_fence_status" | "queue_bind_sparse") {
+            return fail(format!("{path}.op"), format!("`{name}` is not supported yet by the engine"));
+        }
+        let allowed: &[&str] = match name {
+            "queue_submit" => &["queue", "command_buffers", "wait_semaphores", "signal_semaphores", "batches", "fence"],
+            "wait_for_fences" => &["fences", "wait_all", "timeout"],
+            "reset_fences" => &["fences"],
+            "queue_wait_idle" => &["queue"],
+            "device_wait_idle" => &[],
+            "host_write" => &["memory", "offset", "data_u32", "data_f32", "data_hex", "data_file"],
+            "host_read" => &["memory", "offset", "size", "label", "expect_u32", "expect_f32", "expect_hex", "expect_file"],
+            "flush_mapped_memory_ranges" | "invalidate_mapped_memory_ranges" => &["ranges"],
+            "set_event" => &["event"],
+            _ => return fail(format!("{path}.op"), format!("unknown operation `{name}` (expected one of {})", OPERATIONS.join(", "))),
+        };
+        for f in present_op_fields(op) {
+            if !allowed.contains(&f) {
+                return fail(format!("{path}.{f}"), format!("field `{f}` does not belong to `{name}` (its fields: {})", allowed.join(", ")));
+            }
+        }
+        let fences = |list: &Option<Vec<String>>| -> R<Vec<usize>> {
+            let list = list.as_deref().unwrap_or_default();
+            if list.is_empty() {
+                return fail(path, format!("`{name}` needs a non-empty `fences`"));
+            }
+            check_len(list, &format!("{path}.fences"))?;
+            list.iter().enumerate().map(|(k, f)| lookup(&self.fences, f, &format!("{path}.fences[{k}]"), "fence")).collect()
+        };
+        let queue = |q: &Option<String>| -> R<usize> {
+            match q {
+                Some(q) => lookup(&self.queues, q, &format!("{path}.queue"), "queue"),
+                None => Ok(0),
+            }
+        };
+        Ok(match name {
+            "queue_submit" => {
+                let queue = queue(&op.queue)?;
+                let single = op.command_buffers.is_some() || op.wait_semaphores.is_some() || op.signal_semaphores.is_some();
+                let batches = match (&op.batches, single) {
+                    (Some(_), true) => return fail(path, "give `batches`, or `command_buffers` and semaphores for one batch, not both"),
+                    (Some(bs), false) => {
+                        check_len(bs, &format!("{path}.batches"))?;
+                        bs.iter()
+                            .enumerate()
+                            .map(|(k, b)| self.batch(&b.command_buffers, &b.wait_semaphores, &b.signal_semaphores, &format!("{path}.batches[{k}]")))
+                            .collect::<R<Vec<_>>>()?
+                    }
+                    (None, _) => vec![self.batch(
+                        op.command_buffers.as_deref().unwrap_or_default(),
+                        op.wait_semaphores.as_deref().unwrap_or_default(),
+                        op.signal_semaphores.as_deref().unwrap_or_default(),
+                        path,
+                    )?],
+                };
+                let fence = match &op.fence {
+                    Some(f) => Some(lookup(&self.fences, f, &format!("{path}.fence"), "fence")?),
+                    None => None,
+                };
+                HostOp::QueueSubmit { queue, batches, fence }
+            }
+            "wait_for_fences" => {
+                let fs = fences(&op.fences)?;
+                if op.wait_all == Some(false) && fs.len() > 1 {
+                    return fail(format!("{path}.wait_all"), "waiting for any one of several fences is not supported yet by the engine (wait_all: true)");
+                }
+                HostOp::WaitForFences(fs)
+            }
+            "reset_fences" => HostOp::ResetFences(fences(&op.fences)?),
+            "queue_wait_idle" => HostOp::QueueWaitIdle(queue(&op.queue)?),
+            "device_wait_idle" => HostOp::DeviceWaitIdle,
+            "host_write" => {
+                let memory = self.host_memory(op, path)?;
+                let offset = op.offset.unwrap_or(0);
+                let data = self.payload(&op.data_u32, &op.data_f32, &op.data_hex, &op.data_file, path, "data")?.ok_or_else(|| (path.to_string(), "`host_write` needs one of `data_u32`, `data_f32`, `data_hex`, `data_file`".to_string()))?;
+                let m = &self.w.memories[memory];
+                if !fits(offset, data.len() as u64, m.size) {
+                    return fail(format!("{path}.offset"), format!("write [{offset}, {offset}+{}) is outside memory `{}` of {} bytes", data.len(), m.name, m.size));
+                }
+                HostOp::HostWrite { memory, offset, data }
+            }
+            "host_read" => {
+                let memory = self.host_memory(op, path)?;
+                let offset = op.offset.unwrap_or(0);
+                let m = &self.w.memories[memory];
+                if offset > m.size {
+                    return fail(format!("{path}.offset"), format!("offset {offset} is outside memory `{}` of {} bytes", m.name, m.size));
+                }
+                let size = match op.size {
+                    Some(Size::Bytes(n)) => n,
+                    Some(Size::Whole) => m.size - offset,
+                    None => return fail(path, "`host_read` needs `size`"),
+                };
+                if size == 0 {
+                    return fail(format!("{path}.size"), "a host read's size must not be zero");
+                }
+                if !fits(offset, size, m.size) {
+                    return fail(format!("{path}.size"), format!("read [{offset}, {offset}+{size}) is outside memory `{}` of {} bytes", m.name, m.size));
+                }
+                if size > MAX_PAYLOAD_BYTES {
+                    return fail(format!("{path}.size"), format!("a host read of {size} bytes exceeds the cap of {MAX_PAYLOAD_BYTES} bytes (64 MiB)"));
+                }
+                let expect = self.payload(&op.expect_u32, &op.expect_f32, &op.expect_hex, &op.expect_file, path, "expect")?;
+                if let Some(e) = &expect
+                    && e.len() as u64 != size
+                {
+                    return fail(path, format!("the expectation has {} bytes but the read has {size}", e.len()));
+                }
+                HostOp::HostRead { memory, offset, size, label: op.label.clone().unwrap_or_else(|| format!("timeline[{i}]")), expect }
+            }
+            "flush_mapped_memory_ranges" | "invalidate_mapped_memory_ranges" => {
+                let rs = op.ranges.as_deref().unwrap_or_default();
+                if rs.is_empty() {
+                    return fail(path, format!("`{name}` needs a non-empty `ranges`"));
+                }
+                let r = self.ranges(rs, &format!("{path}.ranges"))?;
+                if name == "flush_mapped_memory_ranges" { HostOp::FlushMappedMemoryRanges(r) } else { HostOp::InvalidateMappedMemoryRanges(r) }
+            }
+            "set_event" => match &op.event {
+                Some(e) => HostOp::SetEvent(lookup(&self.events, e, &format!("{path}.event"), "event")?),
+                None => return fail(path, "`set_event` needs `event`"),
+            },
+            _ => return fail(format!("{path}.op"), format!("unknown operation `{name}`")),
+        })
+    }
+}
+
+fn unreachable_command(path: &str, name: &str) -> R<Command> {
+    fail(format!("{path}.cmd"), format!("unknown command `{name}`"))
+}
+
+fn sync1_stages(c: &Cmd, path: &str) -> R<Option<(S, S)>> {
+    match (c.src_stage_mask, c.dst_stage_mask) {
+        (None, None) => Ok(None),
+        (Some(s), Some(d)) => Ok(Some((s, d))),
+        _ => fail(path, "the synchronization1 shape needs both `src_stage_mask` and `dst_stage_mask` on the command"),
+    }
+}
+
+fn same_dependency(a: &DependencyInfo, b: &DependencyInfo) -> bool {
+    a.memory_barriers == b.memory_barriers
+        && a.buffer_memory_barriers.len() == b.buffer_memory_barriers.len()
+        && a.buffer_memory_barriers
+            .iter()
+            .zip(&b.buffer_memory_barriers)
+            .all(|(x, y)| x.barrier == y.barrier && x.buffer == y.buffer && x.offset == y.offset && x.size == y.size)
+}
+
+macro_rules! present {
+    ($v:expr; $($f:ident),*) => {{
+        let mut out: Vec<&'static str> = Vec::new();
+        $(if $v.$f.is_some() { out.push(stringify!($f)); })*
+        out
+    }};
+}
+
+fn present_cmd_fields(c: &Cmd) -> Vec<&'static str> {
+    present!(c; dst_buffer, src_buffer, dst_offset, size, data, data_u32, data_f32, data_hex, data_file, regions, src_stage_mask, dst_stage_mask,
+        dependency_flags, memory_barriers, buffer_memory_barriers, image_memory_barriers, shader, group_count, base_group, bindings,
+        push_constants_u32, push_constants_f32, push_constants_hex, event, events, dependency, dependencies, stage_mask)
+}
+
+fn present_op_fields(o: &TimelineOp) -> Vec<&'static str> {
+    present!(o; queue, command_buffers, wait_semaphores, signal_semaphores, batches, fence, fences, wait_all, timeout, memory, offset, size,
+        data_u32, data_f32, data_hex, data_file, expect_u32, expect_f32, expect_hex, expect_file, label, ranges, event, semaphore, semaphores, value)
+}

@@ -1,0 +1,455 @@
+//! The trace's JSON shape, as serde structs mirroring TRACE_FORMAT.md. Every struct denies
+//! unknown fields (a typo must not be silently ignored).
+//!
+//! Commands and timeline operations are *flat* structs (every field of every command, each
+//! optional) rather than a serde enum tagged by `cmd`: serde buffers an internally tagged enum
+//! before deserializing it, which loses the position of a bad field. Flat structs keep serde's
+//! line and column on every type error; the loader then checks which fields each `cmd` allows.
+
+use std::fmt;
+
+use serde::de::{self, Deserializer, Visitor};
+use serde::Deserialize;
+
+use crate::sync::{AccessFlags2, PipelineStageFlags2};
+
+/// A size in bytes, or `"WHOLE_SIZE"` (VK_WHOLE_SIZE).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Size {
+    /// A byte count.
+    Bytes(u64),
+    /// VK_WHOLE_SIZE.
+    Whole,
+}
+
+impl<'de> Deserialize<'de> for Size {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Size, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Size;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a byte count (a non-negative integer) or \"WHOLE_SIZE\"")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Size, E> {
+                Ok(Size::Bytes(v))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Size, E> {
+                u64::try_from(v).map(Size::Bytes).map_err(|_| E::invalid_value(de::Unexpected::Signed(v), &self))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Size, E> {
+                match v {
+                    "WHOLE_SIZE" | "VK_WHOLE_SIZE" => Ok(Size::Whole),
+                    _ => Err(E::invalid_value(de::Unexpected::Str(v), &self)),
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// An id, or an object with an id and more (queues, semaphores).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+pub enum Declared<T> {
+    /// Just the id.
+    Id(String),
+    /// The full form.
+    Full(T),
+}
+
+/// The whole trace.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Trace {
+    /// Format version: 1.
+    pub gpusim_trace: u64,
+    /// Name for reports.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Free text for people; ignored.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// VkDeviceMemory allocations.
+    #[serde(default)]
+    pub memory: Vec<Memory>,
+    /// Buffers.
+    #[serde(default)]
+    pub buffers: Vec<Buffer>,
+    /// Images (not supported by the engine yet; must be empty).
+    #[serde(default)]
+    pub images: Vec<serde_json::Value>,
+    /// Shaders.
+    #[serde(default)]
+    pub shaders: Vec<Shader>,
+    /// Event ids.
+    #[serde(default)]
+    pub events: Vec<String>,
+    /// Semaphores.
+    #[serde(default)]
+    pub semaphores: Vec<Declared<SemaphoreDecl>>,
+    /// Fence ids.
+    #[serde(default)]
+    pub fences: Vec<String>,
+    /// Queues (default: one queue `q0`).
+    #[serde(default)]
+    pub queues: Option<Vec<Declared<QueueDecl>>>,
+    /// Command buffers.
+    #[serde(default)]
+    pub command_buffers: Vec<CommandBuffer>,
+    /// Host operations and submissions.
+    #[serde(default)]
+    pub timeline: Vec<TimelineOp>,
+}
+
+/// A queue in full form.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QueueDecl {
+    /// Id.
+    pub id: String,
+    /// Queue family index (informational: the engine has one family).
+    #[serde(default)]
+    pub family: Option<u32>,
+    /// VkQueueFlags names (GRAPHICS, COMPUTE, TRANSFER, ...).
+    #[serde(default)]
+    pub flags: Option<serde_json::Value>,
+}
+
+/// A semaphore in full form.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SemaphoreDecl {
+    /// Id.
+    pub id: String,
+    /// BINARY or TIMELINE.
+    #[serde(rename = "type", default)]
+    pub kind: Option<String>,
+    /// Timeline semaphores' initial value.
+    #[serde(default)]
+    pub initial_value: Option<u64>,
+}
+
+/// A memory allocation.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Memory {
+    /// Id.
+    pub id: String,
+    /// Size in bytes.
+    pub size: u64,
+    /// VkMemoryPropertyFlags.
+    pub properties: Flags,
+    /// Whether final contents are compared with the reference run (default true).
+    #[serde(default)]
+    pub compare: Option<bool>,
+}
+
+/// Flag names as a string `A|B` or an array of names (parsed later, by the right vocabulary).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+pub enum Flags {
+    /// `A|B`.
+    Text(String),
+    /// `["A", "B"]`.
+    List(Vec<String>),
+}
+
+impl Flags {
+    /// The names joined by `|`.
+    pub fn joined(&self) -> String {
+        match self {
+            Flags::Text(t) => t.clone(),
+            Flags::List(l) => l.join("|"),
+        }
+    }
+}
+
+/// A buffer.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Buffer {
+    /// Id.
+    pub id: String,
+    /// The memory it is bound to.
+    pub memory: String,
+    /// Offset of the binding (default 0).
+    #[serde(default)]
+    pub offset: u64,
+    /// Size in bytes.
+    pub size: u64,
+    /// VkBufferUsageFlags (checked for known names).
+    #[serde(default)]
+    pub usage: Option<Flags>,
+    /// `false` leaves the buffer's memory object out of the final comparison.
+    #[serde(default)]
+    pub compare: Option<bool>,
+}
+
+/// A shader.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Shader {
+    /// Id.
+    pub id: String,
+    /// Shader stage (COMPUTE is the only one the engine runs).
+    #[serde(default)]
+    pub stage: Option<String>,
+    /// Entry point (default `main`).
+    #[serde(default)]
+    pub entry_point: Option<String>,
+    /// Inline WGSL.
+    #[serde(default)]
+    pub wgsl: Option<String>,
+    /// WGSL file, relative to the trace.
+    #[serde(default)]
+    pub wgsl_file: Option<String>,
+    /// SPIR-V file, relative to the trace.
+    #[serde(default)]
+    pub spirv_file: Option<String>,
+    /// GLSL file, relative to the trace.
+    #[serde(default)]
+    pub glsl_file: Option<String>,
+    /// Inline GLSL (extension).
+    #[serde(default)]
+    pub glsl: Option<String>,
+}
+
+/// A command buffer.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CommandBuffer {
+    /// Id.
+    pub id: String,
+    /// VkCommandBufferUsageFlags (ONE_TIME_SUBMIT, SIMULTANEOUS_USE).
+    #[serde(default)]
+    pub usage: Option<Flags>,
+    /// Commands.
+    #[serde(default)]
+    pub commands: Vec<Cmd>,
+}
+
+/// A global memory barrier: the four masks (sync2), or only the access masks (sync1 shape).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Barrier {
+    /// srcStageMask.
+    #[serde(default)]
+    pub src_stage_mask: Option<PipelineStageFlags2>,
+    /// srcAccessMask.
+    #[serde(default)]
+    pub src_access_mask: Option<AccessFlags2>,
+    /// dstStageMask.
+    #[serde(default)]
+    pub dst_stage_mask: Option<PipelineStageFlags2>,
+    /// dstAccessMask.
+    #[serde(default)]
+    pub dst_access_mask: Option<AccessFlags2>,
+}
+
+/// A buffer memory barrier.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BufferBarrier {
+    /// srcStageMask.
+    #[serde(default)]
+    pub src_stage_mask: Option<PipelineStageFlags2>,
+    /// srcAccessMask.
+    #[serde(default)]
+    pub src_access_mask: Option<AccessFlags2>,
+    /// dstStageMask.
+    #[serde(default)]
+    pub dst_stage_mask: Option<PipelineStageFlags2>,
+    /// dstAccessMask.
+    #[serde(default)]
+    pub dst_access_mask: Option<AccessFlags2>,
+    /// srcQueueFamilyIndex (ownership transfers are not modelled; must be absent or equal).
+    #[serde(default)]
+    pub src_queue_family_index: Option<serde_json::Value>,
+    /// dstQueueFamilyIndex.
+    #[serde(default)]
+    pub dst_queue_family_index: Option<serde_json::Value>,
+    /// The buffer.
+    pub buffer: String,
+    /// Offset (default 0).
+    #[serde(default)]
+    pub offset: u64,
+    /// Size (default WHOLE_SIZE).
+    #[serde(default)]
+    pub size: Option<Size>,
+}
+
+/// A VkDependencyInfo.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Dependency {
+    /// dependencyFlags (BY_REGION, ...): accepted, no effect on a compute-only engine.
+    #[serde(default)]
+    pub dependency_flags: Option<Flags>,
+    /// Global memory barriers.
+    #[serde(default)]
+    pub memory_barriers: Vec<Barrier>,
+    /// Buffer memory barriers.
+    #[serde(default)]
+    pub buffer_memory_barriers: Vec<BufferBarrier>,
+    /// Image memory barriers (images are not supported yet: must be empty).
+    #[serde(default)]
+    pub image_memory_barriers: Vec<serde_json::Value>,
+}
+
+/// A region of a buffer copy.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Region {
+    /// srcOffset.
+    #[serde(default)]
+    pub src_offset: u64,
+    /// dstOffset.
+    #[serde(default)]
+    pub dst_offset: u64,
+    /// size.
+    pub size: u64,
+}
+
+/// A descriptor binding of a dispatch.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Binding {
+    /// Descriptor set (default 0).
+    #[serde(default)]
+    pub set: u32,
+    /// Binding number.
+    pub binding: u32,
+    /// The buffer bound.
+    #[serde(default)]
+    pub buffer: Option<String>,
+    /// An image bound (not supported yet).
+    #[serde(default)]
+    pub image: Option<String>,
+    /// Image layout (images only).
+    #[serde(default)]
+    pub layout: Option<String>,
+    /// Offset (default 0).
+    #[serde(default)]
+    pub offset: u64,
+    /// Range (default WHOLE_SIZE).
+    #[serde(default)]
+    pub range: Option<Size>,
+    /// STORAGE_BUFFER or UNIFORM_BUFFER; checked against the shader.
+    #[serde(default)]
+    pub descriptor_type: Option<String>,
+}
+
+/// One command, flat: `cmd` says which fields apply.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(missing_docs)]
+pub struct Cmd {
+    /// The command (`fill_buffer`, `dispatch`, ...).
+    pub cmd: String,
+    pub dst_buffer: Option<String>,
+    pub src_buffer: Option<String>,
+    pub dst_offset: Option<u64>,
+    pub size: Option<Size>,
+    pub data: Option<u32>,
+    pub data_u32: Option<Vec<u32>>,
+    pub data_f32: Option<Vec<f32>>,
+    pub data_hex: Option<String>,
+    pub data_file: Option<String>,
+    pub regions: Option<Vec<Region>>,
+    pub src_stage_mask: Option<PipelineStageFlags2>,
+    pub dst_stage_mask: Option<PipelineStageFlags2>,
+    pub dependency_flags: Option<Flags>,
+    pub memory_barriers: Option<Vec<Barrier>>,
+    pub buffer_memory_barriers: Option<Vec<BufferBarrier>>,
+    pub image_memory_barriers: Option<Vec<serde_json::Value>>,
+    pub shader: Option<String>,
+    pub group_count: Option<[u32; 3]>,
+    pub base_group: Option<[u32; 3]>,
+    pub bindings: Option<Vec<Binding>>,
+    pub push_constants_u32: Option<Vec<u32>>,
+    pub push_constants_f32: Option<Vec<f32>>,
+    pub push_constants_hex: Option<String>,
+    pub event: Option<String>,
+    pub events: Option<Vec<String>>,
+    pub dependency: Option<Dependency>,
+    pub dependencies: Option<Vec<Dependency>>,
+    pub stage_mask: Option<PipelineStageFlags2>,
+}
+
+/// A semaphore wait of a submission.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SemaphoreWait {
+    /// The semaphore.
+    pub semaphore: String,
+    /// Stages that wait (default ALL_COMMANDS).
+    #[serde(default)]
+    pub stage_mask: Option<PipelineStageFlags2>,
+    /// Timeline value (timeline semaphores only).
+    #[serde(default)]
+    pub value: Option<u64>,
+}
+
+/// A batch of a vkQueueSubmit2.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Batch {
+    /// Command buffers.
+    #[serde(default)]
+    pub command_buffers: Vec<String>,
+    /// Waits.
+    #[serde(default)]
+    pub wait_semaphores: Vec<SemaphoreWait>,
+    /// Signals.
+    #[serde(default)]
+    pub signal_semaphores: Vec<Declared<SemaphoreWait>>,
+}
+
+/// A VkMappedMemoryRange.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Range {
+    /// The memory.
+    pub memory: String,
+    /// Offset (default 0).
+    #[serde(default)]
+    pub offset: u64,
+    /// Size (default WHOLE_SIZE).
+    #[serde(default)]
+    pub size: Option<Size>,
+}
+
+/// One timeline entry, flat: `op` says which fields apply.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(missing_docs)]
+pub struct TimelineOp {
+    /// The operation (`queue_submit`, `host_write`, ...).
+    pub op: String,
+    pub queue: Option<String>,
+    pub command_buffers: Option<Vec<String>>,
+    pub wait_semaphores: Option<Vec<SemaphoreWait>>,
+    pub signal_semaphores: Option<Vec<Declared<SemaphoreWait>>>,
+    pub batches: Option<Vec<Batch>>,
+    pub fence: Option<String>,
+    pub fences: Option<Vec<String>>,
+    pub wait_all: Option<bool>,
+    pub timeout: Option<u64>,
+    pub memory: Option<String>,
+    pub offset: Option<u64>,
+    pub size: Option<Size>,
+    pub data_u32: Option<Vec<u32>>,
+    pub data_f32: Option<Vec<f32>>,
+    pub data_hex: Option<String>,
+    pub data_file: Option<String>,
+    pub expect_u32: Option<Vec<u32>>,
+    pub expect_f32: Option<Vec<f32>>,
+    pub expect_hex: Option<String>,
+    pub expect_file: Option<String>,
+    pub label: Option<String>,
+    pub ranges: Option<Vec<Range>>,
+    pub event: Option<String>,
+    pub semaphore: Option<String>,
+    pub semaphores: Option<Vec<SemaphoreWait>>,
+    pub value: Option<u64>,
+}

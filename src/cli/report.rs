@@ -1,0 +1,281 @@
+//! The run report: JSON as TRACE_FORMAT.md specifies (plus documented extensions), and text
+//! written for a person.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde::Serialize;
+use sim_core::engine::{CommandRef, Finding, RunResult, Workload, Writer};
+
+/// What `--schedules` found, beside the run it reports.
+#[derive(Clone, Debug)]
+pub struct Schedules {
+    /// First seed.
+    pub seed: u64,
+    /// Number of seeds run.
+    pub count: u64,
+    /// Seeds whose run corrupted.
+    pub corrupt: u64,
+    /// The first of them.
+    pub corrupt_seed: Option<u64>,
+}
+
+/// The largest `data_hex` of a host read in the report (64 KiB of bytes).
+pub const MAX_REPORTED_HOST_BYTES: usize = 64 * 1024;
+
+/// Cache statistics of one kind, summed over its instances.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct CacheReport {
+    /// Read and write hits.
+    pub hits: u64,
+    /// Read and write misses.
+    pub misses: u64,
+    /// Dirty lines written back.
+    pub writebacks: u64,
+    /// Flush operations.
+    pub flushes: u64,
+    /// Invalidate operations.
+    pub invalidations: u64,
+    /// Extension: reads, writes and atomics requested.
+    pub reads: u64,
+    /// Extension: writes requested.
+    pub writes: u64,
+    /// Extension: lines evicted.
+    pub evictions: u64,
+    /// Extension: lines dropped by invalidations.
+    pub lines_invalidated: u64,
+    /// Extension: instances summed (one per CU for L1, T$, U$).
+    pub instances: u64,
+}
+
+/// Statistics per cache kind, in a fixed order (L1, T$, U$, L2, then any other).
+pub fn cache_report(r: &RunResult) -> BTreeMap<String, CacheReport> {
+    let mut out: BTreeMap<String, CacheReport> = BTreeMap::new();
+    for (name, s) in &r.caches {
+        let kind = name.split('[').next().unwrap_or(name).to_string();
+        let c = out.entry(kind).or_default();
+        c.hits += s.read_hits + s.write_hits;
+        c.misses += s.read_misses + s.write_misses;
+        c.writebacks += s.writebacks;
+        c.flushes += s.flushes;
+        c.invalidations += s.invalidations;
+        c.reads += s.reads;
+        c.writes += s.writes;
+        c.evictions += s.evictions;
+        c.lines_invalidated += s.lines_invalidated;
+        c.instances += 1;
+    }
+    out
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The Vulkan command a reference names (`vkCmdDispatch`), when it is in the workload.
+pub fn vk_name(w: &Workload, at: &CommandRef) -> &'static str {
+    w.command_buffers.iter().find(|c| c.name == at.command_buffer).and_then(|c| c.commands.get(at.command)).map_or("command", |c| c.vk_name())
+}
+
+/// A command for a person: `vkCmdDispatch (submit 0, cb0[2])`.
+pub fn command_text(w: &Workload, at: &CommandRef) -> String {
+    let batch = if at.batch == 0 { String::new() } else { format!(" batch {},", at.batch) };
+    format!("{} (submit {},{batch} {}[{}])", vk_name(w, at), at.submit, at.command_buffer, at.command)
+}
+
+/// A writer for a person.
+pub fn writer_text(w: &Workload, wr: &Writer) -> String {
+    match wr {
+        Writer::Initial => "the initial zeroes (no write)".into(),
+        Writer::Command(c) => command_text(w, c),
+        Writer::Host { timeline } => format!("the host write at timeline[{timeline}]"),
+    }
+}
+
+/// The JSON report.
+pub fn json_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> serde_json::Value {
+    #[derive(Serialize)]
+    struct F<'a> {
+        at: &'a CommandRef,
+        resource: &'a str,
+        offset: u64,
+        size: u64,
+        seen_write: &'a Writer,
+        expected_write: &'a Writer,
+        via: &'a str,
+        command: &'static str,
+        seen_hex: String,
+        expected_hex: String,
+        cycle: u64,
+    }
+    let findings: Vec<F> = r
+        .findings
+        .iter()
+        .map(|f: &Finding| F {
+            at: &f.at,
+            resource: &f.resource,
+            offset: f.offset,
+            size: f.size,
+            seen_write: &f.seen_write,
+            expected_write: &f.expected_write,
+            via: &f.via,
+            command: vk_name(w, &f.at),
+            seen_hex: hex(&f.seen),
+            expected_hex: hex(&f.expected),
+            cycle: f.cycle,
+        })
+        .collect();
+    let host_reads: Vec<serde_json::Value> = r
+        .host_reads
+        .iter()
+        .map(|h| {
+            let truncated = h.data.len() > MAX_REPORTED_HOST_BYTES;
+            let mut v = serde_json::json!({
+                "at": {"timeline": h.timeline},
+                "label": h.label,
+                "differing_bytes": h.differing_bytes,
+                "reference_meets_expectation": h.reference_meets_expectation,
+                "data_hex": hex(&h.data[..h.data.len().min(MAX_REPORTED_HOST_BYTES)]),
+            });
+            if truncated {
+                v["truncated"] = true.into();
+            }
+            if let Some((off, seen, exp)) = &h.first_difference {
+                v["first_difference"] = serde_json::json!({"offset": off, "seen_write": seen, "expected_write": exp});
+            }
+            v
+        })
+        .collect();
+    serde_json::json!({
+        "gpusim_report": 1,
+        "trace": trace,
+        "profile": r.profile,
+        "seed": s.seed,
+        "schedules": s.count,
+        "schedules_with_corruption": s.corrupt,
+        "corrupt_seed": s.corrupt_seed,
+        "reported_seed": r.seed,
+        "cycles": r.cycles,
+        "corruption": {
+            "stale_reads": r.stale_reads,
+            "corrupted_bytes": r.corrupted_bytes,
+            "findings": findings,
+        },
+        "hazards": [],
+        "host_reads": host_reads,
+        "caches": cache_report(r),
+        "instructions": r.instructions,
+        "lane_ops": r.lane_ops,
+    })
+}
+
+/// Whether the run found something: corruption, or a host read that differs from the
+/// reference or whose reference misses the trace's stated expectation.
+pub fn found_something(r: &RunResult) -> bool {
+    r.corrupted() || r.host_reads.iter().any(|h| h.differing_bytes > 0 || h.reference_meets_expectation == Some(false))
+}
+
+fn spaced_hex(bytes: &[u8], more: bool) -> String {
+    let mut s: Vec<String> = bytes.chunks(4).map(hex).collect();
+    if s.len() > 4 {
+        s.truncate(4);
+    }
+    let mut out = s.join(" ");
+    if more || bytes.len() > 16 {
+        out.push('…');
+    }
+    out
+}
+
+/// The most findings the text report lists (all of them are in the JSON report).
+pub const TEXT_FINDINGS: usize = 12;
+
+/// One finding as a paragraph.
+pub fn finding_text(w: &Workload, f: &Finding) -> String {
+    let more = f.size as usize > f.seen.len();
+    let through = if f.via == "VRAM" { "straight from VRAM".to_string() } else { format!("through {}", f.via) };
+    let text = format!(
+        "{} read bytes [{}, {}) of buffer {} {through}:\n  it saw the write of {} — {};\n  the reference run saw {} — {}.",
+        command_text(w, &f.at),
+        f.offset,
+        f.offset + f.size,
+        f.resource,
+        writer_text(w, &f.seen_write),
+        spaced_hex(&f.seen, more),
+        writer_text(w, &f.expected_write),
+        spaced_hex(&f.expected, more),
+    );
+    text.replace("….", "…")
+}
+
+/// The text report.
+pub fn text_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "gpusim run: trace `{trace}` on profile {}", r.profile);
+    if s.count > 1 {
+        let _ = writeln!(o, "schedules: seeds {}..{} ({} runs), {} corrupted", s.seed, s.seed + s.count, s.count, s.corrupt);
+        match s.corrupt_seed {
+            Some(c) => {
+                let _ = writeln!(o, "reporting the first corrupted schedule, seed {c}");
+            }
+            None => {
+                let _ = writeln!(o, "reporting the first schedule, seed {}", r.seed);
+            }
+        }
+    } else {
+        let _ = writeln!(o, "seed {}", r.seed);
+    }
+    let _ = writeln!(o);
+    if r.corrupted() {
+        let _ = writeln!(
+            o,
+            "CORRUPTION: {} read(s) returned bytes that differ from the reference run; {} byte(s) of memory differ at the end.",
+            r.stale_reads, r.corrupted_bytes
+        );
+        for (i, f) in r.findings.iter().take(TEXT_FINDINGS).enumerate() {
+            let _ = writeln!(o, "\n{}. {}", i + 1, finding_text(w, f));
+        }
+        if r.findings.len() > TEXT_FINDINGS {
+            let _ = writeln!(o, "\n... and {} more finding(s) (all are in --report json).", r.findings.len() - TEXT_FINDINGS);
+        }
+        if r.findings.is_empty() && r.corrupted_bytes > 0 {
+            let _ = writeln!(o, "\nNo read saw stale bytes, but memory differs at the end: a write-back of stale data (a lost update) overwrote newer bytes.");
+        }
+        let _ = writeln!(
+            o,
+            "\nA stale read means synchronization was missing or too narrow: the writer's stages were not in a barrier's first\n\
+             scope (execution), or its writes were not made available (src access) and visible (dst access) to the reader."
+        );
+    } else {
+        let _ = writeln!(o, "No corruption: every read saw what the reference run saw, and final memory matches.");
+    }
+    if !r.host_reads.is_empty() {
+        let _ = writeln!(o, "\nHost reads:");
+        for h in &r.host_reads {
+            let exp = match h.reference_meets_expectation {
+                Some(true) => "; the reference run meets the trace's expectation",
+                Some(false) => "; the reference run does NOT meet the trace's expectation",
+                None => "",
+            };
+            if h.differing_bytes == 0 {
+                let _ = writeln!(o, "  `{}` (timeline[{}]): {} bytes, same as the reference run{exp}.", h.label, h.timeline, h.data.len());
+            } else {
+                let _ = write!(o, "  `{}` (timeline[{}]): {} of {} bytes differ from the reference run", h.label, h.timeline, h.differing_bytes, h.data.len());
+                if let Some((off, seen, expd)) = &h.first_difference {
+                    let _ = write!(o, "; from offset {off} the host saw {} where the reference saw {}", writer_text(w, seen), writer_text(w, expd));
+                }
+                let _ = writeln!(o, "{exp}.");
+            }
+        }
+    }
+    let _ = writeln!(o, "\nCycles: {}   shader instructions: {}   lane operations: {}", r.cycles, r.instructions, r.lane_ops);
+    let caches = cache_report(r);
+    if !caches.is_empty() {
+        let _ = writeln!(o, "\n{:<6} {:>10} {:>10} {:>11} {:>8} {:>14}", "cache", "hits", "misses", "writebacks", "flushes", "invalidations");
+        for (name, c) in &caches {
+            let label = if c.instances > 1 { format!("{name}×{}", c.instances) } else { name.clone() };
+            let _ = writeln!(o, "{:<6} {:>10} {:>10} {:>11} {:>8} {:>14}", label, c.hits, c.misses, c.writebacks, c.flushes, c.invalidations);
+        }
+    }
+    o
+}

@@ -1,0 +1,134 @@
+//! `gpusim run TRACE`: loads a trace, runs it on a profile for one seed or many, and reports.
+
+use std::io::IsTerminal as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, ValueEnum};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::prelude::*;
+use sim_core::engine::{RunResult, run_workload};
+use sim_core::profile::Profile;
+use sim_core::trace::{LoadedTrace, TraceError};
+
+use super::CliError;
+use super::report::{Schedules, found_something, json_report, text_report};
+
+/// The most schedules one `--schedules` may ask for.
+pub const MAX_SCHEDULES: u64 = 100_000;
+
+/// Report formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// For a person.
+    Text,
+    /// TRACE_FORMAT.md's JSON report.
+    Json,
+}
+
+/// Arguments of `gpusim run`.
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// The trace (JSON, TRACE_FORMAT.md version 1).
+    pub trace: PathBuf,
+    /// A built-in profile name (`gpusim profile list`) or a profile file (TOML).
+    #[arg(long, default_value = "seed-l2")]
+    pub profile: String,
+    /// The seed of the run (the first seed with --schedules).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Run this many seeds (seed, seed+1, ...) in parallel and report the first that corrupted.
+    #[arg(long, default_value_t = 1)]
+    pub schedules: u64,
+    /// Report format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub report: Format,
+    /// Write a Chrome trace-event timeline (opens in Perfetto) of the reported run.
+    #[arg(long)]
+    pub timeline: Option<PathBuf>,
+    /// Write report.json, report.txt and timeline.json into this directory.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+/// An error that is the trace's fault, already located.
+fn trace_err(e: TraceError) -> CliError {
+    Box::new(e)
+}
+
+/// Runs one seed; an engine error becomes a located trace error.
+pub fn run_one(t: &LoadedTrace, p: &Profile, seed: u64) -> Result<RunResult, CliError> {
+    run_workload(&t.workload, p, seed).map_err(|e| trace_err(t.locate_engine_error(&e)))
+}
+
+/// Runs `count` seeds from `seed` in parallel; returns the run to report and the summary.
+/// The result is the same whatever the number of threads: every seed is its own run, the
+/// summary is collected in seed order, and the reported run is re-run by itself.
+pub fn run_schedules(t: &LoadedTrace, p: &Profile, seed: u64, count: u64) -> Result<(RunResult, Schedules), CliError> {
+    if count == 0 || count > MAX_SCHEDULES {
+        return Err(format!("--schedules {count} is not between 1 and {MAX_SCHEDULES}").into());
+    }
+    if seed.checked_add(count).is_none() {
+        return Err(format!("--seed {seed} + --schedules {count} overflows 64 bits").into());
+    }
+    if count == 1 {
+        let r = run_one(t, p, seed)?;
+        let corrupt = found_something(&r);
+        return Ok((r, Schedules { seed, count, corrupt: corrupt as u64, corrupt_seed: corrupt.then_some(seed) }));
+    }
+    let bar = if std::io::stderr().is_terminal() { ProgressBar::new(count) } else { ProgressBar::hidden() };
+    if !std::io::stderr().is_terminal() {
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    if let Ok(style) = ProgressStyle::with_template("{spinner} schedules {pos}/{len} [{bar:30}] {elapsed_precise} eta {eta}") {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    let outcomes: Vec<Result<bool, String>> = (seed..seed + count)
+        .into_par_iter()
+        .map(|s| {
+            let r = run_workload(&t.workload, p, s).map(|r| found_something(&r)).map_err(|e| t.locate_engine_error(&e).to_string());
+            bar.inc(1);
+            r
+        })
+        .collect();
+    bar.finish_and_clear();
+    let mut corrupt = 0;
+    let mut first = None;
+    for (i, o) in outcomes.into_iter().enumerate() {
+        match o {
+            Ok(true) => {
+                corrupt += 1;
+                first = first.or(Some(seed + i as u64));
+            }
+            Ok(false) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    let r = run_one(t, p, first.unwrap_or(seed))?;
+    Ok((r, Schedules { seed, count, corrupt, corrupt_seed: first }))
+}
+
+/// Runs `gpusim run ...`.
+pub fn run(args: RunArgs) -> Result<ExitCode, CliError> {
+    let t = sim_core::trace::load(&args.trace).map_err(trace_err)?;
+    let p = Profile::load(&args.profile)?;
+    let (r, s) = run_schedules(&t, &p, args.seed, args.schedules)?;
+    let json = json_report(&t.workload, &t.name, &r, &s);
+    let json_text = serde_json::to_string_pretty(&json)?;
+    let text = text_report(&t.workload, &t.name, &r, &s);
+    match args.report {
+        Format::Json => println!("{json_text}"),
+        Format::Text => print!("{text}"),
+    }
+    if let Some(path) = &args.timeline {
+        std::fs::write(path, super::timeline::chrome_trace(&t.workload, &p, &r)?).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    if let Some(dir) = &args.out {
+        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        let write = |name: &str, body: &str| std::fs::write(dir.join(name), body).map_err(|e| format!("cannot write {}: {e}", dir.join(name).display()));
+        write("report.json", &json_text)?;
+        write("report.txt", &text)?;
+        write("timeline.json", &super::timeline::chrome_trace(&t.workload, &p, &r)?)?;
+    }
+    Ok(ExitCode::from(if found_something(&r) { 1 } else { 0 }))
+}

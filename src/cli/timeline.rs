@@ -1,0 +1,101 @@
+//! `--timeline FILE`: the run as Chrome trace-event JSON (opens in Perfetto and
+//! chrome://tracing).
+//!
+//! Processes and threads: "queues" (a thread per queue, its commands), "compute units" (a
+//! thread per CU, its workgroups), "transfer engine" (fills, updates, copies) and "barriers" (a
+//! thread per queue: each sync node as a *drain* slice, from submission to firing, while it
+//! waits for its first scope, then a slice for its cache operations, with each operation and
+//! the lines it wrote back in `args`). Times are microseconds of the profile's core clock
+//! (`timing.core_clock_mhz`): `ts = cycle / MHz`.
+
+use serde_json::{Value, json};
+use sim_core::engine::{CacheOp, CacheTarget, Command, HostOp, RunResult, Workload};
+use sim_core::profile::Profile;
+use sim_caches::Maintenance;
+
+use super::CliError;
+use super::report::{command_text, vk_name};
+
+const PID_QUEUES: u32 = 1;
+const PID_CUS: u32 = 2;
+const PID_TRANSFER: u32 = 3;
+const PID_BARRIERS: u32 = 4;
+
+/// A cache operation in words: `flush L2 (whole cache)`.
+pub fn cache_op_text(op: &CacheOp) -> String {
+    let action = match op.action {
+        Maintenance::Flush => "flush",
+        Maintenance::Invalidate => "invalidate",
+        Maintenance::FlushInvalidate => "flush+invalidate",
+    };
+    let target = match op.target {
+        CacheTarget::L1 => "L1",
+        CacheTarget::Texture => "T$",
+        CacheTarget::Uniform => "U$",
+        CacheTarget::L2 => "L2",
+        CacheTarget::Rop => "ROP$",
+    };
+    match op.range {
+        None => format!("{action} {target} (whole cache)"),
+        Some((a, n)) => format!("{action} {target} [0x{a:x}, +{n})"),
+    }
+}
+
+fn meta(pid: u32, tid: Option<u64>, name: &str) -> Value {
+    match tid {
+        None => json!({"ph": "M", "name": "process_name", "pid": pid, "tid": 0, "ts": 0, "args": {"name": name}}),
+        Some(t) => json!({"ph": "M", "name": "thread_name", "pid": pid, "tid": t, "ts": 0, "args": {"name": name}}),
+    }
+}
+
+/// The Chrome trace-event JSON of a run.
+pub fn chrome_trace(w: &Workload, p: &Profile, r: &RunResult) -> Result<String, CliError> {
+    let mhz = p.timing.core_clock_mhz.max(1) as f64;
+    let us = |c: u64| c as f64 / mhz;
+    let mut ev = vec![meta(PID_QUEUES, None, "queues"), meta(PID_CUS, None, "compute units"), meta(PID_TRANSFER, None, "transfer engine"), meta(PID_BARRIERS, None, "barriers")];
+    for (q, name) in w.queues.iter().enumerate() {
+        ev.push(meta(PID_QUEUES, Some(q as u64), &format!("queue {name}")));
+        ev.push(meta(PID_BARRIERS, Some(q as u64), &format!("sync on {name}")));
+    }
+    ev.push(meta(PID_TRANSFER, Some(0), "transfer engine"));
+    let cus = p.machine.compute_units as u64;
+    for cu in 0..cus {
+        ev.push(meta(PID_CUS, Some(cu), &format!("CU {cu}")));
+    }
+    let queue_of = |submit: usize| match w.timeline.get(submit) {
+        Some(HostOp::QueueSubmit { queue, .. }) => *queue as u64,
+        _ => 0,
+    };
+    for (at, start, end) in &r.spans {
+        let name = vk_name(w, at);
+        let args = json!({"command": command_text(w, at), "start_cycle": start, "end_cycle": end});
+        ev.push(json!({"ph": "X", "name": name, "cat": "command", "pid": PID_QUEUES, "tid": queue_of(at.submit), "ts": us(*start), "dur": us(end.saturating_sub(*start)), "args": args}));
+        let transfer = w
+            .command_buffers
+            .iter()
+            .find(|c| c.name == at.command_buffer)
+            .and_then(|c| c.commands.get(at.command))
+            .is_some_and(|c| matches!(c, Command::FillBuffer { .. } | Command::UpdateBuffer { .. } | Command::CopyBuffer { .. }));
+        if transfer {
+            ev.push(json!({"ph": "X", "name": name, "cat": "transfer", "pid": PID_TRANSFER, "tid": 0, "ts": us(*start), "dur": us(end.saturating_sub(*start)), "args": {"command": command_text(w, at)}}));
+        }
+    }
+    for (at, wg, cu, start, end) in &r.workgroups {
+        ev.push(json!({"ph": "X", "name": format!("wg {wg}"), "cat": "workgroup", "pid": PID_CUS, "tid": *cu as u64, "ts": us(*start), "dur": us(end.saturating_sub(*start)),
+            "args": {"command": command_text(w, at), "workgroup": wg}}));
+    }
+    let per_line = p.timing.maintenance_cycles_per_line as u64;
+    for s in &r.syncs {
+        let tid = s.queue as u64;
+        if s.fired > s.queued {
+            ev.push(json!({"ph": "X", "name": format!("drain: {}", s.label), "cat": "drain", "pid": PID_BARRIERS, "tid": tid, "ts": us(s.queued), "dur": us(s.fired - s.queued),
+                "args": {"waits_for": "the work of its first synchronization scope", "from_cycle": s.queued, "to_cycle": s.fired}}));
+        }
+        let ops: Vec<Value> = s.ops.iter().map(|(op, lines)| json!({"operation": cache_op_text(op), "lines_written_back": lines, "approx_cycles": lines * per_line})).collect();
+        let total: u64 = s.ops.iter().map(|(_, l)| l).sum();
+        ev.push(json!({"ph": "X", "name": s.label, "cat": "barrier", "pid": PID_BARRIERS, "tid": tid, "ts": us(s.fired), "dur": us(s.released.saturating_sub(s.fired)),
+            "args": {"operations": ops, "lines_written_back": total, "fired_cycle": s.fired, "released_cycle": s.released}}));
+    }
+    let doc = json!({"traceEvents": ev, "displayTimeUnit": "ns", "otherData": {"profile": p.name, "seed": r.seed, "cycles": r.cycles, "core_clock_mhz": p.timing.core_clock_mhz}});
+    Ok(serde_json::to_string(&doc)?)
+}
