@@ -378,3 +378,53 @@ fn host_set_event_after_submission() {
     let err = run_workload(&host_set_event(false), &Profile::builtin("seed-l2").unwrap(), 0).unwrap_err().to_string();
     assert!(err.contains("never signalled") || err.contains("never set"), "{err}");
 }
+
+/// atomicLoad and atomicStore are performed at the coherence point, like read-modify-write
+/// atomics: a CU whose L1 still holds an old copy of the line must not return it. Dispatch 1
+/// loads the counters into every CU's L1; dispatch 2 adds to them atomically (at L2); dispatch 3
+/// reads them with atomicLoad after an execution-only barrier and stores what it saw.
+#[test]
+fn atomic_loads_and_stores_are_coherent() {
+    const FILL_L1: &str = r#"
+    @group(0) @binding(0) var<storage, read> c: array<u32>;
+    @group(0) @binding(1) var<storage, read_write> out: array<u32>;
+    @compute @workgroup_size(64)
+    fn main(@builtin(global_invocation_id) id: vec3<u32>) { out[id.x] = c[id.x % 64u]; }
+    "#;
+    const ADD: &str = r#"
+    @group(0) @binding(0) var<storage, read_write> c: array<atomic<u32>>;
+    @compute @workgroup_size(64)
+    fn main(@builtin(local_invocation_index) i: u32) { atomicAdd(&c[i], 10u); atomicStore(&c[64u + i], 7u); }
+    "#;
+    const LOAD: &str = r#"
+    @group(0) @binding(0) var<storage, read_write> c: array<atomic<u32>>;
+    @group(0) @binding(1) var<storage, read_write> out: array<u32>;
+    @compute @workgroup_size(64)
+    fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+        out[id.x] = atomicLoad(&c[id.x % 64u]) + atomicLoad(&c[64u + id.x % 64u]);
+    }
+    "#;
+    let mut w = Workload::new("coherent-atomics");
+    let c = w.device_buffer("C", 512);
+    let out1 = w.device_buffer("OUT1", N * 4);
+    let out3 = w.device_buffer("OUT3", N * 4);
+    let fill = w.wgsl_pipeline("fill_l1", FILL_L1, "main").unwrap();
+    let add = w.wgsl_pipeline("add", ADD, "main").unwrap();
+    let load = w.wgsl_pipeline("load", LOAD, "main").unwrap();
+    let exec_only = || barrier(S::COMPUTE_SHADER, A::NONE, S::COMPUTE_SHADER, A::NONE);
+    let c_cmds = vec![
+        dispatch(fill, 64, vec![storage((0, 0), c), storage((0, 1), out1)], 0),
+        exec_only(),
+        dispatch(add, 1, vec![storage((0, 0), c)], 0),
+        exec_only(),
+        dispatch(load, 64, vec![storage((0, 0), c), storage((0, 1), out3)], 0),
+    ];
+    let w = finish(w, c_cmds);
+    for name in Profile::builtin_names() {
+        let p = Profile::builtin(name).unwrap();
+        for seed in 0..4 {
+            let r = run_workload(&w, &p, seed).unwrap();
+            assert_eq!(r.corrupted_bytes, 0, "{name} seed {seed}: atomicLoad saw a stale L1 copy");
+        }
+    }
+}

@@ -291,6 +291,35 @@ impl Machine {
         Ok(self.time(now, addr, old.len() as u64 * 2, &report, true, jitter))
     }
 
+    /// A coherent load or store (an atomicLoad / atomicStore, or any device-scope coherent
+    /// access): performed at the L2, the device's coherence point, after the CU's L1 has written
+    /// back and dropped its copy of those bytes, as for read-modify-write atomics.
+    #[allow(clippy::too_many_arguments)]
+    pub fn coherent(&mut self, cu: usize, now: u64, addr: u64, load: Option<(&mut [u8], &mut [Tag])>, store: Option<(&[u8], Tag)>, jitter: u64) -> Result<Timed, AccessError> {
+        let Machine { l2, vram, cus, .. } = self;
+        let len = load.as_ref().map(|(d, _)| d.len()).or(store.map(|(d, _)| d.len())).unwrap_or(0) as u64;
+        if let Some(l1) = cus[cu].l1.as_mut() {
+            match l2.as_mut() {
+                Some(l2) => l1.maintain(&mut Chained { cache: l2, next: vram }, Maintenance::FlushInvalidate, Some((addr, len)))?,
+                None => l1.maintain(vram, Maintenance::FlushInvalidate, Some((addr, len)))?,
+            };
+        }
+        let mut report = AccessReport::default();
+        if let Some((data, tags)) = load {
+            report.merge(&match l2.as_mut() {
+                Some(l2) => l2.read(vram, addr, data, tags)?,
+                None => vram.read(addr, data, tags)?,
+            });
+        }
+        if let Some((data, tag)) = store {
+            report.merge(&match l2.as_mut() {
+                Some(l2) => l2.write(vram, addr, data, Tags::One(tag), None)?,
+                None => vram.write(addr, data, Tags::One(tag), None)?,
+            });
+        }
+        Ok(self.time(now, addr, len, &report, true, jitter))
+    }
+
     /// A transfer-engine read (per the profile's transfer path).
     pub fn transfer_read(&mut self, now: u64, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<(Timed, &'static str), AccessError> {
         let Machine { l2, vram, config, .. } = self;

@@ -29,12 +29,12 @@ pub struct Reference {
 struct Flat<'a>(&'a mut BackingStore);
 
 impl Port for Flat<'_> {
-    fn load(&mut self, _cu: usize, _kind: BindingKind, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<(u64, u8, &'static str), AccessError> {
+    fn load(&mut self, _cu: usize, _kind: BindingKind, _coherent: bool, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<(u64, u8, &'static str), AccessError> {
         self.0.read(addr, data, tags)?;
         Ok((0, 0, "memory"))
     }
 
-    fn store(&mut self, _cu: usize, addr: u64, data: &[u8], tag: Tag) -> Result<u64, AccessError> {
+    fn store(&mut self, _cu: usize, _coherent: bool, addr: u64, data: &[u8], tag: Tag) -> Result<u64, AccessError> {
         self.0.write(addr, data, Tags::One(tag), None)?;
         Ok(0)
     }
@@ -173,7 +173,7 @@ fn run_command(
                         match wg.step(sg).map_err(|e| exec(&e))? {
                             Step::Memory(req) => {
                                 let performed = perform(&mut Flat(mem), 0, req, &bound, ins.tag, scratch).map_err(|e| exec(&e))?;
-                                if req.op == MemOp::Load {
+                                if req.op == MemOp::Load && !req.atomic {
                                     let key = ReadKey { inst: inst as u32, a: wg_index as u32, b: sg as u32, c: loads[sg] };
                                     loads[sg] += 1;
                                     truth.fingerprints.insert(key, performed.fingerprint);

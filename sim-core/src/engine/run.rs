@@ -272,8 +272,12 @@ impl SimPort<'_> {
 }
 
 impl Port for SimPort<'_> {
-    fn load(&mut self, cu: usize, kind: BindingKind, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<(u64, u8, &'static str), AccessError> {
+    fn load(&mut self, cu: usize, kind: BindingKind, coherent: bool, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<(u64, u8, &'static str), AccessError> {
         let j = self.jitter();
+        if coherent {
+            let t = self.m.coherent(cu, self.now, addr, Some((data, tags)), None, j)?;
+            return Ok((t.latency, t.depth, "L2"));
+        }
         let (t, first) = match kind {
             BindingKind::UniformBuffer => self.m.uniform_load(cu, self.now, addr, data, tags, j)?,
             BindingKind::StorageBuffer { .. } => self.m.storage_load(cu, self.now, addr, data, tags, j)?,
@@ -281,8 +285,11 @@ impl Port for SimPort<'_> {
         Ok((t.latency, t.depth, first))
     }
 
-    fn store(&mut self, cu: usize, addr: u64, data: &[u8], tag: Tag) -> Result<u64, AccessError> {
+    fn store(&mut self, cu: usize, coherent: bool, addr: u64, data: &[u8], tag: Tag) -> Result<u64, AccessError> {
         let j = self.jitter();
+        if coherent {
+            return Ok(self.m.coherent(cu, self.now, addr, None, Some((data, tag)), j)?.latency);
+        }
         Ok(self.m.storage_store(cu, self.now, addr, data, tag, j)?.latency)
     }
 
@@ -1008,7 +1015,7 @@ impl<'p, 'w> Sim<'p, 'w> {
                 let cu = self.slots[s].cu;
                 let mut port = SimPort { m: &mut self.machine, now: self.now, rng: &mut self.rng };
                 let performed = perform(&mut port, cu, req, &bound, tag, &mut self.scratch).map_err(|e| exec_err(self.prog.instances[inst].at.to_string(), e))?;
-                if req.op == MemOp::Load {
+                if req.op == MemOp::Load && !req.atomic {
                     let slot = &mut self.slots[s];
                     let key = ReadKey { inst: inst as u32, a: slot.wg_index as u32, b: sg as u32, c: slot.loads[sg] };
                     slot.loads[sg] += 1;
