@@ -1,0 +1,61 @@
+//! Every example trace gives its expected outcome: `examples/traces/NAME.expect.json` names
+//! the profiles, schedules, exit status and finding kinds; this test runs the binary on each.
+
+use std::path::Path;
+use std::process::Command;
+
+fn check(trace: &Path, failures: &mut Vec<String>) {
+    let expect_path = trace.with_extension("expect.json");
+    let expect: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&expect_path).unwrap_or_else(|e| panic!("{}: {e}", expect_path.display()))).unwrap();
+    for run in expect["runs"].as_array().expect("runs") {
+        let profile = run["profile"].as_str().unwrap();
+        let schedules = run["schedules"].as_u64().unwrap_or(1).to_string();
+        let out = Command::new(env!("CARGO_BIN_EXE_gpusim"))
+            .args(["run", trace.to_str().unwrap(), "--profile", profile, "--schedules", &schedules, "--report", "json"])
+            .output()
+            .unwrap();
+        let name = format!("{} on {profile}", trace.file_name().unwrap().to_string_lossy());
+        let code = out.status.code();
+        if code != Some(run["exit"].as_i64().unwrap() as i32) {
+            failures.push(format!("{name}: exit {code:?}, expected {}; stderr: {}", run["exit"], String::from_utf8_lossy(&out.stderr)));
+            continue;
+        }
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        // Host reads with expectations are checked against the reference run.
+        for h in report["host_reads"].as_array().unwrap() {
+            if h["reference_meets_expectation"] == serde_json::Value::Bool(false) {
+                failures.push(format!("{name}: the reference run does not meet the expectation of host read {}", h["label"]));
+            }
+        }
+        let kinds: Vec<&str> = run["kinds"].as_array().map(|k| k.iter().filter_map(|v| v.as_str()).collect()).unwrap_or_default();
+        for kind in kinds {
+            let present = match kind {
+                "stale_read" => !report["corruption"]["findings"].as_array().unwrap().is_empty(),
+                "corrupted_bytes" => report["corruption"]["corrupted_bytes"].as_u64().unwrap() > 0,
+                "host_read" => report["host_reads"].as_array().unwrap().iter().any(|h| h["differing_bytes"].as_u64().unwrap() > 0),
+                other => panic!("{name}: unknown finding kind `{other}`"),
+            };
+            if !present {
+                failures.push(format!("{name}: expected a `{kind}` finding"));
+            }
+        }
+    }
+}
+
+#[test]
+fn every_example_trace_gives_its_expected_outcome() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/traces");
+    let mut traces: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json") && !p.to_string_lossy().ends_with(".expect.json"))
+        .collect();
+    traces.sort();
+    assert!(traces.len() >= 23, "expected the 14 compute and 9 host example traces, found {}", traces.len());
+    let mut failures = Vec::new();
+    for t in &traces {
+        assert!(t.with_extension("expect.json").exists(), "{} has no .expect.json sidecar", t.display());
+        check(t, &mut failures);
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
