@@ -6,14 +6,7 @@ use gpusim::core::engine::*;
 use gpusim::core::profile::Profile;
 use gpusim::core::sync::{AccessFlags2 as A, PipelineStageFlags2 as S};
 
-const ADD_ONE: &str = r#"
-@group(0) @binding(0) var<storage, read> src: array<u32>;
-@group(0) @binding(1) var<storage, read_write> dst: array<u32>;
-@compute @workgroup_size(64)
-fn main(@builtin(global_invocation_id) id: vec3<u32>) {
-    dst[id.x] = src[id.x] + 1u;
-}
-"#;
+use gpusim::core::engine::samples::ADD_ONE_WGSL as ADD_ONE;
 
 fn workload(with_barrier: bool) -> Result<Workload, WorkloadError> {
     let mut w = Workload::new("fill-then-dispatch");

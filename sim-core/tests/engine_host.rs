@@ -11,14 +11,7 @@ const CACHED: MemoryProperties = MemoryProperties { device_local: false, host_vi
 const COHERENT: MemoryProperties = MemoryProperties::HOST_COHERENT;
 const N: u64 = 1024;
 
-const ADD_ONE: &str = r#"
-@group(0) @binding(0) var<storage, read> src: array<u32>;
-@group(0) @binding(1) var<storage, read_write> dst: array<u32>;
-@compute @workgroup_size(64)
-fn main(@builtin(global_invocation_id) id: vec3<u32>) {
-    dst[id.x] = src[id.x] + 1u;
-}
-"#;
+use samples::ADD_ONE_WGSL as ADD_ONE;
 
 fn words(n: u64, base: u32) -> Vec<u8> {
     (0..n as u32).flat_map(|i| (base + i).to_le_bytes()).collect()

@@ -9,14 +9,7 @@ use sim_core::sync::{AccessFlags2 as A, PipelineStageFlags2 as S};
 const SEEDS: u64 = 32;
 const N: u64 = 4096; // bytes per buffer: 1024 u32 words
 
-const ADD_ONE: &str = r#"
-@group(0) @binding(0) var<storage, read> src: array<u32>;
-@group(0) @binding(1) var<storage, read_write> dst: array<u32>;
-@compute @workgroup_size(64)
-fn main(@builtin(global_invocation_id) id: vec3<u32>) {
-    dst[id.x] = src[id.x] + 1u;
-}
-"#;
+use samples::ADD_ONE_WGSL as ADD_ONE;
 
 const WRITE_VALUE: &str = r#"
 @group(0) @binding(0) var<storage, read_write> dst: array<u32>;

@@ -64,6 +64,13 @@ pub fn resolve(prog: &Program<'_>, p: &ComputePipeline, bindings: &[BufferBindin
     Ok(out)
 }
 
+/// The `workgroup_id` of the `linear`-th workgroup of a dispatch (x fastest, then y, then z),
+/// offset by vkCmdDispatchBase's base group.
+pub fn workgroup_id(linear: u64, group_count: [u32; 3], base: [u32; 3]) -> [u32; 3] {
+    let [gx, gy, _] = group_count.map(|g| g.max(1) as u64);
+    [base[0] + (linear % gx) as u32, base[1] + ((linear / gx) % gy) as u32, base[2] + (linear / (gx * gy)) as u32]
+}
+
 /// A run of lanes whose accesses are contiguous in memory: one cache request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Run {

@@ -96,6 +96,12 @@ pub fn perform<P: Port>(port: &mut P, cu: usize, req: &MemRequest, bound: &[Boun
     Ok(out)
 }
 
+/// Expands word provenance to one tag per byte: `word_tags` belongs to an access starting at
+/// `tags_addr` (one tag per 4-byte word it spans); the result covers `[addr, addr + len)`.
+pub fn byte_tags(word_tags: &[Tag], tags_addr: u64, addr: u64, len: u64) -> Vec<Tag> {
+    (0..len).map(|k| word_tags[((addr + k) / 4 - tags_addr / 4) as usize]).collect()
+}
+
 /// One lane's load, for explaining a stale read: where it read and what it got.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LaneRead {
@@ -125,7 +131,7 @@ pub fn lane_reads(req: &MemRequest, bound: &[Bound], scratch: &Scratch) -> Vec<L
         let run_addr = b.base + r.offset;
         let addr = b.base + l.offset;
         let tags = &scratch.tags[scratch.run_tags[run]..];
-        let byte_tags = (0..l.size as u64).map(|k| tags[((addr + k) / 4 - run_addr / 4) as usize]).collect();
+        let byte_tags = byte_tags(tags, run_addr, addr, l.size as u64);
         out.push(LaneRead {
             lane: l.lane,
             buffer: b.buffer,

@@ -133,7 +133,7 @@ fn run_command(
                         mem.read(addr, &mut data, &mut tags).map_err(|e| exec(&e))?;
                         truth.fingerprints.insert(c.key, fingerprint(0, &data));
                         if capture.contains(&c.key) {
-                            let byte_tags = (0..data.len() as u64).map(|k| tags[((addr + k) / 4 - addr / 4) as usize]).collect();
+                            let byte_tags = crate::engine::exec::byte_tags(&tags, addr, addr, data.len() as u64);
                             truth.captured.insert(c.key, vec![crate::engine::exec::LaneRead { lane: 0, buffer, offset, bytes: data.clone(), byte_tags }]);
                         }
                     }
@@ -148,13 +148,8 @@ fn run_command(
             let [gx, gy, gz] = *group_count;
             let total = gx as u64 * gy as u64 * gz as u64;
             for wg_index in 0..total {
-                let id = [
-                    base_group[0] + (wg_index % gx as u64) as u32,
-                    base_group[1] + ((wg_index / gx as u64) % gy as u64) as u32,
-                    base_group[2] + (wg_index / (gx as u64 * gy as u64)) as u32,
-                ];
                 let cfg = WorkgroupConfig {
-                    workgroup_id: id,
+                    workgroup_id: crate::engine::dispatch::workgroup_id(wg_index, *group_count, *base_group),
                     num_workgroups: *group_count,
                     subgroup_size,
                     push_constants,

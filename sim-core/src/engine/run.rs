@@ -909,7 +909,7 @@ impl<'p, 'w> Sim<'p, 'w> {
                 latency = t.latency;
                 let fp = fingerprint(0, &data);
                 if self.truth.fingerprints.get(&chunk.key) != Some(&fp) {
-                    let byte_tags = (0..data.len() as u64).map(|k| tags[((src_addr + k) / 4 - src_addr / 4) as usize]).collect();
+                    let byte_tags = crate::engine::exec::byte_tags(&tags, src_addr, src_addr, data.len() as u64);
                     let lanes = vec![LaneRead { lane: 0, buffer, offset, bytes: data.clone(), byte_tags }];
                     self.record_stale(chunk.key, lanes, via.to_string());
                 }
@@ -950,14 +950,8 @@ impl<'p, 'w> Sim<'p, 'w> {
             let dr = &mut self.dispatches[d];
             let wg_index = dr.next_wg;
             dr.next_wg += 1;
-            let [gx, gy, _] = dr.group_count;
-            let id = [
-                dr.base_group[0] + (wg_index % gx as u64) as u32,
-                dr.base_group[1] + ((wg_index / gx as u64) % gy as u64) as u32,
-                dr.base_group[2] + (wg_index / (gx as u64 * gy as u64)) as u32,
-            ];
             let cfg = WorkgroupConfig {
-                workgroup_id: id,
+                workgroup_id: crate::engine::dispatch::workgroup_id(wg_index, dr.group_count, dr.base_group),
                 num_workgroups: dr.group_count,
                 subgroup_size: self.machine.config.subgroup_size,
                 push_constants: &dr.push,
@@ -1111,8 +1105,7 @@ pub fn read_with_byte_tags(level: &mut impl sim_caches::MemoryLevel, addr: u64, 
     let mut bytes = vec![0u8; len];
     let mut tags = vec![0; word_span(addr, len)];
     level.read(addr, &mut bytes, &mut tags)?;
-    let byte_tags = (0..len as u64).map(|k| tags[((addr + k) / 4 - addr / 4) as usize]).collect();
-    Ok((bytes, byte_tags))
+    Ok((bytes, crate::engine::exec::byte_tags(&tags, addr, addr, len as u64)))
 }
 
 /// The chunks a transfer command moves, in order (the same in both runs).

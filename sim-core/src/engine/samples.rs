@@ -8,6 +8,17 @@ use crate::sync::{AccessFlags2 as A, PipelineStageFlags2 as S};
 /// Host-visible device-local memory (a BAR mapping): the host fills inputs directly.
 const BAR: MemoryProperties = MemoryProperties { device_local: true, host_visible: true, host_coherent: true, host_cached: false };
 
+/// `dst[i] = src[i] + 1`: the smallest kernel that reads one buffer and writes another, the
+/// consumer in most missing-barrier stories.
+pub const ADD_ONE_WGSL: &str = r#"
+@group(0) @binding(0) var<storage, read> src: array<u32>;
+@group(0) @binding(1) var<storage, read_write> dst: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    dst[id.x] = src[id.x] + 1u;
+}
+"#;
+
 /// The tiled matrix multiply: 16x16 tiles staged through workgroup memory with barriers.
 pub const MATMUL_WGSL: &str = r#"
 struct Dims { n: u32 }
