@@ -131,7 +131,7 @@ fn serde_error(text: &str, file: &str, e: &serde_json::Error) -> TraceError {
     let path = if e.is_syntax() || e.is_eof() || line == 0 { String::new() } else { locate::path_at(text, locate::offset_of(text, line, column)) };
     if message.starts_with("unknown field")
         && let Some(k) = message.find(", expected one of")
-        && message[k..].matches('`').count() > 24
+        && message[k..].matches('`').count() > 40
     {
         message.truncate(k);
         message.push_str(" (see TRACE_FORMAT.md for the fields of each command and operation)");

@@ -1,0 +1,117 @@
+//! Malformed traces: each gets one clear message naming the place (JSON path and/or
+//! line:column) and exit status 2 — never a panic, a hang or a huge allocation.
+
+use std::process::Command;
+
+const SHADER: &str = r#"{"id": "add_one", "wgsl": "@group(0) @binding(0) var<storage, read> a: array<u32>; @group(0) @binding(1) var<storage, read_write> b: array<u32>; @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3<u32>) { b[id.x] = a[id.x] + 1u; }"}"#;
+
+/// A small valid trace with `CMDS` as cb0's commands and `TL` as the timeline tail.
+fn trace(cmds: &str, extra_top: &str) -> String {
+    format!(
+        r#"{{"gpusim_trace": 1, "name": "bad",
+  "memory": [{{"id": "dev", "size": 65536, "properties": "DEVICE_LOCAL"}},
+             {{"id": "up", "size": 4096, "properties": "HOST_VISIBLE|HOST_COHERENT"}}],
+  "buffers": [{{"id": "A", "memory": "dev", "offset": 0, "size": 4096}},
+              {{"id": "B", "memory": "dev", "offset": 4096, "size": 4096}}],
+  "shaders": [{SHADER}],
+  "events": ["e0"], "fences": ["f0"], "semaphores": ["s0"],
+  "command_buffers": [{{"id": "cb0", "commands": [
+    {cmds}
+  ]}}]{extra_top}
+}}"#
+    )
+}
+
+fn with_timeline(cmds: &str, timeline: &str) -> String {
+    trace(cmds, &format!(",\n  \"timeline\": [{timeline}]"))
+}
+
+const FILL: &str = r#"{"cmd": "fill_buffer", "dst_buffer": "A", "dst_offset": 0, "size": 64, "data": 1}"#;
+const SUBMIT: &str = r#"{"op": "queue_submit", "queue": "q0", "command_buffers": ["cb0"], "fence": "f0"}, {"op": "wait_for_fences", "fences": ["f0"]}"#;
+
+fn run_bad(name: &str, text: &str, fragments: &[&str]) -> Result<(), String> {
+    let dir = std::env::temp_dir().join(format!("gpusim-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{name}.json"));
+    std::fs::write(&path, text).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_gpusim")).args(["run", path.to_str().unwrap()]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    if out.status.code() != Some(2) {
+        return Err(format!("{name}: exit {:?} (expected 2); stderr: {err}", out.status.code()));
+    }
+    if err.contains("panicked") {
+        return Err(format!("{name}: panicked: {err}"));
+    }
+    // One message: a single line, except a shader compiler's own multi-line diagnostic.
+    if err.trim().lines().count() != 1 && !err.contains("does not compile") {
+        return Err(format!("{name}: expected one line on stderr, got: {err}"));
+    }
+    for f in fragments {
+        if !err.contains(f) {
+            return Err(format!("{name}: stderr lacks `{f}`: {err}"));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn malformed_traces_are_rejected_with_a_located_message() {
+    let cases: Vec<(&str, String, Vec<&str>)> = vec![
+        ("syntax_error", "{\"gpusim_trace\": 1,\n \"memory\": [,]}".into(), vec![":2:", "expected value"]),
+        ("truncated", "{\"gpusim_trace\": 1, \"memory\": [".into(), vec!["ends early"]),
+        ("not_an_object", "[1, 2]".into(), vec!["invalid type"]),
+        ("wrong_version", trace(FILL, "").replace("\"gpusim_trace\": 1", "\"gpusim_trace\": 7"), vec!["gpusim_trace", "version 7"]),
+        ("unknown_top_field", trace(FILL, ",\n  \"extra\": 5"), vec!["unknown field `extra`", ":11:9:", "expected one of"]),
+        ("unknown_command_field", trace(r#"{"cmd": "fill_buffer", "dst_buffer": "A", "dst_ofset": 0, "data": 1}"#, ""), vec!["unknown field `dst_ofset`", "command_buffers[0].commands[0]"]),
+        ("field_of_other_command", trace(r#"{"cmd": "fill_buffer", "dst_buffer": "A", "data": 1, "regions": []}"#, ""), vec!["command_buffers[0].commands[0].regions", "does not belong to `fill_buffer`"]),
+        ("wrong_type", trace(r#"{"cmd": "fill_buffer", "dst_buffer": "A", "dst_offset": "zero", "data": 1}"#, ""), vec!["invalid type", "command_buffers[0].commands[0].dst_offset", ":9:66:"]),
+        ("negative_size", trace(FILL, "").replace("\"size\": 65536", "\"size\": -5"), vec!["memory[0].size", "invalid value"]),
+        ("unknown_buffer", trace(r#"{"cmd": "fill_buffer", "dst_buffer": "Z", "data": 1}"#, ""), vec!["command_buffers[0].commands[0].dst_buffer", "unknown buffer `Z`", ":9:42:"]),
+        ("unknown_memory", trace(FILL, "").replace("\"memory\": \"dev\", \"offset\": 4096", "\"memory\": \"nope\", \"offset\": 4096"), vec!["buffers[1].memory", "unknown memory `nope`"]),
+        ("duplicate_id", trace(FILL, "").replace("{\"id\": \"B\"", "{\"id\": \"A\""), vec!["buffers[1]", "duplicate buffer id `A`"]),
+        ("fill_out_of_range", trace(r#"{"cmd": "fill_buffer", "dst_buffer": "A", "dst_offset": 4000, "size": 128, "data": 1}"#, ""), vec!["commands[0].size", "outside buffer `A`"]),
+        ("offset_overflow", trace(r#"{"cmd": "fill_buffer", "dst_buffer": "A", "dst_offset": 4, "size": 18446744073709551612, "data": 1}"#, ""), vec!["commands[0].size", "overflows"]),
+        ("copy_region_out_of_range", trace(r#"{"cmd": "copy_buffer", "src_buffer": "A", "dst_buffer": "B", "regions": [{"src_offset": 0, "dst_offset": 4090, "size": 64}]}"#, ""), vec!["regions[0].size", "outside buffer `B`"]),
+        ("buffer_outside_memory", trace(FILL, "").replace("\"offset\": 4096, \"size\": 4096", "\"offset\": 65000, \"size\": 4096"), vec!["buffers[1].size", "outside memory `dev`"]),
+        ("memory_above_cap", trace(FILL, "").replace("\"size\": 65536", "\"size\": 1099511627776"), vec!["memory[0].size", "cap"]),
+        ("unknown_stage", trace(r#"{"cmd": "pipeline_barrier", "memory_barriers": [{"src_stage_mask": "COMPUTE_SHADR", "dst_stage_mask": "TRANSFER"}]}"#, ""), vec!["COMPUTE_SHADR", "command_buffers[0].commands[0].memory_barriers[0]"]),
+        ("unknown_access", trace(r#"{"cmd": "pipeline_barrier", "memory_barriers": [{"src_stage_mask": "CLEAR", "src_access_mask": "TRANSFER_WRIT"}]}"#, ""), vec!["TRANSFER_WRIT", "memory_barriers[0]"]),
+        ("render_pass_not_supported", trace(r#"{"cmd": "begin_render_pass"}"#, ""), vec!["`begin_render_pass` is not supported yet by the engine", "commands[0].cmd"]),
+        ("draw_not_supported", trace(&format!("{FILL}, {{\"cmd\": \"draw\", \"vertex_count\": 3}}"), ""), vec!["unknown field `vertex_count`", "commands[1]"]),
+        ("dispatch_indirect_not_supported", trace(r#"{"cmd": "dispatch_indirect", "shader": "add_one"}"#, ""), vec!["`dispatch_indirect` is not supported yet by the engine"]),
+        ("unknown_command", trace(r#"{"cmd": "fill_bufer", "dst_buffer": "A", "data": 1}"#, ""), vec!["unknown command `fill_bufer`", "commands[0].cmd"]),
+        ("images_not_supported", trace(FILL, ",\n  \"images\": [{\"id\": \"rt\"}]"), vec!["images[0]", "not supported yet"]),
+        ("timeline_semaphore", trace(FILL, "").replace("\"semaphores\": [\"s0\"]", "\"semaphores\": [{\"id\": \"t0\", \"type\": \"TIMELINE\"}]"), vec!["semaphores[0].type", "timeline semaphores are not supported yet"]),
+        ("shader_does_not_compile", trace(FILL, "").replace("b[id.x] = a[id.x] + 1u;", "b[id.x] = a[id.x] + ;"), vec!["shaders[0].wgsl", "does not compile"]),
+        ("shader_file_missing", trace(FILL, "").replace("\"wgsl\": \"@group", "\"wgsl_file\": \"missing.wgsl\", \"x\": \"@group").replace(", \"x\": \"@group(0) @binding(0) var<storage, read> a: array<u32>; @group(0) @binding(1) var<storage, read_write> b: array<u32>; @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3<u32>) { b[id.x] = a[id.x] + 1u; }\"", ""), vec!["shaders[0].wgsl_file", "missing.wgsl"]),
+        ("unknown_shader", trace(r#"{"cmd": "dispatch", "shader": "nope", "group_count": [1, 1, 1]}"#, ""), vec!["commands[0].shader", "unknown shader `nope`"]),
+        ("group_count_over_limit", trace(r#"{"cmd": "dispatch", "shader": "add_one", "group_count": [4294967295, 4294967295, 1], "bindings": [{"binding": 0, "buffer": "A"}, {"binding": 1, "buffer": "B"}]}"#, ""), vec!["commands[0].group_count", "cap"]),
+        ("descriptor_type_mismatch", trace(r#"{"cmd": "dispatch", "shader": "add_one", "group_count": [1, 1, 1], "bindings": [{"binding": 0, "buffer": "A", "descriptor_type": "UNIFORM_BUFFER"}, {"binding": 1, "buffer": "B"}]}"#, ""), vec!["bindings[0].descriptor_type", "does not match"]),
+        ("update_too_large", trace(&format!(r#"{{"cmd": "update_buffer", "dst_buffer": "A", "data_hex": "{}"}}"#, "00".repeat(70000)), ""), vec!["commands[0]", "at most 65536"]),
+        ("bad_hex", trace(r#"{"cmd": "update_buffer", "dst_buffer": "A", "data_hex": "0g"}"#, ""), vec!["commands[0].data_hex", "not a hex byte"]),
+        ("wait_events_dependency_differs", trace(
+            r#"{"cmd": "set_event", "event": "e0", "dependency": {"memory_barriers": [{"src_stage_mask": "CLEAR", "src_access_mask": "TRANSFER_WRITE", "dst_stage_mask": "COMPUTE_SHADER", "dst_access_mask": "SHADER_STORAGE_READ"}]}},
+               {"cmd": "wait_events", "events": ["e0"], "dependencies": [{"memory_barriers": [{"src_stage_mask": "COPY", "src_access_mask": "TRANSFER_WRITE", "dst_stage_mask": "COMPUTE_SHADER", "dst_access_mask": "SHADER_STORAGE_READ"}]}]}"#, ""),
+            vec!["commands[1].dependencies[0]", "differs from the one of the set_event"]),
+        ("unknown_fence", with_timeline(FILL, r#"{"op": "queue_submit", "command_buffers": ["cb0"], "fence": "f9"}"#), vec!["timeline[0].fence", "unknown fence `f9`"]),
+        ("unknown_op", with_timeline(FILL, r#"{"op": "queue_sumbit"}"#), vec!["timeline[0].op", "unknown operation `queue_sumbit`"]),
+        ("host_write_device_local", with_timeline(FILL, r#"{"op": "host_write", "memory": "dev", "data_u32": [1]}"#), vec!["timeline[0].memory", "not HOST_VISIBLE"]),
+        ("host_read_out_of_range", with_timeline(FILL, r#"{"op": "host_read", "memory": "up", "offset": 4000, "size": 4096}"#), vec!["timeline[0].size", "outside memory `up`"]),
+        ("expectation_size", with_timeline(FILL, r#"{"op": "host_read", "memory": "up", "size": 8, "expect_u32": [1]}"#), vec!["timeline[0]", "expectation has 4 bytes"]),
+        ("wait_never_signalled", with_timeline(FILL, r#"{"op": "wait_for_fences", "fences": ["f0"]}"#), vec!["timeline[0]", "f0"]),
+        ("semaphore_never_signalled", with_timeline(FILL, r#"{"op": "queue_submit", "command_buffers": ["cb0"], "wait_semaphores": [{"semaphore": "s0", "stage_mask": "COMPUTE_SHADER"}]}"#), vec!["timeline[0]", "s0"]),
+        ("misaligned_flush", with_timeline(FILL, r#"{"op": "flush_mapped_memory_ranges", "ranges": [{"memory": "up", "offset": 4, "size": 64}]}"#), vec!["timeline[0]", "nonCoherentAtomSize"]),
+        ("duplicate_label", with_timeline(FILL, r#"{"op": "host_read", "memory": "up", "size": 4, "label": "x"}, {"op": "host_read", "memory": "up", "size": 4, "label": "x"}"#), vec!["timeline[1].label", "already used"]),
+        ("fence_resubmitted", with_timeline(FILL, &format!("{SUBMIT}, {SUBMIT}")), vec!["timeline[2]", "without vkResetFences"]),
+    ];
+    assert!(cases.len() >= 25);
+    let failures: Vec<String> = cases.iter().filter_map(|(n, t, f)| run_bad(n, t, f).err()).collect();
+    assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), cases.len(), failures.join("\n"));
+}
+
+#[test]
+fn a_missing_trace_file_is_exit_2() {
+    let out = Command::new(env!("CARGO_BIN_EXE_gpusim")).args(["run", "/nonexistent/trace.json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read the trace"));
+}
