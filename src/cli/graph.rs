@@ -71,6 +71,12 @@ pub fn to_dot(w: &sim_core::engine::Workload, nodes: &[GraphNode]) -> String {
                     }
                 }
                 (false, false) if explicit => edges.push(format!("s{d}_src -> s{i}_dst [style=bold, color=blue, label=\"signal/set → wait\"];")),
+                (false, false) if stage_names(m.dst & n.src).len() > 3 => {
+                    // A chain through many stages (ALL_COMMANDS on both sides): one edge
+                    // between the internal nodes keeps the picture readable.
+                    let k = stage_names(m.dst & n.src).len();
+                    edges.push(format!("s{d}_dst -> s{i}_src [label=\"{k} stages\"];"));
+                }
                 (false, false) => {
                     for st in stage_names(m.dst & n.src) {
                         dst_used[d].insert(st.clone());

@@ -1,0 +1,145 @@
+//! `gpusim run`, `demo`, `graph`: the JSON report's structure, determinism of `--schedules`
+//! across thread counts, the timeline as valid trace-event JSON, and the demo's story.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn gpusim(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_gpusim"));
+    c.args(args);
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().unwrap()
+}
+
+fn example(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/traces").join(name).to_string_lossy().into_owned()
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("gpusim-cli-run-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d.join(name)
+}
+
+#[test]
+fn json_report_has_the_contract_fields() {
+    let out = gpusim(&["run", &example("fill-then-dispatch-missing.json"), "--schedules", "8", "--report", "json"], &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for field in ["gpusim_report", "trace", "profile", "seed", "schedules", "schedules_with_corruption", "corrupt_seed", "cycles", "corruption", "hazards", "host_reads", "caches"] {
+        assert!(r.get(field).is_some(), "missing `{field}`");
+    }
+    assert_eq!(r["gpusim_report"], 1);
+    assert_eq!(r["trace"], "fill-then-dispatch-missing");
+    assert_eq!(r["profile"], "seed-l2");
+    assert_eq!(r["schedules"], 8);
+    assert!(r["schedules_with_corruption"].as_u64().unwrap() >= 1);
+    assert!(r["corruption"]["stale_reads"].as_u64().unwrap() > 0);
+    let f = &r["corruption"]["findings"][0];
+    assert_eq!(f["at"]["command_buffer"], "cb0");
+    assert_eq!(f["at"]["command"], 1);
+    assert!(f["at"].get("batch").is_none(), "batch 0 is omitted");
+    assert_eq!(f["resource"], "A");
+    assert_eq!(f["expected_write"]["command"], 0);
+    for k in ["offset", "size", "seen_write", "via"] {
+        assert!(f.get(k).is_some(), "finding lacks `{k}`");
+    }
+    assert_eq!(r["hazards"], serde_json::json!([]));
+    let l2 = &r["caches"]["L2"];
+    for k in ["hits", "misses", "writebacks", "flushes", "invalidations"] {
+        assert!(l2[k].is_u64(), "caches.L2.{k}");
+    }
+}
+
+#[test]
+fn text_report_explains_findings_and_clean_runs_exit_0() {
+    let out = gpusim(&["run", &example("fill-then-dispatch-missing.json"), "--schedules", "8"], &[]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text.contains("vkCmdDispatch (submit 0, cb0[1]) read bytes"), "{text}");
+    assert!(text.contains("the reference run saw vkCmdFillBuffer (submit 0, cb0[0])"), "{text}");
+    assert!(text.contains("Cycles:") && text.contains("invalidations"), "{text}");
+    let out = gpusim(&["run", &example("fill-then-dispatch-correct.json"), "--profile", "seed-vram"], &[]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("No corruption"));
+}
+
+#[test]
+fn schedules_are_identical_whatever_the_thread_count() {
+    let args = ["run", &example("write-after-read-missing.json"), "--schedules", "12", "--seed", "3", "--report", "json"];
+    let one = gpusim(&args, &[("RAYON_NUM_THREADS", "1")]);
+    let four = gpusim(&args, &[("RAYON_NUM_THREADS", "4")]);
+    assert_eq!(one.status.code(), four.status.code());
+    assert_eq!(one.stdout, four.stdout);
+    let r: serde_json::Value = serde_json::from_slice(&one.stdout).unwrap();
+    assert_eq!(r["seed"], 3);
+}
+
+#[test]
+fn too_many_schedules_is_an_error() {
+    let out = gpusim(&["run", &example("fill-then-dispatch-correct.json"), "--schedules", "1000000"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--schedules"));
+}
+
+#[test]
+fn timeline_is_valid_trace_event_json() {
+    let path = tmp("timeline.json");
+    let out = gpusim(&["run", &example("dispatch-then-copy-correct.json"), "--profile", "seed-vram", "--timeline", path.to_str().unwrap()], &[]);
+    assert_eq!(out.status.code(), Some(0));
+    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let events = doc["traceEvents"].as_array().unwrap();
+    let mut cats = std::collections::BTreeSet::new();
+    for e in events {
+        for k in ["ph", "ts", "pid", "tid", "name"] {
+            assert!(e.get(k).is_some(), "event lacks `{k}`: {e}");
+        }
+        assert!(e["ts"].as_f64().unwrap() >= 0.0);
+        if e["ph"] == "X" {
+            assert!(e["dur"].as_f64().unwrap() >= 0.0);
+            cats.insert(e["cat"].as_str().unwrap().to_string());
+        } else {
+            assert_eq!(e["ph"], "M");
+        }
+    }
+    for c in ["command", "workgroup", "transfer", "barrier"] {
+        assert!(cats.contains(c), "no `{c}` events: {cats:?}");
+    }
+    let barrier = events.iter().find(|e| e["cat"] == "barrier" && e["name"].as_str().unwrap().starts_with("vkCmdPipelineBarrier2")).expect("a pipeline barrier");
+    assert!(barrier["args"]["operations"].as_array().is_some_and(|o| !o.is_empty()), "{barrier}");
+}
+
+#[test]
+fn out_dir_gets_reports_and_timeline() {
+    let dir = tmp("out");
+    let out = gpusim(&["run", &example("two-queues-correct.json"), "--out", dir.to_str().unwrap()], &[]);
+    assert_eq!(out.status.code(), Some(0));
+    for f in ["report.json", "report.txt", "timeline.json"] {
+        assert!(dir.join(f).exists(), "{f}");
+    }
+}
+
+#[test]
+fn demo_tells_the_story() {
+    let out = gpusim(&["demo"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    for phrase in ["seed-l2", "seed-vram", "STALE DATA", "vkCmdDispatch", "the reference run saw vkCmdFillBuffer", "Fixed:", "clean"] {
+        assert!(text.contains(phrase), "demo output lacks `{phrase}`:\n{text}");
+    }
+    assert!(text.lines().count() <= 40, "demo output is {} lines", text.lines().count());
+}
+
+#[test]
+fn graph_writes_dot() {
+    let path = tmp("g.dot");
+    let out = gpusim(&["graph", &example("split-barrier-correct.json"), "-o", path.to_str().unwrap()], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let dot = std::fs::read_to_string(&path).unwrap();
+    assert!(dot.starts_with("digraph"));
+    assert!(dot.contains("vkCmdFillBuffer") && dot.contains("vkCmdSetEvent2") && dot.contains("signal/set → wait"), "{dot}");
+    // The fill's CLEAR stage feeds the set_event's source stage.
+    assert!(dot.contains("_src_CLEAR;"), "{dot}");
+}
