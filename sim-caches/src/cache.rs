@@ -22,7 +22,7 @@ use bitvec::prelude::*;
 use serde::Serialize;
 
 use crate::error::{AccessError, SpecError};
-use crate::level::{AccessReport, MemoryLevel, TAG_GRANULE, Tag, Tags, word_span};
+use crate::level::{AccessReport, MemoryLevel, TAG_GRANULE, Tag, Tags, copy, word_span};
 use crate::spec::{CacheSpec, DirtyOnInvalidate, Replacement, WritePolicy};
 
 const INVALID: u64 = u64::MAX;
@@ -211,7 +211,13 @@ impl Cache {
     #[inline]
     fn lookup(&self, line: u64) -> Option<usize> {
         let base = (line & self.set_mask) as usize * self.ways;
-        self.lines[base..base + self.ways].iter().position(|&l| l == line).map(|w| base + w)
+        // A line sits in at most one way: gather the matches into a bit mask without a branch
+        // per way (a miss must look at every way, and misses are what this cache is timed on).
+        let mut hits = 0u64;
+        for (w, &l) in self.lines[base..base + self.ways].iter().enumerate() {
+            hits |= ((l == line) as u64) << w;
+        }
+        (hits != 0).then(|| base + hits.trailing_zeros() as usize)
     }
 
     /// Records a use of `slot` for replacement. The MRU fast path of [`Cache::read`] skips this
@@ -228,8 +234,9 @@ impl Cache {
                 self.stamps[slot] = self.clock;
             }
             Replacement::TreePlru => {
-                let set = slot / self.ways;
-                let way = slot % self.ways;
+                // Tree-PLRU has a power-of-two number of ways: shifts, not divisions.
+                let set = slot >> self.plru_levels;
+                let way = slot & (self.ways - 1);
                 let mut bits = self.plru[set];
                 let mut node = 1usize;
                 for level in (0..self.plru_levels).rev() {
@@ -248,22 +255,20 @@ impl Cache {
         }
     }
 
+    #[inline(always)]
     fn victim(&mut self, set: usize) -> usize {
         let base = set * self.ways;
         if self.spec.replacement == Replacement::Lru {
-            // One pass over the set: the first empty way (key 0), else the oldest stamp.
-            let lines = &self.lines[base..base + self.ways];
+            // An empty slot has stamp 0 (`drop_slot` resets it) and a valid one a stamp of at
+            // least 1, all different: the first smallest stamp is the first empty way, else the
+            // least recently used one. One branch-free pass.
             let stamps = &self.stamps[base..base + self.ways];
             let mut best = 0;
             let mut best_key = u64::MAX;
-            for w in 0..self.ways {
-                let key = if lines[w] == INVALID { 0 } else { stamps[w] + 1 };
+            for (w, &key) in stamps.iter().enumerate() {
                 if key < best_key {
                     best = w;
                     best_key = key;
-                    if key == 0 {
-                        break;
-                    }
                 }
             }
             return base + best;
@@ -328,12 +333,14 @@ impl Cache {
         true
     }
 
+    #[inline]
     fn set_full(masks: &mut [u64], slot: usize, mask_words: usize, last: u64) {
         let m = &mut masks[slot * mask_words..(slot + 1) * mask_words];
         m.fill(u64::MAX);
         m[mask_words - 1] = last;
     }
 
+    #[inline]
     fn clear(masks: &mut [u64], slot: usize, mask_words: usize) {
         masks[slot * mask_words..(slot + 1) * mask_words].fill(0);
     }
@@ -413,23 +420,60 @@ impl Cache {
             self.mru_line = INVALID;
         }
         self.lines[slot] = INVALID;
+        if let Some(stamp) = self.stamps.get_mut(slot) {
+            *stamp = 0;
+        }
         Self::clear(&mut self.valid, slot, self.mask_words);
         Self::clear(&mut self.dirty, slot, self.mask_words);
     }
 
     /// Finds room for `line` (evicting a victim, writing it back if dirty) and returns the
     /// empty slot now assigned to it.
+    #[inline(always)]
     fn allocate<N: MemoryLevel + ?Sized>(&mut self, line: u64, next: &mut N, report: &mut AccessReport) -> Result<usize, AccessError> {
         let set = (line & self.set_mask) as usize;
         let slot = self.victim(set);
         if self.lines[slot] != INVALID {
-            self.write_back(slot, next, report)?;
+            if self.is_dirty(slot) {
+                self.write_back(slot, next, report)?;
+            }
             report.evictions += 1;
             self.stats.evictions += 1;
-            self.drop_slot(slot);
+            // The slot changes hands: what `drop_slot` does, less what the new line redoes at
+            // once (its line number, the resident count; the dirty mask is clear after the
+            // write-back).
+            if self.mru_slot == slot {
+                self.mru_line = INVALID;
+            }
+            Self::clear(&mut self.valid, slot, self.mask_words);
+        } else {
+            self.resident += 1;
         }
         self.lines[slot] = line;
-        self.resident += 1;
+        Ok(slot)
+    }
+
+    /// Finds room for `line` and fills it from `next`: [`Cache::allocate`] then
+    /// [`Cache::fill`], without the checks an empty slot does not need.
+    #[inline(always)]
+    fn allocate_fill<N: MemoryLevel + ?Sized>(&mut self, line: u64, next: &mut N, report: &mut AccessReport) -> Result<usize, AccessError> {
+        let slot = self.allocate(line, next, report)?;
+        let lb = self.line_bytes;
+        let wpl = lb / TAG_GRANULE as usize;
+        // The slot holds no valid byte, so the next level writes straight into it.
+        let below = next.read(line << self.line_shift, &mut self.data[slot * lb..(slot + 1) * lb], &mut self.tags[slot * wpl..(slot + 1) * wpl]);
+        match below {
+            Ok(below) => report.absorb_below(&below),
+            Err(e) => {
+                // A line that cannot be fetched (past the end of memory) must not stay behind
+                // as an empty resident line.
+                self.drop_slot(slot);
+                return Err(e);
+            }
+        }
+        report.fills += 1;
+        self.stats.fills += 1;
+        Self::set_full(&mut self.valid, slot, self.mask_words, self.last_mask_word);
         Ok(slot)
     }
 
@@ -487,9 +531,9 @@ impl Cache {
         // again would change no replacement decision, so it is skipped.
         if line == self.mru_line && off + n <= self.line_bytes && n != 0 && tags.len() == word_span(addr, n) {
             let slot = self.mru_slot;
-            data.copy_from_slice(&self.data[slot * self.line_bytes + off..][..n]);
+            copy(data, &self.data[slot * self.line_bytes + off..][..n]);
             let w0 = slot * (self.line_bytes / TAG_GRANULE as usize) + off / TAG_GRANULE as usize;
-            tags.copy_from_slice(&self.tags[w0..w0 + tags.len()]);
+            copy(tags, &self.tags[w0..w0 + tags.len()]);
             self.stats.reads += 1;
             self.stats.read_hits += 1;
             return Ok(AccessReport { hits: 1, ..AccessReport::default() });
@@ -497,7 +541,54 @@ impl Cache {
         self.read_slow(next, addr, data, tags)
     }
 
+    /// A read that is not a hit in the line used last. A read inside one line (a miss, or a hit
+    /// in another line) takes a straight path: one lookup, at most one fill, one copy out.
     fn read_slow<N: MemoryLevel + ?Sized>(&mut self, next: &mut N, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<AccessReport, AccessError> {
+        let n = data.len();
+        let off = (addr & (self.line_bytes as u64 - 1)) as usize;
+        if n == 0 || off + n > self.line_bytes {
+            return self.read_lines(next, addr, data, tags);
+        }
+        let want = word_span(addr, n);
+        if tags.len() != want {
+            return Err(AccessError::TagLength { want, got: tags.len() });
+        }
+        self.stats.reads += 1;
+        let line = addr >> self.line_shift;
+        let mut report = AccessReport::default();
+        let slot = match self.lookup(line) {
+            Some(s) if self.covers(&self.valid, s, off, n) => {
+                report.hits = 1;
+                self.stats.read_hits += 1;
+                s
+            }
+            Some(s) => {
+                report.misses = 1;
+                self.stats.read_misses += 1;
+                self.fill(s, next, &mut report)?;
+                s
+            }
+            None => {
+                report.misses = 1;
+                self.stats.read_misses += 1;
+                self.allocate_fill(line, next, &mut report)?
+            }
+        };
+        // Word `w` of slot `s` is tag `s * line_bytes / 4 + w`: the line size is a multiple of 4.
+        let at = slot * self.line_bytes + off;
+        copy(data, &self.data[at..at + n]);
+        let w0 = at / TAG_GRANULE as usize;
+        copy(tags, &self.tags[w0..w0 + want]);
+        self.touch(slot);
+        if self.is_full(&self.valid, slot) {
+            self.mru_line = line;
+            self.mru_slot = slot;
+        }
+        Ok(report)
+    }
+
+    /// A read of any length, line by line.
+    fn read_lines<N: MemoryLevel + ?Sized>(&mut self, next: &mut N, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<AccessReport, AccessError> {
         Tags::Words(tags).check(addr, data.len())?;
         self.stats.reads += 1;
         let mut report = AccessReport::default();
@@ -518,9 +609,11 @@ impl Cache {
                     self.stats.read_misses += 1;
                     let s = match found {
                         Some(s) => s,
-                        None => self.allocate(line, next, &mut report)?,
+                        None => self.allocate_fill(line, next, &mut report)?,
                     };
-                    self.fill(s, next, &mut report)?;
+                    if found.is_some() {
+                        self.fill(s, next, &mut report)?;
+                    }
                     s
                 }
             };
@@ -576,11 +669,7 @@ impl Cache {
                 (Some(s), _) => Some(s),
                 (None, WritePolicy::WriteThroughNoAllocate) => None,
                 (None, WritePolicy::WriteBackByteMask) => Some(self.allocate(line, next, &mut report)?),
-                (None, _) => {
-                    let s = self.allocate(line, next, &mut report)?;
-                    self.fill(s, next, &mut report)?;
-                    Some(s)
-                }
+                (None, _) => Some(self.allocate_fill(line, next, &mut report)?),
             };
             if let Some(slot) = slot {
                 self.update(slot, a, off, n, data, pos, addr, tags, mask);
@@ -616,11 +705,16 @@ impl Cache {
         let first_word = addr / TAG_GRANULE;
         match mask {
             None => {
-                self.data[slot * lb + off..slot * lb + off + n].copy_from_slice(&data[pos..pos + n]);
-                let w_lo = a / TAG_GRANULE;
-                let w_hi = (a + n as u64 - 1) / TAG_GRANULE;
-                for w in w_lo..=w_hi {
-                    self.tags[slot * wpl + (w as usize % wpl)] = tags.get((w - first_word) as usize);
+                copy(&mut self.data[slot * lb + off..slot * lb + off + n], &data[pos..pos + n]);
+                let w0 = slot * wpl + off / TAG_GRANULE as usize;
+                let wn = word_span(a, n);
+                let dst = &mut self.tags[w0..w0 + wn];
+                match tags {
+                    Tags::One(t) => dst.fill(t),
+                    Tags::Words(w) => {
+                        let src = (a / TAG_GRANULE - first_word) as usize;
+                        copy(dst, &w[src..src + wn]);
+                    }
                 }
             }
             Some(m) => {
@@ -647,11 +741,28 @@ impl Cache {
         if self.spec.write_policy == WritePolicy::ReadOnly {
             return Err(AccessError::WriteToReadOnly { cache: self.name.clone(), addr, len: old.len() });
         }
-        let mut old_tags = vec![0; word_span(addr, old.len())];
-        let mut report = self.read(next, addr, old, &mut old_tags)?;
-        let mut new = old.to_vec();
-        op(old, &mut new);
-        let w = self.write(next, addr, &new, Tags::One(tag), None)?;
+        // Atomics are at most a few words: stack buffers, so an atomic allocates nothing.
+        const SMALL: usize = 16;
+        let span = word_span(addr, old.len());
+        let (mut tag_buf, mut tag_vec) = ([0 as Tag; SMALL / 4 + 1], Vec::new());
+        let old_tags = if span <= tag_buf.len() {
+            &mut tag_buf[..span]
+        } else {
+            tag_vec.resize(span, 0);
+            &mut tag_vec[..]
+        };
+        let mut report = self.read(next, addr, old, old_tags)?;
+        let (mut new_buf, mut new_vec) = ([0u8; SMALL], Vec::new());
+        let new = if old.len() <= SMALL {
+            let new = &mut new_buf[..old.len()];
+            new.copy_from_slice(old);
+            new
+        } else {
+            new_vec.extend_from_slice(old);
+            &mut new_vec[..]
+        };
+        op(old, new);
+        let w = self.write(next, addr, new, Tags::One(tag), None)?;
         report.merge(&w);
         self.stats.reads -= 1;
         self.stats.writes -= 1;

@@ -36,6 +36,29 @@ pub fn transaction_span(addr: u64, len: usize) -> u64 {
     (addr + len as u64 - 1) / TRANSACTION_BYTES - addr / TRANSACTION_BYTES + 1
 }
 
+/// Copies `src` into `dst` (equal lengths). The sizes a cache moves all the time (a 64-byte line
+/// and its 16 tags, a 4-, 8- or 16-byte access and its words) become plain moves instead of a
+/// call to `memcpy`, which costs more than the copy itself at these sizes.
+#[inline(always)]
+pub(crate) fn copy<T: Copy>(dst: &mut [T], src: &[T]) {
+    let bytes = std::mem::size_of_val(dst);
+    if !(copy_n::<T, 1>(dst, src) || copy_n::<T, 2>(dst, src) || copy_n::<T, 4>(dst, src) || copy_n::<T, 8>(dst, src) || copy_n::<T, 16>(dst, src) || (bytes == 64 && copy_n::<T, 64>(dst, src))) {
+        dst.copy_from_slice(src);
+    }
+}
+
+/// Copies `src` into `dst` when both hold exactly `N` elements; false otherwise.
+#[inline(always)]
+fn copy_n<T: Copy, const N: usize>(dst: &mut [T], src: &[T]) -> bool {
+    match (<&mut [T; N]>::try_from(dst), <&[T; N]>::try_from(src)) {
+        (Ok(d), Ok(s)) => {
+            *d = *s;
+            true
+        }
+        _ => false,
+    }
+}
+
 /// The provenance that goes with a write.
 #[derive(Clone, Copy, Debug)]
 pub enum Tags<'a> {
