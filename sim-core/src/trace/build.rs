@@ -741,9 +741,13 @@ impl Builder<'_> {
             let p = format!("{path}[{i}]");
             match s {
                 Declared::Id(id) => v.push((lookup(&self.sems, id, &p, "semaphore")?, S::ALL_COMMANDS)),
-                Declared::Full(w) => v.extend(self.sem_waits(std::slice::from_ref(w), path)?.into_iter().map(|(s, st)| (s, st))),
+                Declared::Full(w) => {
+                    if w.value.is_some() {
+                        return fail(format!("{p}.value"), "semaphore values are for timeline semaphores, which are not supported yet by the engine");
+                    }
+                    v.push((lookup(&self.sems, &w.semaphore, &format!("{p}.semaphore"), "semaphore")?, w.stage_mask.unwrap_or(S::ALL_COMMANDS)));
+                }
             }
-            let _ = &p;
         }
         Ok(v)
     }
