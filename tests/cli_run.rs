@@ -143,3 +143,35 @@ fn graph_writes_dot() {
     // The fill's CLEAR stage feeds the set_event's source stage.
     assert!(dot.contains("_src_CLEAR;"), "{dot}");
 }
+
+/// The synchronization1 shape: command-level stage masks, barriers with access masks only,
+/// sync1 names (TRANSFER, SHADER_READ) meaning what they mean in synchronization2.
+#[test]
+fn synchronization1_barriers_order_and_make_visible() {
+    let shader = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/traces/shaders/add_one.wgsl");
+    let trace = format!(
+        r#"{{"gpusim_trace": 1, "name": "sync1",
+  "memory": [{{"id": "dev", "size": 8192, "properties": "DEVICE_LOCAL"}}],
+  "buffers": [{{"id": "A", "memory": "dev", "size": 4096}}, {{"id": "B", "memory": "dev", "offset": 4096, "size": 4096}}],
+  "shaders": [{{"id": "add_one", "wgsl_file": {:?}}}],
+  "events": ["e0"], "fences": ["f0"],
+  "command_buffers": [{{"id": "cb0", "commands": [
+    {{"cmd": "fill_buffer", "dst_buffer": "A", "data": 7}},
+    {{"cmd": "pipeline_barrier", "src_stage_mask": "TRANSFER", "dst_stage_mask": "COMPUTE_SHADER", "dependency_flags": "BY_REGION",
+      "memory_barriers": [{{"src_access_mask": "TRANSFER_WRITE", "dst_access_mask": "SHADER_READ"}}]}},
+    {{"cmd": "dispatch", "shader": "add_one", "group_count": [16, 1, 1], "bindings": [{{"binding": 0, "buffer": "A"}}, {{"binding": 1, "buffer": "B"}}]}},
+    {{"cmd": "set_event", "event": "e0", "stage_mask": "COMPUTE_SHADER"}},
+    {{"cmd": "wait_events", "events": ["e0"], "src_stage_mask": "COMPUTE_SHADER", "dst_stage_mask": "TRANSFER",
+      "buffer_memory_barriers": [{{"src_access_mask": "SHADER_WRITE", "dst_access_mask": "TRANSFER_READ", "buffer": "B"}}]}},
+    {{"cmd": "copy_buffer", "src_buffer": "B", "dst_buffer": "A", "regions": [{{"size": 4096}}]}}
+  ]}}],
+  "timeline": [{{"op": "queue_submit", "command_buffers": ["cb0"], "fence": "f0"}}, {{"op": "wait_for_fences", "fences": ["f0"]}}]}}"#,
+        shader.to_string_lossy()
+    );
+    let path = tmp("sync1.json");
+    std::fs::write(&path, trace).unwrap();
+    for profile in ["ideal", "seed-l2", "seed-vram"] {
+        let out = gpusim(&["run", path.to_str().unwrap(), "--profile", profile, "--schedules", "6"], &[]);
+        assert_eq!(out.status.code(), Some(0), "{profile}: {}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    }
+}

@@ -188,9 +188,9 @@ mod tests {
     #[test]
     fn paths_and_positions_round_trip() {
         let text = "{\"a\": [1, {\"b\": \"x\"}],\n \"c\": {\"d\": 5}}";
-        assert_eq!(locate(text, "c.d"), Some((2, 14)));
+        assert_eq!(locate(text, "c.d"), Some((2, 13)));
         assert_eq!(locate(text, "a[1].b"), Some((1, 17)));
-        assert_eq!(path_at(text, offset_of(text, 2, 14)), "c.d");
+        assert_eq!(path_at(text, offset_of(text, 2, 13)), "c.d");
         assert_eq!(locate(text, "a[1].missing"), Some((1, 11)));
     }
 }
