@@ -285,6 +285,8 @@ fn findings_explain_the_stale_read() {
     assert_eq!(f.seen_write, Writer::Initial);
     assert_eq!(f.expected_write, Writer::Command(CommandRef { submit: 0, batch: 0, command_buffer: "cb0".into(), command: 0 }));
     assert_eq!(f.expected[..4], 7u32.to_le_bytes());
+    assert_eq!(f.expected.len() as u64, f.size.min(16), "a merged finding shows up to 16 of its bytes");
+    assert_eq!(f.expected[4..8], 7u32.to_le_bytes());
     assert!(f.size >= 4 && f.offset % 4 == 0);
 }
 

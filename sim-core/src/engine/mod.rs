@@ -474,6 +474,10 @@ fn merge_adjacent(findings: &mut Vec<Finding>) {
             && last.via == f.via
         {
             last.size += f.size;
+            // Show up to 16 bytes of the merged range, not only its first piece.
+            let room = 16usize.saturating_sub(last.seen.len());
+            last.seen.extend(f.seen.iter().take(room));
+            last.expected.extend(f.expected.iter().take(room));
             continue;
         }
         out.push(f);
