@@ -4,7 +4,9 @@
 //!
 //! `cargo run --release --example peak_rss -- 256`
 
-use gpusim::core::engine::{run_workload, samples};
+use std::collections::HashSet;
+
+use gpusim::core::engine::{Program, machine_config, reference, run, run_workload, samples};
 use gpusim::core::profile::Profile;
 
 fn vm_hwm_kib() -> Option<u64> {
@@ -18,6 +20,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let per_buffer = (mib << 20) / 3 / 256 * 256;
     let w = samples::stream(per_buffer)?;
     let profile = Profile::builtin("seed-l2").ok_or("no built-in profile seed-l2")?;
+    // The steps of a run one at a time, to show where the memory goes.
+    {
+        let prog = Program::new(&w)?;
+        let config = machine_config(&profile);
+        let rss = || vm_hwm_kib().unwrap_or(0) >> 10;
+        println!("after building the workload: {} MiB", rss());
+        let r = reference::reference_run(&prog, config.subgroup_size, &HashSet::new())?;
+        println!("after the reference run: {} MiB (its memory: {} MiB resident, {} reads fingerprinted)", rss(), r.memory.resident_bytes() >> 20, r.truth.fingerprints.len());
+        let sim = run::Sim::new(&prog, &config, &profile, &r.truth, 0)?.run()?;
+        println!("after the simulated run: {} MiB (its VRAM: {} MiB resident)", rss(), sim.machine.vram.resident_bytes() >> 20);
+    }
     let before = vm_hwm_kib().unwrap_or(0);
     let t = std::time::Instant::now();
     let r = run_workload(&w, &profile, 0)?;
