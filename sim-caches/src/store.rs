@@ -396,17 +396,26 @@ impl BackingStore {
                     }
                 }
                 Some(mask) => {
-                    let seg = &mask[pos..pos + n];
-                    for i in seg.iter_ones() {
+                    // A word takes its new tag when any of its bytes is written; the set bits
+                    // come in address order, so each word is seen once, at its first byte.
+                    let mut last_word = usize::MAX;
+                    for i in mask[pos..pos + n].iter_ones() {
                         page.data[off + i] = data[pos + i];
-                    }
-                    // A word takes its new tag when any of its bytes is written.
-                    for w in w_lo..w_hi {
-                        let b0 = (w * TAG_GRANULE as usize).max(off) - off;
-                        let b1 = ((w + 1) * TAG_GRANULE as usize).min(off + n) - off;
+                        let w = (off + i) / TAG_GRANULE as usize;
+                        if w == last_word {
+                            continue;
+                        }
+                        last_word = w;
                         let t = tags.get(src_w0 + w - w_lo);
-                        if seg[b0..b1].any() && page.tags.get(w) != t {
-                            page.tags.set(w, w + 1, t, &mut self.tag_arrays);
+                        match &mut page.tags {
+                            // A plain store: reading the old tag first would wait for a cache
+                            // miss that a store alone leaves to the store buffer.
+                            PageTags::Words(words) => words[w] = t,
+                            span => {
+                                if span.get(w) != t {
+                                    span.set(w, w + 1, t, &mut self.tag_arrays);
+                                }
+                            }
                         }
                     }
                 }
