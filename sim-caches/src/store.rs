@@ -13,8 +13,10 @@
 //! contiguous range carry one tag and every other word carries a base tag. That covers a fresh
 //! page (everything tag 0), a page one writer filled in one go or piece by piece in address
 //! order, and a page whose front or back part one writer rewrote. The first write that the span
-//! cannot describe expands the page to one tag per word; a later write of the whole page with
-//! one tag makes it compact again. Reads of a compact page touch only its data, so a fill costs
+//! cannot describe turns the page into one tag per 64-byte chunk (4 KiB a page), which a cache
+//! writing back whole lines in any order keeps; only a chunk whose words carry different tags
+//! expands the page to one tag per word. A later write of the whole page with one tag makes it
+//! compact again. Reads of a compact page touch only its data, so a fill costs
 //! one host cache line, not two.
 
 use bitvec::prelude::*;
@@ -29,6 +31,18 @@ const PAGE_LEN: usize = PAGE_BYTES as usize;
 const PAGE_WORDS: usize = (PAGE_BYTES / TAG_GRANULE) as usize;
 /// Host bytes of one page's per-word tag array.
 const PAGE_TAG_BYTES: u64 = PAGE_WORDS as u64 * std::mem::size_of::<Tag>() as u64;
+/// Words in one chunk: a 64-byte cache line's worth.
+const CHUNK_WORDS: usize = 16;
+const PAGE_CHUNKS: usize = PAGE_WORDS / CHUNK_WORDS;
+/// Host bytes of one page's per-chunk tag array.
+const PAGE_CHUNK_TAG_BYTES: u64 = PAGE_CHUNKS as u64 * std::mem::size_of::<Tag>() as u64;
+
+/// How many pages hold their tags per chunk and per word: what `resident_bytes` adds.
+#[derive(Default)]
+struct TagArrays {
+    chunks: usize,
+    words: usize,
+}
 
 /// The largest address space a backing store accepts: 64 GiB (a directory of one 24-byte entry
 /// per 64 KiB page, 24 MiB at this size).
@@ -51,6 +65,8 @@ enum PageTags {
     /// Words `lo..hi` carry `tag`, every other word carries `base` (`lo == hi`: all carry
     /// `base`). 16 bytes instead of 64 KiB.
     Span { base: Tag, tag: Tag, lo: u16, hi: u16 },
+    /// One tag per 64-byte chunk (16 words).
+    Chunks(Box<[Tag; PAGE_CHUNKS]>),
     /// One tag per word.
     Words(Box<[Tag; PAGE_WORDS]>),
 }
@@ -72,6 +88,7 @@ impl PageTags {
                     *base
                 }
             }
+            PageTags::Chunks(chunks) => chunks[w / CHUNK_WORDS],
             PageTags::Words(words) => words[w],
         }
     }
@@ -93,22 +110,45 @@ impl PageTags {
                     out[hi..].fill(*base);
                 }
             }
+            PageTags::Chunks(chunks) => {
+                let mut i = 0;
+                while i < out.len() {
+                    let w = w0 + i;
+                    let run = (CHUNK_WORDS - w % CHUNK_WORDS).min(out.len() - i);
+                    out[i..i + run].fill(chunks[w / CHUNK_WORDS]);
+                    i += run;
+                }
+            }
             PageTags::Words(words) => copy(out, &words[w0..w0 + out.len()]),
         }
     }
 
     /// Gives words `a..b` (`a < b <= PAGE_WORDS`) the tag `t`, staying compact when the span can
     /// describe the result. `arrays` counts the store's per-word arrays.
-    fn set(&mut self, a: usize, b: usize, t: Tag, arrays: &mut usize) {
+    fn set(&mut self, a: usize, b: usize, t: Tag, arrays: &mut TagArrays) {
         if a == 0 && b == PAGE_WORDS {
-            if matches!(self, PageTags::Words(_)) {
-                *arrays -= 1;
+            match self {
+                PageTags::Words(_) => arrays.words -= 1,
+                PageTags::Chunks(_) => arrays.chunks -= 1,
+                PageTags::Span { .. } => {}
             }
             *self = PageTags::uniform(t);
             return;
         }
         match self {
             PageTags::Words(words) => words[a..b].fill(t),
+            PageTags::Chunks(chunks) => {
+                // Whole chunks take the tag; a partly covered chunk keeps one tag only if it
+                // already has this one.
+                let (ca, cb) = (a / CHUNK_WORDS, (b - 1) / CHUNK_WORDS);
+                let partial = |c: usize| c * CHUNK_WORDS < a || (c + 1) * CHUNK_WORDS > b;
+                if (partial(ca) && chunks[ca] != t) || (partial(cb) && chunks[cb] != t) {
+                    let words = self.expand(arrays);
+                    words[a..b].fill(t);
+                } else {
+                    chunks[ca..=cb].fill(t);
+                }
+            }
             PageTags::Span { base, tag, lo, hi } => {
                 let (l, h) = (*lo as usize, *hi as usize);
                 // `a`, `b`, `l` and `h` are at most PAGE_WORDS, which fits a u16.
@@ -147,9 +187,14 @@ impl PageTags {
                     // ... or its back (`l < a < h`).
                     span(lo, hi, l, a);
                 } else {
-                    // A third tag, a hole in the span, or a second span: one tag per word.
-                    let words = self.expand(arrays);
-                    words[a..b].fill(t);
+                    // A third tag, a hole in the span, or a second span: one tag per chunk
+                    // when the span's ends fall on chunk boundaries, else one tag per word.
+                    if self.to_chunks(arrays) {
+                        self.set(a, b, t, arrays);
+                    } else {
+                        let words = self.expand(arrays);
+                        words[a..b].fill(t);
+                    }
                 }
             }
         }
@@ -157,7 +202,7 @@ impl PageTags {
 
     /// Gives words `w0..w0 + src.len()` the tags of `src`, one run of equal tags at a time, so a
     /// line carrying one writer's data keeps the page compact.
-    fn write(&mut self, w0: usize, src: &[Tag], arrays: &mut usize) {
+    fn write(&mut self, w0: usize, src: &[Tag], arrays: &mut TagArrays) {
         if let PageTags::Words(words) = self {
             words[w0..w0 + src.len()].copy_from_slice(src);
             return;
@@ -172,18 +217,48 @@ impl PageTags {
     }
 
     /// Turns the page into one tag per word (counted in `arrays`) and returns them.
-    fn expand(&mut self, arrays: &mut usize) -> &mut [Tag; PAGE_WORDS] {
-        if let PageTags::Span { base, tag, lo, hi } = *self {
-            let mut words = zeroed::<Tag, PAGE_WORDS>();
-            words.fill(base);
-            words[lo as usize..hi as usize].fill(tag);
+    fn expand(&mut self, arrays: &mut TagArrays) -> &mut [Tag; PAGE_WORDS] {
+        let words = match self {
+            PageTags::Span { base, tag, lo, hi } => {
+                let mut words = zeroed::<Tag, PAGE_WORDS>();
+                words.fill(*base);
+                words[*lo as usize..*hi as usize].fill(*tag);
+                Some(words)
+            }
+            PageTags::Chunks(chunks) => {
+                let mut words = zeroed::<Tag, PAGE_WORDS>();
+                for (c, &t) in chunks.iter().enumerate() {
+                    words[c * CHUNK_WORDS..(c + 1) * CHUNK_WORDS].fill(t);
+                }
+                arrays.chunks -= 1;
+                Some(words)
+            }
+            PageTags::Words(_) => None,
+        };
+        if let Some(words) = words {
             *self = PageTags::Words(words);
-            *arrays += 1;
+            arrays.words += 1;
         }
         match self {
             PageTags::Words(words) => words,
-            PageTags::Span { .. } => unreachable!("expanded above"),
+            _ => unreachable!("expanded above"),
         }
+    }
+
+    /// Turns a span whose ends fall on chunk boundaries into one tag per chunk; false (and
+    /// nothing changed) when they do not.
+    fn to_chunks(&mut self, arrays: &mut TagArrays) -> bool {
+        let PageTags::Span { base, tag, lo, hi } = *self else { return false };
+        let (lo, hi) = (lo as usize, hi as usize);
+        if lo % CHUNK_WORDS != 0 || hi % CHUNK_WORDS != 0 {
+            return false;
+        }
+        let mut chunks = zeroed::<Tag, PAGE_CHUNKS>();
+        chunks.fill(base);
+        chunks[lo / CHUNK_WORDS..hi / CHUNK_WORDS].fill(tag);
+        *self = PageTags::Chunks(chunks);
+        arrays.chunks += 1;
+        true
     }
 }
 
@@ -215,8 +290,8 @@ pub struct BackingStore {
     channel_mask: Option<u64>,
     pages: Vec<Option<Page>>,
     resident_pages: usize,
-    /// Pages holding one tag per word rather than a span.
-    tag_arrays: usize,
+    /// Pages holding one tag per chunk or per word rather than a span.
+    tag_arrays: TagArrays,
     stats: Vec<ChannelStats>,
 }
 
@@ -249,7 +324,7 @@ impl BackingStore {
             channel_mask: channels.is_power_of_two().then(|| channels as u64 - 1),
             pages,
             resident_pages: 0,
-            tag_arrays: 0,
+            tag_arrays: TagArrays::default(),
             stats: vec![ChannelStats::default(); channels as usize],
         })
     }
@@ -291,16 +366,23 @@ impl BackingStore {
     }
 
     /// Bytes of host memory holding simulated data and provenance: 64 KiB per resident page,
-    /// plus 64 KiB of per-word tags for each page whose provenance is too mixed for a span (see
-    /// the module documentation). The page directory (24 bytes per 64 KiB of address space) is
+    /// plus 4 KiB of per-chunk tags for each page a span cannot describe, or 64 KiB of per-word
+    /// tags for each page whose chunks themselves are mixed (see the module documentation). The page directory (24 bytes per 64 KiB of address space) is
     /// not included.
     pub fn resident_bytes(&self) -> u64 {
-        self.resident_pages as u64 * PAGE_BYTES + self.tag_arrays as u64 * PAGE_TAG_BYTES
+        self.resident_pages as u64 * PAGE_BYTES
+            + self.tag_arrays.words as u64 * PAGE_TAG_BYTES
+            + self.tag_arrays.chunks as u64 * PAGE_CHUNK_TAG_BYTES
     }
 
-    /// Number of resident pages holding one tag per word (the others hold a span).
+    /// Number of resident pages holding one tag per word (the others hold a span or chunks).
     pub fn expanded_pages(&self) -> usize {
-        self.tag_arrays
+        self.tag_arrays.words
+    }
+
+    /// Number of resident pages holding one tag per 64-byte chunk.
+    pub fn chunked_pages(&self) -> usize {
+        self.tag_arrays.chunks
     }
 
     #[inline]
@@ -680,5 +762,32 @@ mod tests {
             s.peek(0, &mut got_bytes, &mut got).unwrap();
             assert!(got == model && got_bytes == bytes, "op {op}: tags or bytes differ from the model");
         }
+    }
+
+    /// A cache writes lines back in eviction order, scattered over a page: as long as each
+    /// 64-byte line carries one writer's tag the page keeps one tag per chunk (4 KiB), not one
+    /// per word, and every tag reads back exactly.
+    #[test]
+    fn lines_written_back_in_any_order_stay_compact() {
+        let mut s = BackingStore::new(1 << 20, 1, 256).unwrap();
+        let line = [0x5Au8; 64];
+        // Two writers on alternate lines, visited in a scattered order.
+        for k in 0..1024u64 {
+            let l = (k * 389) % 1024;
+            s.write(l * 64, &line, Tags::Words(&[1 + (l % 2) as Tag; 16]), None).unwrap();
+        }
+        assert_eq!(s.expanded_pages(), 0);
+        assert_eq!(s.chunked_pages(), 1);
+        assert_eq!(s.resident_bytes(), PAGE_BYTES + PAGE_CHUNK_TAG_BYTES);
+        let mut d = [0u8; 128];
+        let mut t = [0 as Tag; 32];
+        s.peek(64 * 10, &mut d, &mut t).unwrap();
+        assert_eq!(&t[..16], &[1; 16]);
+        assert_eq!(&t[16..], &[2; 16]);
+        // A third writer inside one line mixes that chunk: the page goes to one tag per word.
+        s.write(64 * 10 + 4, &[1, 2, 3, 4], Tags::One(9), None).unwrap();
+        assert_eq!((s.expanded_pages(), s.chunked_pages()), (1, 0));
+        s.peek(64 * 10, &mut d, &mut t).unwrap();
+        assert_eq!((t[0], t[1], t[2], t[16]), (1, 9, 1, 2));
     }
 }
