@@ -265,22 +265,6 @@ pub fn run_workload(workload: &Workload, profile: &Profile, seed: u64) -> Result
     let reference = reference::reference_run(&prog, config.subgroup_size, &HashSet::new())?;
     let sim = run::Sim::new(&prog, &config, profile, &reference.truth, seed)?.run()?;
 
-    // Capture the stale reads in detail from a second reference run.
-    let keys: HashSet<ReadKey> = sim.stale.iter().map(|s| s.key).collect();
-    let captured = if keys.is_empty() { reference.truth.captured.clone() } else { reference::reference_run(&prog, config.subgroup_size, &keys)?.truth.captured };
-
-    let mut findings = Vec::new();
-    for s in &sim.stale {
-        let inst = &prog.instances[s.key.inst as usize];
-        let expected = captured.get(&s.key);
-        for (i, lane) in s.lanes.iter().enumerate() {
-            let exp = expected.and_then(|e| e.iter().find(|l| l.lane == lane.lane && l.offset == lane.offset)).or_else(|| expected.and_then(|e| e.get(i)));
-            let Some(exp) = exp else { continue };
-            push_differences(&mut findings, &prog, &inst.at, lane.buffer, lane.offset, &lane.bytes, &lane.byte_tags, &exp.bytes, &exp.byte_tags, &s.via, s.key, s.cycle);
-        }
-    }
-    merge_adjacent(&mut findings);
-
     // Host reads.
     let mut host_reads = Vec::new();
     let mut stale_reads = sim.stale_count;
@@ -308,7 +292,10 @@ pub fn run_workload(workload: &Workload, profile: &Profile, seed: u64) -> Result
     // Final memory, byte for byte, where the workload asks for the comparison.
     let mut corrupted_bytes = 0u64;
     let caches = sim.machine.cache_stats();
-    let mut sim_vram = sim.machine.vram;
+    let sim_vram = sim.machine.vram;
+    let final_err = |e: sim_caches::AccessError| WorkloadError::Execution { at: "final memory".into(), message: e.to_string() };
+    let (mut a, mut b) = (vec![0u8; 1 << 16], vec![0u8; 1 << 16]);
+    let mut tags = vec![0 as Tag; (1 << 14) + 1];
     for (m, desc) in workload.memories.iter().enumerate() {
         if !desc.compare {
             continue;
@@ -317,14 +304,32 @@ pub fn run_workload(workload: &Workload, profile: &Profile, seed: u64) -> Result
         let mut pos = 0u64;
         while pos < desc.size {
             let n = (desc.size - pos).min(1 << 16) as usize;
-            let (a, _) = run::read_with_byte_tags(&mut sim_vram, base + pos, n).map_err(|e| WorkloadError::Execution { at: "final memory".into(), message: e.to_string() })?;
-            let mut b = vec![0u8; n];
-            let mut bt = vec![0 as Tag; sim_caches::word_span(base + pos, n)];
-            reference.memory.peek(base + pos, &mut b, &mut bt).map_err(|e| WorkloadError::Execution { at: "final memory".into(), message: e.to_string() })?;
-            corrupted_bytes += a.iter().zip(&b).filter(|(x, y)| x != y).count() as u64;
+            let span = sim_caches::word_span(base + pos, n);
+            sim_vram.peek(base + pos, &mut a[..n], &mut tags[..span]).map_err(final_err)?;
+            reference.memory.peek(base + pos, &mut b[..n], &mut tags[..span]).map_err(final_err)?;
+            corrupted_bytes += a[..n].iter().zip(&b[..n]).filter(|(x, y)| x != y).count() as u64;
             pos += n as u64;
         }
     }
+    // Everything compared: free both memories before the capture run needs one of its own.
+    drop(sim_vram);
+    drop(reference);
+
+    // Capture the stale reads in detail from a second reference run.
+    let keys: HashSet<ReadKey> = sim.stale.iter().map(|s| s.key).collect();
+    let captured = if keys.is_empty() { std::collections::HashMap::new() } else { reference::reference_run(&prog, config.subgroup_size, &keys)?.truth.captured };
+
+    let mut findings = Vec::new();
+    for s in &sim.stale {
+        let inst = &prog.instances[s.key.inst as usize];
+        let expected = captured.get(&s.key);
+        for (i, lane) in s.lanes.iter().enumerate() {
+            let exp = expected.and_then(|e| e.iter().find(|l| l.lane == lane.lane && l.offset == lane.offset)).or_else(|| expected.and_then(|e| e.get(i)));
+            let Some(exp) = exp else { continue };
+            push_differences(&mut findings, &prog, &inst.at, lane.buffer, lane.offset, &lane.bytes, &lane.byte_tags, &exp.bytes, &exp.byte_tags, &s.via, s.key, s.cycle);
+        }
+    }
+    merge_adjacent(&mut findings);
 
     Ok(RunResult {
         profile: profile.name.clone(),
