@@ -423,3 +423,29 @@ fn atomic_loads_and_stores_are_coherent() {
         }
     }
 }
+
+/// Submitting a command buffer again while an earlier submission of it may still be pending
+/// (no host wait covers it) needs SIMULTANEOUS_USE; a fence wait in between makes it legal.
+#[test]
+fn resubmitting_a_pending_command_buffer_needs_simultaneous_use() {
+    let build = |wait_between: bool, simultaneous: bool| {
+        let mut w = Workload::new("resubmit");
+        let a = w.device_buffer("A", N);
+        let cb = w.command_buffer("cb0", vec![Command::FillBuffer { dst: a, offset: 0, size: None, data: 1 }]);
+        w.command_buffers[cb].simultaneous_use = simultaneous;
+        let f = w.fence("f0");
+        w.submit(0, vec![cb], Some(f));
+        if wait_between {
+            w.host(HostOp::WaitForFences(vec![f]));
+            w.host(HostOp::ResetFences(vec![f]));
+        }
+        w.submit(0, vec![cb], None);
+        w.host(HostOp::DeviceWaitIdle);
+        w
+    };
+    let p = Profile::builtin("ideal").unwrap();
+    let err = run_workload(&build(false, false), &p, 0).unwrap_err().to_string();
+    assert!(err.contains("timeline[1]") && err.contains("`cb0`") && err.contains("SIMULTANEOUS_USE"), "{err}");
+    assert!(run_workload(&build(true, false), &p, 0).is_ok());
+    assert!(run_workload(&build(false, true), &p, 0).is_ok());
+}

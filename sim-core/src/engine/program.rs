@@ -150,8 +150,25 @@ impl<'w> Program<'w> {
         let mut submit_batches = Vec::new();
         let mut host_tags = vec![0; w.timeline.len()];
         let mut writers = vec![Writer::Initial];
+        // For each command buffer, the (timeline index, queue) of a submission no host wait has
+        // covered yet: submitting it again then needs SIMULTANEOUS_USE (Vulkan's pending state).
+        let mut pending: Vec<Option<(usize, usize)>> = vec![None; cbs.len()];
+        let mut fence_submit: Vec<Option<(usize, usize)>> = vec![None; w.fences.len()];
         for (t, op) in w.timeline.iter().enumerate() {
             let at = format!("timeline[{t}]");
+            match op {
+                HostOp::WaitForFences(fs) => {
+                    for &f in fs {
+                        // A fence signals after all earlier work on its queue.
+                        if let Some(&Some((tf, qf))) = fence_submit.get(f) {
+                            pending.iter_mut().filter(|p| p.is_some_and(|(tp, qp)| qp == qf && tp <= tf)).for_each(|p| *p = None);
+                        }
+                    }
+                }
+                HostOp::QueueWaitIdle(q) => pending.iter_mut().filter(|p| p.is_some_and(|(_, qp)| qp == *q)).for_each(|p| *p = None),
+                HostOp::DeviceWaitIdle => pending.iter_mut().for_each(|p| *p = None),
+                _ => {}
+            }
             match op {
                 HostOp::QueueSubmit { queue, batches, fence } => {
                     if *queue >= w.queues.len() {
@@ -159,6 +176,25 @@ impl<'w> Program<'w> {
                     }
                     if fence.is_some_and(|f| f >= w.fences.len()) {
                         return Err(invalid(at, "unknown fence"));
+                    }
+                    for &cb in batches.iter().flat_map(|b| &b.command_buffers) {
+                        let Some(desc) = cbs.get(cb) else { continue };
+                        if let Some((prev, _)) = pending[cb]
+                            && !desc.simultaneous_use
+                        {
+                            return Err(invalid(
+                                at,
+                                format!(
+                                    "command buffer `{}` is submitted again while its submission at timeline[{prev}] may still be pending \
+                                     (no fence, queue or device wait covers it); record it with SIMULTANEOUS_USE or wait for it first",
+                                    desc.name
+                                ),
+                            ));
+                        }
+                        pending[cb] = Some((t, *queue));
+                    }
+                    if let Some(f) = fence {
+                        fence_submit[*f] = Some((t, *queue));
                     }
                     let mut ranges = Vec::new();
                     for (b, batch) in batches.iter().enumerate() {

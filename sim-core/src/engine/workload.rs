@@ -283,6 +283,9 @@ pub struct CommandBufferDesc {
     pub name: String,
     /// Commands in recording order.
     pub commands: Vec<Command>,
+    /// Recorded with VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT: it may be submitted again
+    /// while a previous submission of it is still pending.
+    pub simultaneous_use: bool,
 }
 
 /// One batch of a vkQueueSubmit2 (VkSubmitInfo2).
@@ -430,7 +433,7 @@ impl Workload {
 
     /// Records a command buffer.
     pub fn command_buffer(&mut self, name: impl Into<String>, commands: Vec<Command>) -> CommandBufferId {
-        self.command_buffers.push(CommandBufferDesc { name: name.into(), commands });
+        self.command_buffers.push(CommandBufferDesc { name: name.into(), commands, simultaneous_use: false });
         self.command_buffers.len() - 1
     }
 

@@ -212,7 +212,8 @@ pub fn build(t: &schema::Trace, base: Option<&Path>, stem: &str) -> R<(Workload,
         for (k, c) in cb.commands.iter().enumerate() {
             cmds.push(b.command(c, i, k, &format!("{path}.commands[{k}]"))?);
         }
-        b.w.command_buffer(cb.id.clone(), cmds);
+        let id = b.w.command_buffer(cb.id.clone(), cmds);
+        b.w.command_buffers[id].simultaneous_use = cb.usage.as_ref().is_some_and(|u| u.joined().contains("SIMULTANEOUS_USE"));
     }
     b.check_wait_events(t)?;
     check_len(&t.timeline, "timeline")?;
