@@ -189,7 +189,7 @@ impl PageTags {
                 } else {
                     // A third tag, a hole in the span, or a second span: one tag per chunk
                     // when the span's ends fall on chunk boundaries, else one tag per word.
-                    if self.to_chunks(arrays) {
+                    if self.make_chunks(arrays) {
                         self.set(a, b, t, arrays);
                     } else {
                         let words = self.expand(arrays);
@@ -247,7 +247,7 @@ impl PageTags {
 
     /// Turns a span whose ends fall on chunk boundaries into one tag per chunk; false (and
     /// nothing changed) when they do not.
-    fn to_chunks(&mut self, arrays: &mut TagArrays) -> bool {
+    fn make_chunks(&mut self, arrays: &mut TagArrays) -> bool {
         let PageTags::Span { base, tag, lo, hi } = *self else { return false };
         let (lo, hi) = (lo as usize, hi as usize);
         if lo % CHUNK_WORDS != 0 || hi % CHUNK_WORDS != 0 {

@@ -225,34 +225,6 @@ impl RunResult {
     pub fn corrupted(&self) -> bool {
         self.stale_reads > 0 || self.corrupted_bytes > 0
     }
-
-    /// Statistics summed over every instance of a cache kind ("L1", "T$", "U$", "L2").
-    pub fn cache_totals(&self, kind: &str) -> Option<CacheStats> {
-        let mut found = false;
-        let mut total = CacheStats::default();
-        for (name, s) in &self.caches {
-            if name == kind || name.strip_prefix(kind).is_some_and(|r| r.starts_with('[')) {
-                found = true;
-                total.reads += s.reads;
-                total.writes += s.writes;
-                total.atomics += s.atomics;
-                total.read_hits += s.read_hits;
-                total.read_misses += s.read_misses;
-                total.write_hits += s.write_hits;
-                total.write_misses += s.write_misses;
-                total.fills += s.fills;
-                total.evictions += s.evictions;
-                total.writebacks += s.writebacks;
-                total.writeback_bytes += s.writeback_bytes;
-                total.write_through_bytes += s.write_through_bytes;
-                total.flushes += s.flushes;
-                total.invalidations += s.invalidations;
-                total.lines_invalidated += s.lines_invalidated;
-                total.lines_discarded += s.lines_discarded;
-            }
-        }
-        found.then_some(total)
-    }
 }
 
 /// Runs `workload` on `profile` with `seed`: the reference run, the simulated run, and the

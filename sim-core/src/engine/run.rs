@@ -164,7 +164,7 @@ pub struct GraphNode {
     pub src: S,
     /// Second-scope stages of a sync node (empty for actions).
     pub dst: S,
-    /// What the node is, for a sync node ("vkCmdPipelineBarrier2 submit 0 cb0[1]", ...).
+    /// What the node is, for a sync node (`"vkCmdPipelineBarrier2 submit 0 cb0[1]"`, ...).
     pub label: String,
     /// Items it waits for: the rules of `push_item`, without the pruning of finished items.
     pub deps: Vec<usize>,

@@ -4,7 +4,7 @@
 //! # How a trace is loaded
 //! 1. The text is parsed by serde into the structs of [`schema`], which mirror the format and
 //!    deny unknown fields. A syntax or type error carries serde's line and column; the JSON
-//!    path is recovered from that position by a small scanner ([`locate`]).
+//!    path is recovered from that position by a small scanner (the private `locate` module).
 //! 2. [`build`] resolves ids to indices, checks every range, offset and size against its
 //!    resource and against the caps below (so nothing is allocated from an unchecked number),
 //!    compiles the shaders, and builds the workload. Its errors carry the JSON path, and the
