@@ -109,6 +109,19 @@ fn timeline_is_valid_trace_event_json() {
     }
     let barrier = events.iter().find(|e| e["cat"] == "barrier" && e["name"].as_str().unwrap().starts_with("vkCmdPipelineBarrier2")).expect("a pipeline barrier");
     assert!(barrier["args"]["operations"].as_array().is_some_and(|o| !o.is_empty()), "{barrier}");
+    // Every cache operation that took time is a slice inside a barrier slice of its track, and
+    // a barrier's operations never take longer than the barrier.
+    let ops: Vec<_> = events.iter().filter(|e| e["cat"] == "cache-op").collect();
+    assert!(!ops.is_empty(), "no cache-op slices");
+    let span = |e: &serde_json::Value| (e["ts"].as_f64().unwrap(), e["ts"].as_f64().unwrap() + e["dur"].as_f64().unwrap());
+    for op in ops {
+        let (a, b) = span(op);
+        assert!(
+            events.iter().any(|e| e["cat"] == "barrier" && e["tid"] == op["tid"] && span(e).0 <= a + 1e-9 && b <= span(e).1 + 1e-9),
+            "cache operation outside every barrier: {op}"
+        );
+        assert!(op["args"]["cycles"].as_u64().unwrap() > 0);
+    }
 }
 
 #[test]

@@ -84,17 +84,24 @@ pub fn chrome_trace(w: &Workload, p: &Profile, r: &RunResult) -> Result<String, 
         ev.push(json!({"ph": "X", "name": format!("wg {wg}"), "cat": "workgroup", "pid": PID_CUS, "tid": *cu as u64, "ts": us(*start), "dur": us(end.saturating_sub(*start)),
             "args": {"command": command_text(w, at), "workgroup": wg}}));
     }
-    let per_line = p.timing.maintenance_cycles_per_line as u64;
     for s in &r.syncs {
         let tid = s.queue as u64;
         if s.fired > s.queued {
             ev.push(json!({"ph": "X", "name": format!("drain: {}", s.label), "cat": "drain", "pid": PID_BARRIERS, "tid": tid, "ts": us(s.queued), "dur": us(s.fired - s.queued),
                 "args": {"waits_for": "the work of its first synchronization scope", "from_cycle": s.queued, "to_cycle": s.fired}}));
         }
-        let ops: Vec<Value> = s.ops.iter().map(|(op, lines)| json!({"operation": cache_op_text(op), "lines_written_back": lines, "approx_cycles": lines * per_line})).collect();
-        let total: u64 = s.ops.iter().map(|(_, l)| l).sum();
+        let ops: Vec<Value> = s.ops.iter().map(|o| json!({"operation": cache_op_text(&o.op), "lines_written_back": o.lines_written_back, "cycles": o.cycles})).collect();
+        let total: u64 = s.ops.iter().map(|o| o.lines_written_back).sum();
         ev.push(json!({"ph": "X", "name": s.label, "cat": "barrier", "pid": PID_BARRIERS, "tid": tid, "ts": us(s.fired), "dur": us(s.released.saturating_sub(s.fired)),
             "args": {"operations": ops, "lines_written_back": total, "fired_cycle": s.fired, "released_cycle": s.released}}));
+        // Each cache operation as a slice inside the barrier's, in the order performed, lasting
+        // what it cost (the barrier's fixed cost comes after them).
+        let mut at = s.fired;
+        for o in s.ops.iter().filter(|o| o.cycles > 0) {
+            ev.push(json!({"ph": "X", "name": cache_op_text(&o.op), "cat": "cache-op", "pid": PID_BARRIERS, "tid": tid, "ts": us(at), "dur": us(o.cycles),
+                "args": {"lines_written_back": o.lines_written_back, "cycles": o.cycles}}));
+            at += o.cycles;
+        }
     }
     let doc = json!({"traceEvents": ev, "displayTimeUnit": "ns", "otherData": {"profile": p.name, "seed": r.seed, "cycles": r.cycles, "core_clock_mhz": p.timing.core_clock_mhz}});
     Ok(serde_json::to_string(&doc)?)

@@ -36,7 +36,7 @@ use sim_caches::{CacheStats, Maintenance, Tag};
 pub use error::WorkloadError;
 pub use machine::{CacheOp, CacheTarget, MachineConfig, TransferPath};
 pub use program::{CommandRef, Program, Writer};
-pub use run::{BarrierPlanner, GraphNode, ReadKey, SyncLog};
+pub use run::{BarrierPlanner, GraphNode, ReadKey, SyncLog, SyncOp};
 pub use workload::*;
 
 use crate::profile::Profile;

@@ -96,8 +96,19 @@ pub struct SyncLog {
     pub fired: u64,
     /// Cycle it was released.
     pub released: u64,
-    /// The operations, with lines written back by each.
-    pub ops: Vec<(CacheOp, u64)>,
+    /// The operations in the order performed, each with what it cost.
+    pub ops: Vec<SyncOp>,
+}
+
+/// One cache operation a sync node performed, and what it cost.
+#[derive(Clone, Debug)]
+pub struct SyncOp {
+    /// The operation.
+    pub op: CacheOp,
+    /// Dirty lines it wrote back (summed over every instance of the cache).
+    pub lines_written_back: u64,
+    /// Cycles it took: lines walked plus the bandwidth of what it wrote back.
+    pub cycles: u64,
 }
 
 /// The most stale reads kept in detail; later ones are only counted.
@@ -829,7 +840,7 @@ impl<'p, 'w> Sim<'p, 'w> {
                 for op in ops.clone() {
                     let (c, lines) = self.machine.perform(&op).map_err(|e| exec_err(label.clone(), e))?;
                     cycles += c;
-                    log.push((op, lines));
+                    log.push(SyncOp { op, lines_written_back: lines, cycles: c });
                 }
                 let label = label.clone();
                 let queue = self.items[i].queue;
