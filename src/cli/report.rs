@@ -86,7 +86,7 @@ pub fn command_text(w: &Workload, at: &CommandRef) -> String {
 /// A writer for a person.
 pub fn writer_text(w: &Workload, wr: &Writer) -> String {
     match wr {
-        Writer::Initial => "the initial zeroes (no write)".into(),
+        Writer::Initial => "the initial zeroes (no write had reached it)".into(),
         Writer::Command(c) => command_text(w, c),
         Writer::Host { timeline } => format!("the host write at timeline[{timeline}]"),
     }
@@ -195,7 +195,7 @@ pub fn finding_text(w: &Workload, f: &Finding) -> String {
     let more = f.size as usize > f.seen.len();
     let through = if f.via == "VRAM" { "straight from VRAM".to_string() } else { format!("through {}", f.via) };
     let text = format!(
-        "{} read bytes [{}, {}) of buffer {} {through}:\n  it saw the write of {} — {};\n  the reference run saw {} — {}.",
+        "{} read bytes [{}, {}) of buffer {} {through}:\n  it saw {} — {};\n  the reference run saw {} — {}.",
         command_text(w, &f.at),
         f.offset,
         f.offset + f.size,
