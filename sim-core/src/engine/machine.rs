@@ -5,7 +5,7 @@
 //! once (the bytes and provenance move now), and the timing model turns the access report into
 //! a latency, adding queueing at L2 banks and VRAM channels so contention shows up in cycles.
 
-use sim_caches::{AccessError, AccessReport, BackingStore, Cache, CacheSpec, CacheStats, Chained, Maintenance, MemoryLevel, Tag, Tags, WritePolicy};
+use sim_caches::{AccessError, AccessReport, BackingStore, Cache, CacheSpec, CacheStats, Chained, Maintenance, MemoryLevel, Tag, Tags};
 
 use crate::engine::rng::Rng;
 
@@ -405,14 +405,4 @@ impl Machine {
         }
         out
     }
-
-    /// Whether the L1 is write-back (its dirty data needs flushing at a release).
-    pub fn l1_is_write_back(&self) -> bool {
-        self.config.l1.as_ref().is_some_and(|s| matches!(s.write_policy, WritePolicy::WriteBackByteMask | WritePolicy::WriteBackLineDirty))
-    }
-}
-
-/// Reads through a level without a cache in front: used by the host (uncached accesses).
-pub fn uncached_read(level: &mut impl MemoryLevel, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<AccessReport, AccessError> {
-    level.read(addr, data, tags)
 }
