@@ -4,7 +4,10 @@
 //! pre-populated device memory. The L1 is write-through-allocate, as AMD's vector L1 is; the
 //! `_wb` cases repeat the stores with a write-back L1 with a per-byte dirty mask, the other L1
 //! the design offers. `baseline/*` reads a plain 64 MiB `Vec<u8>` with the same random addresses,
-//! to show how much of the random cases is the host's own memory latency.
+//! to show how much of the random cases is the host's own memory latency. The `_prefetch` cases
+//! repeat the random loads with a [`MemoryLevel::prefetch`] hint 16 accesses ahead, as a trace
+//! replay that knows its next accesses can give: the simulated results are the same, only the
+//! host's memory latency overlaps.
 //!
 //! Run: `cargo bench -p gpusim --bench caches -- --warm-up-time 1 --measurement-time 3`
 
@@ -20,6 +23,9 @@ const RANGE: u64 = 64 * MIB;
 /// Accesses per timed iteration: large enough that loop overhead is nothing, and the streaming
 /// pattern sweeps a fresh 2 MiB of the range each iteration.
 const ACCESSES: usize = 1 << 18;
+/// How many accesses ahead the `_prefetch` cases hint: enough to cover a host memory latency
+/// (about 150 ns here) at the rates reached.
+const PREFETCH_DISTANCE: usize = 16;
 
 /// splitmix64: a fixed, seeded address sequence, the same on every run.
 fn splitmix(state: &mut u64) -> u64 {
@@ -59,6 +65,8 @@ fn addresses(random: bool) -> Vec<u64> {
 #[derive(Clone, Copy)]
 enum Op {
     Load,
+    /// Loads with a prefetch hint `PREFETCH_DISTANCE` accesses ahead.
+    LoadPrefetch,
     Store,
 }
 
@@ -75,6 +83,15 @@ fn run<N: MemoryLevel>(g: &mut BenchmarkGroup<'_, WallTime>, name: &str, l1: &mu
             match op {
                 Op::Load => {
                     for &a in addrs {
+                        l1.read(next, base + a, &mut data, &mut tags).unwrap();
+                        sum = sum.wrapping_add(u64::from_le_bytes(data) ^ tags[0] as u64);
+                    }
+                }
+                Op::LoadPrefetch => {
+                    for (i, &a) in addrs.iter().enumerate() {
+                        if let Some(&ahead) = addrs.get(i + PREFETCH_DISTANCE) {
+                            l1.prefetch(next, base + ahead);
+                        }
                         l1.read(next, base + a, &mut data, &mut tags).unwrap();
                         sum = sum.wrapping_add(u64::from_le_bytes(data) ^ tags[0] as u64);
                     }
@@ -104,8 +121,12 @@ fn configure(g: &mut BenchmarkGroup<'_, WallTime>) {
 fn caches(c: &mut Criterion) {
     let stream = addresses(false);
     let random = addresses(true);
-    let cases: [(&str, &[u64], bool, Op); 3] =
-        [("stream_load8", &stream, true, Op::Load), ("random_load8", &random, false, Op::Load), ("random_store8", &random, false, Op::Store)];
+    let cases: [(&str, &[u64], bool, Op); 4] = [
+        ("stream_load8", &stream, true, Op::Load),
+        ("random_load8", &random, false, Op::Load),
+        ("random_load8_prefetch", &random, false, Op::LoadPrefetch),
+        ("random_store8", &random, false, Op::Store),
+    ];
     let mut store = populated_store();
 
     let mut g = c.benchmark_group("single");

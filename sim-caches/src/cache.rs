@@ -22,7 +22,7 @@ use bitvec::prelude::*;
 use serde::Serialize;
 
 use crate::error::{AccessError, SpecError};
-use crate::level::{AccessReport, MemoryLevel, TAG_GRANULE, Tag, Tags, copy, word_span};
+use crate::level::{AccessReport, MemoryLevel, TAG_GRANULE, Tag, Tags, copy, host_prefetch, word_span};
 use crate::spec::{CacheSpec, DirtyOnInvalidate, Replacement, WritePolicy};
 
 const INVALID: u64 = u64::MAX;
@@ -93,6 +93,8 @@ pub struct Cache {
     spec: CacheSpec,
     line_bytes: usize,
     line_shift: u32,
+    /// `log2` of the tags per line: slot `s`'s tags are `s << tag_shift ..`.
+    tag_shift: u32,
     mask_words: usize,
     last_mask_word: u64,
     set_mask: u64,
@@ -107,8 +109,14 @@ pub struct Cache {
     plru: Vec<u64>,
     rng: u64,
     clock: u64,
+    /// The line used last while it is fully valid (`INVALID`: none), for the fast path of
+    /// [`Cache::read`]; `mru_slot` holds it and `mru_at` is where its bytes start in `data`.
     mru_line: u64,
     mru_slot: usize,
+    mru_at: usize,
+    /// Reads served by that fast path: counted apart (one increment instead of two) and folded
+    /// into `reads` and `read_hits` by [`Cache::stats`].
+    mru_hits: u64,
     resident: usize,
     fill_data: Vec<u8>,
     fill_tags: Vec<Tag>,
@@ -130,6 +138,7 @@ impl Cache {
             spec: spec.clone(),
             line_bytes,
             line_shift: spec.line_bytes.trailing_zeros(),
+            tag_shift: spec.line_bytes.trailing_zeros() - TAG_GRANULE.trailing_zeros(),
             mask_words,
             last_mask_word,
             set_mask: sets as u64 - 1,
@@ -147,6 +156,8 @@ impl Cache {
             clock: 0,
             mru_line: INVALID,
             mru_slot: 0,
+            mru_at: 0,
+            mru_hits: 0,
             resident: 0,
             fill_data: vec![0; line_bytes],
             fill_tags: vec![0; line_bytes / TAG_GRANULE as usize],
@@ -165,8 +176,8 @@ impl Cache {
     }
 
     /// Statistics so far.
-    pub fn stats(&self) -> &CacheStats {
-        &self.stats
+    pub fn stats(&self) -> CacheStats {
+        CacheStats { reads: self.stats.reads + self.mru_hits, read_hits: self.stats.read_hits + self.mru_hits, ..self.stats }
     }
 
     /// Number of valid lines.
@@ -206,17 +217,27 @@ impl Cache {
         Some(())
     }
 
+    /// Hints that an access at `addr` is coming (see [`MemoryLevel::prefetch`]): brings the
+    /// host cache lines holding its set's line numbers and replacement state, and whatever
+    /// `next` would read for it, towards the host CPU. Changes nothing simulated.
+    #[inline]
+    pub fn prefetch<N: MemoryLevel + ?Sized>(&self, next: &N, addr: u64) {
+        let base = ((addr >> self.line_shift) & self.set_mask) as usize * self.ways;
+        if let Some(l) = self.lines.get(base) {
+            host_prefetch(l);
+        }
+        if let Some(s) = self.stamps.get(base) {
+            host_prefetch(s);
+        }
+        next.prefetch(addr);
+    }
+
     // ----- lookup and replacement -------------------------------------------------------------
 
-    #[inline]
+    #[inline(always)]
     fn lookup(&self, line: u64) -> Option<usize> {
         let base = (line & self.set_mask) as usize * self.ways;
-        // A line sits in at most one way: gather the matches into a bit mask without a branch
-        // per way (a miss must look at every way, and misses are what this cache is timed on).
-        let mut hits = 0u64;
-        for (w, &l) in self.lines[base..base + self.ways].iter().enumerate() {
-            hits |= ((l == line) as u64) << w;
-        }
+        let hits = ways_matching(&self.lines[base..base + self.ways], line);
         (hits != 0).then(|| base + hits.trailing_zeros() as usize)
     }
 
@@ -262,16 +283,7 @@ impl Cache {
             // An empty slot has stamp 0 (`drop_slot` resets it) and a valid one a stamp of at
             // least 1, all different: the first smallest stamp is the first empty way, else the
             // least recently used one. One branch-free pass.
-            let stamps = &self.stamps[base..base + self.ways];
-            let mut best = 0;
-            let mut best_key = u64::MAX;
-            for (w, &key) in stamps.iter().enumerate() {
-                if key < best_key {
-                    best = w;
-                    best_key = key;
-                }
-            }
-            return base + best;
+            return base + oldest_way(&self.stamps[base..base + self.ways]);
         }
         if let Some(w) = self.lines[base..base + self.ways].iter().position(|&l| l == INVALID) {
             return base + w;
@@ -300,6 +312,19 @@ impl Cache {
 
     // ----- masks --------------------------------------------------------------------------------
 
+    /// Where slot `slot`'s bytes lie in `data`: shifts, not multiplications (the line size is a
+    /// power of two).
+    #[inline(always)]
+    fn data_range(&self, slot: usize) -> std::ops::Range<usize> {
+        slot << self.line_shift..(slot + 1) << self.line_shift
+    }
+
+    /// Where slot `slot`'s tags lie in `tags`.
+    #[inline(always)]
+    fn tag_range(&self, slot: usize) -> std::ops::Range<usize> {
+        slot << self.tag_shift..(slot + 1) << self.tag_shift
+    }
+
     #[inline]
     fn mask<'m>(&self, masks: &'m [u64], slot: usize) -> &'m [u64] {
         &masks[slot * self.mask_words..(slot + 1) * self.mask_words]
@@ -307,18 +332,29 @@ impl Cache {
 
     #[inline]
     fn is_full(&self, masks: &[u64], slot: usize) -> bool {
+        // Lines of up to 64 bytes (most caches) have a one-word mask: no loop.
+        if self.mask_words == 1 {
+            return masks[slot] == self.last_mask_word;
+        }
         let m = self.mask(masks, slot);
         m[..self.mask_words - 1].iter().all(|&w| w == u64::MAX) && m[self.mask_words - 1] == self.last_mask_word
     }
 
     #[inline]
     fn is_dirty(&self, slot: usize) -> bool {
+        if self.mask_words == 1 {
+            return self.dirty[slot] != 0;
+        }
         self.mask(&self.dirty, slot).iter().any(|&w| w != 0)
     }
 
     /// Whether every byte of `[off, off + n)` has its bit set, a 64-bit word at a time.
     #[inline]
     fn covers(&self, masks: &[u64], slot: usize, off: usize, n: usize) -> bool {
+        if self.mask_words == 1 {
+            let bits = bit_range(off, off + n);
+            return masks[slot] & bits == bits;
+        }
         let m = self.mask(masks, slot);
         let end = off + n;
         let mut b = off;
@@ -335,6 +371,10 @@ impl Cache {
 
     #[inline]
     fn set_full(masks: &mut [u64], slot: usize, mask_words: usize, last: u64) {
+        if mask_words == 1 {
+            masks[slot] = last;
+            return;
+        }
         let m = &mut masks[slot * mask_words..(slot + 1) * mask_words];
         m.fill(u64::MAX);
         m[mask_words - 1] = last;
@@ -342,6 +382,10 @@ impl Cache {
 
     #[inline]
     fn clear(masks: &mut [u64], slot: usize, mask_words: usize) {
+        if mask_words == 1 {
+            masks[slot] = 0;
+            return;
+        }
         masks[slot * mask_words..(slot + 1) * mask_words].fill(0);
     }
 
@@ -385,7 +429,9 @@ impl Cache {
         tags[dst..dst + wn].copy_from_slice(&self.tags[slot * wpl + w0..slot * wpl + w0 + wn]);
     }
 
-    /// Writes the slot's dirty bytes to `next` and marks the slot clean.
+    /// Writes the slot's dirty bytes to `next` and marks the slot clean. Kept out of line: the
+    /// read path calls it only for a dirty victim, and inlined it would crowd that path.
+    #[inline(never)]
     fn write_back<N: MemoryLevel + ?Sized>(&mut self, slot: usize, next: &mut N, report: &mut AccessReport) -> Result<(), AccessError> {
         if !self.is_dirty(slot) {
             return Ok(());
@@ -455,13 +501,17 @@ impl Cache {
 
     /// Finds room for `line` and fills it from `next`: [`Cache::allocate`] then
     /// [`Cache::fill`], without the checks an empty slot does not need.
+    /// `LB` is the line size when known at compile time, else 0.
     #[inline(always)]
-    fn allocate_fill<N: MemoryLevel + ?Sized>(&mut self, line: u64, next: &mut N, report: &mut AccessReport) -> Result<usize, AccessError> {
+    fn allocate_fill<N: MemoryLevel + ?Sized, const LB: usize>(&mut self, line: u64, next: &mut N, report: &mut AccessReport) -> Result<usize, AccessError> {
         let slot = self.allocate(line, next, report)?;
-        let lb = self.line_bytes;
-        let wpl = lb / TAG_GRANULE as usize;
+        let (bytes, words) = if LB == 0 {
+            (self.data_range(slot), self.tag_range(slot))
+        } else {
+            (slot * LB..(slot + 1) * LB, slot * (LB / TAG_GRANULE as usize)..(slot + 1) * (LB / TAG_GRANULE as usize))
+        };
         // The slot holds no valid byte, so the next level writes straight into it.
-        let below = next.read(line << self.line_shift, &mut self.data[slot * lb..(slot + 1) * lb], &mut self.tags[slot * wpl..(slot + 1) * wpl]);
+        let below = next.read(line << self.line_shift, &mut self.data[bytes], &mut self.tags[words]);
         match below {
             Ok(below) => report.absorb_below(&below),
             Err(e) => {
@@ -478,6 +528,7 @@ impl Cache {
     }
 
     /// Fetches the slot's line from `next`, filling only the bytes not already valid.
+    #[inline(never)]
     fn fill<N: MemoryLevel + ?Sized>(&mut self, slot: usize, next: &mut N, report: &mut AccessReport) -> Result<(), AccessError> {
         let addr = self.lines[slot] << self.line_shift;
         let lb = self.line_bytes;
@@ -524,35 +575,48 @@ impl Cache {
     /// on a miss) and their provenance into `tags` ([`word_span`] long).
     #[inline]
     pub fn read<N: MemoryLevel + ?Sized>(&mut self, next: &mut N, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<AccessReport, AccessError> {
-        let line = addr >> self.line_shift;
-        let off = (addr & (self.line_bytes as u64 - 1)) as usize;
+        let off = addr as usize & (self.line_bytes - 1);
         let n = data.len();
         // Fast path: a hit in the line used last, which is fully valid (see `touch`). Touching it
         // again would change no replacement decision, so it is skipped.
-        if line == self.mru_line && off + n <= self.line_bytes && n != 0 && tags.len() == word_span(addr, n) {
-            let slot = self.mru_slot;
-            copy(data, &self.data[slot * self.line_bytes + off..][..n]);
-            let w0 = slot * (self.line_bytes / TAG_GRANULE as usize) + off / TAG_GRANULE as usize;
+        if addr >> self.line_shift == self.mru_line && n != 0 && off + n <= self.line_bytes && tags.len() == word_span(addr, n) {
+            let at = self.mru_at + off;
+            copy(data, &self.data[at..at + n]);
+            let w0 = at / TAG_GRANULE as usize;
             copy(tags, &self.tags[w0..w0 + tags.len()]);
-            self.stats.reads += 1;
-            self.stats.read_hits += 1;
+            self.mru_hits += 1;
             return Ok(AccessReport { hits: 1, ..AccessReport::default() });
         }
         self.read_slow(next, addr, data, tags)
     }
 
     /// A read that is not a hit in the line used last. A read inside one line (a miss, or a hit
-    /// in another line) takes a straight path: one lookup, at most one fill, one copy out.
+    /// in another line) takes a straight path: one lookup, at most one fill, one copy out; for
+    /// the common line sizes that path is compiled with the line size as a constant, so that a
+    /// fill moves the line and its tags with plain moves.
+    #[inline(never)]
     fn read_slow<N: MemoryLevel + ?Sized>(&mut self, next: &mut N, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<AccessReport, AccessError> {
         let n = data.len();
-        let off = (addr & (self.line_bytes as u64 - 1)) as usize;
-        if n == 0 || off + n > self.line_bytes {
+        let off = addr as usize & (self.line_bytes - 1);
+        if n == 0 || off + n > self.line_bytes || tags.len() != word_span(addr, n) {
+            // Also where a wrong tag-slice length is reported.
             return self.read_lines(next, addr, data, tags);
         }
-        let want = word_span(addr, n);
-        if tags.len() != want {
-            return Err(AccessError::TagLength { want, got: tags.len() });
+        match self.line_bytes {
+            64 => self.read_in_line::<N, 64>(next, addr, data, tags),
+            128 => self.read_in_line::<N, 128>(next, addr, data, tags),
+            32 => self.read_in_line::<N, 32>(next, addr, data, tags),
+            _ => self.read_in_line::<N, 0>(next, addr, data, tags),
         }
+    }
+
+    /// [`Cache::read_slow`] of an access inside one line, `tags` of the right length. `LB` is the
+    /// line size when known at compile time, else 0.
+    #[inline(always)]
+    fn read_in_line<N: MemoryLevel + ?Sized, const LB: usize>(&mut self, next: &mut N, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<AccessReport, AccessError> {
+        let lb = if LB == 0 { self.line_bytes } else { LB };
+        let n = data.len();
+        let off = addr as usize & (lb - 1);
         self.stats.reads += 1;
         let line = addr >> self.line_shift;
         let mut report = AccessReport::default();
@@ -571,23 +635,25 @@ impl Cache {
             None => {
                 report.misses = 1;
                 self.stats.read_misses += 1;
-                self.allocate_fill(line, next, &mut report)?
+                self.allocate_fill::<N, LB>(line, next, &mut report)?
             }
         };
         // Word `w` of slot `s` is tag `s * line_bytes / 4 + w`: the line size is a multiple of 4.
-        let at = slot * self.line_bytes + off;
+        let at = slot * lb + off;
         copy(data, &self.data[at..at + n]);
         let w0 = at / TAG_GRANULE as usize;
-        copy(tags, &self.tags[w0..w0 + want]);
+        copy(tags, &self.tags[w0..w0 + tags.len()]);
         self.touch(slot);
         if self.is_full(&self.valid, slot) {
             self.mru_line = line;
             self.mru_slot = slot;
+            self.mru_at = slot * lb;
         }
         Ok(report)
     }
 
     /// A read of any length, line by line.
+    #[inline(never)]
     fn read_lines<N: MemoryLevel + ?Sized>(&mut self, next: &mut N, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<AccessReport, AccessError> {
         Tags::Words(tags).check(addr, data.len())?;
         self.stats.reads += 1;
@@ -609,7 +675,7 @@ impl Cache {
                     self.stats.read_misses += 1;
                     let s = match found {
                         Some(s) => s,
-                        None => self.allocate_fill(line, next, &mut report)?,
+                        None => self.allocate_fill::<N, 0>(line, next, &mut report)?,
                     };
                     if found.is_some() {
                         self.fill(s, next, &mut report)?;
@@ -623,6 +689,7 @@ impl Cache {
             if self.is_full(&self.valid, slot) {
                 self.mru_line = line;
                 self.mru_slot = slot;
+                self.mru_at = slot << self.line_shift;
             }
             pos += n;
         }
@@ -669,7 +736,7 @@ impl Cache {
                 (Some(s), _) => Some(s),
                 (None, WritePolicy::WriteThroughNoAllocate) => None,
                 (None, WritePolicy::WriteBackByteMask) => Some(self.allocate(line, next, &mut report)?),
-                (None, _) => Some(self.allocate_fill(line, next, &mut report)?),
+                (None, _) => Some(self.allocate_fill::<N, 0>(line, next, &mut report)?),
             };
             if let Some(slot) = slot {
                 self.update(slot, a, off, n, data, pos, addr, tags, mask);
@@ -751,7 +818,8 @@ impl Cache {
             tag_vec.resize(span, 0);
             &mut tag_vec[..]
         };
-        let mut report = self.read(next, addr, old, old_tags)?;
+        // Not `read`: its fast path counts into `mru_hits`, and the read counted here is undone below.
+        let mut report = self.read_slow(next, addr, old, old_tags)?;
         let (mut new_buf, mut new_vec) = ([0u8; SMALL], Vec::new());
         let new = if old.len() <= SMALL {
             let new = &mut new_buf[..old.len()];
@@ -848,6 +916,57 @@ impl Cache {
     }
 }
 
+/// The ways of a set holding `line`, as a bit mask. A line sits in at most one way; the matches
+/// are gathered without a branch per way (a miss must look at every way, and misses are what a
+/// cache is timed on). The common associativities get a loop of fixed length, which unrolls.
+#[inline(always)]
+fn ways_matching(set: &[u64], line: u64) -> u64 {
+    #[inline(always)]
+    fn fixed<const W: usize>(set: &[u64; W], line: u64) -> u64 {
+        let mut hits = 0u64;
+        for (w, &l) in set.iter().enumerate() {
+            hits |= ((l == line) as u64) << w;
+        }
+        hits
+    }
+    if let Ok(set) = <&[u64; 16]>::try_from(set) {
+        fixed(set, line)
+    } else if let Ok(set) = <&[u64; 8]>::try_from(set) {
+        fixed(set, line)
+    } else if let Ok(set) = <&[u64; 4]>::try_from(set) {
+        fixed(set, line)
+    } else {
+        set.iter().enumerate().fold(0, |hits, (w, &l)| hits | ((l == line) as u64) << w)
+    }
+}
+
+/// The way with the smallest LRU stamp (the first of equals), one pass without a branch per
+/// way; fixed-length loops for the common associativities, as in [`ways_matching`].
+#[inline(always)]
+fn oldest_way(stamps: &[u64]) -> usize {
+    #[inline(always)]
+    fn argmin(stamps: &[u64]) -> usize {
+        let mut best = 0;
+        let mut best_key = u64::MAX;
+        for (w, &key) in stamps.iter().enumerate() {
+            if key < best_key {
+                best = w;
+                best_key = key;
+            }
+        }
+        best
+    }
+    if let Ok(s) = <&[u64; 16]>::try_from(stamps) {
+        argmin(s)
+    } else if let Ok(s) = <&[u64; 8]>::try_from(stamps) {
+        argmin(s)
+    } else if let Ok(s) = <&[u64; 4]>::try_from(stamps) {
+        argmin(s)
+    } else {
+        argmin(stamps)
+    }
+}
+
 /// The bits `lo..hi` of a mask word (`hi <= 64`).
 #[inline]
 fn bit_range(lo: usize, hi: usize) -> u64 {
@@ -885,5 +1004,10 @@ impl<N: MemoryLevel + ?Sized> MemoryLevel for Chained<'_, N> {
         mask: Option<&BitSlice<u64, Lsb0>>,
     ) -> Result<AccessReport, AccessError> {
         self.cache.write(self.next, addr, data, tags, mask)
+    }
+
+    #[inline]
+    fn prefetch(&self, addr: u64) {
+        self.cache.prefetch(self.next, addr)
     }
 }

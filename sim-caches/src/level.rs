@@ -36,14 +36,49 @@ pub fn transaction_span(addr: u64, len: usize) -> u64 {
     (addr + len as u64 - 1) / TRANSACTION_BYTES - addr / TRANSACTION_BYTES + 1
 }
 
+/// Asks the host CPU to bring the cache line holding `*place` into its caches, without waiting
+/// for it. No effect on anything the program computes; a no-op on hosts other than x86-64.
+#[inline(always)]
+pub(crate) fn host_prefetch<T>(place: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch reads nothing the program sees and never faults; `place` is a live
+    // reference in any case.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((place as *const T).cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = place;
+}
+
 /// Copies `src` into `dst` (equal lengths). The sizes a cache moves all the time (a 64-byte line
 /// and its 16 tags, a 4-, 8- or 16-byte access and its words) become plain moves instead of a
 /// call to `memcpy`, which costs more than the copy itself at these sizes.
 #[inline(always)]
 pub(crate) fn copy<T: Copy>(dst: &mut [T], src: &[T]) {
-    let bytes = std::mem::size_of_val(dst);
-    if !(copy_n::<T, 1>(dst, src) || copy_n::<T, 2>(dst, src) || copy_n::<T, 4>(dst, src) || copy_n::<T, 8>(dst, src) || copy_n::<T, 16>(dst, src) || (bytes == 64 && copy_n::<T, 64>(dst, src))) {
+    // One branch on the length picks the arm; inside it the compiler knows the length of `dst`.
+    let done = match dst.len() {
+        1 => copy_n::<T, 1>(dst, src),
+        2 => copy_n::<T, 2>(dst, src),
+        4 => copy_n::<T, 4>(dst, src),
+        8 => copy_n::<T, 8>(dst, src),
+        16 => copy_n::<T, 16>(dst, src),
+        64 => copy_n::<T, 64>(dst, src),
+        _ => false,
+    };
+    if !done {
         dst.copy_from_slice(src);
+    }
+}
+
+/// Sets every element of `dst` to `value`; like [`copy`], the common lengths (a line's 16 tags,
+/// an access's 1 or 2) become plain stores instead of a call to `memset`.
+#[inline(always)]
+pub(crate) fn fill<T: Copy>(dst: &mut [T], value: T) {
+    match dst.len() {
+        1 => dst[0] = value,
+        2 => dst[..2].copy_from_slice(&[value; 2]),
+        16 => dst[..16].copy_from_slice(&[value; 16]),
+        _ => dst.fill(value),
     }
 }
 
@@ -161,6 +196,16 @@ pub trait MemoryLevel {
         tags: Tags<'_>,
         mask: Option<&BitSlice<u64, Lsb0>>,
     ) -> Result<AccessReport, AccessError>;
+
+    /// Hints that an access at `addr` is coming: brings into the *host's* caches the state that
+    /// serving it will read (a set's line numbers and LRU stamps, a page's bytes), so that a
+    /// caller who knows its next accesses (a trace replay, the lines of a coalesced request) can
+    /// overlap their host memory latency. It changes nothing simulated: no state, statistic or
+    /// result depends on it. The default does nothing.
+    #[inline]
+    fn prefetch(&self, addr: u64) {
+        let _ = addr;
+    }
 }
 
 impl<T: MemoryLevel + ?Sized> MemoryLevel for &mut T {
@@ -176,6 +221,11 @@ impl<T: MemoryLevel + ?Sized> MemoryLevel for &mut T {
         mask: Option<&BitSlice<u64, Lsb0>>,
     ) -> Result<AccessReport, AccessError> {
         (**self).write(addr, data, tags, mask)
+    }
+
+    #[inline]
+    fn prefetch(&self, addr: u64) {
+        (**self).prefetch(addr)
     }
 }
 

@@ -6,7 +6,9 @@
 //! in [`MemoryLevel`], the small trait through which one level reaches the next: a cache never
 //! owns its next level but takes it per operation, and [`Chained`] pairs a cache with its next
 //! level so that an L1 reads through an L2 that reads through VRAM; a ROP tile cache or a host
-//! cache chains the same way. Data moves together with its provenance: one [`Tag`] per 4-byte
+//! cache chains the same way. A caller that knows its next accesses can hint them
+//! ([`MemoryLevel::prefetch`], [`Cache::prefetch`]) so that the host's memory latency overlaps;
+//! hints change nothing simulated. Data moves together with its provenance: one [`Tag`] per 4-byte
 //! word naming the write that produced it, so a stale read can say whose bytes it saw. Two caches
 //! over one backing store are *not* coherent with each other: that is the point of the simulator
 //! built on top, and only explicit maintenance ([`Cache::flush`], [`Cache::invalidate`]) moves

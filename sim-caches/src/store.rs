@@ -23,7 +23,7 @@ use bitvec::prelude::*;
 use serde::Serialize;
 
 use crate::error::{AccessError, SpecError};
-use crate::level::{AccessReport, MemoryLevel, TAG_GRANULE, TRANSACTION_BYTES, Tag, Tags, copy, transaction_span, word_span};
+use crate::level::{AccessReport, MemoryLevel, TAG_GRANULE, TRANSACTION_BYTES, Tag, Tags, copy, fill, host_prefetch, transaction_span, word_span};
 
 const PAGE_SHIFT: u32 = 16;
 const PAGE_BYTES: u64 = 1 << PAGE_SHIFT;
@@ -103,7 +103,7 @@ impl PageTags {
                 let hi = (*hi as usize).saturating_sub(w0).min(n).max(lo);
                 if lo == hi {
                     // The range misses the span (always so on a uniform page): one fill.
-                    out.fill(*base);
+                    fill(out, *base);
                 } else {
                     out[..lo].fill(*base);
                     out[lo..hi].fill(*tag);
@@ -509,9 +509,24 @@ impl BackingStore {
     /// Counts an unmasked access of `len` bytes at `addr`: one pass per interleave chunk (a
     /// transaction never straddles two, as the interleave is a multiple of 32 bytes), so a line
     /// inside one chunk costs one update.
-    #[inline]
+    #[inline(always)]
     fn count(&mut self, addr: u64, len: usize, write: bool) -> u64 {
         let end = addr + len as u64;
+        if len != 0 && (addr ^ (end - 1)) >> self.interleave_shift == 0 {
+            // Inside one interleave chunk (every line-sized access): one channel, no loop.
+            let t = transaction_span(addr, len);
+            let ch = self.channel_of(addr) as usize;
+            if let Some(s) = self.stats.get_mut(ch) {
+                if write {
+                    s.write_transactions += t;
+                    s.write_bytes += len as u64;
+                } else {
+                    s.read_transactions += t;
+                    s.read_bytes += len as u64;
+                }
+            }
+            return t;
+        }
         let mut a = addr;
         let mut total = 0;
         while a < end {
@@ -589,6 +604,19 @@ impl MemoryLevel for BackingStore {
             Some(m) => self.count_masked(addr, data.len(), m),
         };
         Ok(AccessReport { dram_write_transactions: t, ..AccessReport::default() })
+    }
+
+    #[inline]
+    fn prefetch(&self, addr: u64) {
+        if let Some(Some(p)) = self.pages.get((addr >> PAGE_SHIFT) as usize) {
+            let off = (addr & (PAGE_BYTES - 1)) as usize;
+            host_prefetch(&p.data[off]);
+            match &p.tags {
+                PageTags::Span { .. } => {}
+                PageTags::Chunks(chunks) => host_prefetch(&chunks[off / (CHUNK_WORDS * TAG_GRANULE as usize)]),
+                PageTags::Words(words) => host_prefetch(&words[off / TAG_GRANULE as usize]),
+            }
+        }
     }
 }
 

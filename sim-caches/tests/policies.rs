@@ -95,7 +95,7 @@ fn random_replacement_stats(seed: u64) -> CacheStats {
             c.read(&mut vram, addr, &mut d, &mut t[..word_span(addr, 8)]).unwrap();
         }
     }
-    *c.stats()
+    c.stats()
 }
 
 #[test]
@@ -134,7 +134,7 @@ fn statistics_add_up() {
             report_sum.merge(&c.invalidate(&mut vram, Some((addr, 4 * KIB))).unwrap());
         }
     }
-    let s = *c.stats();
+    let s = c.stats();
     assert_eq!((s.reads, s.writes), (reads, writes));
     assert_eq!(s.read_hits + s.read_misses, read_lines, "read hits + misses = lines read");
     assert_eq!(s.write_hits + s.write_misses, write_lines, "write hits + misses = lines written");

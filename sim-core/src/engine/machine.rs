@@ -397,11 +397,11 @@ impl Machine {
         let mut out = Vec::new();
         for cu in &self.cus {
             for c in [&cu.l1, &cu.texture, &cu.uniform].into_iter().flatten() {
-                out.push((c.name().to_string(), *c.stats()));
+                out.push((c.name().to_string(), c.stats()));
             }
         }
         if let Some(l2) = &self.l2 {
-            out.push(("L2".into(), *l2.stats()));
+            out.push(("L2".into(), l2.stats()));
         }
         out
     }
