@@ -244,7 +244,7 @@ impl Cache {
     /// Records a use of `slot` for replacement. The MRU fast path of [`Cache::read`] skips this
     /// for the line used last, which is only sound while that line *is* the one used last: a
     /// use of any other slot ends its MRU standing.
-    #[inline]
+    #[inline(always)]
     fn touch(&mut self, slot: usize) {
         if slot != self.mru_slot {
             self.mru_line = INVALID;
@@ -325,12 +325,12 @@ impl Cache {
         slot << self.tag_shift..(slot + 1) << self.tag_shift
     }
 
-    #[inline]
+    #[inline(always)]
     fn mask<'m>(&self, masks: &'m [u64], slot: usize) -> &'m [u64] {
         &masks[slot * self.mask_words..(slot + 1) * self.mask_words]
     }
 
-    #[inline]
+    #[inline(always)]
     fn is_full(&self, masks: &[u64], slot: usize) -> bool {
         // Lines of up to 64 bytes (most caches) have a one-word mask: no loop.
         if self.mask_words == 1 {
@@ -340,7 +340,7 @@ impl Cache {
         m[..self.mask_words - 1].iter().all(|&w| w == u64::MAX) && m[self.mask_words - 1] == self.last_mask_word
     }
 
-    #[inline]
+    #[inline(always)]
     fn is_dirty(&self, slot: usize) -> bool {
         if self.mask_words == 1 {
             return self.dirty[slot] != 0;
@@ -349,7 +349,7 @@ impl Cache {
     }
 
     /// Whether every byte of `[off, off + n)` has its bit set, a 64-bit word at a time.
-    #[inline]
+    #[inline(always)]
     fn covers(&self, masks: &[u64], slot: usize, off: usize, n: usize) -> bool {
         if self.mask_words == 1 {
             let bits = bit_range(off, off + n);
@@ -369,7 +369,7 @@ impl Cache {
         true
     }
 
-    #[inline]
+    #[inline(always)]
     fn set_full(masks: &mut [u64], slot: usize, mask_words: usize, last: u64) {
         if mask_words == 1 {
             masks[slot] = last;
@@ -380,7 +380,7 @@ impl Cache {
         m[mask_words - 1] = last;
     }
 
-    #[inline]
+    #[inline(always)]
     fn clear(masks: &mut [u64], slot: usize, mask_words: usize) {
         if mask_words == 1 {
             masks[slot] = 0;
@@ -573,7 +573,8 @@ impl Cache {
 
     /// Reads `data.len()` bytes at `addr` (any size and alignment; lines are filled from `next`
     /// on a miss) and their provenance into `tags` ([`word_span`] long).
-    #[inline]
+    // Always inlined: the fast path is a handful of instructions, and a call would double them.
+    #[inline(always)]
     pub fn read<N: MemoryLevel + ?Sized>(&mut self, next: &mut N, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<AccessReport, AccessError> {
         let off = addr as usize & (self.line_bytes - 1);
         let n = data.len();
