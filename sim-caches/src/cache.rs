@@ -201,18 +201,13 @@ impl Cache {
         if tags.len() != word_span(addr, data.len()) {
             return None;
         }
-        let mut pos = 0;
-        while pos < data.len() {
-            let a = addr + pos as u64;
-            let off = (a & (self.line_bytes as u64 - 1)) as usize;
-            let n = (self.line_bytes - off).min(data.len() - pos);
-            let slot = self.lookup(a >> self.line_shift)?;
+        for Segment { pos, addr: a, line, off, n } in self.segments(addr, data.len()) {
+            let slot = self.lookup(line)?;
             if !self.covers(&self.valid, slot, off, n) {
                 return None;
             }
             data[pos..pos + n].copy_from_slice(&self.data[slot * self.line_bytes + off..][..n]);
             self.copy_tags_out(slot, a, n, addr, tags);
-            pos += n;
         }
         Some(())
     }
@@ -230,6 +225,24 @@ impl Cache {
             host_prefetch(s);
         }
         next.prefetch(addr);
+    }
+
+    /// The line-sized pieces of the access `[addr, addr + len)`, in address order. Borrows
+    /// nothing from the cache, so a loop over them may change it.
+    #[inline]
+    fn segments(&self, addr: u64, len: usize) -> impl Iterator<Item = Segment> + use<> {
+        let (line_bytes, line_shift) = (self.line_bytes, self.line_shift);
+        let mut pos = 0;
+        std::iter::from_fn(move || {
+            (pos < len).then(|| {
+                let a = addr + pos as u64;
+                let off = a as usize & (line_bytes - 1);
+                let n = (line_bytes - off).min(len - pos);
+                let segment = Segment { pos, addr: a, line: a >> line_shift, off, n };
+                pos += n;
+                segment
+            })
+        })
     }
 
     // ----- lookup and replacement -------------------------------------------------------------
@@ -659,12 +672,7 @@ impl Cache {
         Tags::Words(tags).check(addr, data.len())?;
         self.stats.reads += 1;
         let mut report = AccessReport::default();
-        let mut pos = 0;
-        while pos < data.len() {
-            let a = addr + pos as u64;
-            let line = a >> self.line_shift;
-            let off = (a & (self.line_bytes as u64 - 1)) as usize;
-            let n = (self.line_bytes - off).min(data.len() - pos);
+        for Segment { pos, addr: a, line, off, n } in self.segments(addr, data.len()) {
             let slot = match self.lookup(line) {
                 Some(s) if self.covers(&self.valid, s, off, n) => {
                     report.hits += 1;
@@ -692,7 +700,6 @@ impl Cache {
                 self.mru_slot = slot;
                 self.mru_at = slot << self.line_shift;
             }
-            pos += n;
         }
         Ok(report)
     }
@@ -719,12 +726,7 @@ impl Cache {
         }
         self.stats.writes += 1;
         let mut report = AccessReport::default();
-        let mut pos = 0;
-        while pos < data.len() {
-            let a = addr + pos as u64;
-            let line = a >> self.line_shift;
-            let off = (a & (self.line_bytes as u64 - 1)) as usize;
-            let n = (self.line_bytes - off).min(data.len() - pos);
+        for Segment { pos, addr: a, line, off, n } in self.segments(addr, data.len()) {
             let found = self.lookup(line);
             if found.is_some() {
                 report.hits += 1;
@@ -753,7 +755,6 @@ impl Cache {
                 }
                 self.touch(slot);
             }
-            pos += n;
         }
         if matches!(policy, WritePolicy::WriteThroughAllocate | WritePolicy::WriteThroughNoAllocate) {
             let below = next.write(addr, data, tags, mask)?;
@@ -973,6 +974,17 @@ fn oldest_way(stamps: &[u64]) -> usize {
 fn bit_range(lo: usize, hi: usize) -> u64 {
     let width = hi - lo;
     if width >= 64 { u64::MAX } else { ((1u64 << width) - 1) << lo }
+}
+
+/// One line's part of an access: bytes `pos..pos + n` of the access, which lie at `addr`, `off`
+/// bytes into line `line`.
+#[derive(Clone, Copy)]
+struct Segment {
+    pos: usize,
+    addr: u64,
+    line: u64,
+    off: usize,
+    n: usize,
 }
 
 #[derive(Clone, Copy)]
