@@ -198,7 +198,7 @@ impl Cache {
     /// Reads the bytes and provenance this cache holds for `[addr, addr + data.len())` without
     /// side effects, or `None` when a byte is not held. For reports and tests.
     pub fn probe(&self, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Option<()> {
-        if tags.len() != word_span(addr, data.len()) {
+        if addr.checked_add(data.len() as u64).is_none() || tags.len() != word_span(addr, data.len()) {
             return None;
         }
         for Segment { pos, addr: a, line, off, n } in self.segments(addr, data.len()) {

@@ -114,7 +114,12 @@ impl Tags<'_> {
     }
 
     /// Checks a per-word slice against the words the access spans.
+    /// Also refuses an access that runs past the end of the 64-bit address space, before any
+    /// level computes an address beyond it.
     pub(crate) fn check(&self, addr: u64, len: usize) -> Result<(), AccessError> {
+        if addr.checked_add(len as u64).is_none() {
+            return Err(AccessError::OutOfRange { addr, len, size: u64::MAX });
+        }
         if let Tags::Words(w) = self {
             let want = word_span(addr, len);
             if w.len() != want {

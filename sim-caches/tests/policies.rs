@@ -184,3 +184,28 @@ fn a_4_gib_address_space_stays_small() {
     assert!(matches!(l2.read(&mut vram, (4 << 30) - 4, &mut d, &mut t), Err(AccessError::OutOfRange { .. })));
     assert!(!l2.contains(4 << 30), "the line that could not be fetched is not left resident");
 }
+
+/// An access running past the end of the 64-bit address space is refused with an error under
+/// every write policy, by reads and writes alike, before any level computes an address beyond
+/// it (which would overflow), and leaves the cache as it was.
+#[test]
+fn an_access_past_the_end_of_the_address_space_is_an_error() {
+    let policies = [
+        WritePolicy::WriteThroughAllocate,
+        WritePolicy::WriteThroughNoAllocate,
+        WritePolicy::WriteBackByteMask,
+        WritePolicy::WriteBackLineDirty,
+    ];
+    for policy in policies {
+        let mut cache = Cache::new("C", &CacheSpec::new(4 * KIB, 64, 4, Replacement::Lru, policy), 0).unwrap();
+        let mut vram = BackingStore::new(64 * KIB, 1, 256).unwrap();
+        let addr = u64::MAX - 3;
+        let w = cache.write(&mut vram, addr, &[1; 8], Tags::One(1), None);
+        assert!(matches!(w, Err(AccessError::OutOfRange { addr: a, len: 8, .. }) if a == addr), "{policy:?}: write: {w:?}");
+        let (mut d, mut t) = ([0u8; 8], [0; 3]);
+        let r = cache.read(&mut vram, addr, &mut d, &mut t);
+        assert!(matches!(r, Err(AccessError::OutOfRange { .. })), "{policy:?}: read: {r:?}");
+        assert!(cache.probe(addr, &mut d, &mut t).is_none(), "{policy:?}: probe");
+        assert_eq!(cache.resident_lines(), 0, "{policy:?}: a refused access left a line behind");
+    }
+}
