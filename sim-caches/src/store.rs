@@ -515,16 +515,7 @@ impl BackingStore {
         if len != 0 && (addr ^ (end - 1)) >> self.interleave_shift == 0 {
             // Inside one interleave chunk (every line-sized access): one channel, no loop.
             let t = transaction_span(addr, len);
-            let ch = self.channel_of(addr) as usize;
-            if let Some(s) = self.stats.get_mut(ch) {
-                if write {
-                    s.write_transactions += t;
-                    s.write_bytes += len as u64;
-                } else {
-                    s.read_transactions += t;
-                    s.read_bytes += len as u64;
-                }
-            }
+            self.add_traffic(addr, t, len as u64, write);
             return t;
         }
         let mut a = addr;
@@ -533,20 +524,27 @@ impl BackingStore {
             let chunk_end = (((a >> self.interleave_shift) + 1) << self.interleave_shift).min(end);
             let bytes = chunk_end - a;
             let t = transaction_span(a, bytes as usize);
-            let ch = self.channel_of(a) as usize;
-            if let Some(s) = self.stats.get_mut(ch) {
-                if write {
-                    s.write_transactions += t;
-                    s.write_bytes += bytes;
-                } else {
-                    s.read_transactions += t;
-                    s.read_bytes += bytes;
-                }
-            }
+            self.add_traffic(a, t, bytes, write);
             total += t;
             a = chunk_end;
         }
         total
+    }
+
+    /// Adds `transactions` and `bytes` lying in one interleave chunk, from `addr` on, to that
+    /// chunk's channel, as reads or writes.
+    #[inline(always)]
+    fn add_traffic(&mut self, addr: u64, transactions: u64, bytes: u64, write: bool) {
+        let ch = self.channel_of(addr) as usize;
+        if let Some(s) = self.stats.get_mut(ch) {
+            if write {
+                s.write_transactions += transactions;
+                s.write_bytes += bytes;
+            } else {
+                s.read_transactions += transactions;
+                s.read_bytes += bytes;
+            }
+        }
     }
 
     /// Counts a masked write: only transactions holding a written byte count.
@@ -564,11 +562,7 @@ impl BackingStore {
             if bytes == 0 {
                 continue;
             }
-            let ch = self.channel_of(t * TRANSACTION_BYTES) as usize;
-            if let Some(s) = self.stats.get_mut(ch) {
-                s.write_transactions += 1;
-                s.write_bytes += bytes;
-            }
+            self.add_traffic(t * TRANSACTION_BYTES, 1, bytes, true);
             transactions += 1;
         }
         transactions

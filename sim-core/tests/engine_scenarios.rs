@@ -19,15 +19,8 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
 }
 "#;
 
-const READ_UNIFORM: &str = r#"
-struct U { v: array<vec4<u32>, 16> }
-@group(0) @binding(0) var<uniform> u: U;
-@group(0) @binding(1) var<storage, read_write> dst: array<u32>;
-@compute @workgroup_size(64)
-fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invocation_index) l: u32) {
-    dst[id.x] = u.v[l % 16u].x;
-}
-"#;
+/// `dst[i] = u.v[i % 16].x`, read through the uniform cache: the example traces' shader.
+const READ_UNIFORM: &str = include_str!("../../examples/traces/shaders/read_uniform.wgsl");
 
 fn storage(set_binding: (u32, u32), buffer: BufferId) -> BufferBinding {
     BufferBinding { set: set_binding.0, binding: set_binding.1, buffer, offset: 0, range: None }

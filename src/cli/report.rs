@@ -54,8 +54,8 @@ pub fn cache_report(r: &RunResult) -> BTreeMap<String, CacheReport> {
     for (name, s) in &r.caches {
         let kind = name.split('[').next().unwrap_or(name).to_string();
         let c = out.entry(kind).or_default();
-        c.hits += s.read_hits + s.write_hits;
-        c.misses += s.read_misses + s.write_misses;
+        c.hits += s.hits();
+        c.misses += s.misses();
         c.writebacks += s.writebacks;
         c.flushes += s.flushes;
         c.invalidations += s.invalidations;
