@@ -249,8 +249,20 @@ impl Cache {
 
     #[inline(always)]
     fn lookup(&self, line: u64) -> Option<usize> {
-        let base = (line & self.set_mask) as usize * self.ways;
-        let hits = ways_matching(&self.lines[base..base + self.ways], line);
+        self.lookup_w::<0>(line)
+    }
+
+    /// [`Cache::lookup`] with the associativity `W` known at compile time (0: read from the
+    /// cache), so that the way scan is a fixed sequence of compares.
+    #[inline(always)]
+    fn lookup_w<const W: usize>(&self, line: u64) -> Option<usize> {
+        let ways = if W == 0 { self.ways } else { W };
+        let base = (line & self.set_mask) as usize * ways;
+        let set = &self.lines[base..base + ways];
+        let hits = match <&[u64; W]>::try_from(set) {
+            Ok(set) if W != 0 => ways_matching_n(set, line),
+            _ => ways_matching(set, line),
+        };
         (hits != 0).then(|| base + hits.trailing_zeros() as usize)
     }
 
@@ -289,14 +301,22 @@ impl Cache {
         }
     }
 
+    /// The slot of `set` to fill next. `W` is the associativity when known at compile time, else
+    /// 0.
     #[inline(always)]
-    fn victim(&mut self, set: usize) -> usize {
-        let base = set * self.ways;
+    fn victim<const W: usize>(&mut self, set: usize) -> usize {
+        let ways = if W == 0 { self.ways } else { W };
+        let base = set * ways;
         if self.spec.replacement == Replacement::Lru {
             // An empty slot has stamp 0 (`drop_slot` resets it) and a valid one a stamp of at
             // least 1, all different: the first smallest stamp is the first empty way, else the
             // least recently used one. One branch-free pass.
-            return base + oldest_way(&self.stamps[base..base + self.ways]);
+            let stamps = &self.stamps[base..base + ways];
+            return base
+                + match <&[u64; W]>::try_from(stamps) {
+                    Ok(stamps) if W != 0 => argmin(stamps),
+                    _ => oldest_way(stamps),
+                };
         }
         if let Some(w) = self.lines[base..base + self.ways].iter().position(|&l| l == INVALID) {
             return base + w;
@@ -489,9 +509,9 @@ impl Cache {
     /// Finds room for `line` (evicting a victim, writing it back if dirty) and returns the
     /// empty slot now assigned to it.
     #[inline(always)]
-    fn allocate<N: MemoryLevel + ?Sized>(&mut self, line: u64, next: &mut N, report: &mut AccessReport) -> Result<usize, AccessError> {
+    fn allocate<N: MemoryLevel + ?Sized, const W: usize>(&mut self, line: u64, next: &mut N, report: &mut AccessReport) -> Result<usize, AccessError> {
         let set = (line & self.set_mask) as usize;
-        let slot = self.victim(set);
+        let slot = self.victim::<W>(set);
         if self.lines[slot] != INVALID {
             if self.is_dirty(slot) {
                 self.write_back(slot, next, report)?;
@@ -514,10 +534,10 @@ impl Cache {
 
     /// Finds room for `line` and fills it from `next`: [`Cache::allocate`] then
     /// [`Cache::fill`], without the checks an empty slot does not need.
-    /// `LB` is the line size when known at compile time, else 0.
+    /// `LB` and `W` are the line size and associativity when known at compile time, else 0.
     #[inline(always)]
-    fn allocate_fill<N: MemoryLevel + ?Sized, const LB: usize>(&mut self, line: u64, next: &mut N, report: &mut AccessReport) -> Result<usize, AccessError> {
-        let slot = self.allocate(line, next, report)?;
+    fn allocate_fill<N: MemoryLevel + ?Sized, const LB: usize, const W: usize>(&mut self, line: u64, next: &mut N, report: &mut AccessReport) -> Result<usize, AccessError> {
+        let slot = self.allocate::<N, W>(line, next, report)?;
         let (bytes, words) = if LB == 0 {
             (self.data_range(slot), self.tag_range(slot))
         } else {
@@ -601,40 +621,54 @@ impl Cache {
             self.mru_hits += 1;
             return Ok(AccessReport { hits: 1, ..AccessReport::default() });
         }
-        self.read_slow(next, addr, data, tags)
+        // The common access sizes get a slow path compiled for their size; where the size is a
+        // constant (as in a caller's fixed-size buffer) this match costs nothing.
+        match n {
+            4 => self.read_slow::<N, 4>(next, addr, data, tags),
+            8 => self.read_slow::<N, 8>(next, addr, data, tags),
+            16 => self.read_slow::<N, 16>(next, addr, data, tags),
+            _ => self.read_slow::<N, 0>(next, addr, data, tags),
+        }
     }
 
     /// A read that is not a hit in the line used last. A read inside one line (a miss, or a hit
     /// in another line) takes a straight path: one lookup, at most one fill, one copy out; for
-    /// the common line sizes that path is compiled with the line size as a constant, so that a
-    /// fill moves the line and its tags with plain moves.
+    /// the common geometries that path is compiled with the line size and associativity as
+    /// constants, so that a fill moves the line and its tags with plain moves and the way scan is
+    /// a fixed run of compares. `B` is `data.len()` when the caller picked a path compiled for
+    /// that size, else 0.
     #[inline(never)]
-    fn read_slow<N: MemoryLevel + ?Sized>(&mut self, next: &mut N, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<AccessReport, AccessError> {
-        let n = data.len();
+    fn read_slow<N: MemoryLevel + ?Sized, const B: usize>(&mut self, next: &mut N, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<AccessReport, AccessError> {
+        debug_assert!(B == 0 || B == data.len());
+        let n = if B == 0 { data.len() } else { B };
+        let data = &mut data[..n];
         let off = addr as usize & (self.line_bytes - 1);
         if n == 0 || off + n > self.line_bytes || tags.len() != word_span(addr, n) {
             // Also where a wrong tag-slice length is reported.
             return self.read_lines(next, addr, data, tags);
         }
-        match self.line_bytes {
-            64 => self.read_in_line::<N, 64>(next, addr, data, tags),
-            128 => self.read_in_line::<N, 128>(next, addr, data, tags),
-            32 => self.read_in_line::<N, 32>(next, addr, data, tags),
-            _ => self.read_in_line::<N, 0>(next, addr, data, tags),
+        match (self.line_bytes, self.ways) {
+            (64, 4) => self.read_in_line::<N, 64, 4>(next, addr, data, tags),
+            (64, 8) => self.read_in_line::<N, 64, 8>(next, addr, data, tags),
+            (64, 16) => self.read_in_line::<N, 64, 16>(next, addr, data, tags),
+            (128, 8) => self.read_in_line::<N, 128, 8>(next, addr, data, tags),
+            (128, 16) => self.read_in_line::<N, 128, 16>(next, addr, data, tags),
+            (32, _) => self.read_in_line::<N, 32, 0>(next, addr, data, tags),
+            _ => self.read_in_line::<N, 0, 0>(next, addr, data, tags),
         }
     }
 
-    /// [`Cache::read_slow`] of an access inside one line, `tags` of the right length. `LB` is the
-    /// line size when known at compile time, else 0.
+    /// [`Cache::read_slow`] of an access inside one line, `tags` of the right length. `LB` and `W`
+    /// are the line size and associativity when known at compile time, else 0.
     #[inline(always)]
-    fn read_in_line<N: MemoryLevel + ?Sized, const LB: usize>(&mut self, next: &mut N, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<AccessReport, AccessError> {
+    fn read_in_line<N: MemoryLevel + ?Sized, const LB: usize, const W: usize>(&mut self, next: &mut N, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<AccessReport, AccessError> {
         let lb = if LB == 0 { self.line_bytes } else { LB };
         let n = data.len();
         let off = addr as usize & (lb - 1);
         self.stats.reads += 1;
         let line = addr >> self.line_shift;
         let mut report = AccessReport::default();
-        let slot = match self.lookup(line) {
+        let slot = match self.lookup_w::<W>(line) {
             Some(s) if self.covers(&self.valid, s, off, n) => {
                 report.hits = 1;
                 self.stats.read_hits += 1;
@@ -649,7 +683,7 @@ impl Cache {
             None => {
                 report.misses = 1;
                 self.stats.read_misses += 1;
-                self.allocate_fill::<N, LB>(line, next, &mut report)?
+                self.allocate_fill::<N, LB, W>(line, next, &mut report)?
             }
         };
         // Word `w` of slot `s` is tag `s * line_bytes / 4 + w`: the line size is a multiple of 4.
@@ -684,7 +718,7 @@ impl Cache {
                     self.stats.read_misses += 1;
                     let s = match found {
                         Some(s) => s,
-                        None => self.allocate_fill::<N, 0>(line, next, &mut report)?,
+                        None => self.allocate_fill::<N, 0, 0>(line, next, &mut report)?,
                     };
                     if found.is_some() {
                         self.fill(s, next, &mut report)?;
@@ -738,8 +772,8 @@ impl Cache {
             let slot = match (found, policy) {
                 (Some(s), _) => Some(s),
                 (None, WritePolicy::WriteThroughNoAllocate) => None,
-                (None, WritePolicy::WriteBackByteMask) => Some(self.allocate(line, next, &mut report)?),
-                (None, _) => Some(self.allocate_fill::<N, 0>(line, next, &mut report)?),
+                (None, WritePolicy::WriteBackByteMask) => Some(self.allocate::<N, 0>(line, next, &mut report)?),
+                (None, _) => Some(self.allocate_fill::<N, 0, 0>(line, next, &mut report)?),
             };
             if let Some(slot) = slot {
                 self.update(slot, a, off, n, data, pos, addr, tags, mask);
@@ -821,7 +855,7 @@ impl Cache {
             &mut tag_vec[..]
         };
         // Not `read`: its fast path counts into `mru_hits`, and the read counted here is undone below.
-        let mut report = self.read_slow(next, addr, old, old_tags)?;
+        let mut report = self.read_slow::<N, 0>(next, addr, old, old_tags)?;
         let (mut new_buf, mut new_vec) = ([0u8; SMALL], Vec::new());
         let new = if old.len() <= SMALL {
             let new = &mut new_buf[..old.len()];
@@ -923,20 +957,12 @@ impl Cache {
 /// cache is timed on). The common associativities get a loop of fixed length, which unrolls.
 #[inline(always)]
 fn ways_matching(set: &[u64], line: u64) -> u64 {
-    #[inline(always)]
-    fn fixed<const W: usize>(set: &[u64; W], line: u64) -> u64 {
-        let mut hits = 0u64;
-        for (w, &l) in set.iter().enumerate() {
-            hits |= ((l == line) as u64) << w;
-        }
-        hits
-    }
     if let Ok(set) = <&[u64; 16]>::try_from(set) {
-        fixed(set, line)
+        ways_matching_n(set, line)
     } else if let Ok(set) = <&[u64; 8]>::try_from(set) {
-        fixed(set, line)
+        ways_matching_n(set, line)
     } else if let Ok(set) = <&[u64; 4]>::try_from(set) {
-        fixed(set, line)
+        ways_matching_n(set, line)
     } else {
         set.iter().enumerate().fold(0, |hits, (w, &l)| hits | ((l == line) as u64) << w)
     }
@@ -946,18 +972,6 @@ fn ways_matching(set: &[u64], line: u64) -> u64 {
 /// way; fixed-length loops for the common associativities, as in [`ways_matching`].
 #[inline(always)]
 fn oldest_way(stamps: &[u64]) -> usize {
-    #[inline(always)]
-    fn argmin(stamps: &[u64]) -> usize {
-        let mut best = 0;
-        let mut best_key = u64::MAX;
-        for (w, &key) in stamps.iter().enumerate() {
-            if key < best_key {
-                best = w;
-                best_key = key;
-            }
-        }
-        best
-    }
     if let Ok(s) = <&[u64; 16]>::try_from(stamps) {
         argmin(s)
     } else if let Ok(s) = <&[u64; 8]>::try_from(stamps) {
@@ -967,6 +981,30 @@ fn oldest_way(stamps: &[u64]) -> usize {
     } else {
         argmin(stamps)
     }
+}
+
+/// [`ways_matching`] of a set of `W` ways: a loop of fixed length, which unrolls.
+#[inline(always)]
+fn ways_matching_n<const W: usize>(set: &[u64; W], line: u64) -> u64 {
+    let mut hits = 0u64;
+    for (w, &l) in set.iter().enumerate() {
+        hits |= ((l == line) as u64) << w;
+    }
+    hits
+}
+
+/// The index of the smallest of `stamps`, the first of equals.
+#[inline(always)]
+fn argmin(stamps: &[u64]) -> usize {
+    let mut best = 0;
+    let mut best_key = u64::MAX;
+    for (w, &key) in stamps.iter().enumerate() {
+        if key < best_key {
+            best = w;
+            best_key = key;
+        }
+    }
+    best
 }
 
 /// The bits `lo..hi` of a mask word (`hi <= 64`).
