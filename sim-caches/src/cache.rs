@@ -110,8 +110,10 @@ pub struct Cache {
     rng: u64,
     clock: u64,
     /// The line used last while it is fully valid (`INVALID`: none), for the fast path of
-    /// [`Cache::read`]; `mru_slot` holds it and `mru_at` is where its bytes start in `data`.
-    mru_line: u64,
+    /// [`Cache::read`]: its first address and its length (0: none, so that no address falls in
+    /// it); `mru_slot` holds it and `mru_at` is where its bytes start in `data`.
+    mru_addr: u64,
+    mru_len: usize,
     mru_slot: usize,
     mru_at: usize,
     /// Reads served by that fast path: counted apart (one increment instead of two) and folded
@@ -154,7 +156,8 @@ impl Cache {
             // xorshift must not start at zero.
             rng: seed ^ 0x9E37_79B9_7F4A_7C15 | 1,
             clock: 0,
-            mru_line: INVALID,
+            mru_addr: 0,
+            mru_len: 0,
             mru_slot: 0,
             mru_at: 0,
             mru_hits: 0,
@@ -272,7 +275,7 @@ impl Cache {
     #[inline(always)]
     fn touch(&mut self, slot: usize) {
         if slot != self.mru_slot {
-            self.mru_line = INVALID;
+            self.mru_len = 0;
         }
         match self.spec.replacement {
             Replacement::Lru => {
@@ -496,7 +499,7 @@ impl Cache {
             self.resident -= 1;
         }
         if self.mru_slot == slot {
-            self.mru_line = INVALID;
+            self.mru_len = 0;
         }
         self.lines[slot] = INVALID;
         if let Some(stamp) = self.stamps.get_mut(slot) {
@@ -522,7 +525,7 @@ impl Cache {
             // once (its line number, the resident count; the dirty mask is clear after the
             // write-back).
             if self.mru_slot == slot {
-                self.mru_line = INVALID;
+                self.mru_len = 0;
             }
             Self::clear(&mut self.valid, slot, self.mask_words);
         } else {
@@ -609,12 +612,13 @@ impl Cache {
     // Always inlined: the fast path is a handful of instructions, and a call would double them.
     #[inline(always)]
     pub fn read<N: MemoryLevel + ?Sized>(&mut self, next: &mut N, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<AccessReport, AccessError> {
-        let off = addr as usize & (self.line_bytes - 1);
         let n = data.len();
         // Fast path: a hit in the line used last, which is fully valid (see `touch`). Touching it
-        // again would change no replacement decision, so it is skipped.
-        if addr >> self.line_shift == self.mru_line && n != 0 && off + n <= self.line_bytes && tags.len() == word_span(addr, n) {
-            let at = self.mru_at + off;
+        // again would change no replacement decision, so it is skipped. One subtraction places
+        // the access in that line: `off < mru_len` also keeps `off + n` from overflowing.
+        let off = addr.wrapping_sub(self.mru_addr);
+        if off < self.mru_len as u64 && off as usize + n <= self.mru_len && n != 0 && tags.len() == word_span(addr, n) {
+            let at = self.mru_at + off as usize;
             copy(data, &self.data[at..at + n]);
             let w0 = at / TAG_GRANULE as usize;
             copy(tags, &self.tags[w0..w0 + tags.len()]);
@@ -693,7 +697,8 @@ impl Cache {
         copy(tags, &self.tags[w0..w0 + tags.len()]);
         self.touch(slot);
         if self.is_full(&self.valid, slot) {
-            self.mru_line = line;
+            self.mru_addr = line << self.line_shift;
+            self.mru_len = lb;
             self.mru_slot = slot;
             self.mru_at = slot * lb;
         }
@@ -730,7 +735,8 @@ impl Cache {
             self.copy_tags_out(slot, a, n, addr, tags);
             self.touch(slot);
             if self.is_full(&self.valid, slot) {
-                self.mru_line = line;
+                self.mru_addr = line << self.line_shift;
+                self.mru_len = self.line_bytes;
                 self.mru_slot = slot;
                 self.mru_at = slot << self.line_shift;
             }

@@ -99,12 +99,12 @@ impl PageTags {
         match self {
             PageTags::Span { base, tag, lo, hi } => {
                 let n = out.len();
-                let lo = (*lo as usize).saturating_sub(w0).min(n);
-                let hi = (*hi as usize).saturating_sub(w0).min(n).max(lo);
-                if lo == hi {
+                if *hi as usize <= w0 || *lo as usize >= w0 + n {
                     // The range misses the span (always so on a uniform page): one fill.
                     fill(out, *base);
                 } else {
+                    let lo = (*lo as usize).saturating_sub(w0).min(n);
+                    let hi = (*hi as usize).saturating_sub(w0).min(n).max(lo);
                     out[..lo].fill(*base);
                     out[lo..hi].fill(*tag);
                     out[hi..].fill(*base);
