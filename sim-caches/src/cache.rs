@@ -631,6 +631,8 @@ impl Cache {
             4 => self.read_slow::<N, 4>(next, addr, data, tags),
             8 => self.read_slow::<N, 8>(next, addr, data, tags),
             16 => self.read_slow::<N, 16>(next, addr, data, tags),
+            // A 64-byte line's fill from the cache above.
+            64 => self.read_slow::<N, 64>(next, addr, data, tags),
             _ => self.read_slow::<N, 0>(next, addr, data, tags),
         }
     }
