@@ -3,11 +3,16 @@
 //! memory) and in front of a 1 MiB 16-way write-back L2 (`two_level`), over 64 MiB of
 //! pre-populated device memory. The L1 is write-through-allocate, as AMD's vector L1 is; the
 //! `_wb` cases repeat the stores with a write-back L1 with a per-byte dirty mask, the other L1
-//! the design offers. `baseline/*` reads a plain 64 MiB `Vec<u8>` with the same random addresses,
-//! to show how much of the random cases is the host's own memory latency. The `_prefetch` cases
-//! repeat the random loads with a [`MemoryLevel::prefetch`] hint 16 accesses ahead, as a trace
-//! replay that knows its next accesses can give: the simulated results are the same, only the
-//! host's memory latency overlaps.
+//! the design offers. The `_prefetch` cases repeat the random loads with a
+//! [`MemoryLevel::prefetch`] hint 16 accesses ahead, as a trace replay that knows its next
+//! accesses can give: the simulated results are the same, only the host's memory latency
+//! overlaps.
+//!
+//! The `baseline` group measures the host: `random_load8_vec` and `chase_load8_vec` read a plain
+//! 64 MiB `Vec<u8>` with the same random addresses (independent and dependent loads), to show how
+//! much of the random cases is the host's own memory latency; `minimal_l1_stream_load8` runs the
+//! streaming loads through a cache built for that one pattern, to show how much of
+//! `single/stream_load8` is the host's own limit.
 //!
 //! Run: `cargo bench -p gpusim --bench caches -- --warm-up-time 1 --measurement-time 3`
 
@@ -160,6 +165,24 @@ fn caches(c: &mut Criterion) {
     // The host alone: the same random addresses read from a plain 64 MiB buffer.
     let mut g = c.benchmark_group("baseline");
     configure(&mut g);
+    // The least a cache carrying data must do for the streaming pattern, over the same device
+    // memory: how far `single/stream_load8` is from what this host can do at all.
+    let mut store = populated_store();
+    let mut minimal = MinimalL1::default();
+    let mut base = 0u64;
+    g.bench_function("minimal_l1_stream_load8", |b| {
+        b.iter(|| {
+            let mut sum = 0u64;
+            for &a in &stream {
+                let (data, tags) = minimal.load8(&mut store, base + a);
+                sum = sum.wrapping_add(u64::from_le_bytes(data) ^ tags[0] as u64);
+            }
+            base = (base + ACCESSES as u64 * 8) % RANGE;
+            black_box(sum)
+        })
+    });
+    black_box(&minimal.stats);
+    drop(store);
     let vec: Vec<u8> = (0..RANGE).map(|i| (i * 7 + 3) as u8).collect();
     // Independent loads: the addresses are known up front, so the core overlaps the misses, as
     // it may overlap the simulator's fills.
@@ -194,6 +217,87 @@ fn caches(c: &mut Criterion) {
         })
     });
     g.finish();
+}
+
+/// A cache built for nothing but the streaming case: the benchmark's L1 geometry (32 KiB, 8 ways
+/// of 64-byte lines, LRU) fixed at compile time, aligned 8-byte loads only, lines always fully
+/// valid, no writes, no maintenance, no per-access report. It still carries the bytes and their
+/// provenance, fills from the same [`BackingStore`], and counts hits, misses and evictions, so
+/// that it does the work the target asks for and nothing more.
+struct MinimalL1 {
+    lines: Vec<u64>,
+    stamps: Vec<u64>,
+    data: Vec<[u8; 64]>,
+    tags: Vec<[Tag; 16]>,
+    clock: u64,
+    /// The line used last and its slot: the fast path, as in [`Cache`].
+    mru: (u64, usize),
+    /// Hits, misses and evictions.
+    stats: [u64; 3],
+}
+
+impl Default for MinimalL1 {
+    fn default() -> Self {
+        const SLOTS: usize = 512;
+        MinimalL1 {
+            lines: vec![u64::MAX; SLOTS],
+            stamps: vec![0; SLOTS],
+            data: vec![[0; 64]; SLOTS],
+            tags: vec![[0; 16]; SLOTS],
+            clock: 0,
+            mru: (u64::MAX, 0),
+            stats: [0; 3],
+        }
+    }
+}
+
+impl MinimalL1 {
+    #[inline(always)]
+    fn load8(&mut self, store: &mut BackingStore, addr: u64) -> ([u8; 8], [Tag; 2]) {
+        let (line, off) = (addr >> 6, (addr & 63) as usize & !7);
+        let slot = if line == self.mru.0 {
+            self.stats[0] += 1;
+            self.mru.1
+        } else {
+            self.miss(store, line)
+        };
+        let data = self.data[slot][off..off + 8].try_into().unwrap();
+        let tags = self.tags[slot][off / 4..off / 4 + 2].try_into().unwrap();
+        (data, tags)
+    }
+
+    #[inline(never)]
+    fn miss(&mut self, store: &mut BackingStore, line: u64) -> usize {
+        let base = (line & 63) as usize * 8;
+        let ways: &[u64; 8] = self.lines[base..base + 8].try_into().unwrap();
+        let slot = match ways.iter().position(|&l| l == line) {
+            Some(w) => {
+                self.stats[0] += 1;
+                base + w
+            }
+            None => {
+                self.stats[1] += 1;
+                let stamps: &[u64; 8] = self.stamps[base..base + 8].try_into().unwrap();
+                let mut way = 0;
+                for w in 1..8 {
+                    if stamps[w] < stamps[way] {
+                        way = w;
+                    }
+                }
+                let slot = base + way;
+                if self.lines[slot] != u64::MAX {
+                    self.stats[2] += 1;
+                }
+                self.lines[slot] = line;
+                store.read(line << 6, &mut self.data[slot], &mut self.tags[slot]).unwrap();
+                slot
+            }
+        };
+        self.clock += 1;
+        self.stamps[slot] = self.clock;
+        self.mru = (line, slot);
+        slot
+    }
 }
 
 criterion_group!(benches, caches);

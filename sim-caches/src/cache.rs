@@ -4,7 +4,9 @@
 //! A cache of `S` sets and `W` ways has `S * W` slots, stored structure-of-arrays: the line
 //! number held by each slot (`INVALID` when empty), the line's bytes, one provenance tag per
 //! 4-byte word, and two byte masks per slot, *valid* and *dirty* (`line_bytes / 64` words each,
-//! at least one). Replacement state is per slot (LRU stamps) or per set (tree-PLRU bits).
+//! at least one). Replacement state is per set: for LRU the ways in order of use packed four
+//! bits each into one word, with a bit mask of the occupied ways beside it (per-slot stamps
+//! instead when a set has more than 16 ways); for tree-PLRU the tree's bits.
 //!
 //! # Policies in terms of the masks
 //! - A line filled from the next level is fully valid. Only the per-byte write-back policy can
@@ -26,6 +28,10 @@ use crate::level::{AccessReport, MemoryLevel, TAG_GRANULE, Tag, Tags, copy, host
 use crate::spec::{CacheSpec, DirtyOnInvalidate, Replacement, WritePolicy};
 
 const INVALID: u64 = u64::MAX;
+/// The most ways whose LRU order fits one word, four bits a way.
+const LRU_ORDER_WAYS: usize = 16;
+/// The LRU order of an empty set: way `w` at position `w`.
+const IDENTITY_ORDER: u64 = 0xFEDC_BA98_7654_3210;
 
 /// Statistics of one cache, accumulated over its life.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -105,7 +111,13 @@ pub struct Cache {
     tags: Vec<Tag>,
     valid: Vec<u64>,
     dirty: Vec<u64>,
+    /// LRU over more than 16 ways: the time of each slot's last use (0: empty).
     stamps: Vec<u64>,
+    /// LRU over at most 16 ways: each set's ways from most to least recently used, four bits a
+    /// way, way `w` of an empty set at position `w`.
+    lru_order: Vec<u64>,
+    /// Beside `lru_order`: each set's occupied ways, one bit a way.
+    occupied: Vec<u64>,
     plru: Vec<u64>,
     rng: u64,
     clock: u64,
@@ -151,7 +163,9 @@ impl Cache {
             tags: vec![0; slots * line_bytes / TAG_GRANULE as usize],
             valid: vec![0; slots * mask_words],
             dirty: vec![0; slots * mask_words],
-            stamps: if spec.replacement == Replacement::Lru { vec![0; slots] } else { Vec::new() },
+            stamps: if spec.replacement == Replacement::Lru && ways > LRU_ORDER_WAYS { vec![0; slots] } else { Vec::new() },
+            lru_order: if spec.replacement == Replacement::Lru && ways <= LRU_ORDER_WAYS { vec![IDENTITY_ORDER; sets] } else { Vec::new() },
+            occupied: if spec.replacement == Replacement::Lru && ways <= LRU_ORDER_WAYS { vec![0; sets] } else { Vec::new() },
             plru: if spec.replacement == Replacement::TreePlru { vec![0; sets] } else { Vec::new() },
             // xorshift must not start at zero.
             rng: seed ^ 0x9E37_79B9_7F4A_7C15 | 1,
@@ -227,6 +241,9 @@ impl Cache {
         if let Some(s) = self.stamps.get(base) {
             host_prefetch(s);
         }
+        if let Some(o) = self.lru_order.get(base / self.ways) {
+            host_prefetch(o);
+        }
         next.prefetch(addr);
     }
 
@@ -274,13 +291,26 @@ impl Cache {
     /// use of any other slot ends its MRU standing.
     #[inline(always)]
     fn touch(&mut self, slot: usize) {
+        self.touch_w::<0>(slot)
+    }
+
+    /// [`Cache::touch`] with the associativity `W` known at compile time (0: read from the
+    /// cache).
+    #[inline(always)]
+    fn touch_w<const W: usize>(&mut self, slot: usize) {
         if slot != self.mru_slot {
             self.mru_len = 0;
         }
         match self.spec.replacement {
             Replacement::Lru => {
-                self.clock += 1;
-                self.stamps[slot] = self.clock;
+                let ways = if W == 0 { self.ways } else { W };
+                if ways <= LRU_ORDER_WAYS {
+                    let (set, way) = (slot / ways, slot % ways);
+                    self.lru_order[set] = move_to_front(self.lru_order[set], way);
+                } else {
+                    self.clock += 1;
+                    self.stamps[slot] = self.clock;
+                }
             }
             Replacement::TreePlru => {
                 // Tree-PLRU has a power-of-two number of ways: shifts, not divisions.
@@ -310,6 +340,14 @@ impl Cache {
     fn victim<const W: usize>(&mut self, set: usize) -> usize {
         let ways = if W == 0 { self.ways } else { W };
         let base = set * ways;
+        if self.spec.replacement == Replacement::Lru && ways <= LRU_ORDER_WAYS {
+            // The first empty way, else the last in the order: no pass over the ways.
+            let occupied = self.occupied[set];
+            let all = u64::MAX >> (64 - ways);
+            let way = if occupied != all { (!occupied).trailing_zeros() as usize } else { (self.lru_order[set] >> (4 * (ways - 1))) as usize & 0xF };
+            self.occupied[set] = occupied | 1 << way;
+            return base + way;
+        }
         if self.spec.replacement == Replacement::Lru {
             // An empty slot has stamp 0 (`drop_slot` resets it) and a valid one a stamp of at
             // least 1, all different: the first smallest stamp is the first empty way, else the
@@ -505,6 +543,9 @@ impl Cache {
         if let Some(stamp) = self.stamps.get_mut(slot) {
             *stamp = 0;
         }
+        if let Some(occupied) = self.occupied.get_mut(slot / self.ways) {
+            *occupied &= !(1 << (slot % self.ways));
+        }
         Self::clear(&mut self.valid, slot, self.mask_words);
         Self::clear(&mut self.dirty, slot, self.mask_words);
     }
@@ -697,7 +738,7 @@ impl Cache {
         copy(data, &self.data[at..at + n]);
         let w0 = at / TAG_GRANULE as usize;
         copy(tags, &self.tags[w0..w0 + tags.len()]);
-        self.touch(slot);
+        self.touch_w::<W>(slot);
         if self.is_full(&self.valid, slot) {
             self.mru_addr = line << self.line_shift;
             self.mru_len = lb;
@@ -999,6 +1040,21 @@ fn ways_matching_n<const W: usize>(set: &[u64; W], line: u64) -> u64 {
         hits |= ((l == line) as u64) << w;
     }
     hits
+}
+
+/// An LRU order (four bits a way, most recent first) with `way` moved to the front.
+#[inline(always)]
+fn move_to_front(order: u64, way: usize) -> u64 {
+    // The position of `way` is the lowest zero nibble of `order ^ way-in-every-nibble`. (The
+    // zero-nibble test can also flag nibbles above a true zero, never one below it.) Nibbles
+    // past the set's ways hold values no way has, so they never match.
+    let x = order ^ (way as u64).wrapping_mul(0x1111_1111_1111_1111);
+    let zeros = x.wrapping_sub(0x1111_1111_1111_1111) & !x & 0x8888_8888_8888_8888;
+    let shift = zeros.trailing_zeros() & !3;
+    // The ways used more recently move back one place; the ones used less recently stay.
+    let newer = (1u64 << shift) - 1;
+    let older = !newer & !(0xF << shift);
+    (order & older) | (order & newer) << 4 | way as u64
 }
 
 /// The index of the smallest of `stamps`, the first of equals.

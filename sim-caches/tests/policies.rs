@@ -47,6 +47,61 @@ fn lru_evicts_the_least_recently_used_line() {
     assert_eq!(held(&c, &[A, B, D, E, F]), [true, false, true, true, true], "then B");
 }
 
+/// LRU against a model of itself: random reads, writes and single-line invalidations over a
+/// small pool of lines, for associativities on both sides of the 16 ways whose order fits one
+/// word (and an odd one), and after every operation the cache holds exactly the lines the model
+/// holds. The model keeps each set's lines most recent first and drops the last when full.
+#[test]
+fn lru_matches_a_model_at_every_associativity() {
+    for ways in [1u64, 2, 3, 4, 8, 16, 17, 32] {
+        let sets = 4u64;
+        let spec = CacheSpec::new(sets * ways * 64, 64, ways as u32, Replacement::Lru, WritePolicy::WriteBackLineDirty);
+        let mut c = Cache::new("C", &spec, 0).unwrap();
+        let mut vram = BackingStore::new(64 * KIB, 1, 256).unwrap();
+        // Twice as many lines per set as there are ways: hits, misses and evictions all happen.
+        let pool = sets * ways * 2;
+        let mut model: Vec<Vec<u64>> = vec![Vec::new(); sets as usize];
+        let mut rng = 0x1EA5_7u64 ^ ways;
+        for op in 0..4000 {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            let line = rng % pool;
+            let set = &mut model[(line % sets) as usize];
+            let at = set.iter().position(|&l| l == line);
+            match (rng >> 32) % 8 {
+                0 => {
+                    c.invalidate(&mut vram, Some((line * 64, 64))).unwrap();
+                    if let Some(i) = at {
+                        set.remove(i);
+                    }
+                }
+                k => {
+                    if k == 1 {
+                        c.write(&mut vram, line * 64 + 8, &[k as u8; 4], Tags::One(7), None).unwrap();
+                    } else {
+                        touch(&mut c, &mut vram, line);
+                    }
+                    match at {
+                        Some(i) => {
+                            set.remove(i);
+                        }
+                        None if set.len() == ways as usize => {
+                            set.pop();
+                        }
+                        None => {}
+                    }
+                    set.insert(0, line);
+                }
+            }
+            for l in 0..pool {
+                let want = model[(l % sets) as usize].contains(&l);
+                assert_eq!(c.contains(l * 64), want, "{ways} ways, after operation {op}: line {l} held: {}, model: {want}", !want);
+            }
+        }
+    }
+}
+
 #[test]
 fn tree_plru_evicts_the_way_the_tree_points_to() {
     // Ways fill in order: A in way 0, B in 1, C in 2, D in 3. The tree has a root bit choosing
