@@ -61,7 +61,7 @@ fn lru_matches_a_model_at_every_associativity() {
         // Twice as many lines per set as there are ways: hits, misses and evictions all happen.
         let pool = sets * ways * 2;
         let mut model: Vec<Vec<u64>> = vec![Vec::new(); sets as usize];
-        let mut rng = 0x1EA5_7u64 ^ ways;
+        let mut rng = 0x1EA57_u64 ^ ways;
         for op in 0..4000 {
             rng ^= rng << 13;
             rng ^= rng >> 7;
