@@ -286,6 +286,17 @@ impl Cache {
         (hits != 0).then(|| base + hits.trailing_zeros() as usize)
     }
 
+    /// The set and way of `slot`: shifts for a power-of-two associativity (nearly every cache),
+    /// a division otherwise.
+    #[inline(always)]
+    fn set_and_way(&self, slot: usize) -> (usize, usize) {
+        if self.ways.is_power_of_two() {
+            (slot >> self.ways.trailing_zeros(), slot & (self.ways - 1))
+        } else {
+            (slot / self.ways, slot % self.ways)
+        }
+    }
+
     /// Records a use of `slot` for replacement. The MRU fast path of [`Cache::read`] skips this
     /// for the line used last, which is only sound while that line *is* the one used last: a
     /// use of any other slot ends its MRU standing.
@@ -305,7 +316,7 @@ impl Cache {
             Replacement::Lru => {
                 let ways = if W == 0 { self.ways } else { W };
                 if ways <= LRU_ORDER_WAYS {
-                    let (set, way) = (slot / ways, slot % ways);
+                    let (set, way) = if W == 0 { self.set_and_way(slot) } else { (slot / W, slot % W) };
                     self.lru_order[set] = move_to_front(self.lru_order[set], way);
                 } else {
                     self.clock += 1;
@@ -543,8 +554,9 @@ impl Cache {
         if let Some(stamp) = self.stamps.get_mut(slot) {
             *stamp = 0;
         }
-        if let Some(occupied) = self.occupied.get_mut(slot / self.ways) {
-            *occupied &= !(1 << (slot % self.ways));
+        let (set, way) = self.set_and_way(slot);
+        if let Some(occupied) = self.occupied.get_mut(set) {
+            *occupied &= !(1 << way);
         }
         Self::clear(&mut self.valid, slot, self.mask_words);
         Self::clear(&mut self.dirty, slot, self.mask_words);
