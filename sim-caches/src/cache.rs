@@ -1117,7 +1117,9 @@ pub struct Chained<'a, N: MemoryLevel + ?Sized> {
 }
 
 impl<N: MemoryLevel + ?Sized> MemoryLevel for Chained<'_, N> {
-    #[inline]
+    // Always inlined, as `Cache::read` is: an upper level's fill then checks the line used last
+    // here without a call.
+    #[inline(always)]
     fn read(&mut self, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<AccessReport, AccessError> {
         self.cache.read(self.next, addr, data, tags)
     }
