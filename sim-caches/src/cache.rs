@@ -493,12 +493,14 @@ impl Cache {
                     b = (w + 1) * 64;
                 }
             }
-            Some((src, pos)) => {
-                for i in src[pos..pos + n].iter_ones() {
-                    let b = off + i;
-                    m[b / 64] |= 1 << (b % 64);
+            Some((src, pos)) => for_each_run(&src[pos..pos + n], |i, j| {
+                let (mut b, end) = (off + i, off + j);
+                while b < end {
+                    let w = b / 64;
+                    m[w] |= bit_range(b % 64, (end - w * 64).min(64));
+                    b = (w + 1) * 64;
                 }
-            }
+            }),
         }
     }
 
@@ -820,9 +822,34 @@ impl Cache {
             return Err(AccessError::TagLength { want: data.len(), got: m.len() });
         }
         self.stats.writes += 1;
+        // As for reads, the common geometries get the line walk compiled with the line size and
+        // associativity as constants.
+        match (self.line_bytes, self.ways) {
+            (64, 4) => self.write_lines::<N, 64, 4>(next, addr, data, tags, mask),
+            (64, 8) => self.write_lines::<N, 64, 8>(next, addr, data, tags, mask),
+            (64, 16) => self.write_lines::<N, 64, 16>(next, addr, data, tags, mask),
+            (128, 8) => self.write_lines::<N, 128, 8>(next, addr, data, tags, mask),
+            (128, 16) => self.write_lines::<N, 128, 16>(next, addr, data, tags, mask),
+            (32, _) => self.write_lines::<N, 32, 0>(next, addr, data, tags, mask),
+            _ => self.write_lines::<N, 0, 0>(next, addr, data, tags, mask),
+        }
+    }
+
+    /// [`Cache::write`] once its arguments are checked: line by line, then the write-through.
+    /// `LB` and `W` are the line size and associativity when known at compile time, else 0.
+    #[inline(never)]
+    fn write_lines<N: MemoryLevel + ?Sized, const LB: usize, const W: usize>(
+        &mut self,
+        next: &mut N,
+        addr: u64,
+        data: &[u8],
+        tags: Tags<'_>,
+        mask: Option<&BitSlice<u64, Lsb0>>,
+    ) -> Result<AccessReport, AccessError> {
+        let policy = self.spec.write_policy;
         let mut report = AccessReport::default();
         for Segment { pos, addr: a, line, off, n } in self.segments(addr, data.len()) {
-            let found = self.lookup(line);
+            let found = self.lookup_w::<W>(line);
             if found.is_some() {
                 report.hits += 1;
                 self.stats.write_hits += 1;
@@ -833,8 +860,8 @@ impl Cache {
             let slot = match (found, policy) {
                 (Some(s), _) => Some(s),
                 (None, WritePolicy::WriteThroughNoAllocate) => None,
-                (None, WritePolicy::WriteBackByteMask) => Some(self.allocate::<N, 0>(line, next, &mut report)?),
-                (None, _) => Some(self.allocate_fill::<N, 0, 0>(line, next, &mut report)?),
+                (None, WritePolicy::WriteBackByteMask) => Some(self.allocate::<N, W>(line, next, &mut report)?),
+                (None, _) => Some(self.allocate_fill::<N, LB, W>(line, next, &mut report)?),
             };
             if let Some(slot) = slot {
                 self.update(slot, a, off, n, data, pos, addr, tags, mask);
@@ -848,7 +875,7 @@ impl Cache {
                     }
                     _ => {}
                 }
-                self.touch(slot);
+                self.touch_w::<W>(slot);
             }
         }
         if matches!(policy, WritePolicy::WriteThroughAllocate | WritePolicy::WriteThroughNoAllocate) {
@@ -861,8 +888,10 @@ impl Cache {
         Ok(report)
     }
 
-    /// Copies the written bytes of one line segment into the slot, with their tags.
+    /// Copies the written bytes of one line segment into the slot, with their tags. Inlined for
+    /// its unmasked half (every store the benchmarks and most engine stores make).
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     fn update(&mut self, slot: usize, a: u64, off: usize, n: usize, data: &[u8], pos: usize, addr: u64, tags: Tags<'_>, mask: Option<&BitSlice<u64, Lsb0>>) {
         let lb = self.line_bytes;
         let wpl = lb / TAG_GRANULE as usize;
@@ -881,14 +910,24 @@ impl Cache {
                     }
                 }
             }
-            Some(m) => {
-                for i in m[pos..pos + n].iter_ones() {
-                    self.data[slot * lb + off + i] = data[pos + i];
-                    let w = (a + i as u64) / TAG_GRANULE;
-                    self.tags[slot * wpl + (w as usize % wpl)] = tags.get((w - first_word) as usize);
-                }
-            }
+            Some(m) => self.update_masked(slot, a, off, n, data, pos, addr, tags, m),
         }
+    }
+
+    /// [`Cache::update`] under a byte mask: only the bytes whose bit is set, a run of set bits at
+    /// a time (the mask read 64 bits at once), each written word taking its tag.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn update_masked(&mut self, slot: usize, a: u64, off: usize, n: usize, data: &[u8], pos: usize, addr: u64, tags: Tags<'_>, m: &BitSlice<u64, Lsb0>) {
+        let lb = self.line_bytes;
+        let wpl = lb / TAG_GRANULE as usize;
+        let first_word = addr / TAG_GRANULE;
+        for_each_run(&m[pos..pos + n], |i, j| {
+            self.data[slot * lb + off + i..slot * lb + off + j].copy_from_slice(&data[pos + i..pos + j]);
+            for w in (a + i as u64) / TAG_GRANULE..=(a + j as u64 - 1) / TAG_GRANULE {
+                self.tags[slot * wpl + (w as usize % wpl)] = tags.get((w - first_word) as usize);
+            }
+        });
     }
 
     /// An atomic read-modify-write performed at this cache: reads the bytes at `addr` into
@@ -1081,6 +1120,25 @@ fn argmin(stamps: &[u64]) -> usize {
         }
     }
     best
+}
+
+/// Calls `f(i, j)` for each run `i..j` of set bits in `mask`, in order, reading the mask 64 bits
+/// at a time.
+#[inline(always)]
+fn for_each_run(mask: &BitSlice<u64, Lsb0>, mut f: impl FnMut(usize, usize)) {
+    let mut at = 0;
+    while at < mask.len() {
+        let take = (mask.len() - at).min(64);
+        let mut bits: u64 = mask[at..at + take].load_le();
+        while bits != 0 {
+            let lo = bits.trailing_zeros() as usize;
+            // Bits above `take` are zero, so a run ends by 64 at the latest.
+            let len = (!(bits >> lo)).trailing_zeros() as usize;
+            f(at + lo, at + lo + len);
+            bits &= !bit_range(lo, lo + len);
+        }
+        at += take;
+    }
 }
 
 /// The bits `lo..hi` of a mask word (`hi <= 64`).
