@@ -286,10 +286,13 @@ impl Cache {
         (hits != 0).then(|| base + hits.trailing_zeros() as usize)
     }
 
-    /// The set and way of `slot`: shifts for a power-of-two associativity (nearly every cache),
-    /// a division otherwise.
+    /// The set and way of `slot`: `W` is the associativity when known at compile time, else 0;
+    /// shifts for a power-of-two associativity (nearly every cache), a division otherwise.
     #[inline(always)]
-    fn set_and_way(&self, slot: usize) -> (usize, usize) {
+    fn set_and_way<const W: usize>(&self, slot: usize) -> (usize, usize) {
+        if let Some(set) = slot.checked_div(W) {
+            return (set, slot % W);
+        }
         if self.ways.is_power_of_two() {
             (slot >> self.ways.trailing_zeros(), slot & (self.ways - 1))
         } else {
@@ -316,7 +319,7 @@ impl Cache {
             Replacement::Lru => {
                 let ways = if W == 0 { self.ways } else { W };
                 if ways <= LRU_ORDER_WAYS {
-                    let (set, way) = if W == 0 { self.set_and_way(slot) } else { (slot / W, slot % W) };
+                    let (set, way) = self.set_and_way::<W>(slot);
                     self.lru_order[set] = move_to_front(self.lru_order[set], way);
                 } else {
                     self.clock += 1;
@@ -556,7 +559,7 @@ impl Cache {
         if let Some(stamp) = self.stamps.get_mut(slot) {
             *stamp = 0;
         }
-        let (set, way) = self.set_and_way(slot);
+        let (set, way) = self.set_and_way::<0>(slot);
         if let Some(occupied) = self.occupied.get_mut(set) {
             *occupied &= !(1 << way);
         }
