@@ -363,15 +363,10 @@ impl Cache {
             return base + way;
         }
         if self.spec.replacement == Replacement::Lru {
-            // An empty slot has stamp 0 (`drop_slot` resets it) and a valid one a stamp of at
-            // least 1, all different: the first smallest stamp is the first empty way, else the
-            // least recently used one. One branch-free pass.
-            let stamps = &self.stamps[base..base + ways];
-            return base
-                + match <&[u64; W]>::try_from(stamps) {
-                    Ok(stamps) if W != 0 => argmin(stamps),
-                    _ => oldest_way(stamps),
-                };
+            // More than 16 ways. An empty slot has stamp 0 (`drop_slot` resets it) and a valid
+            // one a stamp of at least 1, all different: the first smallest stamp is the first
+            // empty way, else the least recently used one.
+            return base + argmin(&self.stamps[base..base + ways]);
         }
         if let Some(w) = self.lines[base..base + self.ways].iter().position(|&l| l == INVALID) {
             return base + w;
@@ -1068,21 +1063,6 @@ fn ways_matching(set: &[u64], line: u64) -> u64 {
         ways_matching_n(set, line)
     } else {
         set.iter().enumerate().fold(0, |hits, (w, &l)| hits | ((l == line) as u64) << w)
-    }
-}
-
-/// The way with the smallest LRU stamp (the first of equals), one pass without a branch per
-/// way; fixed-length loops for the common associativities, as in [`ways_matching`].
-#[inline(always)]
-fn oldest_way(stamps: &[u64]) -> usize {
-    if let Ok(s) = <&[u64; 16]>::try_from(stamps) {
-        argmin(s)
-    } else if let Ok(s) = <&[u64; 8]>::try_from(stamps) {
-        argmin(s)
-    } else if let Ok(s) = <&[u64; 4]>::try_from(stamps) {
-        argmin(s)
-    } else {
-        argmin(stamps)
     }
 }
 

@@ -203,7 +203,7 @@ pub trait MemoryLevel {
     ) -> Result<AccessReport, AccessError>;
 
     /// Hints that an access at `addr` is coming: brings into the *host's* caches the state that
-    /// serving it will read (a set's line numbers and LRU stamps, a page's bytes), so that a
+    /// serving it will read (a set's line numbers and LRU state, a page's bytes), so that a
     /// caller who knows its next accesses (a trace replay, the lines of a coalesced request) can
     /// overlap their host memory latency. It changes nothing simulated: no state, statistic or
     /// result depends on it. The default does nothing.
