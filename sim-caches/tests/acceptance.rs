@@ -293,19 +293,20 @@ traffic_tests! {
     write_back_line_dirty_random: WriteBackLineDirty, Random;
 }
 
-/// Prefetch hints change nothing simulated, and the read path compiled for each common line size
-/// (32, 64, 128 bytes) agrees with the one for any other size (16, 256): two hierarchies take
-/// the same random traffic, one of them told of each access (and of a random address) before
-/// it comes; every read returns the model's bytes and tags in both, with equal reports, and the
-/// statistics and the flushed memory end equal.
+/// Prefetch hints change nothing simulated, and the read and write paths compiled for each common
+/// geometry (32-byte lines; 64-byte lines of 4, 8 or 16 ways; 128-byte lines of 8 or 16 ways)
+/// keep the model's bytes as the general path does for any other (16- and 256-byte lines, 128
+/// bytes of 4 ways): two hierarchies take the same random traffic, one of them told of each
+/// access (and of a random address) before it comes; every read returns the model's bytes and
+/// tags in both, with equal reports, and the statistics and the flushed memory end equal.
 #[test]
 fn prefetch_hints_change_nothing_at_any_line_size() {
-    for line in [16u32, 32, 64, 128, 256] {
-        let test = format!("prefetch_hints_change_nothing/{line}");
+    for (line, l1_ways, l2_ways) in [(16u32, 4, 8), (32, 4, 8), (64, 4, 8), (64, 8, 16), (128, 4, 8), (128, 8, 16), (256, 4, 8)] {
+        let test = format!("prefetch_hints_change_nothing/{line}x{l1_ways}-{l2_ways}");
         let seed = seed_for(&test);
         let ctx = format!("{test}: seed={seed}");
-        let l1 = CacheSpec::new(4 * KIB, line, 4, Replacement::Lru, WritePolicy::WriteThroughAllocate);
-        let l2 = CacheSpec::new(32 * KIB, line, 8, Replacement::Lru, WritePolicy::WriteBackLineDirty);
+        let l1 = CacheSpec::new(4 * KIB, line, l1_ways, Replacement::Lru, WritePolicy::WriteThroughAllocate);
+        let l2 = CacheSpec::new(32 * KIB, line, l2_ways, Replacement::Lru, WritePolicy::WriteBackLineDirty);
         let (mut plain, mut hinted) = (Hierarchy::new(&l1, &l2, seed), Hierarchy::new(&l1, &l2, seed));
         let mut model = Model::new(RANGE);
         let mut t = Traffic::new(seed);
