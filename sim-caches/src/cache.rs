@@ -121,9 +121,9 @@ pub struct Cache {
     plru: Vec<u64>,
     rng: u64,
     clock: u64,
-    /// The line used last while it is fully valid (`INVALID`: none), for the fast path of
-    /// [`Cache::read`]: its first address and its length (0: none, so that no address falls in
-    /// it); `mru_slot` holds it and `mru_at` is where its bytes start in `data`.
+    /// The line used last while it is fully valid, for the fast path of [`Cache::read`]: its
+    /// first address and its length (0: none, so that no address falls in it); `mru_slot` holds
+    /// it and `mru_at` is where its bytes start in `data`.
     mru_addr: u64,
     mru_len: usize,
     mru_slot: usize,
@@ -554,9 +554,9 @@ impl Cache {
         if let Some(stamp) = self.stamps.get_mut(slot) {
             *stamp = 0;
         }
-        let (set, way) = self.set_and_way::<0>(slot);
-        if let Some(occupied) = self.occupied.get_mut(set) {
-            *occupied &= !(1 << way);
+        if !self.occupied.is_empty() {
+            let (set, way) = self.set_and_way::<0>(slot);
+            self.occupied[set] &= !(1 << way);
         }
         Self::clear(&mut self.valid, slot, self.mask_words);
         Self::clear(&mut self.dirty, slot, self.mask_words);
