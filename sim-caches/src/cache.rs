@@ -28,6 +28,25 @@ use crate::level::{AccessReport, MemoryLevel, TAG_GRANULE, Tag, Tags, copy, host
 use crate::spec::{CacheSpec, DirtyOnInvalidate, Replacement, WritePolicy};
 
 const INVALID: u64 = u64::MAX;
+
+/// Calls `$cache.$method::<N, LB, W>(args)` with the cache's line size `LB` and associativity
+/// `W` as constants for the geometries that get code of their own (0 for what is not constant):
+/// 64-byte lines of 4, 8 or 16 ways, 128-byte lines of 8 or 16 ways (GPU L1s and L2s), 32-byte
+/// lines of any associativity. One list, so that reads and writes agree on it (and the
+/// acceptance test's geometries cover it).
+macro_rules! by_geometry {
+    ($cache:ident, $method:ident::<$n:ty>($($arg:expr),*)) => {
+        match ($cache.line_bytes, $cache.ways) {
+            (64, 4) => $cache.$method::<$n, 64, 4>($($arg),*),
+            (64, 8) => $cache.$method::<$n, 64, 8>($($arg),*),
+            (64, 16) => $cache.$method::<$n, 64, 16>($($arg),*),
+            (128, 8) => $cache.$method::<$n, 128, 8>($($arg),*),
+            (128, 16) => $cache.$method::<$n, 128, 16>($($arg),*),
+            (32, _) => $cache.$method::<$n, 32, 0>($($arg),*),
+            _ => $cache.$method::<$n, 0, 0>($($arg),*),
+        }
+    };
+}
 /// The most ways whose LRU order fits one word, four bits a way.
 const LRU_ORDER_WAYS: usize = 16;
 /// The LRU order of an empty set: way `w` at position `w`.
@@ -706,15 +725,7 @@ impl Cache {
             // Also where a wrong tag-slice length is reported.
             return self.read_lines(next, addr, data, tags);
         }
-        match (self.line_bytes, self.ways) {
-            (64, 4) => self.read_in_line::<N, 64, 4>(next, addr, data, tags),
-            (64, 8) => self.read_in_line::<N, 64, 8>(next, addr, data, tags),
-            (64, 16) => self.read_in_line::<N, 64, 16>(next, addr, data, tags),
-            (128, 8) => self.read_in_line::<N, 128, 8>(next, addr, data, tags),
-            (128, 16) => self.read_in_line::<N, 128, 16>(next, addr, data, tags),
-            (32, _) => self.read_in_line::<N, 32, 0>(next, addr, data, tags),
-            _ => self.read_in_line::<N, 0, 0>(next, addr, data, tags),
-        }
+        by_geometry!(self, read_in_line::<N>(next, addr, data, tags))
     }
 
     /// [`Cache::read_slow`] of an access inside one line, `tags` of the right length. `LB` and `W`
@@ -822,15 +833,7 @@ impl Cache {
         self.stats.writes += 1;
         // As for reads, the common geometries get the line walk compiled with the line size and
         // associativity as constants.
-        match (self.line_bytes, self.ways) {
-            (64, 4) => self.write_lines::<N, 64, 4>(next, addr, data, tags, mask),
-            (64, 8) => self.write_lines::<N, 64, 8>(next, addr, data, tags, mask),
-            (64, 16) => self.write_lines::<N, 64, 16>(next, addr, data, tags, mask),
-            (128, 8) => self.write_lines::<N, 128, 8>(next, addr, data, tags, mask),
-            (128, 16) => self.write_lines::<N, 128, 16>(next, addr, data, tags, mask),
-            (32, _) => self.write_lines::<N, 32, 0>(next, addr, data, tags, mask),
-            _ => self.write_lines::<N, 0, 0>(next, addr, data, tags, mask),
-        }
+        by_geometry!(self, write_lines::<N>(next, addr, data, tags, mask))
     }
 
     /// [`Cache::write`] once its arguments are checked: line by line, then the write-through.
