@@ -368,7 +368,8 @@ impl Cache {
     }
 
     /// The slot of `set` to fill next. `W` is the associativity when known at compile time, else
-    /// 0.
+    /// 0. Under LRU of at most 16 ways it also marks the way occupied: the caller fills it (and
+    /// `drop_slot` clears the mark again if that fails).
     #[inline(always)]
     fn victim<const W: usize>(&mut self, set: usize) -> usize {
         let ways = if W == 0 { self.ways } else { W };
