@@ -252,6 +252,7 @@ impl Default for MinimalL1 {
 }
 
 impl MinimalL1 {
+    /// An 8-byte load (the address rounded down to 8): its bytes and its two words' provenance.
     #[inline(always)]
     fn load8(&mut self, store: &mut BackingStore, addr: u64) -> ([u8; 8], [Tag; 2]) {
         let (line, off) = (addr >> 6, (addr & 63) as usize & !7);
@@ -266,6 +267,8 @@ impl MinimalL1 {
         (data, tags)
     }
 
+    /// A load outside the line used last: the way holding `line`, else the LRU victim filled
+    /// from `store`. Returns the slot.
     #[inline(never)]
     fn miss(&mut self, store: &mut BackingStore, line: u64) -> usize {
         let base = (line & 63) as usize * 8;
