@@ -501,24 +501,17 @@ impl Cache {
             MaskKind::Dirty => &mut self.dirty,
         };
         let m = &mut masks[slot * mw..(slot + 1) * mw];
-        match src_mask {
-            None => {
-                let end = off + n;
-                let mut b = off;
-                while b < end {
-                    let w = b / 64;
-                    m[w] |= bit_range(b % 64, (end - w * 64).min(64));
-                    b = (w + 1) * 64;
-                }
+        // Sets the bits of bytes `b..end`, a 64-bit word at a time.
+        let mut set = |mut b: usize, end: usize| {
+            while b < end {
+                let w = b / 64;
+                m[w] |= bit_range(b % 64, (end - w * 64).min(64));
+                b = (w + 1) * 64;
             }
-            Some((src, pos)) => for_each_run(&src[pos..pos + n], |i, j| {
-                let (mut b, end) = (off + i, off + j);
-                while b < end {
-                    let w = b / 64;
-                    m[w] |= bit_range(b % 64, (end - w * 64).min(64));
-                    b = (w + 1) * 64;
-                }
-            }),
+        };
+        match src_mask {
+            None => set(off, off + n),
+            Some((src, pos)) => for_each_run(&src[pos..pos + n], |i, j| set(off + i, off + j)),
         }
     }
 
@@ -763,13 +756,21 @@ impl Cache {
         let w0 = at / TAG_GRANULE as usize;
         copy(tags, &self.tags[w0..w0 + tags.len()]);
         self.touch_w::<W>(slot);
+        self.remember_if_full(line, slot, lb);
+        Ok(report)
+    }
+
+    /// Makes `slot`, holding `line` and just touched, the line used last for the fast path of
+    /// [`Cache::read`], if it is fully valid (a partly valid line must go the slow way). `lb` is
+    /// the line size, passed so that a caller that has it as a constant keeps it one.
+    #[inline(always)]
+    fn remember_if_full(&mut self, line: u64, slot: usize, lb: usize) {
         if self.is_full(&self.valid, slot) {
             self.mru_addr = line << self.line_shift;
             self.mru_len = lb;
             self.mru_slot = slot;
             self.mru_at = slot * lb;
         }
-        Ok(report)
     }
 
     /// A read of any length, line by line.
@@ -801,12 +802,7 @@ impl Cache {
             data[pos..pos + n].copy_from_slice(&self.data[slot * self.line_bytes + off..][..n]);
             self.copy_tags_out(slot, a, n, addr, tags);
             self.touch(slot);
-            if self.is_full(&self.valid, slot) {
-                self.mru_addr = line << self.line_shift;
-                self.mru_len = self.line_bytes;
-                self.mru_slot = slot;
-                self.mru_at = slot << self.line_shift;
-            }
+            self.remember_if_full(line, slot, self.line_bytes);
         }
         Ok(report)
     }
