@@ -223,7 +223,7 @@ impl Cache {
 
     /// Number of lines holding dirty bytes.
     pub fn dirty_lines(&self) -> usize {
-        (0..self.lines.len()).filter(|&s| self.lines[s] != INVALID && self.is_dirty(s)).count()
+        (0..self.lines.len()).filter(|&s| self.lines[s] != INVALID && self.is_dirty::<0>(s)).count()
     }
 
     /// Whether the line holding `addr` is present (valid in any byte).
@@ -239,7 +239,7 @@ impl Cache {
         }
         for Segment { pos, addr: a, line, off, n } in self.segments(addr, data.len()) {
             let slot = self.lookup(line)?;
-            if !self.covers(&self.valid, slot, off, n) {
+            if !self.covers::<0>(&self.valid, slot, off, n) {
                 return None;
             }
             data[pos..pos + n].copy_from_slice(&self.data[slot * self.line_bytes + off..][..n]);
@@ -428,33 +428,49 @@ impl Cache {
         slot << self.tag_shift..(slot + 1) << self.tag_shift
     }
 
+    /// The words of a slot's byte mask and the value of a full last word: constants when the
+    /// line size `LB` is (0: read from the cache).
+    #[inline(always)]
+    fn mask_shape<const LB: usize>(&self) -> (usize, u64) {
+        match LB {
+            0 => (self.mask_words, self.last_mask_word),
+            _ if LB % 64 == 0 => (LB / 64, u64::MAX),
+            _ => (1, (1 << (LB % 64)) - 1),
+        }
+    }
+
     #[inline(always)]
     fn mask<'m>(&self, masks: &'m [u64], slot: usize) -> &'m [u64] {
         &masks[slot * self.mask_words..(slot + 1) * self.mask_words]
     }
 
+    /// Whether every bit of the slot's mask is set. `LB` as in [`Cache::mask_shape`].
     #[inline(always)]
-    fn is_full(&self, masks: &[u64], slot: usize) -> bool {
+    fn is_full<const LB: usize>(&self, masks: &[u64], slot: usize) -> bool {
+        let (mw, last) = self.mask_shape::<LB>();
         // Lines of up to 64 bytes (most caches) have a one-word mask: no loop.
-        if self.mask_words == 1 {
-            return masks[slot] == self.last_mask_word;
+        if mw == 1 {
+            return masks[slot] == last;
         }
-        let m = self.mask(masks, slot);
-        m[..self.mask_words - 1].iter().all(|&w| w == u64::MAX) && m[self.mask_words - 1] == self.last_mask_word
+        let m = &masks[slot * mw..(slot + 1) * mw];
+        m[..mw - 1].iter().all(|&w| w == u64::MAX) && m[mw - 1] == last
     }
 
+    /// Whether the slot holds a dirty byte. `LB` as in [`Cache::mask_shape`].
     #[inline(always)]
-    fn is_dirty(&self, slot: usize) -> bool {
-        if self.mask_words == 1 {
+    fn is_dirty<const LB: usize>(&self, slot: usize) -> bool {
+        let (mw, _) = self.mask_shape::<LB>();
+        if mw == 1 {
             return self.dirty[slot] != 0;
         }
-        self.mask(&self.dirty, slot).iter().any(|&w| w != 0)
+        self.dirty[slot * mw..(slot + 1) * mw].iter().any(|&w| w != 0)
     }
 
-    /// Whether every byte of `[off, off + n)` has its bit set, a 64-bit word at a time.
+    /// Whether every byte of `[off, off + n)` has its bit set, a 64-bit word at a time. `LB` as
+    /// in [`Cache::mask_shape`].
     #[inline(always)]
-    fn covers(&self, masks: &[u64], slot: usize, off: usize, n: usize) -> bool {
-        if self.mask_words == 1 {
+    fn covers<const LB: usize>(&self, masks: &[u64], slot: usize, off: usize, n: usize) -> bool {
+        if self.mask_shape::<LB>().0 == 1 {
             let bits = bit_range(off, off + n);
             return masks[slot] & bits == bits;
         }
@@ -473,7 +489,7 @@ impl Cache {
     }
 
     #[inline(always)]
-    fn set_full(masks: &mut [u64], slot: usize, mask_words: usize, last: u64) {
+    fn set_full(masks: &mut [u64], slot: usize, (mask_words, last): (usize, u64)) {
         if mask_words == 1 {
             masks[slot] = last;
             return;
@@ -531,7 +547,7 @@ impl Cache {
     /// read path calls it only for a dirty victim, and inlined it would crowd that path.
     #[inline(never)]
     fn write_back<N: MemoryLevel + ?Sized>(&mut self, slot: usize, next: &mut N, report: &mut AccessReport) -> Result<(), AccessError> {
-        if !self.is_dirty(slot) {
+        if !self.is_dirty::<0>(slot) {
             return Ok(());
         }
         let addr = self.lines[slot] << self.line_shift;
@@ -540,7 +556,7 @@ impl Cache {
         let tags = Tags::Words(&self.tags[slot * wpl..(slot + 1) * wpl]);
         let dirty = self.mask(&self.dirty, slot);
         let bytes: u64 = dirty.iter().map(|w| w.count_ones() as u64).sum();
-        let below = if self.is_full(&self.dirty, slot) {
+        let below = if self.is_full::<0>(&self.dirty, slot) {
             next.write(addr, data, tags, None)?
         } else {
             next.write(addr, data, tags, Some(&dirty.view_bits::<Lsb0>()[..self.line_bytes]))?
@@ -578,11 +594,11 @@ impl Cache {
     /// Finds room for `line` (evicting a victim, writing it back if dirty) and returns the
     /// empty slot now assigned to it.
     #[inline(always)]
-    fn allocate<N: MemoryLevel + ?Sized, const W: usize>(&mut self, line: u64, next: &mut N, report: &mut AccessReport) -> Result<usize, AccessError> {
+    fn allocate<N: MemoryLevel + ?Sized, const LB: usize, const W: usize>(&mut self, line: u64, next: &mut N, report: &mut AccessReport) -> Result<usize, AccessError> {
         let set = (line & self.set_mask) as usize;
         let slot = self.victim::<W>(set);
         if self.lines[slot] != INVALID {
-            if self.is_dirty(slot) {
+            if self.is_dirty::<LB>(slot) {
                 self.write_back(slot, next, report)?;
             }
             report.evictions += 1;
@@ -593,7 +609,8 @@ impl Cache {
             if self.mru_slot == slot {
                 self.mru_len = 0;
             }
-            Self::clear(&mut self.valid, slot, self.mask_words);
+            let (mask_words, _) = self.mask_shape::<LB>();
+            Self::clear(&mut self.valid, slot, mask_words);
         } else {
             self.resident += 1;
         }
@@ -606,14 +623,17 @@ impl Cache {
     /// `LB` and `W` are the line size and associativity when known at compile time, else 0.
     #[inline(always)]
     fn allocate_fill<N: MemoryLevel + ?Sized, const LB: usize, const W: usize>(&mut self, line: u64, next: &mut N, report: &mut AccessReport) -> Result<usize, AccessError> {
-        let slot = self.allocate::<N, W>(line, next, report)?;
+        let slot = self.allocate::<N, LB, W>(line, next, report)?;
         let (bytes, words) = if LB == 0 {
             (self.data_range(slot), self.tag_range(slot))
         } else {
             (slot * LB..(slot + 1) * LB, slot * (LB / TAG_GRANULE as usize)..(slot + 1) * (LB / TAG_GRANULE as usize))
         };
-        // The slot holds no valid byte, so the next level writes straight into it.
-        let below = next.read(line << self.line_shift, &mut self.data[bytes], &mut self.tags[words]);
+        // The slot holds no valid byte, so the next level writes straight into it. With the line
+        // size a constant, the address is visibly line-aligned, which lets the level below drop
+        // its alignment arithmetic.
+        let addr = if LB == 0 { line << self.line_shift } else { line << LB.trailing_zeros() };
+        let below = next.read(addr, &mut self.data[bytes], &mut self.tags[words]);
         match below {
             Ok(below) => report.absorb_below(&below),
             Err(e) => {
@@ -625,7 +645,8 @@ impl Cache {
         }
         report.fills += 1;
         self.stats.fills += 1;
-        Self::set_full(&mut self.valid, slot, self.mask_words, self.last_mask_word);
+        let shape = self.mask_shape::<LB>();
+        Self::set_full(&mut self.valid, slot, shape);
         Ok(slot)
     }
 
@@ -667,7 +688,8 @@ impl Cache {
         }
         report.fills += 1;
         self.stats.fills += 1;
-        Self::set_full(&mut self.valid, slot, self.mask_words, self.last_mask_word);
+        let shape = self.mask_shape::<0>();
+        Self::set_full(&mut self.valid, slot, shape);
         Ok(())
     }
 
@@ -682,12 +704,23 @@ impl Cache {
         // Fast path: a hit in the line used last, which is fully valid (see `touch`). Touching it
         // again would change no replacement decision, so it is skipped. One subtraction places
         // the access in that line: `off < mru_len` also keeps `off + n` from overflowing.
+        // Only word-aligned accesses of whole words take it: their tag count is `n / 4`, which
+        // a caller's fixed-size buffer makes a constant (the general count is not).
         let off = addr.wrapping_sub(self.mru_addr);
-        if off < self.mru_len as u64 && off as usize + n <= self.mru_len && n != 0 && tags.len() == word_span(addr, n) {
+        if off < self.mru_len as u64 && off as usize + n <= self.mru_len && n != 0 && (addr | n as u64) % TAG_GRANULE == 0 && tags.len() == n / TAG_GRANULE as usize {
             let at = self.mru_at + off as usize;
-            copy(data, &self.data[at..at + n]);
             let w0 = at / TAG_GRANULE as usize;
-            copy(tags, &self.tags[w0..w0 + tags.len()]);
+            debug_assert!(at + n <= self.data.len() && at % TAG_GRANULE as usize == 0 && w0 + n / TAG_GRANULE as usize <= self.tags.len());
+            // SAFETY: `remember_if_full` is the only place that makes `mru_len` non-zero, and it
+            // sets `mru_at` and `mru_len` to the start and length of one slot's bytes, so
+            // `mru_at + mru_len <= data.len()` and `(mru_at + mru_len) / 4 <= tags.len()` (one tag
+            // per 4 bytes). The access lies inside that slot (`off + n <= mru_len`) and starts on a
+            // word (`mru_at` is a multiple of the line size, `addr` and `n` of 4), so its bytes
+            // `at..at + n` and its `n / 4` words from `at / 4` on are in bounds. The checks this
+            // skips were a sixth of the streaming loop's instructions.
+            let (bytes, words) = unsafe { (self.data.get_unchecked(at..at + n), self.tags.get_unchecked(w0..w0 + n / TAG_GRANULE as usize)) };
+            copy(data, bytes);
+            copy(tags, words);
             self.mru_hits += 1;
             return Ok(AccessReport { hits: 1, ..AccessReport::default() });
         }
@@ -714,10 +747,20 @@ impl Cache {
         debug_assert!(B == 0 || B == data.len());
         let n = if B == 0 { data.len() } else { B };
         let data = &mut data[..n];
+        if B != 0 && B % TAG_GRANULE as usize == 0 && addr % B as u64 == 0 && B <= self.line_bytes && tags.len() == B / TAG_GRANULE as usize {
+            // Naturally aligned (every access the engine makes): inside one line, and its tag
+            // count a constant, so that the copies out are plain moves.
+            let tags = &mut tags[..B / TAG_GRANULE as usize];
+            return by_geometry!(self, read_in_line::<N>(next, addr, data, tags));
+        }
         let off = addr as usize & (self.line_bytes - 1);
         if n == 0 || off + n > self.line_bytes || tags.len() != word_span(addr, n) {
             // Also where a wrong tag-slice length is reported.
             return self.read_lines(next, addr, data, tags);
+        }
+        if B != 0 {
+            // Unaligned inside one line: rare enough for the general path.
+            return self.read_in_line::<N, 0, 0>(next, addr, data, tags);
         }
         by_geometry!(self, read_in_line::<N>(next, addr, data, tags))
     }
@@ -733,7 +776,7 @@ impl Cache {
         let line = addr >> self.line_shift;
         let mut report = AccessReport::default();
         let slot = match self.lookup_w::<W>(line) {
-            Some(s) if self.covers(&self.valid, s, off, n) => {
+            Some(s) if self.covers::<LB>(&self.valid, s, off, n) => {
                 report.hits = 1;
                 self.stats.read_hits += 1;
                 s
@@ -756,17 +799,18 @@ impl Cache {
         let w0 = at / TAG_GRANULE as usize;
         copy(tags, &self.tags[w0..w0 + tags.len()]);
         self.touch_w::<W>(slot);
-        self.remember_if_full(line, slot, lb);
+        self.remember_if_full::<LB>(line, slot);
         Ok(report)
     }
 
     /// Makes `slot`, holding `line` and just touched, the line used last for the fast path of
-    /// [`Cache::read`], if it is fully valid (a partly valid line must go the slow way). `lb` is
-    /// the line size, passed so that a caller that has it as a constant keeps it one.
+    /// [`Cache::read`], if it is fully valid (a partly valid line must go the slow way). `LB` is
+    /// the line size when known at compile time, else 0.
     #[inline(always)]
-    fn remember_if_full(&mut self, line: u64, slot: usize, lb: usize) {
-        if self.is_full(&self.valid, slot) {
-            self.mru_addr = line << self.line_shift;
+    fn remember_if_full<const LB: usize>(&mut self, line: u64, slot: usize) {
+        let lb = if LB == 0 { self.line_bytes } else { LB };
+        if self.is_full::<LB>(&self.valid, slot) {
+            self.mru_addr = line << lb.trailing_zeros();
             self.mru_len = lb;
             self.mru_slot = slot;
             self.mru_at = slot * lb;
@@ -781,7 +825,7 @@ impl Cache {
         let mut report = AccessReport::default();
         for Segment { pos, addr: a, line, off, n } in self.segments(addr, data.len()) {
             let slot = match self.lookup(line) {
-                Some(s) if self.covers(&self.valid, s, off, n) => {
+                Some(s) if self.covers::<0>(&self.valid, s, off, n) => {
                     report.hits += 1;
                     self.stats.read_hits += 1;
                     s
@@ -802,7 +846,7 @@ impl Cache {
             data[pos..pos + n].copy_from_slice(&self.data[slot * self.line_bytes + off..][..n]);
             self.copy_tags_out(slot, a, n, addr, tags);
             self.touch(slot);
-            self.remember_if_full(line, slot, self.line_bytes);
+            self.remember_if_full::<0>(line, slot);
         }
         Ok(report)
     }
@@ -858,7 +902,7 @@ impl Cache {
             let slot = match (found, policy) {
                 (Some(s), _) => Some(s),
                 (None, WritePolicy::WriteThroughNoAllocate) => None,
-                (None, WritePolicy::WriteBackByteMask) => Some(self.allocate::<N, W>(line, next, &mut report)?),
+                (None, WritePolicy::WriteBackByteMask) => Some(self.allocate::<N, LB, W>(line, next, &mut report)?),
                 (None, _) => Some(self.allocate_fill::<N, LB, W>(line, next, &mut report)?),
             };
             if let Some(slot) = slot {
@@ -869,7 +913,8 @@ impl Cache {
                         self.mark(MaskKind::Dirty, slot, off, n, mask.map(|m| (m, pos)));
                     }
                     WritePolicy::WriteBackLineDirty => {
-                        Self::set_full(&mut self.dirty, slot, self.mask_words, self.last_mask_word);
+                        let shape = self.mask_shape::<LB>();
+                        Self::set_full(&mut self.dirty, slot, shape);
                     }
                     _ => {}
                 }
@@ -1020,7 +1065,7 @@ impl Cache {
     fn maintain_slot<N: MemoryLevel + ?Sized>(&mut self, slot: usize, next: &mut N, op: Maintenance, report: &mut AccessReport) -> Result<(), AccessError> {
         let discard = op == Maintenance::Invalidate && self.spec.dirty_on_invalidate == DirtyOnInvalidate::Discard;
         if discard {
-            if self.is_dirty(slot) {
+            if self.is_dirty::<0>(slot) {
                 self.stats.lines_discarded += 1;
             }
         } else {

@@ -111,8 +111,14 @@ impl Traffic {
         Traffic { rng: Rng(seed), hot: 0 }
     }
 
+    /// Half short accesses, a quarter of the sizes a shader loads (which `Cache::read` serves on
+    /// paths compiled for their size), a quarter anything.
     fn len(&mut self) -> usize {
-        if self.rng.one_in(2) { 1 + self.rng.below(8) as usize } else { 1 + self.rng.below(MAX_LEN as u64) as usize }
+        match self.rng.below(4) {
+            0 | 1 => 1 + self.rng.below(8) as usize,
+            2 => [4, 8, 16, 64][self.rng.below(4) as usize],
+            _ => 1 + self.rng.below(MAX_LEN as u64) as usize,
+        }
     }
 
     fn addr(&mut self, len: usize) -> u64 {
@@ -215,7 +221,11 @@ fn random_traffic(test: &str, l1: CacheSpec, l2: CacheSpec) {
             h.maintain(at_l2, op, range).unwrap_or_else(|e| panic!("{ctx} op={i}: {op:?} {range:?}: {e}"));
         }
         let len = t.len();
-        let addr = t.addr(len);
+        let mut addr = t.addr(len);
+        if len.is_power_of_two() && t.rng.one_in(2) {
+            // Naturally aligned, as most loads and stores are: the fast paths.
+            addr &= !(len as u64 - 1);
+        }
         if t.rng.one_in(2) {
             let (d, w) = (&mut data[..len], &mut tags[..word_span(addr, len)]);
             let r = h.read(addr, d, w).unwrap_or_else(|e| panic!("{ctx} op={i}: read {len} at {addr:#x}: {e}"));
