@@ -368,8 +368,9 @@ impl Cache {
     }
 
     /// The slot of `set` to fill next. `W` is the associativity when known at compile time, else
-    /// 0. Under LRU of at most 16 ways it also marks the way occupied: the caller fills it (and
-    /// `drop_slot` clears the mark again if that fails).
+    /// 0. Under LRU of at most 16 ways it also marks the way occupied and most recently used: the
+    /// caller fills it (and `drop_slot` clears the mark again if that fails), and need not touch
+    /// it (see [`Cache::victim_is_touched`]).
     #[inline(always)]
     fn victim<const W: usize>(&mut self, set: usize) -> usize {
         let ways = if W == 0 { self.ways } else { W };
@@ -377,9 +378,20 @@ impl Cache {
         if self.spec.replacement == Replacement::Lru && ways <= LRU_ORDER_WAYS {
             // The first empty way, else the last in the order: no pass over the ways.
             let occupied = self.occupied[set];
+            let order = self.lru_order[set];
             let all = u64::MAX >> (64 - ways);
-            let way = if occupied != all { (!occupied).trailing_zeros() as usize } else { (self.lru_order[set] >> (4 * (ways - 1))) as usize & 0xF };
+            let (way, order) = if occupied != all {
+                let way = (!occupied).trailing_zeros() as usize;
+                (way, move_to_front(order, way))
+            } else {
+                // The last way in the order moves to the front: the others move back one place
+                // (the nibbles past the set's ways stay).
+                let way = (order >> (4 * (ways - 1))) as usize & 0xF;
+                let ours = u64::MAX >> (64 - 4 * ways);
+                (way, (order & !ours) | (order << 4 & ours) | way as u64)
+            };
             self.occupied[set] = occupied | 1 << way;
+            self.lru_order[set] = order;
             return base + way;
         }
         if self.spec.replacement == Replacement::Lru {
@@ -411,6 +423,14 @@ impl Cache {
                 base + (x.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % self.ways
             }
         }
+    }
+
+    /// Whether [`Cache::victim`] leaves the way it picks most recently used, so that a fill needs
+    /// no [`Cache::touch`]. `W` as there.
+    #[inline(always)]
+    fn victim_is_touched<const W: usize>(&self) -> bool {
+        let ways = if W == 0 { self.ways } else { W };
+        self.spec.replacement == Replacement::Lru && ways <= LRU_ORDER_WAYS
     }
 
     // ----- masks --------------------------------------------------------------------------------
@@ -775,22 +795,24 @@ impl Cache {
         self.stats.reads += 1;
         let line = addr >> self.line_shift;
         let mut report = AccessReport::default();
-        let slot = match self.lookup_w::<W>(line) {
+        let (slot, touched) = match self.lookup_w::<W>(line) {
             Some(s) if self.covers::<LB>(&self.valid, s, off, n) => {
                 report.hits = 1;
                 self.stats.read_hits += 1;
-                s
+                (s, false)
             }
             Some(s) => {
                 report.misses = 1;
                 self.stats.read_misses += 1;
                 self.fill(s, next, &mut report)?;
-                s
+                (s, false)
             }
             None => {
                 report.misses = 1;
                 self.stats.read_misses += 1;
-                self.allocate_fill::<N, LB, W>(line, next, &mut report)?
+                // The new line becomes the line used last below, which is all that `touch`
+                // would add to the victim's bookkeeping.
+                (self.allocate_fill::<N, LB, W>(line, next, &mut report)?, self.victim_is_touched::<W>())
             }
         };
         // Word `w` of slot `s` is tag `s * line_bytes / 4 + w`: the line size is a multiple of 4.
@@ -798,7 +820,9 @@ impl Cache {
         copy(data, &self.data[at..at + n]);
         let w0 = at / TAG_GRANULE as usize;
         copy(tags, &self.tags[w0..w0 + tags.len()]);
-        self.touch_w::<W>(slot);
+        if !touched {
+            self.touch_w::<W>(slot);
+        }
         self.remember_if_full::<LB>(line, slot);
         Ok(report)
     }
