@@ -49,8 +49,22 @@ macro_rules! by_geometry {
 }
 /// The most ways whose LRU order fits one word, four bits a way.
 const LRU_ORDER_WAYS: usize = 16;
-/// The LRU order of an empty set: way `w` at position `w`.
-const IDENTITY_ORDER: u64 = 0xFEDC_BA98_7654_3210;
+
+/// The LRU state of a set of at most 16 ways.
+#[derive(Clone, Copy)]
+struct LruSet {
+    /// The ways from most to least recently used, four bits a way. Nibbles past the set's ways
+    /// hold values no way has.
+    order: u64,
+    /// The occupied ways, one bit a way.
+    occupied: u64,
+}
+
+impl LruSet {
+    /// An empty set: way `w` at position `w` (the order of empty ways does not matter: an empty
+    /// way is filled before any occupied one is replaced, and moves to the front when it is).
+    const EMPTY: LruSet = LruSet { order: 0xFEDC_BA98_7654_3210, occupied: 0 };
+}
 
 /// Statistics of one cache, accumulated over its life.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -132,11 +146,9 @@ pub struct Cache {
     dirty: Vec<u64>,
     /// LRU over more than 16 ways: the time of each slot's last use (0: empty).
     stamps: Vec<u64>,
-    /// LRU over at most 16 ways: each set's ways from most to least recently used, four bits a
-    /// way, way `w` of an empty set at position `w`.
-    lru_order: Vec<u64>,
-    /// Beside `lru_order`: each set's occupied ways, one bit a way.
-    occupied: Vec<u64>,
+    /// LRU over at most 16 ways: each set's order of use and occupied ways, side by side (one
+    /// bounds check and one host cache line for both).
+    lru: Vec<LruSet>,
     plru: Vec<u64>,
     rng: u64,
     clock: u64,
@@ -183,8 +195,7 @@ impl Cache {
             valid: vec![0; slots * mask_words],
             dirty: vec![0; slots * mask_words],
             stamps: if spec.replacement == Replacement::Lru && ways > LRU_ORDER_WAYS { vec![0; slots] } else { Vec::new() },
-            lru_order: if spec.replacement == Replacement::Lru && ways <= LRU_ORDER_WAYS { vec![IDENTITY_ORDER; sets] } else { Vec::new() },
-            occupied: if spec.replacement == Replacement::Lru && ways <= LRU_ORDER_WAYS { vec![0; sets] } else { Vec::new() },
+            lru: if spec.replacement == Replacement::Lru && ways <= LRU_ORDER_WAYS { vec![LruSet::EMPTY; sets] } else { Vec::new() },
             plru: if spec.replacement == Replacement::TreePlru { vec![0; sets] } else { Vec::new() },
             // xorshift must not start at zero.
             rng: seed ^ 0x9E37_79B9_7F4A_7C15 | 1,
@@ -260,7 +271,7 @@ impl Cache {
         if let Some(s) = self.stamps.get(base) {
             host_prefetch(s);
         }
-        if let Some(o) = self.lru_order.get(base / self.ways) {
+        if let Some(o) = self.lru.get(base / self.ways) {
             host_prefetch(o);
         }
         next.prefetch(addr);
@@ -339,7 +350,7 @@ impl Cache {
                 let ways = if W == 0 { self.ways } else { W };
                 if ways <= LRU_ORDER_WAYS {
                     let (set, way) = self.set_and_way::<W>(slot);
-                    self.lru_order[set] = move_to_front(self.lru_order[set], way);
+                    self.lru[set].order = move_to_front(self.lru[set].order, way);
                 } else {
                     self.clock += 1;
                     self.stamps[slot] = self.clock;
@@ -377,8 +388,7 @@ impl Cache {
         let base = set * ways;
         if self.spec.replacement == Replacement::Lru && ways <= LRU_ORDER_WAYS {
             // The first empty way, else the last in the order: no pass over the ways.
-            let occupied = self.occupied[set];
-            let order = self.lru_order[set];
+            let LruSet { order, occupied } = self.lru[set];
             let all = u64::MAX >> (64 - ways);
             let (way, order) = if occupied != all {
                 let way = (!occupied).trailing_zeros() as usize;
@@ -390,8 +400,7 @@ impl Cache {
                 let ours = u64::MAX >> (64 - 4 * ways);
                 (way, (order & !ours) | (order << 4 & ours) | way as u64)
             };
-            self.occupied[set] = occupied | 1 << way;
-            self.lru_order[set] = order;
+            self.lru[set] = LruSet { order, occupied: occupied | 1 << way };
             return base + way;
         }
         if self.spec.replacement == Replacement::Lru {
@@ -603,9 +612,9 @@ impl Cache {
         if let Some(stamp) = self.stamps.get_mut(slot) {
             *stamp = 0;
         }
-        if !self.occupied.is_empty() {
+        if !self.lru.is_empty() {
             let (set, way) = self.set_and_way::<0>(slot);
-            self.occupied[set] &= !(1 << way);
+            self.lru[set].occupied &= !(1 << way);
         }
         Self::clear(&mut self.valid, slot, self.mask_words);
         Self::clear(&mut self.dirty, slot, self.mask_words);

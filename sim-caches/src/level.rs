@@ -24,6 +24,11 @@ pub fn word_span(addr: u64, len: usize) -> usize {
     if len == 0 {
         return 0;
     }
+    if (addr | len as u64) % TAG_GRANULE == 0 {
+        // Whole words from a word boundary. Written out so that where the compiler knows both
+        // are multiples of 4, the count folds to a constant.
+        return len / TAG_GRANULE as usize;
+    }
     ((addr + len as u64 - 1) / TAG_GRANULE - addr / TAG_GRANULE + 1) as usize
 }
 
@@ -32,6 +37,11 @@ pub fn word_span(addr: u64, len: usize) -> usize {
 pub fn transaction_span(addr: u64, len: usize) -> u64 {
     if len == 0 {
         return 0;
+    }
+    if (addr | len as u64) % TRANSACTION_BYTES == 0 {
+        // Whole transactions from a boundary: a constant where the compiler knows both are
+        // multiples of 32, as for a line-aligned fill.
+        return len as u64 / TRANSACTION_BYTES;
     }
     (addr + len as u64 - 1) / TRANSACTION_BYTES - addr / TRANSACTION_BYTES + 1
 }
@@ -247,5 +257,17 @@ mod tests {
         assert_eq!(transaction_span(0, 32), 1);
         assert_eq!(transaction_span(31, 2), 2);
         assert_eq!(transaction_span(64, 128), 4);
+        assert_eq!((word_span(5, 0), transaction_span(33, 0)), (0, 0));
+    }
+
+    #[test]
+    fn spans_agree_with_counting_the_units_touched() {
+        for addr in 0..80u64 {
+            for len in 0..80usize {
+                let units = |size: u64| (addr..addr + len as u64).map(|b| b / size).collect::<std::collections::BTreeSet<_>>().len();
+                assert_eq!(word_span(addr, len), units(TAG_GRANULE), "words of {len} at {addr}");
+                assert_eq!(transaction_span(addr, len), units(TRANSACTION_BYTES) as u64, "transactions of {len} at {addr}");
+            }
+        }
     }
 }
