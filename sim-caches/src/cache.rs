@@ -938,6 +938,7 @@ impl Cache {
                 (None, WritePolicy::WriteBackByteMask) => Some(self.allocate::<N, LB, W>(line, next, &mut report)?),
                 (None, _) => Some(self.allocate_fill::<N, LB, W>(line, next, &mut report)?),
             };
+            let touched = found.is_none() && self.victim_is_touched::<W>();
             if let Some(slot) = slot {
                 self.update(slot, a, off, n, data, pos, addr, tags, mask);
                 match policy {
@@ -951,7 +952,13 @@ impl Cache {
                     }
                     _ => {}
                 }
-                self.touch_w::<W>(slot);
+                if !touched {
+                    self.touch_w::<W>(slot);
+                } else if slot != self.mru_slot {
+                    // Already the most recently used (see `victim`); what `touch` would add is
+                    // ending the standing of the line used last.
+                    self.mru_len = 0;
+                }
             }
         }
         if matches!(policy, WritePolicy::WriteThroughAllocate | WritePolicy::WriteThroughNoAllocate) {
