@@ -2,11 +2,13 @@
 //!
 //! # Data layout
 //! A cache of `S` sets and `W` ways has `S * W` slots, stored structure-of-arrays: the line
-//! number held by each slot (`INVALID` when empty), the line's bytes, one provenance tag per
-//! 4-byte word, and two byte masks per slot, *valid* and *dirty* (`line_bytes / 64` words each,
-//! at least one). Replacement state is per set: for LRU the ways in order of use packed four
-//! bits each into one word, with a bit mask of the occupied ways beside it (per-slot stamps
-//! instead when a set has more than 16 ways); for tree-PLRU the tree's bits.
+//! number held by each slot (`INVALID` when empty), a one-byte hash of it (so that a lookup in
+//! a set of 4, 8 or 16 ways compares eight ways' bytes at once and line numbers only where a byte
+//! matches), the line's bytes, one provenance tag per 4-byte word, and two byte masks per slot,
+//! *valid* and *dirty* (`line_bytes / 64` words each, at least one). Replacement state is per
+//! set: for LRU the ways in order of use packed four bits each into one word, with a bit mask of
+//! the occupied ways beside it (per-slot stamps instead when a set has more than 16 ways); for
+//! tree-PLRU the tree's bits.
 //!
 //! # Policies in terms of the masks
 //! - A line filled from the next level is fully valid. Only the per-byte write-back policy can
@@ -140,6 +142,10 @@ pub struct Cache {
     ways: usize,
     plru_levels: u32,
     lines: Vec<u64>,
+    /// Beside `lines`: a hash of each slot's line ([`line_hint`]), so that a lookup compares one
+    /// byte per way, all of a set's at once, before it compares line numbers. An empty slot
+    /// keeps whatever hint it had: its line number (`INVALID`) never matches.
+    way_hints: Vec<u8>,
     data: Vec<u8>,
     tags: Vec<Tag>,
     valid: Vec<u64>,
@@ -190,6 +196,7 @@ impl Cache {
             ways,
             plru_levels: spec.ways.trailing_zeros(),
             lines: vec![INVALID; slots],
+            way_hints: vec![0; slots],
             data: vec![0; slots * line_bytes],
             tags: vec![0; slots * line_bytes / TAG_GRANULE as usize],
             valid: vec![0; slots * mask_words],
@@ -268,6 +275,9 @@ impl Cache {
         if let Some(l) = self.lines.get(base) {
             host_prefetch(l);
         }
+        if let Some(h) = self.way_hints.get(base) {
+            host_prefetch(h);
+        }
         if let Some(s) = self.stamps.get(base) {
             host_prefetch(s);
         }
@@ -303,11 +313,32 @@ impl Cache {
     }
 
     /// [`Cache::lookup`] with the associativity `W` known at compile time (0: read from the
-    /// cache), so that the way scan is a fixed sequence of compares.
+    /// cache): for 4, 8 or 16 ways a scan of the set's hint bytes, else a fixed sequence of
+    /// compares.
     #[inline(always)]
     fn lookup_w<const W: usize>(&self, line: u64) -> Option<usize> {
         let ways = if W == 0 { self.ways } else { W };
         let base = (line & self.set_mask) as usize * ways;
+        if W == 4 || W == 8 || W == 16 {
+            // The set's hint bytes first, eight at a time: only a way whose hint matches can hold
+            // the line, and a miss (what a cache is timed on) usually has none to check.
+            let wanted = u64::from(line_hint(line)) * 0x0101_0101_0101_0101;
+            for at in (base..base + W).step_by(8) {
+                let n = (base + W - at).min(8);
+                let mut hints = [0; 8];
+                hints[..n].copy_from_slice(&self.way_hints[at..at + n]);
+                // Bytes past the set's ways are no candidates.
+                let mut candidates = zero_bytes(u64::from_le_bytes(hints) ^ wanted) & u64::MAX >> (64 - 8 * n);
+                while candidates != 0 {
+                    let slot = at + candidates.trailing_zeros() as usize / 8;
+                    if self.lines[slot] == line {
+                        return Some(slot);
+                    }
+                    candidates &= candidates - 1;
+                }
+            }
+            return None;
+        }
         let set = &self.lines[base..base + ways];
         let hits = match <&[u64; W]>::try_from(set) {
             Ok(set) if W != 0 => ways_matching_n(set, line),
@@ -644,6 +675,7 @@ impl Cache {
             self.resident += 1;
         }
         self.lines[slot] = line;
+        self.way_hints[slot] = line_hint(line);
         Ok(slot)
     }
 
@@ -777,8 +809,8 @@ impl Cache {
         let n = if B == 0 { data.len() } else { B };
         let data = &mut data[..n];
         if B != 0 && B % TAG_GRANULE as usize == 0 && addr % B as u64 == 0 && B <= self.line_bytes && tags.len() == B / TAG_GRANULE as usize {
-            // Naturally aligned (every access the engine makes): inside one line, and its tag
-            // count a constant, so that the copies out are plain moves.
+            // Naturally aligned (as shader loads are): inside one line, and its tag count a
+            // constant, so that the copies out are plain moves.
             let tags = &mut tags[..B / TAG_GRANULE as usize];
             return by_geometry!(self, read_in_line::<N>(next, addr, data, tags));
         }
@@ -1161,6 +1193,20 @@ fn ways_matching_n<const W: usize>(set: &[u64; W], line: u64) -> u64 {
     hits
 }
 
+/// A line's byte in `way_hints`: the top byte of a multiplicative hash, so that lines a set holds
+/// (which differ in their high bits) get different hints.
+#[inline(always)]
+fn line_hint(line: u64) -> u8 {
+    (line.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as u8
+}
+
+/// The high bit of every zero byte of `x` (and possibly of bytes above a zero byte, which a
+/// caller must check anyway), the others clear.
+#[inline(always)]
+fn zero_bytes(x: u64) -> u64 {
+    x.wrapping_sub(0x0101_0101_0101_0101) & !x & 0x8080_8080_8080_8080
+}
+
 /// An LRU order (four bits a way, most recent first) with `way` moved to the front.
 #[inline(always)]
 fn move_to_front(order: u64, way: usize) -> u64 {
@@ -1264,5 +1310,42 @@ impl<N: MemoryLevel + ?Sized> MemoryLevel for Chained<'_, N> {
     #[inline]
     fn prefetch(&self, addr: u64) {
         self.cache.prefetch(self.next, addr)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{BackingStore, CacheSpec};
+
+    /// Lines of one set whose hint bytes are all equal (every way's hint matches every lookup):
+    /// each is found with its own bytes, a line with the same hint that was never read is not,
+    /// and replacement still picks the least recently used of them.
+    #[test]
+    fn lines_with_equal_hints_are_told_apart() {
+        const SETS: u64 = 64;
+        for ways in [4u32, 8, 16] {
+            let spec = CacheSpec::new(SETS * 64 * ways as u64, 64, ways, Replacement::Lru, WritePolicy::WriteThroughAllocate);
+            let mut cache = Cache::new("L1", &spec, 1).unwrap();
+            let mut vram = BackingStore::new(1 << 30, 1, 256).unwrap();
+            let lines: Vec<u64> = (1..).map(|k| k * SETS).filter(|&l| line_hint(l) == line_hint(SETS)).take(ways as usize + 1).collect();
+            for (i, &line) in lines.iter().enumerate() {
+                vram.poke(line * 64, &(i as u64 + 100).to_le_bytes(), i as Tag + 1).unwrap();
+            }
+            let (mut data, mut tags) = ([0u8; 8], [0 as Tag; 2]);
+            let (held, extra) = lines.split_at(ways as usize);
+            for _ in 0..2 {
+                for (i, &line) in held.iter().enumerate() {
+                    cache.read(&mut vram, line * 64, &mut data, &mut tags).unwrap();
+                    assert_eq!((u64::from_le_bytes(data), tags), (i as u64 + 100, [i as Tag + 1; 2]), "{ways} ways, line {line:#x}");
+                }
+            }
+            let s = cache.stats();
+            assert_eq!((s.read_misses, s.read_hits), (ways as u64, ways as u64), "{ways} ways: the second pass hits every line");
+            assert!(held.iter().all(|&l| cache.contains(l * 64)) && !cache.contains(extra[0] * 64), "{ways} ways");
+            cache.read(&mut vram, extra[0] * 64, &mut data, &mut tags).unwrap();
+            assert_eq!(u64::from_le_bytes(data), ways as u64 + 100, "{ways} ways: the extra line's own bytes");
+            assert!(!cache.contains(held[0] * 64) && held[1..].iter().all(|&l| cache.contains(l * 64)), "{ways} ways: the least recently used line went");
+        }
     }
 }
