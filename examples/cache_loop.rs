@@ -13,7 +13,8 @@
 //! The difference of the two totals divided by 8 × 262,144 is the instructions per access, set-up
 //! excluded. Patterns: `stream` (L1 alone, consecutive loads), `minimal` (the same loads through
 //! the benchmark's baseline cache built for that pattern alone, `benches/common/minimal_l1.rs`),
-//! `random` (L1 alone, uniformly random loads), `random2` (L1 + L2), `random2-prefetch` (the
+//! `stream2` (consecutive loads through L1 and L2), `random` (L1 alone, uniformly random loads),
+//! `random2` (L1 + L2), `random2-prefetch` (the
 //! same with a prefetch hint 16 accesses ahead), `store` (L1 alone, write-through, random
 //! stores), `store2-wb` (a byte-mask write-back L1 + L2, random stores).
 //!
@@ -49,7 +50,7 @@ fn splitmix(state: &mut u64) -> u64 {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let usage = "usage: cache_loop stream|minimal|random|random2|random2-prefetch|store|store2-wb ROUNDS [--best-of N]";
+    let usage = "usage: cache_loop stream|minimal|stream2|random|random2|random2-prefetch|store|store2-wb ROUNDS [--best-of N]";
     let args: Vec<String> = std::env::args().skip(1).collect();
     let pattern = args.first().ok_or(usage)?.clone();
     let rounds: u64 = args.get(1).ok_or(usage)?.parse().map_err(|e| format!("ROUNDS: {e}"))?;
@@ -87,6 +88,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     let base = round * ACCESSES as u64 * 8 % RANGE;
                     for i in 0..ACCESSES as u64 {
                         l1.read(&mut vram, base + i * 8, &mut data, &mut tags)?;
+                        sum = sum.wrapping_add(u64::from_le_bytes(data) ^ tags[0] as u64);
+                    }
+                }
+                "stream2" => {
+                    let base = round * ACCESSES as u64 * 8 % RANGE;
+                    for i in 0..ACCESSES as u64 {
+                        l1.read(&mut Chained { cache: &mut l2, next: &mut vram }, base + i * 8, &mut data, &mut tags)?;
                         sum = sum.wrapping_add(u64::from_le_bytes(data) ^ tags[0] as u64);
                     }
                 }
