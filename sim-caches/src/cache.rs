@@ -5,10 +5,12 @@
 //! number held by each slot (`INVALID` when empty), a one-byte hash of it (so that a lookup in
 //! a set of 4, 8 or 16 ways compares eight ways' bytes at once and line numbers only where a byte
 //! matches), the line's bytes, one provenance tag per 4-byte word, and two byte masks per slot,
-//! *valid* and *dirty* (`line_bytes / 64` words each, at least one). Replacement state is per
-//! set: for LRU the ways in order of use packed four bits each into one word, with a bit mask of
-//! the occupied ways beside it (per-slot stamps instead when a set has more than 16 ways); for
-//! tree-PLRU the tree's bits.
+//! *valid* and *dirty* (`line_bytes / 64` words each, at least one). Slots are numbered set by
+//! set, except for bytes and tags, which are kept way by way (see `Cache::frame`) so that a
+//! streaming access fills them in address order. Replacement state is per set: for LRU the ways
+//! in order of use packed four bits each into one word, with a bit mask of the occupied ways
+//! beside it (per-slot stamps instead when a set has more than 16 ways); for tree-PLRU the tree's
+//! bits.
 //!
 //! # Policies in terms of the masks
 //! - A line filled from the next level is fully valid. Only the per-byte write-back policy can
@@ -134,11 +136,11 @@ pub struct Cache {
     spec: CacheSpec,
     line_bytes: usize,
     line_shift: u32,
-    /// `log2` of the tags per line: slot `s`'s tags are `s << tag_shift ..`.
-    tag_shift: u32,
     mask_words: usize,
     last_mask_word: u64,
     set_mask: u64,
+    /// `log2` of the number of sets (a power of two).
+    set_shift: u32,
     ways: usize,
     plru_levels: u32,
     lines: Vec<u64>,
@@ -189,10 +191,10 @@ impl Cache {
             spec: spec.clone(),
             line_bytes,
             line_shift: spec.line_bytes.trailing_zeros(),
-            tag_shift: spec.line_bytes.trailing_zeros() - TAG_GRANULE.trailing_zeros(),
             mask_words,
             last_mask_word,
             set_mask: sets as u64 - 1,
+            set_shift: sets.trailing_zeros(),
             ways,
             plru_levels: spec.ways.trailing_zeros(),
             lines: vec![INVALID; slots],
@@ -260,7 +262,7 @@ impl Cache {
             if !self.covers::<0>(&self.valid, slot, off, n) {
                 return None;
             }
-            data[pos..pos + n].copy_from_slice(&self.data[slot * self.line_bytes + off..][..n]);
+            data[pos..pos + n].copy_from_slice(&self.data[self.frame::<0>(slot) * self.line_bytes + off..][..n]);
             self.copy_tags_out(slot, a, n, addr, tags);
         }
         Some(())
@@ -475,17 +477,18 @@ impl Cache {
 
     // ----- masks --------------------------------------------------------------------------------
 
-    /// Where slot `slot`'s bytes lie in `data`: shifts, not multiplications (the line size is a
-    /// power of two).
+    /// Where slot `slot`'s bytes and tags are kept: its *frame*, numbered way-major (way `w` of
+    /// set `s` is frame `w * sets + s`; slots are numbered set-major, `s * ways + w`). Line
+    /// numbers and hints are scanned a set at a time, so they are kept set-major; bytes and tags
+    /// are only ever reached through one slot, and way-major they lie in address order for a
+    /// streaming access, whose consecutive lines go to consecutive sets and, in step, the same
+    /// way: the fills then write host memory sequentially instead of a line every `ways` lines.
+    /// Frame `f`'s bytes are `data[f * line_bytes..]` and its tags `tags[f * line_bytes / 4..]`.
+    /// `W` as in [`Cache::set_and_way`].
     #[inline(always)]
-    fn data_range(&self, slot: usize) -> std::ops::Range<usize> {
-        slot << self.line_shift..(slot + 1) << self.line_shift
-    }
-
-    /// Where slot `slot`'s tags lie in `tags`.
-    #[inline(always)]
-    fn tag_range(&self, slot: usize) -> std::ops::Range<usize> {
-        slot << self.tag_shift..(slot + 1) << self.tag_shift
+    fn frame<const W: usize>(&self, slot: usize) -> usize {
+        let (set, way) = self.set_and_way::<W>(slot);
+        (way << self.set_shift) | set
     }
 
     /// The words of a slot's byte mask and the value of a full last word: constants when the
@@ -600,7 +603,8 @@ impl Cache {
         let w0 = off / TAG_GRANULE as usize;
         let wn = word_span(a, n);
         let dst = (a / TAG_GRANULE - access_addr / TAG_GRANULE) as usize;
-        tags[dst..dst + wn].copy_from_slice(&self.tags[slot * wpl + w0..slot * wpl + w0 + wn]);
+        let f = self.frame::<0>(slot);
+        tags[dst..dst + wn].copy_from_slice(&self.tags[f * wpl + w0..f * wpl + w0 + wn]);
     }
 
     /// Writes the slot's dirty bytes to `next` and marks the slot clean. Kept out of line: the
@@ -612,8 +616,9 @@ impl Cache {
         }
         let addr = self.lines[slot] << self.line_shift;
         let wpl = self.line_bytes / TAG_GRANULE as usize;
-        let data = &self.data[slot * self.line_bytes..(slot + 1) * self.line_bytes];
-        let tags = Tags::Words(&self.tags[slot * wpl..(slot + 1) * wpl]);
+        let f = self.frame::<0>(slot);
+        let data = &self.data[f * self.line_bytes..(f + 1) * self.line_bytes];
+        let tags = Tags::Words(&self.tags[f * wpl..(f + 1) * wpl]);
         let dirty = self.mask(&self.dirty, slot);
         let bytes: u64 = dirty.iter().map(|w| w.count_ones() as u64).sum();
         let below = if self.is_full::<0>(&self.dirty, slot) {
@@ -685,11 +690,9 @@ impl Cache {
     #[inline(always)]
     fn allocate_fill<N: MemoryLevel + ?Sized, const LB: usize, const W: usize>(&mut self, line: u64, next: &mut N, report: &mut AccessReport) -> Result<usize, AccessError> {
         let slot = self.allocate::<N, LB, W>(line, next, report)?;
-        let (bytes, words) = if LB == 0 {
-            (self.data_range(slot), self.tag_range(slot))
-        } else {
-            (slot * LB..(slot + 1) * LB, slot * (LB / TAG_GRANULE as usize)..(slot + 1) * (LB / TAG_GRANULE as usize))
-        };
+        let lb = if LB == 0 { self.line_bytes } else { LB };
+        let f = self.frame::<W>(slot);
+        let (bytes, words) = (f * lb..(f + 1) * lb, f * (lb / TAG_GRANULE as usize)..(f + 1) * (lb / TAG_GRANULE as usize));
         // The slot holds no valid byte, so the next level writes straight into it. With the line
         // size a constant, the address is visibly line-aligned, which lets the level below drop
         // its alignment arithmetic.
@@ -720,7 +723,8 @@ impl Cache {
         if self.mask(&self.valid, slot).iter().all(|&w| w == 0) {
             // Nothing to keep: the next level writes straight into the slot (on an error the
             // slot holds no valid byte, so whatever was written there is never read).
-            let below = next.read(addr, &mut self.data[slot * lb..(slot + 1) * lb], &mut self.tags[slot * wpl..(slot + 1) * wpl]);
+            let f = self.frame::<0>(slot);
+            let below = next.read(addr, &mut self.data[f * lb..(f + 1) * lb], &mut self.tags[f * wpl..(f + 1) * wpl]);
             match below {
                 Ok(below) => report.absorb_below(&below),
                 Err(e) => {
@@ -734,16 +738,17 @@ impl Cache {
             let below = next.read(addr, &mut self.fill_data, &mut self.fill_tags)?;
             report.absorb_below(&below);
             // Merge under the valid bytes: they are newer than anything below.
+            let f = self.frame::<0>(slot);
             for b in 0..lb {
                 let valid = self.valid[slot * self.mask_words + b / 64] >> (b % 64) & 1 == 1;
                 if !valid {
-                    self.data[slot * lb + b] = self.fill_data[b];
+                    self.data[f * lb + b] = self.fill_data[b];
                 }
             }
             for w in 0..wpl {
                 let vm = (self.valid[slot * self.mask_words + (w * 4) / 64] >> ((w * 4) % 64)) & 0xF;
                 if vm == 0 {
-                    self.tags[slot * wpl + w] = self.fill_tags[w];
+                    self.tags[f * wpl + w] = self.fill_tags[w];
                 }
             }
         }
@@ -773,9 +778,9 @@ impl Cache {
             let w0 = at / TAG_GRANULE as usize;
             debug_assert!(at + n <= self.data.len() && at % TAG_GRANULE as usize == 0 && w0 + n / TAG_GRANULE as usize <= self.tags.len());
             // SAFETY: `remember_if_full` is the only place that makes `mru_len` non-zero, and it
-            // sets `mru_at` and `mru_len` to the start and length of one slot's bytes, so
+            // sets `mru_at` and `mru_len` to the start and length of one frame's bytes, so
             // `mru_at + mru_len <= data.len()` and `(mru_at + mru_len) / 4 <= tags.len()` (one tag
-            // per 4 bytes). The access lies inside that slot (`off + n <= mru_len`) and starts on a
+            // per 4 bytes). The access lies inside that frame (`off + n <= mru_len`) and starts on a
             // word (`mru_at` is a multiple of the line size, `addr` and `n` of 4), so its bytes
             // `at..at + n` and its `n / 4` words from `at / 4` on are in bounds. The checks this
             // skips were a sixth of the streaming loop's instructions.
@@ -856,15 +861,16 @@ impl Cache {
                 (self.allocate_fill::<N, LB, W>(line, next, &mut report)?, self.victim_is_touched::<W>())
             }
         };
-        // Word `w` of slot `s` is tag `s * line_bytes / 4 + w`: the line size is a multiple of 4.
-        let at = slot * lb + off;
+        // Word `w` of frame `f` is tag `f * line_bytes / 4 + w`: the line size is a multiple of 4.
+        let frame_at = self.frame::<W>(slot) * lb;
+        let at = frame_at + off;
         copy(data, &self.data[at..at + n]);
         let w0 = at / TAG_GRANULE as usize;
         copy(tags, &self.tags[w0..w0 + tags.len()]);
         if !touched {
             self.touch_w::<W>(slot);
         }
-        self.remember_if_full::<LB>(line, slot);
+        self.remember_if_full::<LB>(line, slot, frame_at);
         Ok(report)
     }
 
@@ -872,13 +878,13 @@ impl Cache {
     /// [`Cache::read`], if it is fully valid (a partly valid line must go the slow way). `LB` is
     /// the line size when known at compile time, else 0.
     #[inline(always)]
-    fn remember_if_full<const LB: usize>(&mut self, line: u64, slot: usize) {
+    fn remember_if_full<const LB: usize>(&mut self, line: u64, slot: usize, frame_at: usize) {
         let lb = if LB == 0 { self.line_bytes } else { LB };
         if self.is_full::<LB>(&self.valid, slot) {
             self.mru_addr = line << lb.trailing_zeros();
             self.mru_len = lb;
             self.mru_slot = slot;
-            self.mru_at = slot * lb;
+            self.mru_at = frame_at;
         }
     }
 
@@ -908,10 +914,11 @@ impl Cache {
                     s
                 }
             };
-            data[pos..pos + n].copy_from_slice(&self.data[slot * self.line_bytes + off..][..n]);
+            data[pos..pos + n].copy_from_slice(&self.data[self.frame::<0>(slot) * self.line_bytes + off..][..n]);
             self.copy_tags_out(slot, a, n, addr, tags);
             self.touch(slot);
-            self.remember_if_full::<0>(line, slot);
+            let frame_at = self.frame::<0>(slot) * self.line_bytes;
+            self.remember_if_full::<0>(line, slot, frame_at);
         }
         Ok(report)
     }
@@ -1013,8 +1020,9 @@ impl Cache {
         let first_word = addr / TAG_GRANULE;
         match mask {
             None => {
-                copy(&mut self.data[slot * lb + off..slot * lb + off + n], &data[pos..pos + n]);
-                let w0 = slot * wpl + off / TAG_GRANULE as usize;
+                let f = self.frame::<0>(slot);
+                copy(&mut self.data[f * lb + off..f * lb + off + n], &data[pos..pos + n]);
+                let w0 = f * wpl + off / TAG_GRANULE as usize;
                 let wn = word_span(a, n);
                 let dst = &mut self.tags[w0..w0 + wn];
                 match tags {
@@ -1037,10 +1045,11 @@ impl Cache {
         let lb = self.line_bytes;
         let wpl = lb / TAG_GRANULE as usize;
         let first_word = addr / TAG_GRANULE;
+        let f = self.frame::<0>(slot);
         for_each_run(&m[pos..pos + n], |i, j| {
-            self.data[slot * lb + off + i..slot * lb + off + j].copy_from_slice(&data[pos + i..pos + j]);
+            self.data[f * lb + off + i..f * lb + off + j].copy_from_slice(&data[pos + i..pos + j]);
             for w in (a + i as u64) / TAG_GRANULE..=(a + j as u64 - 1) / TAG_GRANULE {
-                self.tags[slot * wpl + (w as usize % wpl)] = tags.get((w - first_word) as usize);
+                self.tags[f * wpl + (w as usize % wpl)] = tags.get((w - first_word) as usize);
             }
         });
     }
