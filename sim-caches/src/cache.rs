@@ -979,7 +979,8 @@ impl Cache {
             };
             let touched = found.is_none() && self.victim_is_touched::<W>();
             if let Some(slot) = slot {
-                self.update(slot, a, off, n, data, pos, addr, tags, mask);
+                let frame = self.frame::<W>(slot);
+                self.update(frame, a, off, n, data, pos, addr, tags, mask);
                 match policy {
                     WritePolicy::WriteBackByteMask => {
                         self.mark(MaskKind::Valid, slot, off, n, mask.map(|m| (m, pos)));
@@ -1010,17 +1011,17 @@ impl Cache {
         Ok(report)
     }
 
-    /// Copies the written bytes of one line segment into the slot, with their tags. Inlined for
-    /// its unmasked half (every store the benchmarks and most engine stores make).
+    /// Copies the written bytes of one line segment into the slot whose frame is `f`, with their
+    /// tags. Inlined for its unmasked half (every store the benchmarks and most engine stores
+    /// make).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn update(&mut self, slot: usize, a: u64, off: usize, n: usize, data: &[u8], pos: usize, addr: u64, tags: Tags<'_>, mask: Option<&BitSlice<u64, Lsb0>>) {
+    fn update(&mut self, f: usize, a: u64, off: usize, n: usize, data: &[u8], pos: usize, addr: u64, tags: Tags<'_>, mask: Option<&BitSlice<u64, Lsb0>>) {
         let lb = self.line_bytes;
         let wpl = lb / TAG_GRANULE as usize;
         let first_word = addr / TAG_GRANULE;
         match mask {
             None => {
-                let f = self.frame::<0>(slot);
                 copy(&mut self.data[f * lb + off..f * lb + off + n], &data[pos..pos + n]);
                 let w0 = f * wpl + off / TAG_GRANULE as usize;
                 let wn = word_span(a, n);
@@ -1033,7 +1034,7 @@ impl Cache {
                     }
                 }
             }
-            Some(m) => self.update_masked(slot, a, off, n, data, pos, addr, tags, m),
+            Some(m) => self.update_masked(f, a, off, n, data, pos, addr, tags, m),
         }
     }
 
@@ -1041,11 +1042,10 @@ impl Cache {
     /// a time (the mask read 64 bits at once), each written word taking its tag.
     #[allow(clippy::too_many_arguments)]
     #[inline(never)]
-    fn update_masked(&mut self, slot: usize, a: u64, off: usize, n: usize, data: &[u8], pos: usize, addr: u64, tags: Tags<'_>, m: &BitSlice<u64, Lsb0>) {
+    fn update_masked(&mut self, f: usize, a: u64, off: usize, n: usize, data: &[u8], pos: usize, addr: u64, tags: Tags<'_>, m: &BitSlice<u64, Lsb0>) {
         let lb = self.line_bytes;
         let wpl = lb / TAG_GRANULE as usize;
         let first_word = addr / TAG_GRANULE;
-        let f = self.frame::<0>(slot);
         for_each_run(&m[pos..pos + n], |i, j| {
             self.data[f * lb + off + i..f * lb + off + j].copy_from_slice(&data[pos + i..pos + j]);
             for w in (a + i as u64) / TAG_GRANULE..=(a + j as u64 - 1) / TAG_GRANULE {
