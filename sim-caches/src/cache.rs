@@ -875,8 +875,9 @@ impl Cache {
     }
 
     /// Makes `slot`, holding `line` and just touched, the line used last for the fast path of
-    /// [`Cache::read`], if it is fully valid (a partly valid line must go the slow way). `LB` is
-    /// the line size when known at compile time, else 0.
+    /// [`Cache::read`], if it is fully valid (a partly valid line must go the slow way).
+    /// `frame_at` is where its bytes start in `data` (its frame times the line size, which the
+    /// caller has computed). `LB` is the line size when known at compile time, else 0.
     #[inline(always)]
     fn remember_if_full<const LB: usize>(&mut self, line: u64, slot: usize, frame_at: usize) {
         let lb = if LB == 0 { self.line_bytes } else { LB };
