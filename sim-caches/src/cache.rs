@@ -257,13 +257,12 @@ impl Cache {
         if addr.checked_add(data.len() as u64).is_none() || tags.len() != word_span(addr, data.len()) {
             return None;
         }
-        for Segment { pos, addr: a, line, off, n } in self.segments(addr, data.len()) {
-            let slot = self.lookup(line)?;
-            if !self.covers::<0>(&self.valid, slot, off, n) {
+        for seg in self.segments(addr, data.len()) {
+            let slot = self.lookup(seg.line)?;
+            if !self.covers::<0>(&self.valid, slot, seg.off, seg.n) {
                 return None;
             }
-            data[pos..pos + n].copy_from_slice(&self.data[self.frame::<0>(slot) * self.line_bytes + off..][..n]);
-            self.copy_tags_out(slot, a, n, addr, tags);
+            self.copy_segment_out(self.frame::<0>(slot), &seg, addr, data, tags);
         }
         Some(())
     }
@@ -419,8 +418,8 @@ impl Cache {
     fn victim<const W: usize>(&mut self, set: usize) -> usize {
         let ways = if W == 0 { self.ways } else { W };
         let base = set * ways;
-        if self.spec.replacement == Replacement::Lru && ways <= LRU_ORDER_WAYS {
-            // The first empty way, else the last in the order: no pass over the ways.
+        if self.victim_is_touched::<W>() {
+            // LRU of at most 16 ways. The first empty way, else the last in the order: no pass over the ways.
             let LruSet { order, occupied } = self.lru[set];
             let all = u64::MAX >> (64 - ways);
             let (way, order) = if occupied != all {
@@ -596,14 +595,17 @@ impl Cache {
 
     // ----- moving lines -------------------------------------------------------------------------
 
+    /// Copies one segment of an access out of the slot whose frame is `f`: its bytes into
+    /// `data[seg.pos..]` and the tags of the words they touch into their place in `tags` (the
+    /// access's, which starts at `access_addr`).
     #[inline]
-    fn copy_tags_out(&self, slot: usize, a: u64, n: usize, access_addr: u64, tags: &mut [Tag]) {
+    fn copy_segment_out(&self, f: usize, seg: &Segment, access_addr: u64, data: &mut [u8], tags: &mut [Tag]) {
+        let Segment { pos, addr: a, off, n, .. } = *seg;
+        data[pos..pos + n].copy_from_slice(&self.data[f * self.line_bytes + off..][..n]);
         let wpl = self.line_bytes / TAG_GRANULE as usize;
-        let off = (a & (self.line_bytes as u64 - 1)) as usize;
         let w0 = off / TAG_GRANULE as usize;
         let wn = word_span(a, n);
         let dst = (a / TAG_GRANULE - access_addr / TAG_GRANULE) as usize;
-        let f = self.frame::<0>(slot);
         tags[dst..dst + wn].copy_from_slice(&self.tags[f * wpl + w0..f * wpl + w0 + wn]);
     }
 
@@ -895,7 +897,8 @@ impl Cache {
         Tags::Words(tags).check(addr, data.len())?;
         self.stats.reads += 1;
         let mut report = AccessReport::default();
-        for Segment { pos, addr: a, line, off, n } in self.segments(addr, data.len()) {
+        for seg in self.segments(addr, data.len()) {
+            let Segment { line, off, n, .. } = seg;
             let slot = match self.lookup(line) {
                 Some(s) if self.covers::<0>(&self.valid, s, off, n) => {
                     report.hits += 1;
@@ -915,11 +918,10 @@ impl Cache {
                     s
                 }
             };
-            data[pos..pos + n].copy_from_slice(&self.data[self.frame::<0>(slot) * self.line_bytes + off..][..n]);
-            self.copy_tags_out(slot, a, n, addr, tags);
+            let f = self.frame::<0>(slot);
+            self.copy_segment_out(f, &seg, addr, data, tags);
             self.touch(slot);
-            let frame_at = self.frame::<0>(slot) * self.line_bytes;
-            self.remember_if_full::<0>(line, slot, frame_at);
+            self.remember_if_full::<0>(line, slot, f * self.line_bytes);
         }
         Ok(report)
     }
