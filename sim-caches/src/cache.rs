@@ -142,6 +142,8 @@ pub struct Cache {
     /// `log2` of the number of sets (a power of two).
     set_shift: u32,
     ways: usize,
+    /// `sets * ways`: the number of slots, and of frames.
+    slots: usize,
     plru_levels: u32,
     lines: Vec<u64>,
     /// Beside `lines`: a hash of each slot's line ([`line_hint`]), so that a lookup compares one
@@ -196,6 +198,7 @@ impl Cache {
             set_mask: sets as u64 - 1,
             set_shift: sets.trailing_zeros(),
             ways,
+            slots,
             plru_levels: spec.ways.trailing_zeros(),
             lines: vec![INVALID; slots],
             way_hints: vec![0; slots],
@@ -324,8 +327,9 @@ impl Cache {
             // The set's hint bytes first, eight at a time: only a way whose hint matches can hold
             // the line, and a miss (what a cache is timed on) usually has none to check.
             let wanted = u64::from(line_hint(line)) * 0x0101_0101_0101_0101;
-            for at in (base..base + W).step_by(8) {
-                let n = (base + W - at).min(8);
+            for k in 0..W.div_ceil(8) {
+                // Constants once the loop is unrolled.
+                let (at, n) = (base + 8 * k, (W - 8 * k).min(8));
                 let mut hints = [0; 8];
                 hints[..n].copy_from_slice(&self.way_hints[at..at + n]);
                 // Bytes past the set's ways are no candidates.
@@ -488,6 +492,51 @@ impl Cache {
     fn frame<const W: usize>(&self, slot: usize) -> usize {
         let (set, way) = self.set_and_way::<W>(slot);
         (way << self.set_shift) | set
+    }
+
+    // The three accessors below reach several arrays at one index with one bounds check instead
+    // of one per array. `Cache::new` gives every per-slot array a fixed number of entries per
+    // slot (a line number, a hint, `mask_words` words of each mask) and `data` and `tags`
+    // `line_bytes` bytes and `line_bytes / 4` tags per frame, with as many frames as slots; no
+    // method ever resizes them. So an index checked against `slots` is in bounds of all of them.
+
+    /// Frame `f`'s bytes and tags. `LB` as in [`Cache::mask_shape`].
+    #[inline(always)]
+    fn frame_data<const LB: usize>(&self, f: usize) -> (&[u8], &[Tag]) {
+        let lb = if LB == 0 { self.line_bytes } else { LB };
+        let wpl = lb / TAG_GRANULE as usize;
+        assert!(f < self.slots, "frame {f} of {}", self.slots);
+        // SAFETY: `f < slots`, and each array has room for `slots` frames (see above).
+        unsafe { (self.data.get_unchecked(f * lb..(f + 1) * lb), self.tags.get_unchecked(f * wpl..(f + 1) * wpl)) }
+    }
+
+    /// [`Cache::frame_data`], to write.
+    #[inline(always)]
+    fn frame_data_mut<const LB: usize>(&mut self, f: usize) -> (&mut [u8], &mut [Tag]) {
+        let lb = if LB == 0 { self.line_bytes } else { LB };
+        let wpl = lb / TAG_GRANULE as usize;
+        assert!(f < self.slots, "frame {f} of {}", self.slots);
+        // SAFETY: `f < slots`, and each array has room for `slots` frames (see above); the two
+        // slices are of different arrays.
+        unsafe { (self.data.get_unchecked_mut(f * lb..(f + 1) * lb), self.tags.get_unchecked_mut(f * wpl..(f + 1) * wpl)) }
+    }
+
+    /// Slot `slot`'s line number, hint, and valid and dirty masks. `LB` as in
+    /// [`Cache::mask_shape`].
+    #[inline(always)]
+    fn slot_state<const LB: usize>(&mut self, slot: usize) -> (&mut u64, &mut u8, &mut [u64], &mut [u64]) {
+        let (mw, _) = self.mask_shape::<LB>();
+        assert!(slot < self.slots, "slot {slot} of {}", self.slots);
+        // SAFETY: `slot < slots`, and each array has room for `slots` slots (see above); the four
+        // references are into different arrays.
+        unsafe {
+            (
+                self.lines.get_unchecked_mut(slot),
+                self.way_hints.get_unchecked_mut(slot),
+                self.valid.get_unchecked_mut(slot * mw..(slot + 1) * mw),
+                self.dirty.get_unchecked_mut(slot * mw..(slot + 1) * mw),
+            )
+        }
     }
 
     /// The words of a slot's byte mask and the value of a full last word: constants when the
@@ -659,13 +708,16 @@ impl Cache {
     }
 
     /// Finds room for `line` (evicting a victim, writing it back if dirty) and returns the
-    /// empty slot now assigned to it.
+    /// slot now assigned to it, clean, but with the victim's valid mask: the caller fills the
+    /// whole line or clears the mask.
     #[inline(always)]
     fn allocate<N: MemoryLevel + ?Sized, const LB: usize, const W: usize>(&mut self, line: u64, next: &mut N, report: &mut AccessReport) -> Result<usize, AccessError> {
         let set = (line & self.set_mask) as usize;
         let slot = self.victim::<W>(set);
-        if self.lines[slot] != INVALID {
-            if self.is_dirty::<LB>(slot) {
+        let (held, _, _, dirty) = self.slot_state::<LB>(slot);
+        let (occupied, dirty) = (*held != INVALID, dirty.iter().any(|&w| w != 0));
+        if occupied {
+            if dirty {
                 self.write_back(slot, next, report)?;
             }
             report.evictions += 1;
@@ -676,30 +728,28 @@ impl Cache {
             if self.mru_slot == slot {
                 self.mru_len = 0;
             }
-            let (mask_words, _) = self.mask_shape::<LB>();
-            Self::clear(&mut self.valid, slot, mask_words);
         } else {
             self.resident += 1;
         }
-        self.lines[slot] = line;
-        self.way_hints[slot] = line_hint(line);
+        let (held, hint, _, _) = self.slot_state::<LB>(slot);
+        *held = line;
+        *hint = line_hint(line);
         Ok(slot)
     }
 
     /// Finds room for `line` and fills it from `next`: [`Cache::allocate`] then
-    /// [`Cache::fill`], without the checks an empty slot does not need.
-    /// `LB` and `W` are the line size and associativity when known at compile time, else 0.
+    /// [`Cache::fill`], without the checks an empty slot does not need. Returns the slot and its
+    /// frame. `LB` and `W` are the line size and associativity when known at compile time, else 0.
     #[inline(always)]
-    fn allocate_fill<N: MemoryLevel + ?Sized, const LB: usize, const W: usize>(&mut self, line: u64, next: &mut N, report: &mut AccessReport) -> Result<usize, AccessError> {
+    fn allocate_fill<N: MemoryLevel + ?Sized, const LB: usize, const W: usize>(&mut self, line: u64, next: &mut N, report: &mut AccessReport) -> Result<(usize, usize), AccessError> {
         let slot = self.allocate::<N, LB, W>(line, next, report)?;
-        let lb = if LB == 0 { self.line_bytes } else { LB };
         let f = self.frame::<W>(slot);
-        let (bytes, words) = (f * lb..(f + 1) * lb, f * (lb / TAG_GRANULE as usize)..(f + 1) * (lb / TAG_GRANULE as usize));
         // The slot holds no valid byte, so the next level writes straight into it. With the line
         // size a constant, the address is visibly line-aligned, which lets the level below drop
         // its alignment arithmetic.
         let addr = if LB == 0 { line << self.line_shift } else { line << LB.trailing_zeros() };
-        let below = next.read(addr, &mut self.data[bytes], &mut self.tags[words]);
+        let (bytes, words) = self.frame_data_mut::<LB>(f);
+        let below = next.read(addr, bytes, words);
         match below {
             Ok(below) => report.absorb_below(&below),
             Err(e) => {
@@ -713,7 +763,7 @@ impl Cache {
         self.stats.fills += 1;
         let shape = self.mask_shape::<LB>();
         Self::set_full(&mut self.valid, slot, shape);
-        Ok(slot)
+        Ok((slot, f))
     }
 
     /// Fetches the slot's line from `next`, filling only the bytes not already valid.
@@ -779,7 +829,7 @@ impl Cache {
             let at = self.mru_at + off as usize;
             let w0 = at / TAG_GRANULE as usize;
             debug_assert!(at + n <= self.data.len() && at % TAG_GRANULE as usize == 0 && w0 + n / TAG_GRANULE as usize <= self.tags.len());
-            // SAFETY: `remember_if_full` is the only place that makes `mru_len` non-zero, and it
+            // SAFETY: `remember` is the only place that makes `mru_len` non-zero, and it
             // sets `mru_at` and `mru_len` to the start and length of one frame's bytes, so
             // `mru_at + mru_len <= data.len()` and `(mru_at + mru_len) / 4 <= tags.len()` (one tag
             // per 4 bytes). The access lies inside that frame (`off + n <= mru_len`) and starts on a
@@ -843,36 +893,40 @@ impl Cache {
         self.stats.reads += 1;
         let line = addr >> self.line_shift;
         let mut report = AccessReport::default();
-        let (slot, touched) = match self.lookup_w::<W>(line) {
+        let (slot, f, allocated) = match self.lookup_w::<W>(line) {
             Some(s) if self.covers::<LB>(&self.valid, s, off, n) => {
                 report.hits = 1;
                 self.stats.read_hits += 1;
-                (s, false)
+                (s, self.frame::<W>(s), false)
             }
             Some(s) => {
                 report.misses = 1;
                 self.stats.read_misses += 1;
                 self.fill(s, next, &mut report)?;
-                (s, false)
+                (s, self.frame::<W>(s), false)
             }
             None => {
                 report.misses = 1;
                 self.stats.read_misses += 1;
-                // The new line becomes the line used last below, which is all that `touch`
-                // would add to the victim's bookkeeping.
-                (self.allocate_fill::<N, LB, W>(line, next, &mut report)?, self.victim_is_touched::<W>())
+                let (s, f) = self.allocate_fill::<N, LB, W>(line, next, &mut report)?;
+                (s, f, true)
             }
         };
-        // Word `w` of frame `f` is tag `f * line_bytes / 4 + w`: the line size is a multiple of 4.
-        let frame_at = self.frame::<W>(slot) * lb;
-        let at = frame_at + off;
-        copy(data, &self.data[at..at + n]);
-        let w0 = at / TAG_GRANULE as usize;
-        copy(tags, &self.tags[w0..w0 + tags.len()]);
-        if !touched {
+        let (bytes, words) = self.frame_data::<LB>(f);
+        copy(data, &bytes[off..off + n]);
+        let w0 = off / TAG_GRANULE as usize;
+        copy(tags, &words[w0..w0 + tags.len()]);
+        // A new line may already be the most recently used (see `victim`): then it becomes the
+        // line used last below, which is all that `touch` would add.
+        if !(allocated && self.victim_is_touched::<W>()) {
             self.touch_w::<W>(slot);
         }
-        self.remember_if_full::<LB>(line, slot, frame_at);
+        if allocated {
+            // Just filled from the next level: fully valid.
+            self.remember::<LB>(line, slot, f * lb);
+        } else {
+            self.remember_if_full::<LB>(line, slot, f * lb);
+        }
         Ok(report)
     }
 
@@ -882,13 +936,20 @@ impl Cache {
     /// caller has computed). `LB` is the line size when known at compile time, else 0.
     #[inline(always)]
     fn remember_if_full<const LB: usize>(&mut self, line: u64, slot: usize, frame_at: usize) {
-        let lb = if LB == 0 { self.line_bytes } else { LB };
         if self.is_full::<LB>(&self.valid, slot) {
-            self.mru_addr = line << lb.trailing_zeros();
-            self.mru_len = lb;
-            self.mru_slot = slot;
-            self.mru_at = frame_at;
+            self.remember::<LB>(line, slot, frame_at);
         }
+    }
+
+    /// [`Cache::remember_if_full`] of a slot known to be fully valid (just filled).
+    #[inline(always)]
+    fn remember<const LB: usize>(&mut self, line: u64, slot: usize, frame_at: usize) {
+        debug_assert!(self.is_full::<LB>(&self.valid, slot));
+        let lb = if LB == 0 { self.line_bytes } else { LB };
+        self.mru_addr = line << lb.trailing_zeros();
+        self.mru_len = lb;
+        self.mru_slot = slot;
+        self.mru_at = frame_at;
     }
 
     /// A read of any length, line by line.
@@ -910,7 +971,7 @@ impl Cache {
                     self.stats.read_misses += 1;
                     let s = match found {
                         Some(s) => s,
-                        None => self.allocate_fill::<N, 0, 0>(line, next, &mut report)?,
+                        None => self.allocate_fill::<N, 0, 0>(line, next, &mut report)?.0,
                     };
                     if found.is_some() {
                         self.fill(s, next, &mut report)?;
@@ -977,8 +1038,13 @@ impl Cache {
             let slot = match (found, policy) {
                 (Some(s), _) => Some(s),
                 (None, WritePolicy::WriteThroughNoAllocate) => None,
-                (None, WritePolicy::WriteBackByteMask) => Some(self.allocate::<N, LB, W>(line, next, &mut report)?),
-                (None, _) => Some(self.allocate_fill::<N, LB, W>(line, next, &mut report)?),
+                (None, WritePolicy::WriteBackByteMask) => {
+                    let slot = self.allocate::<N, LB, W>(line, next, &mut report)?;
+                    let (_, _, valid, _) = self.slot_state::<LB>(slot);
+                    valid.fill(0);
+                    Some(slot)
+                }
+                (None, _) => Some(self.allocate_fill::<N, LB, W>(line, next, &mut report)?.0),
             };
             let touched = found.is_none() && self.victim_is_touched::<W>();
             if let Some(slot) = slot {
