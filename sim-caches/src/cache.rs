@@ -323,24 +323,18 @@ impl Cache {
     fn lookup_w<const W: usize>(&self, line: u64) -> Option<usize> {
         let ways = if W == 0 { self.ways } else { W };
         let base = (line & self.set_mask) as usize * ways;
-        if W == 4 || W == 8 || W == 16 {
-            // The set's hint bytes first, eight at a time: only a way whose hint matches can hold
-            // the line, and a miss (what a cache is timed on) usually has none to check.
-            let wanted = u64::from(line_hint(line)) * 0x0101_0101_0101_0101;
-            for k in 0..W.div_ceil(8) {
-                // Constants once the loop is unrolled.
-                let (at, n) = (base + 8 * k, (W - 8 * k).min(8));
-                let mut hints = [0; 8];
-                hints[..n].copy_from_slice(&self.way_hints[at..at + n]);
-                // Bytes past the set's ways are no candidates.
-                let mut candidates = zero_bytes(u64::from_le_bytes(hints) ^ wanted) & u64::MAX >> (64 - 8 * n);
-                while candidates != 0 {
-                    let slot = at + candidates.trailing_zeros() as usize / 8;
-                    if self.lines[slot] == line {
-                        return Some(slot);
-                    }
-                    candidates &= candidates - 1;
+        if let Ok(hints) = <&[u8; W]>::try_from(&self.way_hints[base..base + W])
+            && (W == 4 || W == 8 || W == 16)
+        {
+            // The set's hint bytes first, all at once: only a way whose hint matches can hold the
+            // line, and a miss (what a cache is timed on) usually has none to check.
+            let mut candidates = ways_hinting(hints, line_hint(line));
+            while candidates != 0 {
+                let slot = base + candidates.trailing_zeros() as usize;
+                if self.lines[slot] == line {
+                    return Some(slot);
                 }
+                candidates &= candidates - 1;
             }
             return None;
         }
@@ -1278,11 +1272,29 @@ fn line_hint(line: u64) -> u8 {
     (line.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as u8
 }
 
-/// The high bit of every zero byte of `x` (and possibly of bytes above a zero byte, which a
-/// caller must check anyway), the others clear.
+/// The ways of a set of `W` ways (at most 16) whose hint byte is `wanted`, one bit a way.
 #[inline(always)]
-fn zero_bytes(x: u64) -> u64 {
-    x.wrapping_sub(0x0101_0101_0101_0101) & !x & 0x8080_8080_8080_8080
+fn ways_hinting<const W: usize>(hints: &[u8; W], wanted: u8) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8};
+        let mut bytes = [0u8; 16];
+        bytes[..W].copy_from_slice(hints);
+        // One vector compare of all the ways' bytes. SAFETY: the load reads the 16 bytes of
+        // `bytes`, and SSE2, which the others need, is part of x86-64.
+        let equal = unsafe { _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(bytes.as_ptr().cast()), _mm_set1_epi8(wanted as i8))) };
+        // Bytes past the set's ways are no candidates.
+        equal as u32 & ((1u32 << W) - 1)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    ways_hinting_bytewise(hints, wanted)
+}
+
+/// [`ways_hinting`] a byte at a time: the definition, and the code on hosts other than x86-64.
+#[inline(always)]
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+fn ways_hinting_bytewise<const W: usize>(hints: &[u8; W], wanted: u8) -> u32 {
+    hints.iter().enumerate().fold(0, |found, (w, &h)| found | u32::from(h == wanted) << w)
 }
 
 /// An LRU order (four bits a way, most recent first) with `way` moved to the front.
@@ -1395,6 +1407,29 @@ impl<N: MemoryLevel + ?Sized> MemoryLevel for Chained<'_, N> {
 mod tests {
     use super::*;
     use crate::{BackingStore, CacheSpec};
+
+    /// The vector compare of hint bytes finds exactly the ways a byte-by-byte compare finds,
+    /// for every associativity it serves, whatever the bytes (zero included).
+    #[test]
+    fn hint_scan_matches_a_bytewise_compare() {
+        fn check<const W: usize>(rng: &mut u64) {
+            for _ in 0..2000 {
+                let mut hints = [0u8; W];
+                for h in &mut hints {
+                    *rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    // Few distinct values, so that matches are common.
+                    *h = (*rng >> 60) as u8 * 17;
+                }
+                for wanted in [0, 17, 34, 255] {
+                    assert_eq!(ways_hinting(&hints, wanted), ways_hinting_bytewise(&hints, wanted), "{hints:?} {wanted}");
+                }
+            }
+        }
+        let mut rng = 1;
+        check::<4>(&mut rng);
+        check::<8>(&mut rng);
+        check::<16>(&mut rng);
+    }
 
     /// Lines of one set whose hint bytes are all equal (every way's hint matches every lookup):
     /// each is found with its own bytes, a line with the same hint that was never read is not,
