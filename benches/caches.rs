@@ -12,7 +12,8 @@
 //! 64 MiB `Vec<u8>` with the same random addresses (independent and dependent loads), to show how
 //! much of the random cases is the host's own memory latency; `minimal_l1_stream_load8` runs the
 //! streaming loads through a cache built for that one pattern, to show how much of
-//! `single/stream_load8` is the host's own limit.
+//! `single/stream_load8` is the host's own limit, and `minimal_two_level_random_load8` the
+//! random loads through a two-level cache built for that one pattern, for `two_level/random_load8`.
 //!
 //! Run: `cargo bench -p gpusim --bench caches -- --warm-up-time 1 --measurement-time 3`
 
@@ -23,7 +24,10 @@ use gpusim::caches::{BackingStore, Cache, CacheSpec, Chained, MemoryLevel, Repla
 
 #[path = "common/minimal_l1.rs"]
 mod minimal_l1;
+#[path = "common/minimal_two_level.rs"]
+mod minimal_two_level;
 use minimal_l1::MinimalL1;
+use minimal_two_level::MinimalTwoLevel;
 
 const KIB: u64 = 1024;
 const MIB: u64 = 1024 * KIB;
@@ -182,6 +186,19 @@ fn caches(c: &mut Criterion) {
                 sum = sum.wrapping_add(u64::from_le_bytes(data) ^ tags[0] as u64);
             }
             base = (base + ACCESSES as u64 * 8) % RANGE;
+            black_box(sum)
+        })
+    });
+    black_box(&minimal.stats);
+    // The same for the two-level random loads.
+    let mut minimal = MinimalTwoLevel::default();
+    g.bench_function("minimal_two_level_random_load8", |b| {
+        b.iter(|| {
+            let mut sum = 0u64;
+            for &a in &random {
+                let (data, tags) = minimal.load8(&mut store, a);
+                sum = sum.wrapping_add(u64::from_le_bytes(data) ^ tags[0] as u64);
+            }
             black_box(sum)
         })
     });

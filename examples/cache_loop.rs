@@ -15,7 +15,9 @@
 //! the benchmark's baseline cache built for that pattern alone, `benches/common/minimal_l1.rs`),
 //! `stream2` (consecutive loads through L1 and L2), `random` (L1 alone, uniformly random loads),
 //! `random2` (L1 + L2), `random2-prefetch` (the
-//! same with a prefetch hint 16 accesses ahead), `store` (L1 alone, write-through, random
+//! same with a prefetch hint 16 accesses ahead), `minimal2` (the `random2` loads through the
+//! benchmark's baseline two-level cache built for that pattern alone,
+//! `benches/common/minimal_two_level.rs`), `store` (L1 alone, write-through, random
 //! stores), `store2-wb` (a byte-mask write-back L1 + L2, random stores).
 //!
 //! With `--best-of N` it also times the rounds, N times over, and prints the best and the median
@@ -33,7 +35,10 @@ use gpusim::caches::{BackingStore, Cache, CacheSpec, Chained, Replacement, Tag, 
 
 #[path = "../benches/common/minimal_l1.rs"]
 mod minimal_l1;
+#[path = "../benches/common/minimal_two_level.rs"]
+mod minimal_two_level;
 use minimal_l1::MinimalL1;
+use minimal_two_level::MinimalTwoLevel;
 
 const KIB: u64 = 1024;
 const MIB: u64 = 1024 * KIB;
@@ -50,7 +55,7 @@ fn splitmix(state: &mut u64) -> u64 {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let usage = "usage: cache_loop stream|minimal|stream2|random|random2|random2-prefetch|store|store2-wb ROUNDS [--best-of N]";
+    let usage = "usage: cache_loop stream|minimal|stream2|random|random2|random2-prefetch|minimal2|store|store2-wb ROUNDS [--best-of N]";
     let args: Vec<String> = std::env::args().skip(1).collect();
     let pattern = args.first().ok_or(usage)?.clone();
     let rounds: u64 = args.get(1).ok_or(usage)?.parse().map_err(|e| format!("ROUNDS: {e}"))?;
@@ -74,6 +79,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut l1 = Cache::new("L1", &CacheSpec::new(32 * KIB, 64, 8, Replacement::Lru, l1_policy), 1)?;
     let mut l2 = Cache::new("L2", &CacheSpec::new(MIB, 64, 16, Replacement::Lru, WritePolicy::WriteBackLineDirty), 2)?;
     let mut minimal = MinimalL1::default();
+    let mut minimal2 = MinimalTwoLevel::default();
     let mut s = 0x5EED;
     let random: Vec<u64> = (0..ACCESSES).map(|_| (splitmix(&mut s) % (RANGE / 8)) * 8).collect();
     let (mut data, mut tags, mut sum) = ([0u8; 8], [0 as Tag; 2], 0u64);
@@ -119,6 +125,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                             l1.prefetch(&next, ahead);
                         }
                         l1.read(&mut next, a, &mut data, &mut tags)?;
+                        sum = sum.wrapping_add(u64::from_le_bytes(data) ^ tags[0] as u64);
+                    }
+                }
+                "minimal2" => {
+                    for &a in &random {
+                        let (data, tags) = minimal2.load8(&mut vram, a);
                         sum = sum.wrapping_add(u64::from_le_bytes(data) ^ tags[0] as u64);
                     }
                 }
