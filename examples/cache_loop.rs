@@ -31,7 +31,7 @@
 
 use std::time::Instant;
 
-use gpusim::caches::{BackingStore, Cache, CacheSpec, Chained, Replacement, Tag, Tags, WritePolicy};
+use gpusim::caches::{AccessError, BackingStore, Cache, CacheSpec, Chained, MemoryLevel, Replacement, Tag, Tags, WritePolicy};
 
 #[path = "../benches/common/minimal_l1.rs"]
 mod minimal_l1;
@@ -82,70 +82,27 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut minimal2 = MinimalTwoLevel::default();
     let mut s = 0x5EED;
     let random: Vec<u64> = (0..ACCESSES).map(|_| (splitmix(&mut s) % (RANGE / 8)) * 8).collect();
-    let (mut data, mut tags, mut sum) = ([0u8; 8], [0 as Tag; 2], 0u64);
+    let mut sum = 0u64;
     // The streaming patterns continue through the range from run to run, as the benchmark's do.
     let mut round = 0u64;
     let mut rates = Vec::new();
     for _ in 0..repeats {
         let start = Instant::now();
         for _ in 0..rounds {
-            match pattern.as_str() {
-                "stream" => {
-                    let base = round * ACCESSES as u64 * 8 % RANGE;
-                    for i in 0..ACCESSES as u64 {
-                        l1.read(&mut vram, base + i * 8, &mut data, &mut tags)?;
-                        sum = sum.wrapping_add(u64::from_le_bytes(data) ^ tags[0] as u64);
-                    }
-                }
-                "stream2" => {
-                    let base = round * ACCESSES as u64 * 8 % RANGE;
-                    for i in 0..ACCESSES as u64 {
-                        l1.read(&mut Chained { cache: &mut l2, next: &mut vram }, base + i * 8, &mut data, &mut tags)?;
-                        sum = sum.wrapping_add(u64::from_le_bytes(data) ^ tags[0] as u64);
-                    }
-                }
-                "minimal" => {
-                    let base = round * ACCESSES as u64 * 8 % RANGE;
-                    for i in 0..ACCESSES as u64 {
-                        let (data, tags) = minimal.load8(&mut vram, base + i * 8);
-                        sum = sum.wrapping_add(u64::from_le_bytes(data) ^ tags[0] as u64);
-                    }
-                }
-                "random" => {
-                    for &a in &random {
-                        l1.read(&mut vram, a, &mut data, &mut tags)?;
-                        sum = sum.wrapping_add(u64::from_le_bytes(data) ^ tags[0] as u64);
-                    }
-                }
-                "random2" | "random2-prefetch" => {
-                    let hint = pattern == "random2-prefetch";
-                    for (i, &a) in random.iter().enumerate() {
-                        let mut next = Chained { cache: &mut l2, next: &mut vram };
-                        if let Some(&ahead) = random.get(i + 16).filter(|_| hint) {
-                            l1.prefetch(&next, ahead);
-                        }
-                        l1.read(&mut next, a, &mut data, &mut tags)?;
-                        sum = sum.wrapping_add(u64::from_le_bytes(data) ^ tags[0] as u64);
-                    }
-                }
-                "minimal2" => {
-                    for &a in &random {
-                        let (data, tags) = minimal2.load8(&mut vram, a);
-                        sum = sum.wrapping_add(u64::from_le_bytes(data) ^ tags[0] as u64);
-                    }
-                }
-                "store" => {
-                    for &a in &random {
-                        l1.write(&mut vram, a, &a.to_le_bytes(), Tags::One(a as Tag), None)?;
-                    }
-                }
-                "store2-wb" => {
-                    for &a in &random {
-                        l1.write(&mut Chained { cache: &mut l2, next: &mut vram }, a, &a.to_le_bytes(), Tags::One(a as Tag), None)?;
-                    }
-                }
+            let base = round * ACCESSES as u64 * 8 % RANGE;
+            let checksum = match pattern.as_str() {
+                "stream" => stream(&mut l1, &mut vram, base)?,
+                "stream2" => stream(&mut l1, &mut Chained { cache: &mut l2, next: &mut vram }, base)?,
+                "minimal" => minimal_stream(&mut minimal, &mut vram, base),
+                "random" => random_loads(&mut l1, &mut vram, &random)?,
+                "random2" => random_loads(&mut l1, &mut Chained { cache: &mut l2, next: &mut vram }, &random)?,
+                "random2-prefetch" => random_loads_prefetched(&mut l1, &mut l2, &mut vram, &random)?,
+                "minimal2" => minimal_random(&mut minimal2, &mut vram, &random),
+                "store" => random_stores(&mut l1, &mut vram, &random)?,
+                "store2-wb" => random_stores(&mut l1, &mut Chained { cache: &mut l2, next: &mut vram }, &random)?,
                 other => return Err(format!("unknown pattern `{other}`; {usage}").into()),
-            }
+            };
+            sum = sum.wrapping_add(checksum);
             round += 1;
         }
         rates.push((rounds * ACCESSES as u64) as f64 / start.elapsed().as_secs_f64() / 1e6);
@@ -158,4 +115,76 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("{pattern}: best {best:.1} M accesses/s, median {median:.1} M accesses/s over {repeats} runs");
     }
     Ok(())
+}
+
+// One round of each pattern, each in a function of its own, so that a pattern's loop is compiled
+// the same whatever the others are (its instruction count then compares builds of the cache, not
+// of this file). Each returns a checksum of what its loads returned.
+
+/// Consecutive 8-byte loads from `base` on.
+#[inline(never)]
+fn stream<N: MemoryLevel>(l1: &mut Cache, next: &mut N, base: u64) -> Result<u64, AccessError> {
+    let (mut data, mut tags, mut sum) = ([0u8; 8], [0 as Tag; 2], 0u64);
+    for i in 0..ACCESSES as u64 {
+        l1.read(next, base + i * 8, &mut data, &mut tags)?;
+        sum = sum.wrapping_add(u64::from_le_bytes(data) ^ tags[0] as u64);
+    }
+    Ok(sum)
+}
+
+/// [`stream`] through [`MinimalL1`].
+#[inline(never)]
+fn minimal_stream(minimal: &mut MinimalL1, vram: &mut BackingStore, base: u64) -> u64 {
+    let mut sum = 0u64;
+    for i in 0..ACCESSES as u64 {
+        let (data, tags) = minimal.load8(vram, base + i * 8);
+        sum = sum.wrapping_add(u64::from_le_bytes(data) ^ tags[0] as u64);
+    }
+    sum
+}
+
+/// 8-byte loads at the addresses `random`.
+#[inline(never)]
+fn random_loads<N: MemoryLevel>(l1: &mut Cache, next: &mut N, random: &[u64]) -> Result<u64, AccessError> {
+    let (mut data, mut tags, mut sum) = ([0u8; 8], [0 as Tag; 2], 0u64);
+    for &a in random {
+        l1.read(next, a, &mut data, &mut tags)?;
+        sum = sum.wrapping_add(u64::from_le_bytes(data) ^ tags[0] as u64);
+    }
+    Ok(sum)
+}
+
+/// [`random_loads`] through L1 and L2, with a prefetch hint 16 accesses ahead.
+#[inline(never)]
+fn random_loads_prefetched(l1: &mut Cache, l2: &mut Cache, vram: &mut BackingStore, random: &[u64]) -> Result<u64, AccessError> {
+    let (mut data, mut tags, mut sum) = ([0u8; 8], [0 as Tag; 2], 0u64);
+    for (i, &a) in random.iter().enumerate() {
+        let mut next = Chained { cache: &mut *l2, next: &mut *vram };
+        if let Some(&ahead) = random.get(i + 16) {
+            l1.prefetch(&next, ahead);
+        }
+        l1.read(&mut next, a, &mut data, &mut tags)?;
+        sum = sum.wrapping_add(u64::from_le_bytes(data) ^ tags[0] as u64);
+    }
+    Ok(sum)
+}
+
+/// [`random_loads`] through [`MinimalTwoLevel`].
+#[inline(never)]
+fn minimal_random(minimal: &mut MinimalTwoLevel, vram: &mut BackingStore, random: &[u64]) -> u64 {
+    let mut sum = 0u64;
+    for &a in random {
+        let (data, tags) = minimal.load8(vram, a);
+        sum = sum.wrapping_add(u64::from_le_bytes(data) ^ tags[0] as u64);
+    }
+    sum
+}
+
+/// 8-byte stores at the addresses `random`, each its own address as data and tag.
+#[inline(never)]
+fn random_stores<N: MemoryLevel>(l1: &mut Cache, next: &mut N, random: &[u64]) -> Result<u64, AccessError> {
+    for &a in random {
+        l1.write(next, a, &a.to_le_bytes(), Tags::One(a as Tag), None)?;
+    }
+    Ok(0)
 }
