@@ -142,8 +142,6 @@ pub struct Cache {
     /// `log2` of the number of sets (a power of two).
     set_shift: u32,
     ways: usize,
-    /// `sets * ways`: the number of slots, and of frames.
-    slots: usize,
     plru_levels: u32,
     lines: Vec<u64>,
     /// Beside `lines`: a hash of each slot's line ([`line_hint`]), so that a lookup compares one
@@ -198,7 +196,6 @@ impl Cache {
             set_mask: sets as u64 - 1,
             set_shift: sets.trailing_zeros(),
             ways,
-            slots,
             plru_levels: spec.ways.trailing_zeros(),
             lines: vec![INVALID; slots],
             way_hints: vec![0; slots],
@@ -488,19 +485,21 @@ impl Cache {
         (way << self.set_shift) | set
     }
 
-    // The three accessors below reach several arrays at one index with one bounds check instead
-    // of one per array. `Cache::new` gives every per-slot array a fixed number of entries per
-    // slot (a line number, a hint, `mask_words` words of each mask) and `data` and `tags`
-    // `line_bytes` bytes and `line_bytes / 4` tags per frame, with as many frames as slots; no
-    // method ever resizes them. So an index checked against `slots` is in bounds of all of them.
+    // The three accessors below reach several arrays at one index with one bounds check for
+    // arrays whose lengths are tied, instead of one per array. `Cache::new` gives `lines` and
+    // `way_hints` one entry per slot, `valid` and `dirty` the same number of words, and `tags`
+    // one tag per 4 bytes of `data`, and no method ever resizes any of them. The checks do not
+    // rely on `LB` being the cache's line size (which `by_geometry!` ensures), only on these
+    // ties, so that a wrong `LB` panics instead of reaching past an array.
 
     /// Frame `f`'s bytes and tags. `LB` as in [`Cache::mask_shape`].
     #[inline(always)]
     fn frame_data<const LB: usize>(&self, f: usize) -> (&[u8], &[Tag]) {
         let lb = if LB == 0 { self.line_bytes } else { LB };
         let wpl = lb / TAG_GRANULE as usize;
-        assert!(f < self.slots, "frame {f} of {}", self.slots);
-        // SAFETY: `f < slots`, and each array has room for `slots` frames (see above).
+        assert!(f < self.data.len() / lb, "frame {f} of {}", self.data.len() / lb);
+        // SAFETY: `(f + 1) * lb <= data.len()`, and `tags` holds `data.len() / 4` tags, so
+        // `(f + 1) * (lb / 4) <= tags.len()`.
         unsafe { (self.data.get_unchecked(f * lb..(f + 1) * lb), self.tags.get_unchecked(f * wpl..(f + 1) * wpl)) }
     }
 
@@ -509,9 +508,8 @@ impl Cache {
     fn frame_data_mut<const LB: usize>(&mut self, f: usize) -> (&mut [u8], &mut [Tag]) {
         let lb = if LB == 0 { self.line_bytes } else { LB };
         let wpl = lb / TAG_GRANULE as usize;
-        assert!(f < self.slots, "frame {f} of {}", self.slots);
-        // SAFETY: `f < slots`, and each array has room for `slots` frames (see above); the two
-        // slices are of different arrays.
+        assert!(f < self.data.len() / lb, "frame {f} of {}", self.data.len() / lb);
+        // SAFETY: as in `frame_data`; the two slices are of different arrays.
         unsafe { (self.data.get_unchecked_mut(f * lb..(f + 1) * lb), self.tags.get_unchecked_mut(f * wpl..(f + 1) * wpl)) }
     }
 
@@ -520,9 +518,10 @@ impl Cache {
     #[inline(always)]
     fn slot_state<const LB: usize>(&mut self, slot: usize) -> (&mut u64, &mut u8, &mut [u64], &mut [u64]) {
         let (mw, _) = self.mask_shape::<LB>();
-        assert!(slot < self.slots, "slot {slot} of {}", self.slots);
-        // SAFETY: `slot < slots`, and each array has room for `slots` slots (see above); the four
-        // references are into different arrays.
+        assert!(slot < self.lines.len() && slot < self.valid.len() / mw, "slot {slot} of {}", self.lines.len());
+        // SAFETY: `slot` is below the length of `lines`, which `way_hints` shares, and
+        // `(slot + 1) * mw` is at most the length of `valid`, which `dirty` shares (see above);
+        // the four references are into different arrays.
         unsafe {
             (
                 self.lines.get_unchecked_mut(slot),
