@@ -40,16 +40,45 @@ const INVALID: u64 = u64::MAX;
 /// acceptance test's geometries cover it).
 macro_rules! by_geometry {
     ($cache:ident, $method:ident::<$n:ty>($($arg:expr),*)) => {
-        match ($cache.line_bytes, $cache.ways) {
-            (64, 4) => $cache.$method::<$n, 64, 4>($($arg),*),
-            (64, 8) => $cache.$method::<$n, 64, 8>($($arg),*),
-            (64, 16) => $cache.$method::<$n, 64, 16>($($arg),*),
-            (128, 8) => $cache.$method::<$n, 128, 8>($($arg),*),
-            (128, 16) => $cache.$method::<$n, 128, 16>($($arg),*),
-            (32, _) => $cache.$method::<$n, 32, 0>($($arg),*),
-            _ => $cache.$method::<$n, 0, 0>($($arg),*),
+        match $cache.geometry {
+            Geometry::L64W4 => $cache.$method::<$n, 64, 4>($($arg),*),
+            Geometry::L64W8 => $cache.$method::<$n, 64, 8>($($arg),*),
+            Geometry::L64W16 => $cache.$method::<$n, 64, 16>($($arg),*),
+            Geometry::L128W8 => $cache.$method::<$n, 128, 8>($($arg),*),
+            Geometry::L128W16 => $cache.$method::<$n, 128, 16>($($arg),*),
+            Geometry::L32 => $cache.$method::<$n, 32, 0>($($arg),*),
+            Geometry::Other => $cache.$method::<$n, 0, 0>($($arg),*),
         }
     };
+}
+
+/// The geometries [`by_geometry!`] compiles code of its own for, decided once when the cache is
+/// built (one jump on a byte per access, instead of comparing line size and ways each time).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Geometry {
+    L64W4,
+    L64W8,
+    L64W16,
+    L128W8,
+    L128W16,
+    /// 32-byte lines, any associativity.
+    L32,
+    /// Everything else: line size and associativity read from the cache.
+    Other,
+}
+
+impl Geometry {
+    fn of(line_bytes: usize, ways: usize) -> Geometry {
+        match (line_bytes, ways) {
+            (64, 4) => Geometry::L64W4,
+            (64, 8) => Geometry::L64W8,
+            (64, 16) => Geometry::L64W16,
+            (128, 8) => Geometry::L128W8,
+            (128, 16) => Geometry::L128W16,
+            (32, _) => Geometry::L32,
+            _ => Geometry::Other,
+        }
+    }
 }
 /// The most ways whose LRU order fits one word, four bits a way.
 const LRU_ORDER_WAYS: usize = 16;
@@ -142,6 +171,8 @@ pub struct Cache {
     /// `log2` of the number of sets (a power of two).
     set_shift: u32,
     ways: usize,
+    /// Which compiled-in geometry `line_bytes` and `ways` are ([`by_geometry!`]).
+    geometry: Geometry,
     plru_levels: u32,
     lines: Vec<u64>,
     /// Beside `lines`: a hash of each slot's line ([`line_hint`]), so that a lookup compares one
@@ -196,6 +227,7 @@ impl Cache {
             set_mask: sets as u64 - 1,
             set_shift: sets.trailing_zeros(),
             ways,
+            geometry: Geometry::of(line_bytes, ways),
             plru_levels: spec.ways.trailing_zeros(),
             lines: vec![INVALID; slots],
             way_hints: vec![0; slots],
