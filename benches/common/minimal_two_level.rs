@@ -14,7 +14,9 @@ struct Level<const SETS: usize, const WAYS: usize> {
     lines: Vec<[u32; WAYS]>,
     /// Each set's ways from most to least recently used, four bits a way.
     order: Vec<u64>,
+    /// Each slot's bytes (slot `set * WAYS + way`).
     data: Vec<[u8; 64]>,
+    /// Each slot's provenance, a tag per 4-byte word.
     tags: Vec<[Tag; 16]>,
 }
 
@@ -41,6 +43,7 @@ fn ways_holding<const WAYS: usize>(ways: &[u32; WAYS], line: u32) -> u32 {
 }
 
 impl<const SETS: usize, const WAYS: usize> Level<SETS, WAYS> {
+    /// An empty level.
     fn new() -> Self {
         // Way `w` at position `w`: the empty ways are replaced last to first, each once.
         let order = (0..WAYS as u64).fold(0, |o, w| o | w << (4 * w));
@@ -58,7 +61,7 @@ impl<const SETS: usize, const WAYS: usize> Level<SETS, WAYS> {
         let hits = ways_holding(ways, line);
         if hits != 0 {
             let w = hits.trailing_zeros() as u64;
-            let p = (0..WAYS).position(|p| (*order >> (4 * p)) & 0xF == w).unwrap_or(WAYS - 1);
+            let p = (0..WAYS).position(|p| (*order >> (4 * p)) & 0xF == w).expect("every way has a place in the order");
             *order = (*order & !below(p + 1)) | (*order & below(p)) << 4 | w;
             return (set * WAYS + w as usize, true, false);
         }

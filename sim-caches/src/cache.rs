@@ -3,8 +3,8 @@
 //! # Data layout
 //! A cache of `S` sets and `W` ways has `S * W` slots, stored structure-of-arrays: the line
 //! number held by each slot (`INVALID` when empty), a one-byte hash of it (so that a lookup in
-//! a set of 4, 8 or 16 ways compares eight ways' bytes at once and line numbers only where a byte
-//! matches), the line's bytes, one provenance tag per 4-byte word, and two byte masks per slot,
+//! a set of 4, 8 or 16 ways compares all of the set's hint bytes in one vector compare and line
+//! numbers only where a byte matches), the line's bytes, one provenance tag per 4-byte word, and two byte masks per slot,
 //! *valid* and *dirty* (`line_bytes / 64` words each, at least one). Slots are numbered set by
 //! set, except for bytes and tags, which are kept way by way (see `Cache::frame`) so that a
 //! streaming access fills them in address order. Replacement state is per set: for LRU the ways
@@ -36,8 +36,8 @@ const INVALID: u64 = u64::MAX;
 /// Calls `$cache.$method::<N, LB, W>(args)` with the cache's line size `LB` and associativity
 /// `W` as constants for the geometries that get code of their own (0 for what is not constant):
 /// 64-byte lines of 4, 8 or 16 ways, 128-byte lines of 8 or 16 ways (GPU L1s and L2s), 32-byte
-/// lines of any associativity. One list, so that reads and writes agree on it (and the
-/// acceptance test's geometries cover it).
+/// lines of any associativity. One dispatch, on the [`Geometry`] a cache records when it is
+/// built, so that reads and writes agree on it (and the acceptance test's geometries cover it).
 macro_rules! by_geometry {
     ($cache:ident, $method:ident::<$n:ty>($($arg:expr),*)) => {
         match $cache.geometry {
@@ -56,10 +56,15 @@ macro_rules! by_geometry {
 /// built (one jump on a byte per access, instead of comparing line size and ways each time).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Geometry {
+    /// 64-byte lines, 4 ways.
     L64W4,
+    /// 64-byte lines, 8 ways.
     L64W8,
+    /// 64-byte lines, 16 ways.
     L64W16,
+    /// 128-byte lines, 8 ways.
     L128W8,
+    /// 128-byte lines, 16 ways.
     L128W16,
     /// 32-byte lines, any associativity.
     L32,
@@ -68,6 +73,7 @@ enum Geometry {
 }
 
 impl Geometry {
+    /// The geometry of a cache of `line_bytes`-byte lines and `ways` ways.
     fn of(line_bytes: usize, ways: usize) -> Geometry {
         match (line_bytes, ways) {
             (64, 4) => Geometry::L64W4,
@@ -352,8 +358,8 @@ impl Cache {
     fn lookup_w<const W: usize>(&self, line: u64) -> Option<usize> {
         let ways = if W == 0 { self.ways } else { W };
         let base = (line & self.set_mask) as usize * ways;
-        if let Ok(hints) = <&[u8; W]>::try_from(&self.way_hints[base..base + W])
-            && (W == 4 || W == 8 || W == 16)
+        if (W == 4 || W == 8 || W == 16)
+            && let Ok(hints) = <&[u8; W]>::try_from(&self.way_hints[base..base + W])
         {
             // The set's hint bytes first, all at once: only a way whose hint matches can hold the
             // line, and a miss (what a cache is timed on) usually has none to check.
@@ -522,7 +528,8 @@ impl Cache {
     // `way_hints` one entry per slot, `valid` and `dirty` the same number of words, and `tags`
     // one tag per 4 bytes of `data`, and no method ever resizes any of them. The checks do not
     // rely on `LB` being the cache's line size (which `by_geometry!` ensures), only on these
-    // ties, so that a wrong `LB` panics instead of reaching past an array.
+    // ties, so that a wrong `LB` can at worst panic or address the wrong bytes, never reach past
+    // an array.
 
     /// Frame `f`'s bytes and tags. `LB` as in [`Cache::mask_shape`].
     #[inline(always)]
@@ -749,7 +756,7 @@ impl Cache {
             self.stats.evictions += 1;
             // The slot changes hands: what `drop_slot` does, less what the new line redoes at
             // once (its line number, the resident count; the dirty mask is clear after the
-            // write-back).
+            // write-back) and the valid mask, which the caller fills or clears.
             if self.mru_slot == slot {
                 self.mru_len = 0;
             }
@@ -763,14 +770,14 @@ impl Cache {
     }
 
     /// Finds room for `line` and fills it from `next`: [`Cache::allocate`] then
-    /// [`Cache::fill`], without the checks an empty slot does not need. Returns the slot and its
+    /// [`Cache::fill`], without the merge a partly valid line would need. Returns the slot and its
     /// frame. `LB` and `W` are the line size and associativity when known at compile time, else 0.
     #[inline(always)]
     fn allocate_fill<N: MemoryLevel + ?Sized, const LB: usize, const W: usize>(&mut self, line: u64, next: &mut N, report: &mut AccessReport) -> Result<(usize, usize), AccessError> {
         let slot = self.allocate::<N, LB, W>(line, next, report)?;
         let f = self.frame::<W>(slot);
-        // The slot holds no valid byte, so the next level writes straight into it. With the line
-        // size a constant, the address is visibly line-aligned, which lets the level below drop
+        // The next level overwrites the whole line in place; `set_full` below (or `drop_slot` on
+        // an error) then replaces the victim's valid mask. With the line size a constant, the address is visibly line-aligned, which lets the level below drop
         // its alignment arithmetic.
         let addr = if LB == 0 { line << self.line_shift } else { line << LB.trailing_zeros() };
         let (bytes, words) = self.frame_data_mut::<LB>(f);
@@ -1306,6 +1313,7 @@ fn line_hint(line: u64) -> u8 {
 /// The ways of a set of `W` ways (at most 16) whose hint byte is `wanted`, one bit a way.
 #[inline(always)]
 fn ways_hinting<const W: usize>(hints: &[u8; W], wanted: u8) -> u32 {
+    const { assert!(W <= 16, "a hint scan covers at most 16 ways") };
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8};
@@ -1440,7 +1448,8 @@ mod tests {
     use crate::{BackingStore, CacheSpec};
 
     /// The vector compare of hint bytes finds exactly the ways a byte-by-byte compare finds,
-    /// for every associativity it serves, whatever the bytes (zero included).
+    /// for every associativity it serves, whatever the bytes (zero included). (On hosts other
+    /// than x86-64 both sides are the byte-by-byte compare.)
     #[test]
     fn hint_scan_matches_a_bytewise_compare() {
         fn check<const W: usize>(rng: &mut u64) {
