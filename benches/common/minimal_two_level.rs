@@ -29,7 +29,7 @@ fn below(k: usize) -> u64 {
 #[inline(always)]
 fn ways_holding<const WAYS: usize>(ways: &[u32; WAYS], line: u32) -> u32 {
     #[cfg(target_arch = "x86_64")]
-    if WAYS % 4 == 0 {
+    if WAYS.is_multiple_of(4) {
         use std::arch::x86_64::{_mm_castsi128_ps, _mm_cmpeq_epi32, _mm_loadu_si128, _mm_movemask_ps, _mm_set1_epi32};
         let mut hits = 0;
         for (k, four) in ways.chunks_exact(4).enumerate() {

@@ -222,7 +222,7 @@ impl Cache {
         let slots = sets * ways;
         let line_bytes = spec.line_bytes as usize;
         let mask_words = line_bytes.div_ceil(64);
-        let last_mask_word = if line_bytes % 64 == 0 { u64::MAX } else { (1u64 << (line_bytes % 64)) - 1 };
+        let last_mask_word = if line_bytes.is_multiple_of(64) { u64::MAX } else { (1u64 << (line_bytes % 64)) - 1 };
         Ok(Cache {
             name: name.into(),
             spec: spec.clone(),
@@ -577,7 +577,7 @@ impl Cache {
     fn mask_shape<const LB: usize>(&self) -> (usize, u64) {
         match LB {
             0 => (self.mask_words, self.last_mask_word),
-            _ if LB % 64 == 0 => (LB / 64, u64::MAX),
+            _ if LB.is_multiple_of(64) => (LB / 64, u64::MAX),
             _ => (1, (1 << (LB % 64)) - 1),
         }
     }
@@ -857,10 +857,10 @@ impl Cache {
         // Only word-aligned accesses of whole words take it: their tag count is `n / 4`, which
         // a caller's fixed-size buffer makes a constant (the general count is not).
         let off = addr.wrapping_sub(self.mru_addr);
-        if off < self.mru_len as u64 && off as usize + n <= self.mru_len && n != 0 && (addr | n as u64) % TAG_GRANULE == 0 && tags.len() == n / TAG_GRANULE as usize {
+        if off < self.mru_len as u64 && off as usize + n <= self.mru_len && n != 0 && (addr | n as u64).is_multiple_of(TAG_GRANULE) && tags.len() == n / TAG_GRANULE as usize {
             let at = self.mru_at + off as usize;
             let w0 = at / TAG_GRANULE as usize;
-            debug_assert!(at + n <= self.data.len() && at % TAG_GRANULE as usize == 0 && w0 + n / TAG_GRANULE as usize <= self.tags.len());
+            debug_assert!(at + n <= self.data.len() && at.is_multiple_of(TAG_GRANULE as usize) && w0 + n / TAG_GRANULE as usize <= self.tags.len());
             // SAFETY: `remember` is the only place that makes `mru_len` non-zero, and it
             // sets `mru_at` and `mru_len` to the start and length of one frame's bytes, so
             // `mru_at + mru_len <= data.len()` and `(mru_at + mru_len) / 4 <= tags.len()` (one tag
@@ -897,7 +897,7 @@ impl Cache {
         debug_assert!(B == 0 || B == data.len());
         let n = if B == 0 { data.len() } else { B };
         let data = &mut data[..n];
-        if B != 0 && B % TAG_GRANULE as usize == 0 && addr % B as u64 == 0 && B <= self.line_bytes && tags.len() == B / TAG_GRANULE as usize {
+        if B != 0 && B.is_multiple_of(TAG_GRANULE as usize) && addr.is_multiple_of(B as u64) && B <= self.line_bytes && tags.len() == B / TAG_GRANULE as usize {
             // Naturally aligned (as shader loads are): inside one line, and its tag count a
             // constant, so that the copies out are plain moves.
             let tags = &mut tags[..B / TAG_GRANULE as usize];

@@ -24,7 +24,7 @@ pub fn word_span(addr: u64, len: usize) -> usize {
     if len == 0 {
         return 0;
     }
-    if (addr | len as u64) % TAG_GRANULE == 0 {
+    if (addr | len as u64).is_multiple_of(TAG_GRANULE) {
         // Whole words from a word boundary. Written out so that where the compiler knows both
         // are multiples of 4, the count folds to a constant.
         return len / TAG_GRANULE as usize;
@@ -38,7 +38,7 @@ pub fn transaction_span(addr: u64, len: usize) -> u64 {
     if len == 0 {
         return 0;
     }
-    if (addr | len as u64) % TRANSACTION_BYTES == 0 {
+    if (addr | len as u64).is_multiple_of(TRANSACTION_BYTES) {
         // Whole transactions from a boundary: a constant where the compiler knows both are
         // multiples of 32, as for a line-aligned fill.
         return len as u64 / TRANSACTION_BYTES;

@@ -149,7 +149,7 @@ impl CacheSpec {
             return bad("size_bytes", format!("{} is not between 1 and {MAX_CACHE_BYTES}", self.size_bytes));
         }
         let set_bytes = self.line_bytes as u64 * self.ways as u64;
-        if self.size_bytes % set_bytes != 0 {
+        if !self.size_bytes.is_multiple_of(set_bytes) {
             return bad(
                 "size_bytes",
                 format!("{} is not a multiple of line_bytes * ways = {set_bytes}", self.size_bytes),

@@ -734,7 +734,7 @@ mod tests {
         let mut tag = 1;
         for op in 0..4000 {
             let r = next(&mut rng);
-            if r % 4 != 0 {
+            if !r.is_multiple_of(4) {
                 // Often the same writer goes on where it stopped.
                 at = next(&mut rng) % SIZE;
                 tag = (next(&mut rng) % 4) as Tag;
@@ -769,7 +769,7 @@ mod tests {
                 _ => {
                     let mut mask = bitvec![u64, Lsb0; 0; len];
                     for i in 0..len {
-                        mask.set(i, next(&mut rng) % 3 != 0);
+                        mask.set(i, !next(&mut rng).is_multiple_of(3));
                     }
                     for i in mask.iter_ones() {
                         model[(at + i as u64) as usize / TAG_GRANULE as usize] = tag;

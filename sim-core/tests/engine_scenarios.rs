@@ -280,7 +280,7 @@ fn findings_explain_the_stale_read() {
     assert_eq!(f.expected[..4], 7u32.to_le_bytes());
     assert_eq!(f.expected.len() as u64, f.size.min(16), "a merged finding shows up to 16 of its bytes");
     assert_eq!(f.expected[4..8], 7u32.to_le_bytes());
-    assert!(f.size >= 4 && f.offset % 4 == 0);
+    assert!(f.size >= 4 && f.offset.is_multiple_of(4));
 }
 
 /// Same workload, profile and seed: the same result, however many threads run runs at once.

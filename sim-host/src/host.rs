@@ -364,7 +364,7 @@ impl HostSide {
         let memory = r.memory;
         let m = self.mappings.get(&memory).ok_or(HostError::RangeNotMapped { index, memory })?;
         let atom = self.spec.non_coherent_atom_size;
-        if r.offset % atom != 0 {
+        if !r.offset.is_multiple_of(atom) {
             return Err(HostError::RangeOffsetAlignment { index, memory, offset: r.offset, atom });
         }
         let len = if r.size == WHOLE_SIZE {
@@ -389,7 +389,7 @@ impl HostSide {
             m.map_end - r.offset
         } else {
             let end = r.offset.checked_add(r.size);
-            if r.size % atom != 0 && end != Some(m.allocation_size) {
+            if !r.size.is_multiple_of(atom) && end != Some(m.allocation_size) {
                 return Err(HostError::RangeSizeAlignment {
                     index,
                     memory,

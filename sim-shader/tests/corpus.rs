@@ -219,7 +219,7 @@ fn divergent_ref(v: u32) -> u32 {
             if k > j {
                 break;
             }
-            if (k + v) % 3 == 0 {
+            if (k + v).is_multiple_of(3) {
                 continue;
             }
             acc = acc.wrapping_add(k * j);

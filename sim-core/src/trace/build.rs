@@ -369,7 +369,7 @@ impl Builder<'_> {
             let p = format!("{path}.{prefix}_hex");
             let digits: Vec<u8> = h.bytes().filter(|c| !c.is_ascii_whitespace() && *c != b'_').collect();
             too_big(digits.len() as u64 / 2, p.clone())?;
-            if digits.len() % 2 != 0 {
+            if !digits.len().is_multiple_of(2) {
                 return fail(p, "hex data needs an even number of digits (two per byte)");
             }
             let mut out = Vec::with_capacity(digits.len() / 2);
@@ -470,7 +470,7 @@ impl Builder<'_> {
                 need(c.data.is_some(), "data")?;
                 let offset = c.dst_offset.unwrap_or(0);
                 let n = self.buffer_range(dst, offset, c.size, &format!("{path}.dst_offset"), &format!("{path}.size"))?;
-                if offset % 4 != 0 {
+                if !offset.is_multiple_of(4) {
                     return fail(format!("{path}.dst_offset"), format!("dst_offset {offset} must be a multiple of 4"));
                 }
                 if matches!(c.size, Some(Size::Bytes(_))) && n % 4 != 0 {
@@ -489,7 +489,7 @@ impl Builder<'_> {
                 if data.is_empty() || data.len() % 4 != 0 || data.len() > MAX_UPDATE_BYTES {
                     return fail(path, format!("vkCmdUpdateBuffer takes a non-zero multiple of 4 bytes, at most {MAX_UPDATE_BYTES}; this one has {}", data.len()));
                 }
-                if offset % 4 != 0 {
+                if !offset.is_multiple_of(4) {
                     return fail(format!("{path}.dst_offset"), format!("dst_offset {offset} must be a multiple of 4"));
                 }
                 self.buffer_range(dst, offset, Some(Size::Bytes(data.len() as u64)), &format!("{path}.dst_offset"), &format!("{path}.dst_offset"))?;
