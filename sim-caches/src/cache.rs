@@ -4,13 +4,13 @@
 //! A cache of `S` sets and `W` ways has `S * W` slots, stored structure-of-arrays: the line
 //! number held by each slot (`INVALID` when empty), a one-byte hash of it (so that a lookup in
 //! a set of 4, 8 or 16 ways compares all of the set's hint bytes in one vector compare and line
-//! numbers only where a byte matches), the line's bytes, one provenance tag per 4-byte word, and two byte masks per slot,
-//! *valid* and *dirty* (`line_bytes / 64` words each, at least one). Slots are numbered set by
-//! set, except for bytes and tags, which are kept way by way (see `Cache::frame`) so that a
-//! streaming access fills them in address order. Replacement state is per set: for LRU the ways
-//! in order of use packed four bits each into one word, with a bit mask of the occupied ways
-//! beside it (per-slot stamps instead when a set has more than 16 ways); for tree-PLRU the tree's
-//! bits.
+//! numbers only where a byte matches), the line's bytes, one provenance tag per 4-byte word, and
+//! two byte masks per slot, *valid* and *dirty* (`line_bytes / 64` words each, at least one).
+//! Slots are numbered set by set, except for bytes and tags, which are kept way by way (see
+//! `Cache::frame`) so that a streaming access fills them in address order. Replacement state is
+//! per set: for LRU the ways in order of use packed four bits each into one word, with a bit mask
+//! of the occupied ways beside it (per-slot stamps instead when a set has more than 16 ways); for
+//! tree-PLRU the tree's bits.
 //!
 //! # Policies in terms of the masks
 //! - A line filled from the next level is fully valid. Only the per-byte write-back policy can
@@ -452,7 +452,8 @@ impl Cache {
         let ways = if W == 0 { self.ways } else { W };
         let base = set * ways;
         if self.victim_is_touched::<W>() {
-            // LRU of at most 16 ways. The first empty way, else the last in the order: no pass over the ways.
+            // LRU of at most 16 ways. The first empty way, else the last in the order: no pass over
+            // the ways.
             let LruSet { order, occupied } = self.lru[set];
             let all = u64::MAX >> (64 - ways);
             let (way, order) = if occupied != all {
@@ -777,8 +778,9 @@ impl Cache {
         let slot = self.allocate::<N, LB, W>(line, next, report)?;
         let f = self.frame::<W>(slot);
         // The next level overwrites the whole line in place; `set_full` below (or `drop_slot` on
-        // an error) then replaces the victim's valid mask. With the line size a constant, the address is visibly line-aligned, which lets the level below drop
-        // its alignment arithmetic.
+        // an error) then replaces the victim's valid mask. With the line size a constant, the
+        // address is visibly line-aligned, which lets the level below drop its alignment
+        // arithmetic.
         let addr = if LB == 0 { line << self.line_shift } else { line << LB.trailing_zeros() };
         let (bytes, words) = self.frame_data_mut::<LB>(f);
         let below = next.read(addr, bytes, words);
