@@ -24,6 +24,8 @@
 //! implementing [`MemoryLevel`]), so many L1s can share one L2 without shared ownership, and
 //! [`Chained`] bundles a cache with its next level into a level of its own.
 
+use std::ops::Range;
+
 use bitvec::prelude::*;
 use serde::Serialize;
 
@@ -532,25 +534,32 @@ impl Cache {
     // ties, so that a wrong `LB` can at worst panic or address the wrong bytes, never reach past
     // an array.
 
-    /// Frame `f`'s bytes and tags. `LB` as in [`Cache::mask_shape`].
+    /// Where frame `f`'s bytes lie in `data` and its tags in `tags`, checked to lie inside both:
+    /// `(f + 1) * lb <= data.len()`, and `tags` holds `data.len() / 4` tags, so
+    /// `(f + 1) * (lb / 4) <= tags.len()`. `LB` as in [`Cache::mask_shape`].
     #[inline(always)]
-    fn frame_data<const LB: usize>(&self, f: usize) -> (&[u8], &[Tag]) {
+    fn frame_ranges<const LB: usize>(&self, f: usize) -> (Range<usize>, Range<usize>) {
         let lb = if LB == 0 { self.line_bytes } else { LB };
         let wpl = lb / TAG_GRANULE as usize;
         assert!(f < self.data.len() / lb, "frame {f} of {}", self.data.len() / lb);
-        // SAFETY: `(f + 1) * lb <= data.len()`, and `tags` holds `data.len() / 4` tags, so
-        // `(f + 1) * (lb / 4) <= tags.len()`.
-        unsafe { (self.data.get_unchecked(f * lb..(f + 1) * lb), self.tags.get_unchecked(f * wpl..(f + 1) * wpl)) }
+        (f * lb..(f + 1) * lb, f * wpl..(f + 1) * wpl)
+    }
+
+    /// Frame `f`'s bytes and tags. `LB` as in [`Cache::mask_shape`].
+    #[inline(always)]
+    fn frame_data<const LB: usize>(&self, f: usize) -> (&[u8], &[Tag]) {
+        let (bytes, words) = self.frame_ranges::<LB>(f);
+        // SAFETY: `frame_ranges` checked both ranges against the arrays.
+        unsafe { (self.data.get_unchecked(bytes), self.tags.get_unchecked(words)) }
     }
 
     /// [`Cache::frame_data`], to write.
     #[inline(always)]
     fn frame_data_mut<const LB: usize>(&mut self, f: usize) -> (&mut [u8], &mut [Tag]) {
-        let lb = if LB == 0 { self.line_bytes } else { LB };
-        let wpl = lb / TAG_GRANULE as usize;
-        assert!(f < self.data.len() / lb, "frame {f} of {}", self.data.len() / lb);
-        // SAFETY: as in `frame_data`; the two slices are of different arrays.
-        unsafe { (self.data.get_unchecked_mut(f * lb..(f + 1) * lb), self.tags.get_unchecked_mut(f * wpl..(f + 1) * wpl)) }
+        let (bytes, words) = self.frame_ranges::<LB>(f);
+        // SAFETY: `frame_ranges` checked both ranges against the arrays; the two slices are of
+        // different arrays.
+        unsafe { (self.data.get_unchecked_mut(bytes), self.tags.get_unchecked_mut(words)) }
     }
 
     /// Slot `slot`'s line number, hint, and valid and dirty masks. `LB` as in
@@ -699,10 +708,8 @@ impl Cache {
             return Ok(());
         }
         let addr = self.lines[slot] << self.line_shift;
-        let wpl = self.line_bytes / TAG_GRANULE as usize;
-        let f = self.frame::<0>(slot);
-        let data = &self.data[f * self.line_bytes..(f + 1) * self.line_bytes];
-        let tags = Tags::Words(&self.tags[f * wpl..(f + 1) * wpl]);
+        let (data, tags) = self.frame_data::<0>(self.frame::<0>(slot));
+        let tags = Tags::Words(tags);
         let dirty = self.mask(&self.dirty, slot);
         let bytes: u64 = dirty.iter().map(|w| w.count_ones() as u64).sum();
         let below = if self.is_full::<0>(&self.dirty, slot) {
@@ -809,8 +816,8 @@ impl Cache {
         if self.mask(&self.valid, slot).iter().all(|&w| w == 0) {
             // Nothing to keep: the next level writes straight into the slot (on an error the
             // slot holds no valid byte, so whatever was written there is never read).
-            let f = self.frame::<0>(slot);
-            let below = next.read(addr, &mut self.data[f * lb..(f + 1) * lb], &mut self.tags[f * wpl..(f + 1) * wpl]);
+            let (bytes, words) = self.frame_data_mut::<0>(self.frame::<0>(slot));
+            let below = next.read(addr, bytes, words);
             match below {
                 Ok(below) => report.absorb_below(&below),
                 Err(e) => {
