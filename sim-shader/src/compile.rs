@@ -988,9 +988,10 @@ impl<'m> Compiler<'m> {
         let func = ix.func;
         let e = &func.expressions[h];
         if let E::Literal(_) | E::Constant(_) | E::ZeroValue(_) | E::Compose { .. } | E::Splat { .. } = *e
-            && let Some(words) = self.const_local(ix, h, 0) {
-                return Ok(Val::Reg(self.constant(words)));
-            }
+            && let Some(words) = self.const_local(ix, h, 0)
+        {
+            return Ok(Val::Reg(self.constant(words)));
+        }
         Ok(match *e {
             E::Literal(_) | E::Constant(_) | E::ZeroValue(_) => {
                 return Err(self.unsupported_expr(ix, h, "constant of this type"));

@@ -301,7 +301,7 @@ fn check_command(w: &Workload, c: &Command) -> Result<(), String> {
         Command::FillBuffer { dst, offset, size, .. } => {
             let b = buf(*dst)?;
             let n = fill_size(b.size, *offset, *size);
-            if offset % 4 != 0 || !n.is_multiple_of(4) {
+            if !offset.is_multiple_of(4) || !n.is_multiple_of(4) {
                 return Err(format!("dst_offset {offset} and size {n} must be multiples of 4"));
             }
             if !fits(*offset, n, b.size) {

@@ -419,12 +419,13 @@ impl Machine {
         range(&["machine", "l2", "banks"], self.l2.banks as u64, 1, 256)?;
         pow2(&["machine", "l2", "bank_interleave_bytes"], self.l2.bank_interleave_bytes, 32, 1 << 20)?;
         if let Some(l2) = &self.l2.cache
-            && self.l2.bank_interleave_bytes < l2.line_bytes as u64 {
-                return Err((
-                    FieldPath::keys(&["machine", "l2", "bank_interleave_bytes"]),
-                    format!("{} is smaller than the L2 line ({} bytes): a line must live in one bank", self.l2.bank_interleave_bytes, l2.line_bytes),
-                ));
-            }
+            && self.l2.bank_interleave_bytes < l2.line_bytes as u64
+        {
+            return Err((
+                FieldPath::keys(&["machine", "l2", "bank_interleave_bytes"]),
+                format!("{} is smaller than the L2 line ({} bytes): a line must live in one bank", self.l2.bank_interleave_bytes, l2.line_bytes),
+            ));
+        }
         pow2(&["machine", "vram", "size_bytes"], self.vram.size_bytes, 1 << 16, 1 << 48)?;
         range(&["machine", "vram", "channels"], self.vram.channels as u64, 1, 256)?;
         pow2(&["machine", "vram", "channel_interleave_bytes"], self.vram.channel_interleave_bytes, 32, 1 << 20)?;
