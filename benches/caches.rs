@@ -14,6 +14,10 @@
 //! streaming loads through a cache built for that one pattern, to show how much of
 //! `single/stream_load8` is the host's own limit, and `minimal_two_level_random_load8` the
 //! random loads through a two-level cache built for that one pattern, for `two_level/random_load8`.
+//! The `line_copy_vec` rows copy the random addresses' 64-byte lines out of the plain array with
+//! no cache at all, alone and with the instruction count of a two-level access beside each
+//! copy in register arithmetic (`benches/common/line_copy.rs`): what the host does for work of
+//! that shape.
 //!
 //! Run: `cargo bench -p gpusim --bench caches -- --warm-up-time 1 --measurement-time 3`
 
@@ -26,6 +30,8 @@ use gpusim::caches::{BackingStore, Cache, CacheSpec, Chained, MemoryLevel, Repla
 mod minimal_l1;
 #[path = "common/minimal_two_level.rs"]
 mod minimal_two_level;
+#[path = "common/line_copy.rs"]
+mod line_copy;
 use minimal_l1::MinimalL1;
 use minimal_two_level::MinimalTwoLevel;
 
@@ -217,6 +223,13 @@ fn caches(c: &mut Criterion) {
             black_box(sum)
         })
     });
+    // Random 64-byte line copies with no cache, alone and with as many instructions of
+    // register arithmetic beside each as the two-level baseline (24 rounds: about 238) and the
+    // `Cache` pair (56 rounds: about 526) spend on an access: the host's own rate for that
+    // shape of work, which the two-level random rows can be read against.
+    for (name, work, ahead) in [("line_copy_vec", 0, 0), ("line_copy_vec_work24", 24, 0), ("line_copy_vec_work56", 56, 0), ("line_copy_vec_work56_prefetch", 56, PREFETCH_DISTANCE)] {
+        g.bench_function(name, |b| b.iter(|| black_box(line_copy::line_copies(&vec, &random, work, ahead))));
+    }
     drop(vec);
     // Dependent loads (a pointer chase over one random cycle through the 64 MiB): each load
     // waits for the previous one, so this is the host's memory latency itself.

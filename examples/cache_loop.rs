@@ -18,7 +18,10 @@
 //! same with a prefetch hint 16 accesses ahead), `minimal2` (the `random2` loads through the
 //! benchmark's baseline two-level cache built for that pattern alone,
 //! `benches/common/minimal_two_level.rs`), `store` (L1 alone, write-through, random
-//! stores), `store2-wb` (a byte-mask write-back L1 + L2, random stores).
+//! stores), `store2-wb` (a byte-mask write-back L1 + L2, random stores), and
+//! `line-copy[-wWORK][-prefetch]` (no cache: the `random` addresses' 64-byte lines copied out of
+//! a flat array, each with WORK rounds of register arithmetic beside it, optionally with a host
+//! prefetch 16 copies ahead; `benches/common/line_copy.rs`).
 //!
 //! With `--best-of N` it also times the rounds, N times over, and prints the best and the median
 //! rate in accesses per second. On a host shared with other work, where a criterion mean moves
@@ -37,8 +40,11 @@ use gpusim::caches::{AccessError, BackingStore, Cache, CacheSpec, Chained, Memor
 mod minimal_l1;
 #[path = "../benches/common/minimal_two_level.rs"]
 mod minimal_two_level;
+#[path = "../benches/common/line_copy.rs"]
+mod line_copy;
 use minimal_l1::MinimalL1;
 use minimal_two_level::MinimalTwoLevel;
+use line_copy::line_copies;
 
 const KIB: u64 = 1024;
 const MIB: u64 = 1024 * KIB;
@@ -55,7 +61,7 @@ fn splitmix(state: &mut u64) -> u64 {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let usage = "usage: cache_loop stream|minimal|stream2|random|random2|random2-prefetch|minimal2|store|store2-wb ROUNDS [--best-of N]";
+    let usage = "usage: cache_loop stream|minimal|stream2|random|random2|random2-prefetch|minimal2|store|store2-wb|line-copy[-wWORK][-prefetch] ROUNDS [--best-of N]";
     let args: Vec<String> = std::env::args().skip(1).collect();
     let pattern = args.first().ok_or(usage)?.clone();
     let rounds: u64 = args.get(1).ok_or(usage)?.parse().map_err(|e| format!("ROUNDS: {e}"))?;
@@ -70,6 +76,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if args.len() > 4 {
         return Err(usage.into());
     }
+    let line_copy = parse_line_copy(&pattern).map_err(|e| format!("{e}; {usage}"))?;
     let mut vram = BackingStore::new(RANGE, 8, 256)?;
     let chunk: Vec<u8> = (0..64 * KIB).map(|i| (i * 7 + 3) as u8).collect();
     for (n, addr) in (0..RANGE).step_by(chunk.len()).enumerate() {
@@ -82,6 +89,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut minimal2 = MinimalTwoLevel::default();
     let mut s = 0x5EED;
     let random: Vec<u64> = (0..ACCESSES).map(|_| (splitmix(&mut s) % (RANGE / 8)) * 8).collect();
+    // The line-copy patterns read the same bytes from one flat array instead of the store.
+    let flat: Vec<u8> = if line_copy.is_some() { (0..RANGE).map(|i| (i * 7 + 3) as u8).collect() } else { Vec::new() };
     let mut sum = 0u64;
     // The streaming patterns continue through the range from run to run, as the benchmark's do.
     let mut round = 0u64;
@@ -90,17 +99,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let start = Instant::now();
         for _ in 0..rounds {
             let base = round * ACCESSES as u64 * 8 % RANGE;
-            let checksum = match pattern.as_str() {
-                "stream" => stream(&mut l1, &mut vram, base)?,
-                "stream2" => stream(&mut l1, &mut Chained { cache: &mut l2, next: &mut vram }, base)?,
-                "minimal" => minimal_stream(&mut minimal, &mut vram, base),
-                "random" => random_loads(&mut l1, &mut vram, &random)?,
-                "random2" => random_loads(&mut l1, &mut Chained { cache: &mut l2, next: &mut vram }, &random)?,
-                "random2-prefetch" => random_loads_prefetched(&mut l1, &mut l2, &mut vram, &random)?,
-                "minimal2" => minimal_random(&mut minimal2, &mut vram, &random),
-                "store" => random_stores(&mut l1, &mut vram, &random)?,
-                "store2-wb" => random_stores(&mut l1, &mut Chained { cache: &mut l2, next: &mut vram }, &random)?,
-                other => return Err(format!("unknown pattern `{other}`; {usage}").into()),
+            let checksum = if let Some((work, ahead)) = line_copy {
+                line_copies(&flat, &random, work, ahead)
+            } else {
+                match pattern.as_str() {
+                    "stream" => stream(&mut l1, &mut vram, base)?,
+                    "stream2" => stream(&mut l1, &mut Chained { cache: &mut l2, next: &mut vram }, base)?,
+                    "minimal" => minimal_stream(&mut minimal, &mut vram, base),
+                    "random" => random_loads(&mut l1, &mut vram, &random)?,
+                    "random2" => random_loads(&mut l1, &mut Chained { cache: &mut l2, next: &mut vram }, &random)?,
+                    "random2-prefetch" => random_loads_prefetched(&mut l1, &mut l2, &mut vram, &random)?,
+                    "minimal2" => minimal_random(&mut minimal2, &mut vram, &random),
+                    "store" => random_stores(&mut l1, &mut vram, &random)?,
+                    "store2-wb" => random_stores(&mut l1, &mut Chained { cache: &mut l2, next: &mut vram }, &random)?,
+                    other => return Err(format!("unknown pattern `{other}`; {usage}").into()),
+                }
             };
             sum = sum.wrapping_add(checksum);
             round += 1;
@@ -115,6 +128,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("{pattern}: best {best:.1} M accesses/s, median {median:.1} M accesses/s over {repeats} runs");
     }
     Ok(())
+}
+
+/// The work rounds and prefetch distance of a `line-copy[-wWORK][-prefetch]` pattern (the
+/// prefetch 16 copies ahead, as in `random2-prefetch`); `None` for any other pattern.
+fn parse_line_copy(pattern: &str) -> Result<Option<(u32, usize)>, String> {
+    let Some(rest) = pattern.strip_prefix("line-copy") else { return Ok(None) };
+    let (rest, ahead) = match rest.strip_suffix("-prefetch") {
+        Some(rest) => (rest, 16),
+        None => (rest, 0),
+    };
+    let work = match rest {
+        "" => 0,
+        _ => match rest.strip_prefix("-w").map(str::parse) {
+            Some(Ok(w)) if w <= 1 << 16 => w,
+            _ => return Err(format!("`{pattern}`: expected line-copy, then optionally -w and a work count up to 65536, then optionally -prefetch")),
+        },
+    };
+    Ok(Some((work, ahead)))
 }
 
 // One round of each pattern, each in a function of its own, so that a pattern's loop is compiled

@@ -1,7 +1,8 @@
 //! The benchmark baselines (`benches/common/`) are only a fair measure of what the host can do
 //! if they do the same work as the caches they stand beside: these tests run both on the same
 //! loads and require the same bytes, the same provenance and the same hit, miss and eviction
-//! counts, access by access.
+//! counts, access by access. The host's line-copy baseline, which has no cache, must at least
+//! copy the lines it is said to copy.
 
 use gpusim::caches::{BackingStore, Cache, CacheSpec, Chained, Replacement, Tag, WritePolicy};
 
@@ -9,6 +10,8 @@ use gpusim::caches::{BackingStore, Cache, CacheSpec, Chained, Replacement, Tag, 
 mod minimal_l1;
 #[path = "../benches/common/minimal_two_level.rs"]
 mod minimal_two_level;
+#[path = "../benches/common/line_copy.rs"]
+mod line_copy;
 use minimal_l1::MinimalL1;
 use minimal_two_level::MinimalTwoLevel;
 
@@ -82,4 +85,23 @@ fn minimal_l1_matches_the_cache() {
         let s = l1.stats();
         assert_eq!(minimal.stats, [s.read_hits, s.read_misses, s.evictions], "range {range}: hits, misses, evictions");
     }
+}
+
+/// `line_copies` reads each address's line, not some other bytes: with no arithmetic beside
+/// the copies (its four chains then cancel out) its checksum is the sum of the 8-byte words at
+/// the addresses, with the host prefetch or without.
+#[test]
+fn the_line_copy_baseline_copies_the_lines_it_names() {
+    let memory: Vec<u8> = (0..MIB).map(|i| (i * 7 + 3 + (i >> 12)) as u8).collect();
+    let random: Vec<u64> = addresses(MIB, 10_000, 0xC0FFEE).map(|a| a + a % 7).collect();
+    let want = random.iter().fold(0u64, |sum, &a| {
+        let at = (a & !7) as usize;
+        sum.wrapping_add(u64::from_le_bytes(memory[at..at + 8].try_into().unwrap()))
+    });
+    assert_eq!(line_copy::line_copies(&memory, &random, 0, 0), want);
+    assert_eq!(line_copy::line_copies(&memory, &random, 0, 16), want);
+    // The arithmetic changes the checksum and the prefetch still does not.
+    let worked = line_copy::line_copies(&memory, &random, 3, 0);
+    assert_ne!(worked, want);
+    assert_eq!(line_copy::line_copies(&memory, &random, 3, 16), worked);
 }

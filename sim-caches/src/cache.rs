@@ -105,6 +105,14 @@ impl LruSet {
     /// An empty set: way `w` at position `w` (the order of empty ways does not matter: an empty
     /// way is filled before any occupied one is replaced, and moves to the front when it is).
     const EMPTY: LruSet = LruSet { order: 0xFEDC_BA98_7654_3210, occupied: 0 };
+
+    /// The way a miss in this set of `ways` ways replaces: the first empty way, else the last
+    /// in the order (the least recently used); and whether it is empty.
+    #[inline(always)]
+    fn victim_way(&self, ways: usize) -> (usize, bool) {
+        let all = u64::MAX >> (64 - ways);
+        if self.occupied != all { ((!self.occupied).trailing_zeros() as usize, true) } else { ((self.order >> (4 * (ways - 1))) as usize & 0xF, false) }
+    }
 }
 
 /// Statistics of one cache, accumulated over its life.
@@ -308,11 +316,13 @@ impl Cache {
     }
 
     /// Hints that an access at `addr` is coming (see [`MemoryLevel::prefetch`]): brings the
-    /// host cache lines holding its set's line numbers and replacement state, and whatever
+    /// host cache lines holding its set's line numbers and replacement state, the slot a miss
+    /// there would replace as the set stands now (with LRU of at most 16 ways), and whatever
     /// `next` would read for it, towards the host CPU. Changes nothing simulated.
     #[inline]
     pub fn prefetch<N: MemoryLevel + ?Sized>(&self, next: &N, addr: u64) {
-        let base = ((addr >> self.line_shift) & self.set_mask) as usize * self.ways;
+        let set = ((addr >> self.line_shift) & self.set_mask) as usize;
+        let base = set * self.ways;
         if let Some(l) = self.lines.get(base) {
             host_prefetch(l);
         }
@@ -322,8 +332,33 @@ impl Cache {
         if let Some(s) = self.stamps.get(base) {
             host_prefetch(s);
         }
-        if let Some(o) = self.lru.get(base / self.ways) {
+        if let Some(o) = self.lru.get(set) {
             host_prefetch(o);
+            // A miss at `addr` writes the victim's bytes, tags and masks, which in a large cache
+            // are far from the set's state and found only once the victim is chosen. An access
+            // to the same set before `addr`'s can change the victim; the hint is then wasted,
+            // never wrong.
+            if self.victim_is_touched::<0>() {
+                let slot = base + o.victim_way(self.ways).0;
+                let f = self.frame::<0>(slot);
+                let wpl = self.line_bytes / TAG_GRANULE as usize;
+                // A frame's first and last byte and tag: a frame may straddle host lines.
+                for at in [f * self.line_bytes, (f + 1) * self.line_bytes - 1] {
+                    if let Some(b) = self.data.get(at) {
+                        host_prefetch(b);
+                    }
+                }
+                for at in [f * wpl, (f + 1) * wpl - 1] {
+                    if let Some(t) = self.tags.get(at) {
+                        host_prefetch(t);
+                    }
+                }
+                for masks in [&self.valid, &self.dirty] {
+                    if let Some(m) = masks.get(slot * self.mask_words) {
+                        host_prefetch(m);
+                    }
+                }
+            }
         }
         next.prefetch(addr);
     }
@@ -457,16 +492,14 @@ impl Cache {
             // LRU of at most 16 ways. The first empty way, else the last in the order: no pass over
             // the ways.
             let LruSet { order, occupied } = self.lru[set];
-            let all = u64::MAX >> (64 - ways);
-            let (way, order) = if occupied != all {
-                let way = (!occupied).trailing_zeros() as usize;
-                (way, move_to_front(order, way))
+            let (way, empty) = self.lru[set].victim_way(ways);
+            let order = if empty {
+                move_to_front(order, way)
             } else {
                 // The last way in the order moves to the front: the others move back one place
                 // (the nibbles past the set's ways stay).
-                let way = (order >> (4 * (ways - 1))) as usize & 0xF;
                 let ours = u64::MAX >> (64 - 4 * ways);
-                (way, (order & !ours) | (order << 4 & ours) | way as u64)
+                (order & !ours) | (order << 4 & ours) | way as u64
             };
             self.lru[set] = LruSet { order, occupied: occupied | 1 << way };
             return base + way;
