@@ -19,9 +19,10 @@
 //! benchmark's baseline two-level cache built for that pattern alone,
 //! `benches/common/minimal_two_level.rs`), `store` (L1 alone, write-through, random
 //! stores), `store2-wb` (a byte-mask write-back L1 + L2, random stores), and
-//! `line-copy[-wWORK][-prefetch]` (no cache: the `random` addresses' 64-byte lines copied out of
-//! a flat array, each with WORK rounds of register arithmetic beside it, optionally with a host
-//! prefetch 16 copies ahead; `benches/common/line_copy.rs`).
+//! `line-copy[-wWORK][-prefetch|-hot]` (no cache: the `random` addresses' 64-byte lines copied
+//! out of a flat array, each with WORK rounds of register arithmetic beside it, optionally with a
+//! host prefetch 16 copies ahead, or with the addresses folded into the first 32 KiB so that
+//! only the arithmetic's rate is left; `benches/common/line_copy.rs`).
 //!
 //! With `--best-of N` it also times the rounds, N times over, and prints the best and the median
 //! rate in accesses per second. On a host shared with other work, where a criterion mean moves
@@ -61,7 +62,7 @@ fn splitmix(state: &mut u64) -> u64 {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let usage = "usage: cache_loop stream|minimal|stream2|random|random2|random2-prefetch|minimal2|store|store2-wb|line-copy[-wWORK][-prefetch] ROUNDS [--best-of N]";
+    let usage = "usage: cache_loop stream|minimal|stream2|random|random2|random2-prefetch|minimal2|store|store2-wb|line-copy[-wWORK][-prefetch|-hot] ROUNDS [--best-of N]";
     let args: Vec<String> = std::env::args().skip(1).collect();
     let pattern = args.first().ok_or(usage)?.clone();
     let rounds: u64 = args.get(1).ok_or(usage)?.parse().map_err(|e| format!("ROUNDS: {e}"))?;
@@ -91,6 +92,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let random: Vec<u64> = (0..ACCESSES).map(|_| (splitmix(&mut s) % (RANGE / 8)) * 8).collect();
     // The line-copy patterns read the same bytes from one flat array instead of the store.
     let flat: Vec<u8> = if line_copy.is_some() { (0..RANGE).map(|i| (i * 7 + 3) as u8).collect() } else { Vec::new() };
+    let hot: Vec<u64> = if line_copy.is_some_and(|c| c.hot) { random.iter().map(|a| a % (32 * KIB)).collect() } else { Vec::new() };
     let mut sum = 0u64;
     // The streaming patterns continue through the range from run to run, as the benchmark's do.
     let mut round = 0u64;
@@ -99,8 +101,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let start = Instant::now();
         for _ in 0..rounds {
             let base = round * ACCESSES as u64 * 8 % RANGE;
-            let checksum = if let Some((work, ahead)) = line_copy {
-                line_copies(&flat, &random, work, ahead)
+            let checksum = if let Some(c) = line_copy {
+                line_copies(&flat, if c.hot { &hot } else { &random }, c.work, c.ahead)
             } else {
                 match pattern.as_str() {
                     "stream" => stream(&mut l1, &mut vram, base)?,
@@ -130,22 +132,36 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-/// The work rounds and prefetch distance of a `line-copy[-wWORK][-prefetch]` pattern (the
-/// prefetch 16 copies ahead, as in `random2-prefetch`); `None` for any other pattern.
-fn parse_line_copy(pattern: &str) -> Result<Option<(u32, usize)>, String> {
+/// How a `line-copy[-wWORK][-prefetch|-hot]` pattern runs.
+#[derive(Clone, Copy)]
+struct LineCopy {
+    /// Rounds of register arithmetic beside each copy.
+    work: u32,
+    /// How many copies ahead the host prefetch is (16, as in `random2-prefetch`), or 0.
+    ahead: usize,
+    /// Whether the addresses are folded into the first 32 KiB, so that every line is in the
+    /// host's own L1: the arithmetic's rate with no memory latency.
+    hot: bool,
+}
+
+/// The [`LineCopy`] a pattern names; `None` for any other pattern.
+fn parse_line_copy(pattern: &str) -> Result<Option<LineCopy>, String> {
     let Some(rest) = pattern.strip_prefix("line-copy") else { return Ok(None) };
-    let (rest, ahead) = match rest.strip_suffix("-prefetch") {
-        Some(rest) => (rest, 16),
-        None => (rest, 0),
+    let (rest, ahead, hot) = if let Some(rest) = rest.strip_suffix("-prefetch") {
+        (rest, 16, false)
+    } else if let Some(rest) = rest.strip_suffix("-hot") {
+        (rest, 0, true)
+    } else {
+        (rest, 0, false)
     };
     let work = match rest {
         "" => 0,
         _ => match rest.strip_prefix("-w").map(str::parse) {
             Some(Ok(w)) if w <= 1 << 16 => w,
-            _ => return Err(format!("`{pattern}`: expected line-copy, then optionally -w and a work count up to 65536, then optionally -prefetch")),
+            _ => return Err(format!("`{pattern}`: expected line-copy, then optionally -w and a work count up to 65536, then optionally -prefetch or -hot")),
         },
     };
-    Ok(Some((work, ahead)))
+    Ok(Some(LineCopy { work, ahead, hot }))
 }
 
 // One round of each pattern, each in a function of its own, so that a pattern's loop is compiled
