@@ -787,26 +787,29 @@ impl Cache {
     fn allocate<N: MemoryLevel + ?Sized, const LB: usize, const W: usize>(&mut self, line: u64, next: &mut N, report: &mut AccessReport) -> Result<usize, AccessError> {
         let set = (line & self.set_mask) as usize;
         let slot = self.victim::<W>(set);
-        let (held, _, _, dirty) = self.slot_state::<LB>(slot);
-        let (occupied, dirty) = (*held != INVALID, dirty.iter().any(|&w| w != 0));
+        let (held, hint, _, dirty) = self.slot_state::<LB>(slot);
+        let occupied = *held != INVALID;
+        if occupied && dirty.iter().any(|&w| w != 0) {
+            // `write_back` finds the victim's address by its line number: replaced only after.
+            self.write_back(slot, next, report)?;
+            let (held, hint, _, _) = self.slot_state::<LB>(slot);
+            (*held, *hint) = (line, line_hint(line));
+        } else {
+            // The common case: no write-back, so one bounds check covers the slot's state.
+            (*held, *hint) = (line, line_hint(line));
+        }
         if occupied {
-            if dirty {
-                self.write_back(slot, next, report)?;
-            }
             report.evictions += 1;
             self.stats.evictions += 1;
-            // The slot changes hands: what `drop_slot` does, less what the new line redoes at
-            // once (its line number, the resident count; the dirty mask is clear after the
-            // write-back) and the valid mask, which the caller fills or clears.
+            // The slot changes hands: what `drop_slot` does, less what the new line redid above
+            // (its line number and hint), the resident count (unchanged), the dirty mask (clear
+            // after the write-back) and the valid mask, which the caller fills or clears.
             if self.mru_slot == slot {
                 self.mru_len = 0;
             }
         } else {
             self.resident += 1;
         }
-        let (held, hint, _, _) = self.slot_state::<LB>(slot);
-        *held = line;
-        *hint = line_hint(line);
         Ok(slot)
     }
 
