@@ -23,7 +23,7 @@ fn show_seed_l2_prints_the_grid() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("L2 "), "{text}");
-    assert!(text.contains("256 KiB, 64 B lines, 16 ways, lru, write-back-line-dirty"), "{text}");
+    assert!(text.contains("256 KiB, 64 B lines, 16 ways, lru, write-back-byte-mask"), "{text}");
     assert!(text.contains("non_coherent_atom_size"), "{text}");
     let header = text.lines().find(|l| l.starts_with("access ")).expect("grid header");
     for col in ["DRAW_INDIRECT", "VERTEX_INPUT", "VERTEX_SHADER", "FRAGMENT_SHADER", "EARLY/LATE_FRAGMENT_TESTS", "COLOR_ATTACHMENT_OUTPUT", "TRANSFER", "HOST"] {

@@ -128,7 +128,10 @@ impl Default for ComputeUnitSpec {
 #[serde(default, deny_unknown_fields)]
 pub struct L2Spec {
     /// The cache, or `"none"` (every L2 access goes to VRAM). Default 256 KiB, 64-byte lines,
-    /// 16 ways, write-back with a dirty bit per line (PROFILES.md §1: GCN L2 line 64 B).
+    /// 16 ways, write-back with a per-byte dirty mask (PROFILES.md §1: GCN L2 line 64 B). A
+    /// dirty bit per line would make a write-back put stale bytes over bytes that the transfer
+    /// engine or the host wrote to VRAM beside the line's dirty ones, which Vulkan allows with no
+    /// barrier at all: see `docs/PROFILES.md`.
     #[serde(with = "opt_cache")]
     pub cache: Option<CacheSpec>,
     /// Number of banks (each with its own bandwidth). Default 8.
@@ -140,7 +143,7 @@ pub struct L2Spec {
 
 impl Default for L2Spec {
     fn default() -> Self {
-        L2Spec { cache: Some(cache(256 * 1024, 64, 16, WritePolicy::WriteBackLineDirty)), banks: 8, bank_interleave_bytes: 256 }
+        L2Spec { cache: Some(cache(256 * 1024, 64, 16, WritePolicy::WriteBackByteMask)), banks: 8, bank_interleave_bytes: 256 }
     }
 }
 
