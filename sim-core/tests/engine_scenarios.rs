@@ -173,6 +173,42 @@ fn s4_write_after_read() {
     assert_clean_everywhere(&s4(true));
 }
 
+/// 4b. The same write-after-read across two submissions with no wait between them, the first
+///    ending in a barrier to HOST/HOST_READ: HOST in a second scope orders host operations after
+///    a host wait, not the next submission's commands, so the copy still overtakes the reads.
+fn s4_two_submissions(semaphore: bool) -> Workload {
+    const BIG: u64 = 128 * 64 * 4;
+    let mut w = Workload::new("write-after-read-two-submissions");
+    let a = w.device_buffer("A", BIG);
+    let src = w.device_buffer("SRC", BIG);
+    let out = w.device_buffer("OUT", BIG);
+    let s = w.semaphore("s0");
+    let p = w.wgsl_pipeline("add_one", ADD_ONE, "main").unwrap();
+    let reads = w.command_buffer(
+        "reads",
+        vec![
+            Command::FillBuffer { dst: src, offset: 0, size: None, data: 99 },
+            barrier(S::CLEAR, A::TRANSFER_WRITE, S::COPY | S::COMPUTE_SHADER, A::TRANSFER_READ),
+            dispatch(p, 128, vec![storage((0, 0), a), storage((0, 1), out)], 0),
+            barrier(S::COMPUTE_SHADER, A::SHADER_STORAGE_WRITE, S::HOST, A::HOST_READ),
+        ],
+    );
+    let copy = w.command_buffer("copy", vec![Command::CopyBuffer { src, dst: a, regions: vec![BufferCopy { src_offset: 0, dst_offset: BIG / 4 * 3, size: BIG / 4 }] }]);
+    let f = w.fence("f0");
+    let signal = if semaphore { vec![(s, S::ALL_COMMANDS)] } else { vec![] };
+    w.host(HostOp::QueueSubmit { queue: 0, batches: vec![SubmitBatch { command_buffers: vec![reads], signal_semaphores: signal, ..Default::default() }], fence: None });
+    let wait = if semaphore { vec![(s, S::COPY)] } else { vec![] };
+    w.host(HostOp::QueueSubmit { queue: 0, batches: vec![SubmitBatch { command_buffers: vec![copy], wait_semaphores: wait, ..Default::default() }], fence: Some(f) });
+    w.host(HostOp::DeviceWaitIdle);
+    w
+}
+
+#[test]
+fn s4b_a_barrier_to_host_does_not_order_the_next_submission() {
+    assert_shows_corruption(&s4_two_submissions(false), "seed-l2");
+    assert_clean_everywhere(&s4_two_submissions(true));
+}
+
 /// 5. Writes to neighbouring bytes: a dispatch writes the first half of every 64-byte line of B
 ///    and fills write the second half, with no barrier between them. Vulkan needs none: a memory
 ///    operation "must not affect memory at a memory location not within its set of memory

@@ -611,13 +611,18 @@ impl<'p, 'w> Sim<'p, 'w> {
                 }
             }
             Kind::Sync { src, .. } => {
+                // HOST in a first scope means host operations, which the host timeline has already
+                // performed; it chains to nothing on the queue. (HOST in an earlier barrier's
+                // second scope orders host operations after a host wait, not later submissions:
+                // "not invoked by any commands recorded in a command buffer".)
+                let device_src = S(src.0 & !S::HOST.0);
                 for &j in &self.queues[queue] {
                     if self.items[j].state == State::Done {
                         continue;
                     }
                     let chained = match &self.items[j].kind {
-                        Kind::Action { stage, .. } => src.intersects(*stage),
-                        Kind::Sync { dst, .. } => src.intersects(*dst),
+                        Kind::Action { stage, .. } => device_src.intersects(*stage),
+                        Kind::Sync { dst, .. } => device_src.intersects(*dst),
                     };
                     if chained {
                         deps.push(j);
