@@ -51,7 +51,7 @@ fn every_example_trace_gives_its_expected_outcome() {
         .filter(|p| p.extension().is_some_and(|x| x == "json") && !p.to_string_lossy().ends_with(".expect.json"))
         .collect();
     traces.sort();
-    assert!(traces.len() >= 23, "expected the 13 compute and 10 host example traces, found {}", traces.len());
+    assert!(traces.len() >= 25, "expected the 15 compute and 10 host example traces, found {}", traces.len());
     let mut failures = Vec::new();
     for t in &traces {
         assert!(t.with_extension("expect.json").exists(), "{} has no .expect.json sidecar", t.display());

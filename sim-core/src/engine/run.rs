@@ -801,10 +801,24 @@ impl<'p, 'w> Sim<'p, 'w> {
                         }
                     }
                 }
-                // An event the host sets has no device-side set node to perform the first
-                // scope's operations (HOST_WRITE availability): the wait performs them.
-                let host_set = events.iter().any(|&e| matches!(self.event_state[e], EventState::Host | EventState::HostGate(_)));
-                let k = self.sync_kind(label, &self.barrier_list(dependency), host_set, true);
+                // The wait performs the first scope's operations where no set did: an event the
+                // host sets has no device-side set node (HOST_WRITE availability), and
+                // vkCmdSetEvent (synchronization1) names only stages, the access scope coming
+                // from the wait's barriers (Mesa's common vkCmdSetEvent passes no access masks;
+                // RADV flushes at the wait). A synchronization2 set performed them already, and
+                // its wait must repeat the same dependency.
+                let first_at_wait = events.iter().any(|&e| match self.event_state[e] {
+                    EventState::Host | EventState::HostGate(_) => true,
+                    EventState::Item(i) => matches!(&self.items[i].kind, Kind::Sync { ops, .. } if ops.is_empty()),
+                    EventState::Unset => false,
+                });
+                let mut k = self.sync_kind(label, &self.barrier_list(dependency), first_at_wait, true);
+                // The wait is ordered after its sets' first scopes through the sets themselves
+                // (`explicit`), not after every earlier command of those stages: commands
+                // recorded between the set and the wait are outside the dependency.
+                if let Kind::Sync { src, .. } = &mut k {
+                    *src = S::NONE;
+                }
                 self.push_item(queue, k, explicit);
             }
             Command::ResetEvent { event, .. } => self.event_state[*event] = EventState::Unset,

@@ -538,9 +538,10 @@ impl Builder<'_> {
                         let dep = self.dependency(None, &d.memory_barriers, &d.buffer_memory_barriers, &d.image_memory_barriers, &p)?;
                         (dep.clone(), Some(dep))
                     }
-                    // vkCmdSetEvent has only a stage mask: it makes available every write of
-                    // those stages (the wait's access masks are not known here).
-                    (None, Some(st)) => (DependencyInfo::memory(st, A::MEMORY_WRITE, S::NONE, A::NONE), None),
+                    // vkCmdSetEvent has only a stage mask: an execution dependency's first
+                    // scope. The access scope is the wait's barriers', whose first-scope
+                    // operations the wait performs.
+                    (None, Some(st)) => (DependencyInfo::memory(st, A::NONE, S::NONE, A::NONE), None),
                     (None, None) => return fail(path, "`set_event` needs `dependency` (synchronization2) or `stage_mask` (synchronization1)"),
                 };
                 self.set_deps.entry(ev).or_default().push((cb, k, sync2));
