@@ -69,7 +69,16 @@ fn unknown_cache_name_in_a_barrier_op() {
     assert_located(
         "[[barriers.rows]]\naccess = \"SHADER_READ\"\ndst = [\"invalidate L1\", \"invalidate L3\"]\n",
         "bad.toml:3:25: barriers.rows[0].dst[1]: ",
-        &["unknown cache `L3`", "expected one of ROP, L1, T$, U$, HOST, L2"],
+        &["unknown cache `L3`", "expected one of ROP, L1, T$, U$, L2"],
+    );
+}
+
+#[test]
+fn a_barrier_op_on_the_host_cache() {
+    assert_located(
+        "[[barriers.rows]]\naccess = \"HOST_WRITE\"\nsrc = [\"flush HOST\"]\n",
+        "bad.toml:3:8: barriers.rows[0].src[0]: ",
+        &["vkFlushMappedMemoryRanges", "cannot name it"],
     );
 }
 

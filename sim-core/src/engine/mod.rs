@@ -55,7 +55,8 @@ impl BarrierPlanner for Profile {
                         CacheName::Uniform => CacheTarget::Uniform,
                         CacheName::L2 => CacheTarget::L2,
                         CacheName::Rop => CacheTarget::Rop,
-                        // Host caches are maintained by vkFlush/InvalidateMappedMemoryRanges.
+                        // Host caches are maintained by vkFlush/InvalidateMappedMemoryRanges;
+                        // `OpSpec::parse` rejects a table row that names one.
                         CacheName::Host => return None,
                     };
                     let action = match op.action {

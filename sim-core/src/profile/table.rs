@@ -143,9 +143,16 @@ impl OpSpec {
         let mut caches = Vec::new();
         for name in rest.split([',', ' ']).filter(|n| !n.trim().is_empty()) {
             match CacheName::parse(name) {
+                // Rejected rather than ignored: a row naming it would read as if the barrier
+                // did something to the host's cache, and it cannot.
+                Some(CacheName::Host) => {
+                    return Err(format!(
+                        "`{text}`: the host's cache (`HOST`) is maintained by vkFlushMappedMemoryRanges and vkInvalidateMappedMemoryRanges, never by a barrier; a table row cannot name it"
+                    ));
+                }
                 Some(c) => caches.push(c),
                 None => {
-                    let known: Vec<&str> = CacheName::ALL.iter().map(|c| c.as_str()).collect();
+                    let known: Vec<&str> = CacheName::ALL.iter().filter(|&&c| c != CacheName::Host).map(|c| c.as_str()).collect();
                     return Err(format!("`{text}`: unknown cache `{}`: expected one of {}", name.trim(), known.join(", ")));
                 }
             }
