@@ -30,8 +30,25 @@ enum Command {
     Graph(cli::graph::GraphArgs),
 }
 
+/// The stack of the thread that loads traces and compiles shaders. The shader front ends and the
+/// compiler walk expressions recursively, and a long chain like `a + 1 + 1 + ...` is as deep as
+/// it is long; a large stack (reserved, not touched, until used) turns the overflow that would
+/// abort the process into an ordinary depth that finishes.
+const MAIN_STACK_BYTES: usize = 1 << 30;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    match std::thread::Builder::new().name("gpusim".into()).stack_size(MAIN_STACK_BYTES).spawn(move || run(cli)) {
+        Ok(handle) => handle.join().unwrap_or_else(|_| ExitCode::from(101)),
+        Err(e) => {
+            eprintln!("gpusim: error: cannot start the main thread: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Runs the subcommand `cli` names; errors are printed and give exit status 2.
+fn run(cli: Cli) -> ExitCode {
     let result = match cli.command {
         Command::Profile(args) => cli::profile::run(args),
         Command::Run(args) => cli::run::run(args),

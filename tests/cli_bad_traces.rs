@@ -115,3 +115,25 @@ fn a_missing_trace_file_is_exit_2() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read the trace"));
 }
+
+/// A shader expression 20,000 operations long (as deep as it is long for the recursive front end
+/// and compiler) is simulated, not a stack overflow that aborts the process.
+#[test]
+fn a_very_long_expression_does_not_overflow_the_stack() {
+    let chain = " + 1u".repeat(20_000);
+    let shader = format!(
+        r#"{{"id": "long", "wgsl": "@group(0) @binding(0) var<storage, read> a: array<u32>; @group(0) @binding(1) var<storage, read_write> b: array<u32>; @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3<u32>) {{ b[id.x] = a[id.x]{chain}; }}"}}"#
+    );
+    let text = with_timeline(
+        r#"{"cmd": "dispatch", "shader": "long", "group_count": [1, 1, 1], "bindings": [{"set": 0, "binding": 0, "buffer": "A"}, {"set": 0, "binding": 1, "buffer": "B"}]}"#,
+        SUBMIT,
+    )
+    .replace(SHADER, &shader);
+    let dir = std::env::temp_dir().join(format!("gpusim-long-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("long.json");
+    std::fs::write(&path, text).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_gpusim")).args(["run", path.to_str().unwrap()]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -362,6 +362,26 @@ fn api_misuse_is_a_located_error() {
     let err = run_workload(&w, &Profile::builtin("ideal").unwrap(), 0).unwrap_err();
     assert!(err.to_string().contains("cb0") && err.to_string().contains("outside buffer `A`"), "{err}");
 
+    // Workgroup memory past the profile's maxComputeSharedMemorySize, and a dispatch base past
+    // maxComputeWorkGroupCount.
+    const BIG_SHARED: &str = "@group(0) @binding(0) var<storage, read_write> dst: array<u32>;\nvar<workgroup> w: array<u32, 10240>;\n@compute @workgroup_size(1) fn main() { w[1] = 2u; dst[0] = w[1]; }";
+    for (shader, base) in [(BIG_SHARED, 0), (ADD_ONE, 65535)] {
+        let mut w = Workload::new("bad-dispatch");
+        let a = w.device_buffer("A", 4096);
+        let b = w.device_buffer("B", 4096);
+        let p = w.wgsl_pipeline("p", shader, "main").unwrap();
+        let bindings = if base == 0 { vec![storage((0, 0), a)] } else { vec![storage((0, 0), a), storage((0, 1), b)] };
+        let mut d = dispatch(p, 1, bindings, 0);
+        if let Command::Dispatch { base_group, .. } = &mut d {
+            base_group[0] = base;
+        }
+        let cb = w.command_buffer("cb0", vec![d]);
+        w.submit(0, vec![cb], None);
+        let err = run_workload(&w, &Profile::builtin("seed-l2").unwrap(), 0).unwrap_err().to_string();
+        let want = if base == 0 { "40960 bytes of workgroup memory exceed maxComputeSharedMemorySize = 32768" } else { "base_group[0] + group_count[0] = 65535 + 1 exceeds" };
+        assert!(err.contains("cb0") && err.contains(want), "{err}");
+    }
+
     let mut w = Workload::new("never-signalled");
     let f = w.fence("f0");
     w.host(HostOp::WaitForFences(vec![f]));

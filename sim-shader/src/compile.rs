@@ -22,6 +22,30 @@ use crate::program::*;
 
 /// Inlining depth beyond which a call chain is rejected.
 const MAX_CALL_DEPTH: u32 = 64;
+/// The most calls one entry point may inline, counted over its whole call tree.
+const MAX_INLINED_CALLS: u32 = 1 << 18;
+/// The most operations one entry point may compile to.
+const MAX_OPS: usize = 1 << 22;
+/// The most lane memory (private and function variables, each inlined call's own) one invocation
+/// may use: the interpreter keeps it for every lane of every live subgroup, so a size from a
+/// shader must not decide an allocation unchecked.
+const MAX_LANE_BYTES: u64 = 64 * 1024;
+/// The most workgroup memory a shader may declare. A device's own limit
+/// (maxComputeSharedMemorySize, typically 32–64 KiB) is checked against the profile when the
+/// shader is dispatched.
+const MAX_WORKGROUP_BYTES: u64 = 1 << 20;
+
+/// Places `size` bytes after the `*words` words already placed, if the total stays within
+/// `max_bytes`: the new block's byte offset.
+fn reserve(words: &mut u32, size: u32, max_bytes: u64) -> Option<u32> {
+    let base = u64::from(*words) * 4;
+    let end = base + u64::from(size).div_ceil(4) * 4;
+    if end > max_bytes {
+        return None;
+    }
+    *words = (end / 4) as u32;
+    Some(base as u32)
+}
 
 /// A compiled expression: a value in registers, or a pointer known at compile time.
 #[derive(Clone, Debug)]
@@ -81,6 +105,8 @@ pub(crate) struct Compiler<'m> {
     source: Option<&'m str>,
     name: &'m str,
     code: Vec<Op>,
+    /// Calls inlined so far (see `MAX_INLINED_CALLS`).
+    inlined_calls: u32,
     num_regs: u32,
     num_masks: u32,
     lane_words: u32,
@@ -140,6 +166,7 @@ pub(crate) fn compile_entry_point(
         source,
         name,
         code: Vec::new(),
+        inlined_calls: 0,
         num_regs: 0,
         num_masks: 1,
         lane_words: 0,
@@ -567,16 +594,26 @@ impl<'m> Compiler<'m> {
                     _ => self.size_h(var.ty),
                 };
                 match var.space {
-                    naga::AddressSpace::Private => {
-                        let base = self.lane_words * 4;
-                        self.lane_words += size.div_ceil(4);
-                        GlobalLoc::Lane { base }
-                    }
-                    naga::AddressSpace::WorkGroup => {
-                        let base = self.workgroup_words * 4;
-                        self.workgroup_words += size.div_ceil(4);
-                        GlobalLoc::WorkGroup { base }
-                    }
+                    naga::AddressSpace::Private => match reserve(&mut self.lane_words, size, MAX_LANE_BYTES) {
+                        Some(base) => GlobalLoc::Lane { base },
+                        None => {
+                            return Err(self.unsupported_at(
+                                format!("private memory beyond {MAX_LANE_BYTES} bytes per invocation ({size} more bytes after {})", self.lane_words * 4),
+                                module.global_variables.get_span(g),
+                                format!("global `{}`", var.name.clone().unwrap_or_default()),
+                            ));
+                        }
+                    },
+                    naga::AddressSpace::WorkGroup => match reserve(&mut self.workgroup_words, size, MAX_WORKGROUP_BYTES) {
+                        Some(base) => GlobalLoc::WorkGroup { base },
+                        None => {
+                            return Err(self.unsupported_at(
+                                format!("workgroup memory beyond {MAX_WORKGROUP_BYTES} bytes ({size} more bytes after {})", self.workgroup_words * 4),
+                                module.global_variables.get_span(g),
+                                format!("global `{}`", var.name.clone().unwrap_or_default()),
+                            ));
+                        }
+                    },
                     naga::AddressSpace::Immediate => {
                         self.push_bytes = size;
                         GlobalLoc::Push
@@ -633,8 +670,11 @@ impl<'m> Compiler<'m> {
                 let span = func.local_variables.get_span(l);
                 return Err(self.unsupported_at("bool inside an array or struct in a local variable", span, format!("function `{}`", self.fn_name)));
             };
-            let base = self.lane_words * 4;
-            self.lane_words += size.div_ceil(4);
+            let Some(base) = reserve(&mut self.lane_words, size, MAX_LANE_BYTES) else {
+                let span = func.local_variables.get_span(l);
+                let construct = format!("private and function memory beyond {MAX_LANE_BYTES} bytes per invocation ({size} more bytes after {}; every inlined call has its own locals)", self.lane_words * 4);
+                return Err(self.unsupported_at(construct, span, format!("function `{}`", self.fn_name)));
+            };
             ix.locals.push(base);
             let src = match var.init {
                 Some(init) => match self.const_local(&ix, init, 0) {
@@ -870,6 +910,11 @@ impl<'m> Compiler<'m> {
     ) -> R<()> {
         if self.depth >= MAX_CALL_DEPTH {
             return Err(self.unsupported_stmt("call chain deeper than 64"));
+        }
+        // Every call is inlined: a call tree can grow the code exponentially in its depth.
+        self.inlined_calls += 1;
+        if self.inlined_calls > MAX_INLINED_CALLS || self.code.len() > MAX_OPS {
+            return Err(self.unsupported_stmt(format!("an entry point that inlines to more than {MAX_INLINED_CALLS} calls or {MAX_OPS} operations")));
         }
         let func = &self.module.functions[function];
         let finfo = &self.info[function];

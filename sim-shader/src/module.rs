@@ -15,9 +15,39 @@ pub struct Module {
     programs: Vec<Arc<Program>>,
 }
 
+/// The deepest bracket nesting a shader source may have. The front ends parse expressions
+/// recursively, so a source nested thousands deep would overflow the stack instead of failing
+/// with an error; real shaders stay far below this.
+const MAX_NESTING: usize = 256;
+
+/// Refuses a source whose `(`, `[` and `{` nest deeper than [`MAX_NESTING`], naming where.
+fn check_nesting(source: &str, name: &str) -> Result<(), ShaderError> {
+    let mut depth = 0usize;
+    let (mut line, mut column) = (1, 0);
+    for c in source.chars() {
+        column += 1;
+        match c {
+            '\n' => (line, column) = (line + 1, 0),
+            '(' | '[' | '{' => {
+                depth += 1;
+                if depth > MAX_NESTING {
+                    return Err(ShaderError::Parse {
+                        name: name.to_string(),
+                        message: format!("{name}:{line}:{column}: brackets nested more than {MAX_NESTING} deep (the front end parses nesting recursively)"),
+                    });
+                }
+            }
+            ')' | ']' | '}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 impl Module {
     /// Parse, validate and compile WGSL source. `name` appears in every error message.
     pub fn from_wgsl(source: &str, name: &str) -> Result<Module, ShaderError> {
+        check_nesting(source, name)?;
         let module = naga::front::wgsl::parse_str(source).map_err(|e| ShaderError::Parse {
             name: name.to_string(),
             message: e.emit_to_string_with_path(source, name),
@@ -37,6 +67,7 @@ impl Module {
 
     /// Parse, validate and compile GLSL compute-shader source (`#version 450` style).
     pub fn from_glsl(source: &str, name: &str) -> Result<Module, ShaderError> {
+        check_nesting(source, name)?;
         let options = naga::front::glsl::Options::from(naga::ShaderStage::Compute);
         let module = naga::front::glsl::Frontend::default().parse(&options, source).map_err(|e| ShaderError::Parse {
             name: name.to_string(),

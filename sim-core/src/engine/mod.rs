@@ -357,13 +357,27 @@ pub fn check_limits(prog: &Program<'_>, profile: &Profile) -> Result<(), Workloa
                 Command::UpdateBuffer { data, .. } if data.len() as u64 > l.max_update_buffer_size => {
                     return Err(WorkloadError::Invalid { at: at(), message: format!("{} bytes exceed the limit max_update_buffer_size = {}", data.len(), l.max_update_buffer_size) });
                 }
-                Command::Dispatch { pipeline, group_count, bindings, .. } => {
+                Command::Dispatch { pipeline, group_count, base_group, bindings, .. } => {
                     for (d, (&count, &max)) in group_count.iter().zip(&l.max_compute_work_group_count).enumerate() {
                         if count > max {
                             return Err(WorkloadError::Invalid { at: at(), message: format!("group_count[{d}] = {count} exceeds maxComputeWorkGroupCount[{d}] = {max}") });
                         }
+                        // vkCmdDispatchBase: baseGroup + groupCount must not pass the limit either.
+                        let base = u64::from(base_group[d]);
+                        if base + u64::from(count) > u64::from(max) {
+                            return Err(WorkloadError::Invalid {
+                                at: at(),
+                                message: format!("base_group[{d}] + group_count[{d}] = {base} + {count} exceeds maxComputeWorkGroupCount[{d}] = {max}"),
+                            });
+                        }
                     }
                     let p = &w.pipelines[*pipeline].1;
+                    if p.workgroup_memory_bytes() > l.max_compute_shared_memory_size {
+                        return Err(WorkloadError::Invalid {
+                            at: at(),
+                            message: format!("the shader's {} bytes of workgroup memory exceed maxComputeSharedMemorySize = {}", p.workgroup_memory_bytes(), l.max_compute_shared_memory_size),
+                        });
+                    }
                     let size = p.workgroup_size();
                     if size.iter().map(|&s| s as u64).product::<u64>() > l.max_compute_work_group_invocations as u64 {
                         return Err(WorkloadError::Invalid { at: at(), message: format!("workgroup size {size:?} exceeds maxComputeWorkGroupInvocations = {}", l.max_compute_work_group_invocations) });
