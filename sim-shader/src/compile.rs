@@ -593,27 +593,19 @@ impl<'m> Compiler<'m> {
                     },
                     _ => self.size_h(var.ty),
                 };
+                let too_big = |what: String| (what, module.global_variables.get_span(g), format!("global `{}`", var.name.clone().unwrap_or_default()));
+                let placed = match var.space {
+                    naga::AddressSpace::Private => reserve(&mut self.lane_words, size, MAX_LANE_BYTES)
+                        .map(|base| GlobalLoc::Lane { base })
+                        .ok_or_else(|| too_big(format!("private memory beyond {MAX_LANE_BYTES} bytes per invocation ({size} more bytes after {})", self.lane_words * 4))),
+                    naga::AddressSpace::WorkGroup => reserve(&mut self.workgroup_words, size, MAX_WORKGROUP_BYTES)
+                        .map(|base| GlobalLoc::WorkGroup { base })
+                        .ok_or_else(|| too_big(format!("workgroup memory beyond {MAX_WORKGROUP_BYTES} bytes ({size} more bytes after {})", self.workgroup_words * 4))),
+                    _ => Ok(GlobalLoc::Unused),
+                };
+                let placed = placed.map_err(|(what, span, fallback)| self.unsupported_at(what, span, fallback))?;
                 match var.space {
-                    naga::AddressSpace::Private => match reserve(&mut self.lane_words, size, MAX_LANE_BYTES) {
-                        Some(base) => GlobalLoc::Lane { base },
-                        None => {
-                            return Err(self.unsupported_at(
-                                format!("private memory beyond {MAX_LANE_BYTES} bytes per invocation ({size} more bytes after {})", self.lane_words * 4),
-                                module.global_variables.get_span(g),
-                                format!("global `{}`", var.name.clone().unwrap_or_default()),
-                            ));
-                        }
-                    },
-                    naga::AddressSpace::WorkGroup => match reserve(&mut self.workgroup_words, size, MAX_WORKGROUP_BYTES) {
-                        Some(base) => GlobalLoc::WorkGroup { base },
-                        None => {
-                            return Err(self.unsupported_at(
-                                format!("workgroup memory beyond {MAX_WORKGROUP_BYTES} bytes ({size} more bytes after {})", self.workgroup_words * 4),
-                                module.global_variables.get_span(g),
-                                format!("global `{}`", var.name.clone().unwrap_or_default()),
-                            ));
-                        }
-                    },
+                    naga::AddressSpace::Private | naga::AddressSpace::WorkGroup => placed,
                     naga::AddressSpace::Immediate => {
                         self.push_bytes = size;
                         GlobalLoc::Push
