@@ -137,3 +137,20 @@ fn a_very_long_expression_does_not_overflow_the_stack() {
     assert_eq!(out.status.code(), Some(0), "stderr: {}", String::from_utf8_lossy(&out.stderr));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Three workgroup counts whose product passes 2^64 are refused, not wrapped to zero and run.
+#[test]
+fn a_workgroup_count_product_past_2_pow_64() {
+    let dir = std::env::temp_dir().join(format!("gpusim-wrap-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let profile = dir.join("wide.toml");
+    std::fs::write(&profile, "base = \"seed-l2\"\nname = \"wide\"\n[limits]\nmax_compute_work_group_count = [4294967295, 4294967295, 4294967295]\n").unwrap();
+    let path = dir.join("wrap.json");
+    let cmd = r#"{"cmd": "dispatch", "shader": "add_one", "group_count": [2147483648, 2147483648, 4], "bindings": [{"set": 0, "binding": 0, "buffer": "A"}, {"set": 0, "binding": 1, "buffer": "B"}]}"#;
+    std::fs::write(&path, with_timeline(cmd, SUBMIT)).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_gpusim")).args(["run", path.to_str().unwrap(), "--profile", profile.to_str().unwrap()]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("18446744073709551616 workgroups exceed"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -192,3 +192,13 @@ fn nothing_panics_on_garbage() {
     assert_eq!(p.name, "mine");
     assert_eq!(p.barriers, Profile::builtin("seed-l2").unwrap().barriers);
 }
+
+#[test]
+fn caches_too_large_in_all() {
+    assert_located("[machine]\ncompute_units = 8\n\n[machine.cu.l1]\nsize_bytes = 1073741824\n", "bad.toml:1:2: machine: ", &["8590557184 bytes in all", "cap of 1073741824"]);
+}
+
+#[test]
+fn subgroup_wider_than_the_interpreter() {
+    assert_located("[machine.cu]\nsubgroup_size = 128\n", "bad.toml:2:17: machine.cu.subgroup_size: ", &["between 1 and 64"]);
+}

@@ -339,8 +339,9 @@ fn check_command(w: &Workload, c: &Command) -> Result<(), String> {
         }
         Command::Dispatch { pipeline, group_count, bindings, .. } => {
             let (name, p) = w.pipelines.get(*pipeline).ok_or_else(|| format!("unknown pipeline index {pipeline}"))?;
-            let groups = group_count.iter().map(|&g| g as u64).product::<u64>();
-            if groups > MAX_WORKGROUPS_PER_DISPATCH {
+            // In u128: three u32 counts can pass 2^64, and a wrapped product would pass the cap.
+            let groups = group_count.iter().map(|&g| g as u128).product::<u128>();
+            if groups > MAX_WORKGROUPS_PER_DISPATCH as u128 {
                 return Err(format!("{groups} workgroups exceed the simulator's cap of {MAX_WORKGROUPS_PER_DISPATCH}"));
             }
             for (i, bd) in bindings.iter().enumerate() {

@@ -412,7 +412,8 @@ impl Machine {
         check_cache(&["machine", "cu", "uniform_cache"], &self.cu.uniform_cache, &[ReadOnly], "the uniform cache is read-only")?;
         range(&["machine", "cu", "shared_memory_bytes"], self.cu.shared_memory_bytes as u64, 0, 1 << 20)?;
         range(&["machine", "cu", "workgroup_slots"], self.cu.workgroup_slots as u64, 1, 64)?;
-        pow2(&["machine", "cu", "subgroup_size"], self.cu.subgroup_size as u64, 1, 128)?;
+        // The interpreter keeps a subgroup's lanes in one 64-bit mask.
+        pow2(&["machine", "cu", "subgroup_size"], self.cu.subgroup_size as u64, 1, 64)?;
         check_cache(
             &["machine", "l2", "cache"],
             &self.l2.cache,
@@ -448,9 +449,25 @@ impl Machine {
             &[WriteBackByteMask, WriteBackLineDirty, WriteThroughAllocate, WriteThroughNoAllocate],
             "the host writes through its cache",
         )?;
+        // Every cache holds its bytes from the start, so their sum is allocated up front.
+        let size = |c: &Option<CacheSpec>| c.as_ref().map_or(0, |c| c.size_bytes);
+        let per_cu = size(&self.cu.l1) + size(&self.cu.texture_cache) + size(&self.cu.uniform_cache);
+        let total = u128::from(self.compute_units) * u128::from(per_cu)
+            + u128::from(size(&self.l2.cache))
+            + u128::from(self.rop.units) * u128::from(size(&self.rop.tile_cache))
+            + u128::from(size(&self.host.cache));
+        if total > MAX_TOTAL_CACHE_BYTES as u128 {
+            return Err((
+                FieldPath::keys(&["machine"]),
+                format!("the caches hold {total} bytes in all (every CU's L1, T$ and U$, the L2, every ROP's tile cache, the host cache), more than the simulator's cap of {MAX_TOTAL_CACHE_BYTES}"),
+            ));
+        }
         Ok(())
     }
 }
+
+/// The most bytes all of a machine's caches may hold together (they are allocated up front).
+pub const MAX_TOTAL_CACHE_BYTES: u64 = 1 << 30;
 
 impl Timing {
     /// Checks that rates are nonzero and latencies sane.
