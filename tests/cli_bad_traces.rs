@@ -154,3 +154,25 @@ fn a_workgroup_count_product_past_2_pow_64() {
     assert!(err.contains("18446744073709551616 workgroups exceed"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Devices are refused by what they are, before anything is read: `/dev/zero` as a profile or
+/// as a shader file would otherwise be read until memory ran out.
+#[cfg(unix)]
+#[test]
+fn special_files_are_not_read() {
+    let dir = std::env::temp_dir().join(format!("gpusim-special-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("t.json");
+    std::fs::write(&path, with_timeline(FILL, SUBMIT)).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_gpusim")).args(["run", path.to_str().unwrap(), "--profile", "/dev/zero"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("/dev/zero: cannot read the profile: not a regular file"), "{err}");
+    let shader = r#"{"id": "add_one", "wgsl_file": "/dev/zero"}"#;
+    std::fs::write(&path, with_timeline(FILL, SUBMIT).replace(SHADER, shader)).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_gpusim")).args(["run", path.to_str().unwrap()]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("shaders[0].wgsl_file: cannot read `/dev/zero`: not a regular file"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

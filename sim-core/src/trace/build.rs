@@ -284,11 +284,7 @@ impl Builder<'_> {
             return fail(path, format!("file `{rel}` cannot be found: the trace was given as text, without a directory"));
         };
         let p = base.join(rel);
-        let meta = std::fs::metadata(&p).map_err(|e| (path.to_string(), format!("cannot read `{}`: {e}", p.display())))?;
-        if meta.len() > cap {
-            return fail(path, format!("file `{}` is {} bytes, above the cap of {cap}", p.display(), meta.len()));
-        }
-        std::fs::read(&p).map_err(|e| (path.to_string(), format!("cannot read `{}`: {e}", p.display())))
+        super::read_capped(&p, cap).map_err(|e| (path.to_string(), format!("cannot read `{}`: {e}", p.display())))
     }
 
     fn shader_list(&mut self, t: &schema::Trace) -> R<()> {
