@@ -136,7 +136,8 @@ impl ComputePipeline {
 
     /// Invocations per workgroup.
     pub fn invocations_per_workgroup(&self) -> u32 {
-        self.prog.workgroup_size.iter().product()
+        // Saturating: the sizes come from the shader, and their product can pass 32 bits.
+        self.prog.workgroup_size.iter().fold(1u32, |n, &s| n.saturating_mul(s))
     }
 
     /// Buffer bindings the entry point uses, sorted by (group, binding). Memory requests and

@@ -379,7 +379,7 @@ pub fn check_limits(prog: &Program<'_>, profile: &Profile) -> Result<(), Workloa
                         });
                     }
                     let size = p.workgroup_size();
-                    if size.iter().map(|&s| s as u64).product::<u64>() > l.max_compute_work_group_invocations as u64 {
+                    if size.iter().map(|&s| s as u128).product::<u128>() > l.max_compute_work_group_invocations as u128 {
                         return Err(WorkloadError::Invalid { at: at(), message: format!("workgroup size {size:?} exceeds maxComputeWorkGroupInvocations = {}", l.max_compute_work_group_invocations) });
                     }
                     for (k, b) in bindings.iter().enumerate() {

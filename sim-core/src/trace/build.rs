@@ -599,8 +599,9 @@ impl Builder<'_> {
             None => return fail(path, "`dispatch` needs `shader`"),
         };
         let Some(group_count) = c.group_count else { return fail(path, "`dispatch` needs `group_count`") };
-        let groups: u64 = group_count.iter().map(|&g| g as u64).product();
-        if groups > MAX_WORKGROUPS_PER_DISPATCH {
+        // In u128: three u32 counts can pass 2^64.
+        let groups: u128 = group_count.iter().map(|&g| g as u128).product();
+        if groups > MAX_WORKGROUPS_PER_DISPATCH as u128 {
             return fail(format!("{path}.group_count"), format!("{groups} workgroups exceed the simulator's cap of {MAX_WORKGROUPS_PER_DISPATCH} per dispatch"));
         }
         let base_group = c.base_group.unwrap_or([0; 3]);
