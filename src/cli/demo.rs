@@ -18,7 +18,7 @@ use super::report::{finding_text, found_something};
 #[derive(Args, Debug)]
 pub struct DemoArgs {
     /// Seeds tried per profile until one shows the corruption.
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..))]
     pub seeds: u64,
 }
 
@@ -53,7 +53,7 @@ pub fn story(with_barrier: bool) -> Result<Workload, CliError> {
 
 fn first_corrupt(w: &Workload, p: &Profile, seeds: u64) -> Result<(RunResult, u64), CliError> {
     let mut last = None;
-    for seed in 0..seeds.max(1) {
+    for seed in 0..seeds {
         let r = run_workload(w, p, seed)?;
         if found_something(&r) {
             return Ok((r, seed));

@@ -213,7 +213,7 @@ pub fn text_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> S
     let mut o = String::new();
     let _ = writeln!(o, "gpusim run: trace `{trace}` on profile {}", r.profile);
     if s.count > 1 {
-        let _ = writeln!(o, "schedules: seeds {}..{} ({} runs), {} corrupted", s.seed, s.seed + s.count, s.count, s.corrupt);
+        let _ = writeln!(o, "schedules: seeds {}..={} ({} runs), {} corrupted", s.seed, s.seed + (s.count - 1), s.count, s.corrupt);
         match s.corrupt_seed {
             Some(c) => {
                 let _ = writeln!(o, "reporting the first corrupted schedule, seed {c}");

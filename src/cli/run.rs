@@ -68,8 +68,9 @@ pub fn run_schedules(t: &LoadedTrace, p: &Profile, seed: u64, count: u64) -> Res
     if count == 0 || count > MAX_SCHEDULES {
         return Err(format!("--schedules {count} is not between 1 and {MAX_SCHEDULES}").into());
     }
-    if seed.checked_add(count).is_none() {
-        return Err(format!("--seed {seed} + --schedules {count} overflows 64 bits").into());
+    // The last seed run is seed + count - 1, which may be u64::MAX itself.
+    if seed.checked_add(count - 1).is_none() {
+        return Err(format!("--seed {seed} + --schedules {count} runs past the largest seed, {}", u64::MAX).into());
     }
     if count == 1 {
         let r = run_one(t, p, seed)?;
@@ -83,7 +84,7 @@ pub fn run_schedules(t: &LoadedTrace, p: &Profile, seed: u64, count: u64) -> Res
     if let Ok(style) = ProgressStyle::with_template("{spinner} schedules {pos}/{len} [{bar:30}] {elapsed_precise} eta {eta}") {
         bar.set_style(style.progress_chars("=> "));
     }
-    let outcomes: Vec<Result<bool, String>> = (seed..seed + count)
+    let outcomes: Vec<Result<bool, String>> = (seed..=seed + (count - 1))
         .into_par_iter()
         .map(|s| {
             let r = run_workload(&t.workload, p, s).map(|r| found_something(&r)).map_err(|e| t.locate_engine_error(&e).to_string());
