@@ -29,12 +29,23 @@ fn with_timeline(cmds: &str, timeline: &str) -> String {
 const FILL: &str = r#"{"cmd": "fill_buffer", "dst_buffer": "A", "dst_offset": 0, "size": 64, "data": 1}"#;
 const SUBMIT: &str = r#"{"op": "queue_submit", "queue": "q0", "command_buffers": ["cb0"], "fence": "f0"}, {"op": "wait_for_fences", "fences": ["f0"]}"#;
 
-fn run_bad(name: &str, text: &str, fragments: &[&str]) -> Result<(), String> {
+/// `file` in this test process's own scratch directory, written with `text`.
+fn scratch(file: &str, text: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("gpusim-bad-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("{name}.json"));
+    let path = dir.join(file);
     std::fs::write(&path, text).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_gpusim")).args(["run", path.to_str().unwrap()]).output().unwrap();
+    path
+}
+
+/// `gpusim run` on `text`, written as `NAME.json`, with `args` after the trace.
+fn run_trace(name: &str, text: &str, args: &[&str]) -> std::process::Output {
+    let path = scratch(&format!("{name}.json"), text);
+    Command::new(env!("CARGO_BIN_EXE_gpusim")).arg("run").arg(&path).args(args).output().unwrap()
+}
+
+fn run_bad(name: &str, text: &str, fragments: &[&str]) -> Result<(), String> {
+    let out = run_trace(name, text, &[]);
     let err = String::from_utf8_lossy(&out.stderr).to_string();
     if out.status.code() != Some(2) {
         return Err(format!("{name}: exit {:?} (expected 2); stderr: {err}", out.status.code()));
@@ -129,30 +140,19 @@ fn a_very_long_expression_does_not_overflow_the_stack() {
         SUBMIT,
     )
     .replace(SHADER, &shader);
-    let dir = std::env::temp_dir().join(format!("gpusim-long-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("long.json");
-    std::fs::write(&path, text).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_gpusim")).args(["run", path.to_str().unwrap()]).output().unwrap();
+    let out = run_trace("long", &text, &[]);
     assert_eq!(out.status.code(), Some(0), "stderr: {}", String::from_utf8_lossy(&out.stderr));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Three workgroup counts whose product passes 2^64 are refused, not wrapped to zero and run.
 #[test]
 fn a_workgroup_count_product_past_2_pow_64() {
-    let dir = std::env::temp_dir().join(format!("gpusim-wrap-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let profile = dir.join("wide.toml");
-    std::fs::write(&profile, "base = \"seed-l2\"\nname = \"wide\"\n[limits]\nmax_compute_work_group_count = [4294967295, 4294967295, 4294967295]\n").unwrap();
-    let path = dir.join("wrap.json");
+    let profile = scratch("wide.toml", "base = \"seed-l2\"\nname = \"wide\"\n[limits]\nmax_compute_work_group_count = [4294967295, 4294967295, 4294967295]\n");
     let cmd = r#"{"cmd": "dispatch", "shader": "add_one", "group_count": [2147483648, 2147483648, 4], "bindings": [{"set": 0, "binding": 0, "buffer": "A"}, {"set": 0, "binding": 1, "buffer": "B"}]}"#;
-    std::fs::write(&path, with_timeline(cmd, SUBMIT)).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_gpusim")).args(["run", path.to_str().unwrap(), "--profile", profile.to_str().unwrap()]).output().unwrap();
+    let out = run_trace("wrap", &with_timeline(cmd, SUBMIT), &["--profile", profile.to_str().unwrap()]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("18446744073709551616 workgroups exceed"), "{err}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Devices are refused by what they are, before anything is read: `/dev/zero` as a profile or
@@ -160,19 +160,13 @@ fn a_workgroup_count_product_past_2_pow_64() {
 #[cfg(unix)]
 #[test]
 fn special_files_are_not_read() {
-    let dir = std::env::temp_dir().join(format!("gpusim-special-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("t.json");
-    std::fs::write(&path, with_timeline(FILL, SUBMIT)).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_gpusim")).args(["run", path.to_str().unwrap(), "--profile", "/dev/zero"]).output().unwrap();
+    let out = run_trace("special-profile", &with_timeline(FILL, SUBMIT), &["--profile", "/dev/zero"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("/dev/zero: cannot read the profile: not a regular file"), "{err}");
     let shader = r#"{"id": "add_one", "wgsl_file": "/dev/zero"}"#;
-    std::fs::write(&path, with_timeline(FILL, SUBMIT).replace(SHADER, shader)).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_gpusim")).args(["run", path.to_str().unwrap()]).output().unwrap();
+    let out = run_trace("special-shader", &with_timeline(FILL, SUBMIT).replace(SHADER, shader), &[]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("shaders[0].wgsl_file: cannot read `/dev/zero`: not a regular file"), "{err}");
-    let _ = std::fs::remove_dir_all(&dir);
 }

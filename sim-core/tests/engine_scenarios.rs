@@ -146,25 +146,32 @@ fn s3_copy_reads_vram_behind_dirty_l2() {
 ///    dependency the copy runs beside the dispatch (on any profile, seed-l2 included) and some
 ///    reads see the new bytes. An execution-only barrier is enough for a WAR hazard.
 fn s4(with_barrier: bool) -> Workload {
-    // 128 workgroups on 32 slots: later waves read A while the copy is writing it.
-    const BIG: u64 = 128 * 64 * 4;
     let mut w = Workload::new("write-after-read");
+    let (mut c, copy) = war_reads_and_copy(&mut w);
+    if with_barrier {
+        c.push(barrier(S::COMPUTE_SHADER, A::NONE, S::COPY, A::NONE));
+    }
+    c.push(copy);
+    finish(w, c)
+}
+
+/// The write-after-read scenarios' commands: SRC filled, then a dispatch reading A (128
+/// workgroups on 32 slots, so later waves read A while a copy may be writing it), released
+/// together with whatever copies next; and that copy, of SRC over the last quarter of A, which
+/// the dispatch's last wave reads.
+fn war_reads_and_copy(w: &mut Workload) -> (Vec<Command>, Command) {
+    const BIG: u64 = 128 * 64 * 4;
     let a = w.device_buffer("A", BIG);
     let src = w.device_buffer("SRC", BIG);
     let out = w.device_buffer("OUT", BIG);
     let p = w.wgsl_pipeline("add_one", ADD_ONE, "main").unwrap();
-    let mut c = vec![
+    let reads = vec![
         Command::FillBuffer { dst: src, offset: 0, size: None, data: 99 },
         // Releases the dispatch and the copy together, so they overlap.
         barrier(S::CLEAR, A::TRANSFER_WRITE, S::COPY | S::COMPUTE_SHADER, A::TRANSFER_READ),
         dispatch(p, 128, vec![storage((0, 0), a), storage((0, 1), out)], 0),
     ];
-    if with_barrier {
-        c.push(barrier(S::COMPUTE_SHADER, A::NONE, S::COPY, A::NONE));
-    }
-    // The copy overwrites the last quarter of A, which the dispatch's last wave reads.
-    c.push(Command::CopyBuffer { src, dst: a, regions: vec![BufferCopy { src_offset: 0, dst_offset: BIG / 4 * 3, size: BIG / 4 }] });
-    finish(w, c)
+    (reads, Command::CopyBuffer { src, dst: a, regions: vec![BufferCopy { src_offset: 0, dst_offset: BIG / 4 * 3, size: BIG / 4 }] })
 }
 
 #[test]
@@ -177,23 +184,12 @@ fn s4_write_after_read() {
 ///    ending in a barrier to HOST/HOST_READ: HOST in a second scope orders host operations after
 ///    a host wait, not the next submission's commands, so the copy still overtakes the reads.
 fn s4_two_submissions(semaphore: bool) -> Workload {
-    const BIG: u64 = 128 * 64 * 4;
     let mut w = Workload::new("write-after-read-two-submissions");
-    let a = w.device_buffer("A", BIG);
-    let src = w.device_buffer("SRC", BIG);
-    let out = w.device_buffer("OUT", BIG);
     let s = w.semaphore("s0");
-    let p = w.wgsl_pipeline("add_one", ADD_ONE, "main").unwrap();
-    let reads = w.command_buffer(
-        "reads",
-        vec![
-            Command::FillBuffer { dst: src, offset: 0, size: None, data: 99 },
-            barrier(S::CLEAR, A::TRANSFER_WRITE, S::COPY | S::COMPUTE_SHADER, A::TRANSFER_READ),
-            dispatch(p, 128, vec![storage((0, 0), a), storage((0, 1), out)], 0),
-            barrier(S::COMPUTE_SHADER, A::SHADER_STORAGE_WRITE, S::HOST, A::HOST_READ),
-        ],
-    );
-    let copy = w.command_buffer("copy", vec![Command::CopyBuffer { src, dst: a, regions: vec![BufferCopy { src_offset: 0, dst_offset: BIG / 4 * 3, size: BIG / 4 }] }]);
+    let (mut reads, copy) = war_reads_and_copy(&mut w);
+    reads.push(barrier(S::COMPUTE_SHADER, A::SHADER_STORAGE_WRITE, S::HOST, A::HOST_READ));
+    let reads = w.command_buffer("reads", reads);
+    let copy = w.command_buffer("copy", vec![copy]);
     let f = w.fence("f0");
     let signal = if semaphore { vec![(s, S::ALL_COMMANDS)] } else { vec![] };
     w.host(HostOp::QueueSubmit { queue: 0, batches: vec![SubmitBatch { command_buffers: vec![reads], signal_semaphores: signal, ..Default::default() }], fence: None });
