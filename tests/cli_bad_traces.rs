@@ -170,3 +170,49 @@ fn special_files_are_not_read() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("shaders[0].wgsl_file: cannot read `/dev/zero`: not a regular file"), "{err}");
 }
+
+/// Host reads past their total cap are refused at load, at the read that crosses it: each is
+/// held, as both runs saw it, until the two are compared.
+#[test]
+fn host_reads_past_their_total_cap() {
+    let read = r#"{"op": "host_read", "memory": "up", "size": 67108864}"#;
+    let text = with_timeline(FILL, &[read; 5].join(", ")).replace("\"size\": 4096, \"properties\": \"HOST_VISIBLE", "\"size\": 67108864, \"properties\": \"HOST_VISIBLE");
+    run_bad("host-reads-total", &text, &["timeline[4].size", "host reads total more than the cap of 268435456 bytes"]).unwrap();
+    // Four such reads are within the cap: the run is made.
+    let four = with_timeline(FILL, &[read; 4].join(", ")).replace("\"size\": 4096, \"properties\": \"HOST_VISIBLE", "\"size\": 67108864, \"properties\": \"HOST_VISIBLE");
+    let out = run_trace("host-reads-four", &four, &["--report", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// One payload file named by many host writes is refused when the payloads' total passes its
+/// cap, before the file is read again: each payload is held in memory.
+#[test]
+fn payloads_past_their_total_cap() {
+    let data = scratch("payload.bin", "");
+    std::fs::File::options().write(true).open(&data).unwrap().set_len(64 << 20).unwrap();
+    let write = r#"{"op": "host_write", "memory": "up", "data_file": "payload.bin"}"#;
+    let text = with_timeline(FILL, &[write; 17].join(", ")).replace("\"size\": 4096, \"properties\": \"HOST_VISIBLE", "\"size\": 67108864, \"properties\": \"HOST_VISIBLE");
+    run_bad("payloads-total", &text, &["timeline[16]", "payloads total more than the cap of 1073741824 bytes"]).unwrap();
+}
+
+/// A shader that never ends is stopped at the run's instruction budget, with a message naming
+/// the budget and the flag that raises it; a transfer that outlasts the cycle budget likewise.
+#[test]
+fn runaway_runs_are_stopped_at_their_budgets() {
+    let spin = r#"{"id": "spin", "wgsl": "@group(0) @binding(0) var<storage, read_write> b: array<u32>; @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3<u32>) { var i = 0u; loop { i = i + 1u; if (i == 0u) { break; } } b[id.x] = i; }"}"#;
+    let dispatch = r#"{"cmd": "dispatch", "shader": "spin", "group_count": [4, 1, 1], "bindings": [{"set": 0, "binding": 0, "buffer": "B"}]}"#;
+    let text = with_timeline(dispatch, SUBMIT).replace(SHADER, spin);
+    let out = run_trace("spin", &text, &["--max-instructions", "100000"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("budget of 100000 shader instructions") && err.contains("--max-instructions") && err.trim().lines().count() == 1, "{err}");
+    let out = run_trace("slow-fill", &with_timeline(FILL, SUBMIT), &["--max-cycles", "10"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("budget of 10 simulated cycles") && err.contains("--max-cycles"), "{err}");
+    for (flag, value) in [("--max-cycles", "0"), ("--max-cycles", "1099511627777"), ("--max-instructions", "0")] {
+        let out = run_trace("bad-budget", &with_timeline(FILL, SUBMIT), &[flag, value]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.code() == Some(2) && err.contains(flag), "{flag} {value}: {err}");
+    }
+}

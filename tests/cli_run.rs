@@ -91,6 +91,7 @@ fn timeline_is_valid_trace_event_json() {
     assert_eq!(out.status.code(), Some(0));
     let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let events = doc["traceEvents"].as_array().unwrap();
+    assert_eq!(doc["otherData"]["workgroups_not_recorded"], 0, "{}", doc["otherData"]);
     let mut cats = std::collections::BTreeSet::new();
     for e in events {
         for k in ["ph", "ts", "pid", "tid", "name"] {

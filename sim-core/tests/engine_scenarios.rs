@@ -508,3 +508,51 @@ fn resubmitting_a_pending_command_buffer_needs_simultaneous_use() {
     assert!(run_workload(&build(true, false), &p, 0).is_ok());
     assert!(run_workload(&build(false, true), &p, 0).is_ok());
 }
+
+/// A timeline's workgroup spans are recorded only when asked for, as many as asked for; the
+/// rest are counted. Recording changes nothing simulated.
+#[test]
+fn workgroup_spans_are_recorded_as_asked() {
+    let p = Profile::builtin("seed-l2").unwrap();
+    let w = s1(true);
+    let plain = run_workload(&w, &p, 3).unwrap();
+    assert!(plain.workgroups.is_empty() && plain.workgroups_not_recorded == 0);
+    let all = run_workload_with(&w, &p, 3, &RunOptions { workgroup_spans: MAX_TIMELINE_WORKGROUPS, ..RunOptions::default() }).unwrap();
+    assert_eq!((all.workgroups.len(), all.workgroups_not_recorded), (16, 0));
+    assert_eq!(all.workgroup_commands.len(), 1);
+    let mut seen: Vec<u64> = all.workgroups.iter().map(|g| g.workgroup).collect();
+    seen.sort();
+    assert_eq!(seen, (0..16).collect::<Vec<_>>());
+    for g in &all.workgroups {
+        assert!(g.command == 0 && g.cu < p.machine.compute_units as usize && g.start < g.end && g.end <= all.cycles, "{g:?}");
+    }
+    let some = run_workload_with(&w, &p, 3, &RunOptions { workgroup_spans: 5, ..RunOptions::default() }).unwrap();
+    assert_eq!((some.workgroups.len(), some.workgroups_not_recorded), (5, 11));
+    assert_eq!(some.workgroups[..], all.workgroups[..5]);
+    assert_eq!((some.cycles, some.stale_reads, &some.findings), (plain.cycles, plain.stale_reads, &plain.findings));
+}
+
+/// The run's budgets are exact: a run fits a budget of exactly the instructions and cycles it
+/// takes, and one less stops it with an error that names the budget (the reference run counts
+/// the same instructions, and is stopped the same way).
+#[test]
+fn run_budgets_are_exact() {
+    let p = Profile::builtin("seed-l2").unwrap();
+    let w = s1(true);
+    let r = run_workload(&w, &p, 0).unwrap();
+    assert!(r.instructions > 0 && r.cycles > 0);
+    let with = |max_cycles, max_instructions| run_workload_with(&w, &p, 0, &RunOptions { limits: RunLimits { max_cycles, max_instructions }, ..RunOptions::default() });
+    let fits = with(r.cycles, r.instructions).unwrap();
+    assert_eq!((fits.cycles, fits.instructions), (r.cycles, r.instructions));
+    match with(r.cycles, r.instructions - 1) {
+        Err(WorkloadError::Budget { message, .. }) => assert!(message.contains(&format!("budget of {} shader instructions", r.instructions - 1)), "{message}"),
+        other => panic!("expected the instruction budget to stop the run: {other:?}"),
+    }
+    match with(r.cycles - 1, r.instructions) {
+        Err(WorkloadError::Budget { at, message }) => assert!(at == "run" && message.contains(&format!("budget of {} simulated cycles", r.cycles - 1)), "{message}"),
+        other => panic!("expected the cycle budget to stop the run: {other:?}"),
+    }
+    for bad in [RunLimits { max_cycles: 0, max_instructions: 1 }, RunLimits { max_cycles: MAX_CYCLES + 1, max_instructions: 1 }, RunLimits { max_cycles: 1, max_instructions: 0 }] {
+        assert!(matches!(run_workload_with(&w, &p, 0, &RunOptions { limits: bad, ..RunOptions::default() }), Err(WorkloadError::Invalid { .. })), "{bad:?}");
+    }
+}

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
-use sim_core::engine::{RunResult, run_workload};
+use sim_core::engine::{MAX_CYCLES, MAX_TIMELINE_WORKGROUPS, RunLimits, RunOptions, RunResult, run_workload_with};
 use sim_core::profile::Profile;
 use sim_core::trace::{LoadedTrace, TraceError};
 
@@ -49,6 +49,26 @@ pub struct RunArgs {
     /// Write report.json, report.txt and timeline.json into this directory.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Stop a run that goes past this many simulated cycles (at most 2^40).
+    #[arg(long, default_value_t = RunLimits::default().max_cycles)]
+    pub max_cycles: u64,
+    /// Stop a run whose shaders execute more than this many instructions (summed over
+    /// subgroups), in the reference run or the simulated one.
+    #[arg(long, default_value_t = RunLimits::default().max_instructions)]
+    pub max_instructions: u64,
+}
+
+impl RunArgs {
+    /// The run's budgets, checked.
+    pub fn limits(&self) -> Result<RunLimits, CliError> {
+        if !(1..=MAX_CYCLES).contains(&self.max_cycles) {
+            return Err(format!("--max-cycles {} is not between 1 and {MAX_CYCLES}", self.max_cycles).into());
+        }
+        if self.max_instructions == 0 {
+            return Err("--max-instructions 0: a run needs a budget of at least 1 instruction".into());
+        }
+        Ok(RunLimits { max_cycles: self.max_cycles, max_instructions: self.max_instructions })
+    }
 }
 
 /// An error that is the trace's fault, already located.
@@ -57,14 +77,15 @@ fn trace_err(e: TraceError) -> CliError {
 }
 
 /// Runs one seed; an engine error becomes a located trace error.
-pub fn run_one(t: &LoadedTrace, p: &Profile, seed: u64) -> Result<RunResult, CliError> {
-    run_workload(&t.workload, p, seed).map_err(|e| trace_err(t.locate_engine_error(&e)))
+pub fn run_one(t: &LoadedTrace, p: &Profile, seed: u64, options: &RunOptions) -> Result<RunResult, CliError> {
+    run_workload_with(&t.workload, p, seed, options).map_err(|e| trace_err(t.locate_engine_error(&e)))
 }
 
 /// Runs `count` seeds from `seed` in parallel; returns the run to report and the summary.
 /// The result is the same whatever the number of threads: every seed is its own run, the
-/// summary is collected in seed order, and the reported run is re-run by itself.
-pub fn run_schedules(t: &LoadedTrace, p: &Profile, seed: u64, count: u64) -> Result<(RunResult, Schedules), CliError> {
+/// summary is collected in seed order, and the reported run is re-run by itself. Only the
+/// reported run records what `options` asks for beyond its budgets.
+pub fn run_schedules(t: &LoadedTrace, p: &Profile, seed: u64, count: u64, options: &RunOptions) -> Result<(RunResult, Schedules), CliError> {
     if count == 0 || count > MAX_SCHEDULES {
         return Err(format!("--schedules {count} is not between 1 and {MAX_SCHEDULES}").into());
     }
@@ -73,7 +94,7 @@ pub fn run_schedules(t: &LoadedTrace, p: &Profile, seed: u64, count: u64) -> Res
         return Err(format!("--seed {seed} + --schedules {count} runs past the largest seed, {}", u64::MAX).into());
     }
     if count == 1 {
-        let r = run_one(t, p, seed)?;
+        let r = run_one(t, p, seed, options)?;
         let corrupt = found_something(&r);
         return Ok((r, Schedules { seed, count, corrupt: corrupt as u64, corrupt_seed: corrupt.then_some(seed) }));
     }
@@ -84,10 +105,11 @@ pub fn run_schedules(t: &LoadedTrace, p: &Profile, seed: u64, count: u64) -> Res
     if let Ok(style) = ProgressStyle::with_template("{spinner} schedules {pos}/{len} [{bar:30}] {elapsed_precise} eta {eta}") {
         bar.set_style(style.progress_chars("=> "));
     }
+    let survey = RunOptions { workgroup_spans: 0, ..*options };
     let outcomes: Vec<Result<bool, String>> = (seed..=seed + (count - 1))
         .into_par_iter()
         .map(|s| {
-            let r = run_workload(&t.workload, p, s).map(|r| found_something(&r)).map_err(|e| t.locate_engine_error(&e).to_string());
+            let r = run_workload_with(&t.workload, p, s, &survey).map(|r| found_something(&r)).map_err(|e| t.locate_engine_error(&e).to_string());
             bar.inc(1);
             r
         })
@@ -105,15 +127,18 @@ pub fn run_schedules(t: &LoadedTrace, p: &Profile, seed: u64, count: u64) -> Res
             Err(e) => return Err(e.into()),
         }
     }
-    let r = run_one(t, p, first.unwrap_or(seed))?;
+    let r = run_one(t, p, first.unwrap_or(seed), options)?;
     Ok((r, Schedules { seed, count, corrupt, corrupt_seed: first }))
 }
 
 /// Runs `gpusim run ...`.
 pub fn run(args: RunArgs) -> Result<ExitCode, CliError> {
+    let limits = args.limits()?;
     let t = sim_core::trace::load(&args.trace).map_err(trace_err)?;
     let p = Profile::load(&args.profile)?;
-    let (r, s) = run_schedules(&t, &p, args.seed, args.schedules)?;
+    let wants_timeline = args.timeline.is_some() || args.out.is_some();
+    let options = RunOptions { workgroup_spans: if wants_timeline { MAX_TIMELINE_WORKGROUPS } else { 0 }, limits };
+    let (r, s) = run_schedules(&t, &p, args.seed, args.schedules, &options)?;
     let json = json_report(&t.workload, &t.name, &r, &s);
     let json_text = serde_json::to_string_pretty(&json)?;
     let text = text_report(&t.workload, &t.name, &r, &s);
@@ -122,14 +147,21 @@ pub fn run(args: RunArgs) -> Result<ExitCode, CliError> {
         Format::Text => print!("{text}"),
     }
     if let Some(path) = &args.timeline {
-        std::fs::write(path, super::timeline::chrome_trace(&t.workload, &p, &r)?).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        super::timeline::write_chrome_trace(path, &t.workload, &p, &r)?;
     }
     if let Some(dir) = &args.out {
         std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         let write = |name: &str, body: &str| std::fs::write(dir.join(name), body).map_err(|e| format!("cannot write {}: {e}", dir.join(name).display()));
         write("report.json", &json_text)?;
         write("report.txt", &text)?;
-        write("timeline.json", &super::timeline::chrome_trace(&t.workload, &p, &r)?)?;
+        super::timeline::write_chrome_trace(&dir.join("timeline.json"), &t.workload, &p, &r)?;
+    }
+    if r.workgroups_not_recorded > 0 && wants_timeline {
+        eprintln!(
+            "note: the timeline shows the first {} workgroups; {} more ran and are only counted (otherData.workgroups_not_recorded)",
+            r.workgroups.len(),
+            r.workgroups_not_recorded
+        );
     }
     Ok(ExitCode::from(if found_something(&r) { 1 } else { 0 }))
 }

@@ -7,6 +7,14 @@
 //! waits for its first scope, then a slice for its cache operations, with each operation and
 //! the lines it wrote back in `args`). Times are microseconds of the profile's core clock
 //! (`timing.core_clock_mhz`): `ts = cycle / MHz`.
+//!
+//! The file is written event by event, so that a run of millions of workgroups needs no more
+//! memory for its timeline than the run recorded (at most
+//! [`sim_core::engine::MAX_TIMELINE_WORKGROUPS`] workgroup spans; later workgroups are counted
+//! in `otherData.workgroups_not_recorded`).
+
+use std::io::Write;
+use std::path::Path;
 
 use serde_json::{Value, json};
 use sim_core::engine::{CacheOp, CacheTarget, Command, HostOp, RunResult, Workload};
@@ -48,19 +56,52 @@ fn meta(pid: u32, tid: Option<u64>, name: &str) -> Value {
     }
 }
 
-/// The Chrome trace-event JSON of a run.
-pub fn chrome_trace(w: &Workload, p: &Profile, r: &RunResult) -> Result<String, CliError> {
+/// Writes the Chrome trace-event JSON of a run to the file at `path`.
+pub fn write_chrome_trace(path: &Path, w: &Workload, p: &Profile, r: &RunResult) -> Result<(), CliError> {
+    let cannot = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
+    let file = std::fs::File::create(path).map_err(cannot)?;
+    let mut out = std::io::BufWriter::new(file);
+    chrome_trace(&mut out, w, p, r).map_err(|e| match e.downcast::<std::io::Error>() {
+        Ok(io) => cannot(*io).into(),
+        Err(other) => other,
+    })?;
+    out.flush().map_err(cannot)?;
+    Ok(())
+}
+
+/// The events of a timeline, written as they are made: the opening of the document, then each
+/// event, then the closing with `otherData`.
+struct EventWriter<'o> {
+    out: &'o mut dyn Write,
+    first: bool,
+}
+
+impl EventWriter<'_> {
+    fn push(&mut self, event: Value) -> Result<(), CliError> {
+        self.out.write_all(if self.first { b"\n" } else { b",\n" })?;
+        self.first = false;
+        serde_json::to_writer(&mut *self.out, &event)?;
+        Ok(())
+    }
+}
+
+/// Writes the Chrome trace-event JSON of a run to `out`.
+pub fn chrome_trace(out: &mut dyn Write, w: &Workload, p: &Profile, r: &RunResult) -> Result<(), CliError> {
     let mhz = p.timing.core_clock_mhz.max(1) as f64;
     let us = |c: u64| c as f64 / mhz;
-    let mut ev = vec![meta(PID_QUEUES, None, "queues"), meta(PID_CUS, None, "compute units"), meta(PID_TRANSFER, None, "transfer engine"), meta(PID_BARRIERS, None, "barriers")];
-    for (q, name) in w.queues.iter().enumerate() {
-        ev.push(meta(PID_QUEUES, Some(q as u64), &format!("queue {name}")));
-        ev.push(meta(PID_BARRIERS, Some(q as u64), &format!("sync on {name}")));
+    out.write_all(b"{\"traceEvents\":[")?;
+    let mut ev = EventWriter { out, first: true };
+    for e in [meta(PID_QUEUES, None, "queues"), meta(PID_CUS, None, "compute units"), meta(PID_TRANSFER, None, "transfer engine"), meta(PID_BARRIERS, None, "barriers")] {
+        ev.push(e)?;
     }
-    ev.push(meta(PID_TRANSFER, Some(0), "transfer engine"));
+    for (q, name) in w.queues.iter().enumerate() {
+        ev.push(meta(PID_QUEUES, Some(q as u64), &format!("queue {name}")))?;
+        ev.push(meta(PID_BARRIERS, Some(q as u64), &format!("sync on {name}")))?;
+    }
+    ev.push(meta(PID_TRANSFER, Some(0), "transfer engine"))?;
     let cus = p.machine.compute_units as u64;
     for cu in 0..cus {
-        ev.push(meta(PID_CUS, Some(cu), &format!("CU {cu}")));
+        ev.push(meta(PID_CUS, Some(cu), &format!("CU {cu}")))?;
     }
     let queue_of = |submit: usize| match w.timeline.get(submit) {
         Some(HostOp::QueueSubmit { queue, .. }) => *queue as u64,
@@ -69,7 +110,7 @@ pub fn chrome_trace(w: &Workload, p: &Profile, r: &RunResult) -> Result<String, 
     for (at, start, end) in &r.spans {
         let name = vk_name(w, at);
         let args = json!({"command": command_text(w, at), "start_cycle": start, "end_cycle": end});
-        ev.push(json!({"ph": "X", "name": name, "cat": "command", "pid": PID_QUEUES, "tid": queue_of(at.submit), "ts": us(*start), "dur": us(end.saturating_sub(*start)), "args": args}));
+        ev.push(json!({"ph": "X", "name": name, "cat": "command", "pid": PID_QUEUES, "tid": queue_of(at.submit), "ts": us(*start), "dur": us(end.saturating_sub(*start)), "args": args}))?;
         let transfer = w
             .command_buffers
             .iter()
@@ -77,32 +118,35 @@ pub fn chrome_trace(w: &Workload, p: &Profile, r: &RunResult) -> Result<String, 
             .and_then(|c| c.commands.get(at.command))
             .is_some_and(|c| matches!(c, Command::FillBuffer { .. } | Command::UpdateBuffer { .. } | Command::CopyBuffer { .. }));
         if transfer {
-            ev.push(json!({"ph": "X", "name": name, "cat": "transfer", "pid": PID_TRANSFER, "tid": 0, "ts": us(*start), "dur": us(end.saturating_sub(*start)), "args": {"command": command_text(w, at)}}));
+            ev.push(json!({"ph": "X", "name": name, "cat": "transfer", "pid": PID_TRANSFER, "tid": 0, "ts": us(*start), "dur": us(end.saturating_sub(*start)), "args": {"command": command_text(w, at)}}))?;
         }
     }
-    for (at, wg, cu, start, end) in &r.workgroups {
-        ev.push(json!({"ph": "X", "name": format!("wg {wg}"), "cat": "workgroup", "pid": PID_CUS, "tid": *cu as u64, "ts": us(*start), "dur": us(end.saturating_sub(*start)),
-            "args": {"command": command_text(w, at), "workgroup": wg}}));
+    // Each dispatch's text once, not once per workgroup.
+    let texts: Vec<String> = r.workgroup_commands.iter().map(|at| command_text(w, at)).collect();
+    for g in &r.workgroups {
+        ev.push(json!({"ph": "X", "name": format!("wg {}", g.workgroup), "cat": "workgroup", "pid": PID_CUS, "tid": g.cu as u64, "ts": us(g.start), "dur": us(g.end.saturating_sub(g.start)),
+            "args": {"command": texts.get(g.command), "workgroup": g.workgroup}}))?;
     }
     for s in &r.syncs {
         let tid = s.queue as u64;
         if s.fired > s.queued {
             ev.push(json!({"ph": "X", "name": format!("drain: {}", s.label), "cat": "drain", "pid": PID_BARRIERS, "tid": tid, "ts": us(s.queued), "dur": us(s.fired - s.queued),
-                "args": {"waits_for": "the work of its first synchronization scope", "from_cycle": s.queued, "to_cycle": s.fired}}));
+                "args": {"waits_for": "the work of its first synchronization scope", "from_cycle": s.queued, "to_cycle": s.fired}}))?;
         }
         let ops: Vec<Value> = s.ops.iter().map(|o| json!({"operation": cache_op_text(&o.op), "lines_written_back": o.lines_written_back, "cycles": o.cycles})).collect();
         let total: u64 = s.ops.iter().map(|o| o.lines_written_back).sum();
         ev.push(json!({"ph": "X", "name": s.label, "cat": "barrier", "pid": PID_BARRIERS, "tid": tid, "ts": us(s.fired), "dur": us(s.released.saturating_sub(s.fired)),
-            "args": {"operations": ops, "lines_written_back": total, "fired_cycle": s.fired, "released_cycle": s.released}}));
+            "args": {"operations": ops, "lines_written_back": total, "fired_cycle": s.fired, "released_cycle": s.released}}))?;
         // Each cache operation as a slice inside the barrier's, in the order performed, lasting
         // what it cost (the barrier's fixed cost comes after them).
         let mut at = s.fired;
         for o in s.ops.iter().filter(|o| o.cycles > 0) {
             ev.push(json!({"ph": "X", "name": cache_op_text(&o.op), "cat": "cache-op", "pid": PID_BARRIERS, "tid": tid, "ts": us(at), "dur": us(o.cycles),
-                "args": {"lines_written_back": o.lines_written_back, "cycles": o.cycles}}));
+                "args": {"lines_written_back": o.lines_written_back, "cycles": o.cycles}}))?;
             at += o.cycles;
         }
     }
-    let doc = json!({"traceEvents": ev, "displayTimeUnit": "ns", "otherData": {"profile": p.name, "seed": r.seed, "cycles": r.cycles, "core_clock_mhz": p.timing.core_clock_mhz}});
-    Ok(serde_json::to_string(&doc)?)
+    let other = json!({"profile": p.name, "seed": r.seed, "cycles": r.cycles, "core_clock_mhz": p.timing.core_clock_mhz, "workgroups_not_recorded": r.workgroups_not_recorded});
+    write!(ev.out, "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{other}}}")?;
+    Ok(())
 }

@@ -29,6 +29,14 @@ pub enum WorkloadError {
         /// What it waits for.
         message: String,
     },
+    /// The run spent one of its budgets ([`crate::engine::RunLimits`]) and was stopped.
+    #[error("{at}: {message}")]
+    Budget {
+        /// The dispatch running when the budget ran out, or `run`.
+        at: String,
+        /// Which budget, and how to raise it.
+        message: String,
+    },
     /// A shader failed while running (step limit, out-of-range protocol).
     #[error("{at}: shader execution failed: {message}")]
     Execution {

@@ -36,7 +36,7 @@ use sim_caches::{CacheStats, Maintenance, Tag};
 pub use error::WorkloadError;
 pub use machine::{CacheOp, CacheTarget, MachineConfig, TransferPath};
 pub use program::{CommandRef, Program, Writer};
-pub use run::{BarrierPlanner, GraphNode, ReadKey, SyncLog, SyncOp};
+pub use run::{BarrierPlanner, GraphNode, MAX_CYCLES, MAX_TIMELINE_WORKGROUPS, ReadKey, RunLimits, SyncLog, SyncOp};
 pub use workload::*;
 
 use crate::profile::Profile;
@@ -212,13 +212,46 @@ pub struct RunResult {
     /// Sync nodes fired: what they flushed and invalidated, when.
     #[serde(skip)]
     pub syncs: Vec<SyncLog>,
-    /// Workgroups: (command, workgroup, CU, start, end).
+    /// Workgroups as they ran, as many as [`RunOptions::workgroup_spans`] asked for, in the
+    /// order they finished.
     #[serde(skip)]
-    pub workgroups: Vec<(CommandRef, u64, usize, u64, u64)>,
+    pub workgroups: Vec<WorkgroupSpan>,
+    /// The dispatches that [`WorkgroupSpan::command`] indexes.
+    #[serde(skip)]
+    pub workgroup_commands: Vec<CommandRef>,
+    /// Workgroups that ran after the most a run records had been recorded.
+    #[serde(skip)]
+    pub workgroups_not_recorded: u64,
     /// Shader instructions executed (per subgroup).
     pub instructions: u64,
     /// Lane-operations executed.
     pub lane_ops: u64,
+}
+
+/// A workgroup as it ran: for timelines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WorkgroupSpan {
+    /// Its dispatch: an index into [`RunResult::workgroup_commands`].
+    pub command: usize,
+    /// Its linear index in the dispatch.
+    pub workgroup: u64,
+    /// The compute unit it ran on.
+    pub cu: usize,
+    /// Cycle it was placed on the CU.
+    pub start: u64,
+    /// Cycle its last subgroup finished.
+    pub end: u64,
+}
+
+/// What a run records beyond its result, and where it stops.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RunOptions {
+    /// How many workgroups to record the CU and span of ([`RunResult::workgroups`]), for a
+    /// timeline: 0 for none; [`MAX_TIMELINE_WORKGROUPS`] is what `gpusim` records. Each costs
+    /// 40 bytes until the run ends.
+    pub workgroup_spans: usize,
+    /// The run's budgets.
+    pub limits: RunLimits,
 }
 
 impl RunResult {
@@ -231,12 +264,22 @@ impl RunResult {
 /// Runs `workload` on `profile` with `seed`: the reference run, the simulated run, and the
 /// comparison of every read and of final memory.
 pub fn run_workload(workload: &Workload, profile: &Profile, seed: u64) -> Result<RunResult, WorkloadError> {
+    run_workload_with(workload, profile, seed, &RunOptions::default())
+}
+
+/// [`run_workload`] with what to record and where to stop.
+pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, options: &RunOptions) -> Result<RunResult, WorkloadError> {
+    options.limits.validate().map_err(|message| WorkloadError::Invalid { at: "run options".into(), message })?;
     let prog = Program::new(workload)?;
     check_limits(&prog, profile)?;
     let config = machine_config(profile);
     check_mapped_ranges(&prog, &config)?;
-    let reference = reference::reference_run(&prog, config.subgroup_size, &HashSet::new())?;
-    let sim = run::Sim::new(&prog, &config, profile, &reference.truth, seed)?.run()?;
+    let reference = reference::reference_run_with(&prog, config.subgroup_size, &HashSet::new(), &options.limits)?;
+    let mut sim = run::Sim::new(&prog, &config, profile, &reference.truth, seed)?.limits(options.limits);
+    if options.workgroup_spans > 0 {
+        sim = sim.record_workgroups(options.workgroup_spans);
+    }
+    let sim = sim.run()?;
 
     // Host reads.
     let mut host_reads = Vec::new();
@@ -290,7 +333,7 @@ pub fn run_workload(workload: &Workload, profile: &Profile, seed: u64) -> Result
 
     // Capture the stale reads in detail from a second reference run.
     let keys: HashSet<ReadKey> = sim.stale.iter().map(|s| s.key).collect();
-    let captured = if keys.is_empty() { std::collections::HashMap::new() } else { reference::reference_run(&prog, config.subgroup_size, &keys)?.truth.captured };
+    let captured = if keys.is_empty() { std::collections::HashMap::new() } else { reference::reference_run_with(&prog, config.subgroup_size, &keys, &options.limits)?.truth.captured };
 
     let mut findings = Vec::new();
     for s in &sim.stale {
@@ -304,6 +347,21 @@ pub fn run_workload(workload: &Workload, profile: &Profile, seed: u64) -> Result
     }
     merge_adjacent(&mut findings);
 
+    // Each dispatch's name once, not once per workgroup.
+    let mut command_of = std::collections::HashMap::new();
+    let mut workgroup_commands = Vec::new();
+    let workgroups = sim
+        .workgroups
+        .iter()
+        .map(|&(i, workgroup, cu, start, end)| {
+            let command = *command_of.entry(i).or_insert_with(|| {
+                workgroup_commands.push(prog.instances[i].at.clone());
+                workgroup_commands.len() - 1
+            });
+            WorkgroupSpan { command, workgroup, cu, start, end }
+        })
+        .collect();
+
     Ok(RunResult {
         profile: profile.name.clone(),
         seed,
@@ -315,7 +373,9 @@ pub fn run_workload(workload: &Workload, profile: &Profile, seed: u64) -> Result
         caches,
         spans: sim.spans.iter().map(|&(i, s, e)| (prog.instances[i].at.clone(), s, e)).collect(),
         syncs: sim.syncs,
-        workgroups: sim.workgroups.iter().map(|&(i, wg, cu, s, e)| (prog.instances[i].at.clone(), wg, cu, s, e)).collect(),
+        workgroups,
+        workgroup_commands,
+        workgroups_not_recorded: sim.workgroups_not_recorded,
         instructions: sim.instructions,
         lane_ops: sim.lane_ops,
     })

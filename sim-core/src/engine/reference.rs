@@ -13,7 +13,7 @@ use crate::engine::error::WorkloadError;
 use crate::engine::exec::{Port, Scratch, lane_reads, perform};
 use crate::engine::program::Program;
 use crate::engine::rng::fingerprint;
-use crate::engine::run::{ChunkData, ReadKey, ReadTruth, read_with_byte_tags, transfer_chunks};
+use crate::engine::run::{ChunkData, InstructionBudget, ReadKey, ReadTruth, RunLimits, read_with_byte_tags, transfer_chunks};
 use crate::engine::workload::{Command, HostOp};
 
 /// What the reference run produced.
@@ -48,13 +48,20 @@ impl Port for Flat<'_> {
     }
 }
 
-/// Runs the reference; `capture` names the reads whose lane-level detail to keep.
+/// Runs the reference; `capture` names the reads whose lane-level detail to keep. The budget
+/// is [`RunLimits::default`]'s.
 pub fn reference_run(prog: &Program<'_>, subgroup_size: u32, capture: &HashSet<ReadKey>) -> Result<Reference, WorkloadError> {
+    reference_run_with(prog, subgroup_size, capture, &RunLimits::default())
+}
+
+/// [`reference_run`] stopped at `limits.max_instructions` shader instructions (it has no
+/// cycles).
+pub fn reference_run_with(prog: &Program<'_>, subgroup_size: u32, capture: &HashSet<ReadKey>, limits: &RunLimits) -> Result<Reference, WorkloadError> {
     let w = prog.workload;
     let mut mem = BackingStore::new(prog.address_space.max(1 << 16), 1, 256).map_err(|e| WorkloadError::Invalid { at: "memory".into(), message: e.to_string() })?;
     let mut truth = ReadTruth::default();
     let mut host_reads = Vec::new();
-    let mut scratch = Scratch::default();
+    let mut ctx = Ctx { capture, subgroup_size, scratch: Scratch::default(), budget: InstructionBudget::new(*limits) };
     // Submitted commands run in order, except that a vkCmdWaitEvents2 on an event nobody has set
     // yet (the host may set it later) holds everything after it until it is set.
     let mut pending: std::collections::VecDeque<usize> = std::collections::VecDeque::new();
@@ -69,7 +76,7 @@ pub fn reference_run(prog: &Program<'_>, subgroup_size: u32, capture: &HashSet<R
                 _ => {}
             }
             pending.pop_front();
-            run_command(prog, inst, mem, truth, capture, subgroup_size, &mut scratch)?;
+            run_command(prog, inst, mem, truth, &mut ctx)?;
         }
         Ok(())
     };
@@ -99,15 +106,25 @@ pub fn reference_run(prog: &Program<'_>, subgroup_size: u32, capture: &HashSet<R
     Ok(Reference { memory: mem, truth, host_reads })
 }
 
+/// What every command of a reference run shares: which reads to capture in detail, the
+/// subgroup size, buffers reused from one memory request to the next, and the instruction
+/// budget.
+struct Ctx<'c> {
+    capture: &'c HashSet<ReadKey>,
+    subgroup_size: u32,
+    scratch: Scratch,
+    budget: InstructionBudget,
+}
+
 fn run_command(
     prog: &Program<'_>,
     inst: usize,
     mem: &mut BackingStore,
     truth: &mut ReadTruth,
-    capture: &HashSet<ReadKey>,
-    subgroup_size: u32,
-    scratch: &mut Scratch,
+    ctx: &mut Ctx<'_>,
 ) -> Result<(), WorkloadError> {
+    let Ctx { capture, subgroup_size, scratch, budget } = ctx;
+    let (capture, subgroup_size) = (*capture, *subgroup_size);
     let w = prog.workload;
     let ins = &prog.instances[inst];
     let cmd = &w.command_buffers[ins.cb].commands[ins.index];
@@ -154,18 +171,19 @@ fn run_command(
                     subgroup_size,
                     push_constants,
                     binding_sizes: &sizes,
-                    max_instructions: sim_shader::DEFAULT_MAX_INSTRUCTIONS,
+                    max_instructions: budget.subgroup_limit(),
                 };
                 let mut wg = p.workgroup(&cfg).map_err(|e| exec(&e))?;
                 let n = wg.num_subgroups();
                 let mut loads = vec![0u32; n];
                 let mut done = vec![false; n];
+                let mut seen = vec![0u64; n];
                 while done.iter().any(|d| !d) {
                     for sg in 0..n {
                         if done[sg] {
                             continue;
                         }
-                        match wg.step(sg).map_err(|e| exec(&e))? {
+                        match wg.step(sg).map_err(|e| budget.shader_error(e, || ins.at.to_string()))? {
                             Step::Memory(req) => {
                                 let performed = perform(&mut Flat(mem), 0, req, &bound, ins.tag, scratch).map_err(|e| exec(&e))?;
                                 if req.op == MemOp::Load && !req.atomic {
@@ -181,6 +199,9 @@ fn run_command(
                             Step::Done => done[sg] = true,
                             Step::Barrier { .. } | Step::Blocked => {}
                         }
+                        let ran = wg.subgroup_stats(sg).instructions;
+                        budget.spend(ran - seen[sg], || ins.at.to_string())?;
+                        seen[sg] = ran;
                     }
                 }
             }
@@ -190,3 +211,4 @@ fn run_command(
     }
     Ok(())
 }
+

@@ -132,8 +132,11 @@ pub struct SimOutcome {
     pub syncs: Vec<SyncLog>,
     /// The execution-dependency graph, when asked for with [`Sim::record_graph`].
     pub graph: Vec<GraphNode>,
-    /// Workgroup placements: (instance, workgroup, CU, start, end).
+    /// Workgroup placements, as many as [`Sim::record_workgroups`] asked for: (instance,
+    /// workgroup, CU, start, end).
     pub workgroups: Vec<(usize, u64, usize, u64, u64)>,
+    /// Workgroups that ran after as many as asked for were recorded.
+    pub workgroups_not_recorded: u64,
     /// Shader instructions executed (summed over subgroups) and lane-operations.
     pub instructions: u64,
     /// Lane-operations executed.
@@ -314,8 +317,98 @@ impl Port for SimPort<'_> {
     }
 }
 
-/// The most cycles a run may take before it is stopped as runaway.
+/// The most cycles a run may be given ([`RunLimits::max_cycles`]).
 pub const MAX_CYCLES: u64 = 1 << 40;
+
+/// The most workgroup spans a timeline records; later workgroups are only counted
+/// ([`SimOutcome::workgroups_not_recorded`]).
+pub const MAX_TIMELINE_WORKGROUPS: usize = 1 << 20;
+
+/// Where a run is stopped, so that no trace runs (or holds memory) without end. Both budgets are
+/// deterministic: the same trace, profile and seed stop at the same point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunLimits {
+    /// Simulated cycles, at most [`MAX_CYCLES`]. The default, 2^34, is about 11 seconds at a
+    /// 1.5 GHz core clock: room for everything a trace within the caps can ask (reading all
+    /// 256 MiB of host reads from uncached memory takes about 6.3 G cycles), while a trace
+    /// repeating large transfers is stopped within minutes of host time, not hours.
+    pub max_cycles: u64,
+    /// Shader instructions (summed over subgroups) each of the reference and the simulated run
+    /// may execute. The default, 2^27, also bounds the memory the reference run keeps (one
+    /// fingerprint per load).
+    pub max_instructions: u64,
+}
+
+impl Default for RunLimits {
+    fn default() -> Self {
+        RunLimits { max_cycles: 1 << 34, max_instructions: 1 << 27 }
+    }
+}
+
+impl RunLimits {
+    /// Checks both budgets: at least 1, and cycles at most [`MAX_CYCLES`].
+    pub fn validate(&self) -> Result<(), String> {
+        if !(1..=MAX_CYCLES).contains(&self.max_cycles) {
+            return Err(format!("max_cycles {} is not between 1 and {MAX_CYCLES}", self.max_cycles));
+        }
+        if self.max_instructions == 0 {
+            return Err("max_instructions must be at least 1".into());
+        }
+        Ok(())
+    }
+
+    /// The error of a run that spent its instruction budget at `at`.
+    fn instructions_spent(&self, at: String) -> WorkloadError {
+        WorkloadError::Budget {
+            at,
+            message: format!(
+                "the run executed more than its budget of {} shader instructions (summed over subgroups) and was stopped: a shader that never ends? \
+                 (raise the budget with --max-instructions)",
+                self.max_instructions
+            ),
+        }
+    }
+}
+
+/// The shader instructions a run (reference or simulated) has executed, against its budget.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct InstructionBudget {
+    pub(crate) limits: RunLimits,
+    used: u64,
+}
+
+impl InstructionBudget {
+    pub(crate) fn new(limits: RunLimits) -> Self {
+        InstructionBudget { limits, used: 0 }
+    }
+
+    /// Counts `n` more instructions, run by the dispatch `at` names; an error once the budget
+    /// is passed.
+    pub(crate) fn spend(&mut self, n: u64, at: impl FnOnce() -> String) -> Result<(), WorkloadError> {
+        self.used += n;
+        if self.used > self.limits.max_instructions {
+            return Err(self.limits.instructions_spent(at()));
+        }
+        Ok(())
+    }
+
+    /// A shader error at `at`, or the budget's error when it is a subgroup stopped at the
+    /// limit the budget set it ([`InstructionBudget::subgroup_limit`]).
+    pub(crate) fn shader_error(&self, e: sim_shader::ShaderError, at: impl FnOnce() -> String) -> WorkloadError {
+        match e {
+            // The subgroup's limit is the run's budget (plus one) whenever that is below the
+            // interpreter's own per-subgroup limit.
+            sim_shader::ShaderError::StepLimit { .. } if self.limits.max_instructions < sim_shader::DEFAULT_MAX_INSTRUCTIONS => self.limits.instructions_spent(at()),
+            e => WorkloadError::Execution { at: at(), message: e.to_string() },
+        }
+    }
+
+    /// The instruction limit of each subgroup: a lone subgroup that never ends stops at the
+    /// run's budget, not the interpreter's own limit.
+    pub(crate) fn subgroup_limit(&self) -> u64 {
+        sim_shader::DEFAULT_MAX_INSTRUCTIONS.min(self.limits.max_instructions.saturating_add(1))
+    }
+}
 
 /// One simulated run.
 pub struct Sim<'p, 'w> {
@@ -349,6 +442,10 @@ pub struct Sim<'p, 'w> {
     graph: Option<Vec<GraphNode>>,
     /// Cycle each item was pushed (by item index), for the drain of sync nodes in timelines.
     pushed_at: Vec<u64>,
+    /// How many workgroup spans to record (for timelines).
+    record_workgroups: usize,
+    max_cycles: u64,
+    instructions: InstructionBudget,
     out: SimOutcomeParts,
 }
 
@@ -360,6 +457,7 @@ struct SimOutcomeParts {
     spans: Vec<(usize, u64, u64)>,
     syncs: Vec<SyncLog>,
     workgroups: Vec<(usize, u64, usize, u64, u64)>,
+    workgroups_not_recorded: u64,
     instructions: u64,
     lane_ops: u64,
 }
@@ -402,8 +500,25 @@ impl<'p, 'w> Sim<'p, 'w> {
             queue_stages: vec![S::NONE; w.queues.len()],
             graph: None,
             pushed_at: Vec::new(),
+            record_workgroups: 0,
+            max_cycles: RunLimits::default().max_cycles,
+            instructions: InstructionBudget::new(RunLimits::default()),
             out: SimOutcomeParts::default(),
         })
+    }
+
+    /// Records the CU, start and end of the first `most` workgroups to finish (for timelines),
+    /// and counts the rest.
+    pub fn record_workgroups(mut self, most: usize) -> Self {
+        self.record_workgroups = most;
+        self
+    }
+
+    /// Stops the run at these budgets instead of the defaults.
+    pub fn limits(mut self, limits: RunLimits) -> Self {
+        self.max_cycles = limits.max_cycles;
+        self.instructions = InstructionBudget::new(limits);
+        self
     }
 
     /// Records the execution-dependency graph during the run (for `gpusim graph`).
@@ -432,8 +547,11 @@ impl<'p, 'w> Sim<'p, 'w> {
                 }
                 return Err(self.deadlock());
             };
-            if t > MAX_CYCLES {
-                return Err(WorkloadError::Execution { at: "run".into(), message: format!("more than {MAX_CYCLES} cycles: stopped as runaway") });
+            if t > self.max_cycles {
+                return Err(WorkloadError::Budget {
+                    at: "run".into(),
+                    message: format!("the run went past its budget of {} simulated cycles and was stopped (raise the budget with --max-cycles)", self.max_cycles),
+                });
             }
             self.now = t;
             match ev {
@@ -455,6 +573,7 @@ impl<'p, 'w> Sim<'p, 'w> {
             syncs: o.syncs,
             graph: self.graph.unwrap_or_default(),
             workgroups: o.workgroups,
+            workgroups_not_recorded: o.workgroups_not_recorded,
             instructions: o.instructions,
             lane_ops: o.lane_ops,
         })
@@ -986,7 +1105,7 @@ impl<'p, 'w> Sim<'p, 'w> {
                 subgroup_size: self.machine.config.subgroup_size,
                 push_constants: &dr.push,
                 binding_sizes: &dr.sizes,
-                max_instructions: sim_shader::DEFAULT_MAX_INSTRUCTIONS,
+                max_instructions: self.instructions.subgroup_limit(),
             };
             let at = self.prog.instances[dr.inst].at.to_string();
             let wg = dr.pipeline.workgroup(&cfg).map_err(|e| exec_err(at, e))?;
@@ -1030,7 +1149,7 @@ impl<'p, 'w> Sim<'p, 'w> {
         let d = self.slots[s].dispatch;
         let inst = self.dispatches[d].inst;
         let at = || self.prog.instances[inst].at.to_string();
-        let step = wg.step(sg).map_err(|e| exec_err(at(), e))?;
+        let step = wg.step(sg).map_err(|e| self.instructions.shader_error(e, at))?;
         let cpi = self.machine.config.cycles_per_instruction;
         match step {
             Step::Memory(req) => {
@@ -1050,20 +1169,20 @@ impl<'p, 'w> Sim<'p, 'w> {
                     }
                 }
                 wg.complete(sg, &self.scratch.results).map_err(|e| exec_err(at(), e))?;
-                let compute = self.compute_cycles(s, sg, wg, cpi);
+                let compute = self.compute_cycles(s, sg, wg, cpi)?;
                 self.schedule(self.now + performed.latency.max(1) + compute, Ev::Step(s, sg));
             }
             Step::Barrier { control: false, .. } => {
-                let compute = self.compute_cycles(s, sg, wg, cpi);
+                let compute = self.compute_cycles(s, sg, wg, cpi)?;
                 self.schedule(self.now + 1 + compute, Ev::Step(s, sg));
             }
             Step::Barrier { control: true, .. } | Step::Blocked => {
-                self.compute_cycles(s, sg, wg, cpi);
+                self.compute_cycles(s, sg, wg, cpi)?;
                 self.slots[s].sg_state[sg] = SgState::AtBarrier;
                 self.release_barrier(s);
             }
             Step::Done => {
-                self.compute_cycles(s, sg, wg, cpi);
+                self.compute_cycles(s, sg, wg, cpi)?;
                 self.slots[s].sg_state[sg] = SgState::Done;
                 if self.slots[s].sg_state.iter().all(|&x| x == SgState::Done) {
                     self.workgroup_done(s, wg);
@@ -1075,11 +1194,15 @@ impl<'p, 'w> Sim<'p, 'w> {
         Ok(())
     }
 
-    fn compute_cycles(&mut self, s: usize, sg: usize, wg: &Workgroup, cpi: u64) -> u64 {
+    /// The cycles of the instructions subgroup `sg` ran since it was last stepped, counted
+    /// against the run's instruction budget.
+    fn compute_cycles(&mut self, s: usize, sg: usize, wg: &Workgroup, cpi: u64) -> Result<u64, WorkloadError> {
         let st = wg.subgroup_stats(sg);
         let delta = st.instructions - self.slots[s].instr_seen[sg];
         self.slots[s].instr_seen[sg] = st.instructions;
-        delta * cpi
+        let inst = self.dispatches[self.slots[s].dispatch].inst;
+        self.instructions.spend(delta, || self.prog.instances[inst].at.to_string())?;
+        Ok(delta.saturating_mul(cpi))
     }
 
     fn release_barrier(&mut self, s: usize) {
@@ -1101,7 +1224,13 @@ impl<'p, 'w> Sim<'p, 'w> {
         self.out.lane_ops += st.lane_ops;
         let slot = &self.slots[s];
         let d = slot.dispatch;
-        self.out.workgroups.push((self.dispatches[d].inst, slot.wg_index, slot.cu, slot.start, self.now));
+        if self.record_workgroups > 0 {
+            if self.out.workgroups.len() < self.record_workgroups {
+                self.out.workgroups.push((self.dispatches[d].inst, slot.wg_index, slot.cu, slot.start, self.now));
+            } else {
+                self.out.workgroups_not_recorded += 1;
+            }
+        }
         self.machine.cus[slot.cu].free_slots += 1;
         self.free_slots.push(s);
         let dr = &mut self.dispatches[d];

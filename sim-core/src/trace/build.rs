@@ -8,7 +8,7 @@ use std::sync::Arc;
 use sim_shader::{BindingKind, ComputePipeline, Module};
 
 use super::schema::{self, Barrier, BufferBarrier, Cmd, Declared, Size, TimelineOp};
-use super::{MAX_LIST_LEN, MAX_PAYLOAD_BYTES, MAX_SHADER_FILE_BYTES, MAX_TRACE_MEMORY_BYTES, MAX_TRACE_TOTAL_MEMORY_BYTES};
+use super::{MAX_LIST_LEN, MAX_PAYLOAD_BYTES, MAX_TOTAL_HOST_READ_BYTES, MAX_TOTAL_PAYLOAD_BYTES, MAX_SHADER_FILE_BYTES, MAX_TRACE_MEMORY_BYTES, MAX_TRACE_TOTAL_MEMORY_BYTES};
 use crate::engine::program::{MAX_UPDATE_BYTES, MAX_WORKGROUPS_PER_DISPATCH};
 use crate::engine::{
     BufferBinding, BufferCopy, BufferMemoryBarrier, Command, DependencyInfo, HostOp, MappedRange, MemoryDesc, MemoryProperties, SubmitBatch,
@@ -130,6 +130,11 @@ struct Builder<'a> {
     cbs: HashMap<String, usize>,
     /// Per event: the sync2 dependencies of its set_event commands, with (cb, command).
     set_deps: HashMap<usize, Vec<(usize, usize, Option<DependencyInfo>)>>,
+    /// Bytes of every payload so far, against [`MAX_TOTAL_PAYLOAD_BYTES`]: one payload file may
+    /// be named by any number of operations, and each is held in memory.
+    payload_total: std::cell::Cell<u64>,
+    /// Bytes of every host read so far, against [`MAX_TOTAL_HOST_READ_BYTES`].
+    host_read_total: std::cell::Cell<u64>,
 }
 
 /// Builds the workload of a parsed trace; returns it with the trace's name.
@@ -150,6 +155,8 @@ pub fn build(t: &schema::Trace, base: Option<&Path>, stem: &str) -> R<(Workload,
         queues: HashMap::new(),
         cbs: ids(t.command_buffers.iter().map(|m| m.id.as_str()), "command_buffers", "command buffer")?,
         set_deps: HashMap::new(),
+        payload_total: Default::default(),
+        host_read_total: Default::default(),
     };
     if !t.images.is_empty() {
         return fail("images[0]", "images are not supported yet by the engine (buffers only)");
@@ -345,7 +352,29 @@ impl Builder<'_> {
         }
     }
 
+    /// A payload (`PREFIX_u32`, `_f32`, `_hex` or `_file`), if one is given, counted against
+    /// the trace's total.
     fn payload(&self, u32s: &Option<Vec<u32>>, f32s: &Option<Vec<f32>>, hex: &Option<String>, file: &Option<String>, path: &str, prefix: &str) -> R<Option<Vec<u8>>> {
+        let over = || fail(path, format!("the trace's payloads total more than the cap of {MAX_TOTAL_PAYLOAD_BYTES} bytes (1 GiB)"));
+        // A file's size is known before it is read: a trace naming one file many times stops
+        // before it reads past the cap.
+        if let (Some(f), Some(base)) = (file, self.base)
+            && let Ok(m) = std::fs::metadata(base.join(f))
+            && m.len() <= MAX_PAYLOAD_BYTES
+            && self.payload_total.get() + m.len() > MAX_TOTAL_PAYLOAD_BYTES
+        {
+            return over();
+        }
+        let data = self.payload_one(u32s, f32s, hex, file, path, prefix)?;
+        let total = self.payload_total.get() + data.as_ref().map_or(0, |d| d.len() as u64);
+        if total > MAX_TOTAL_PAYLOAD_BYTES {
+            return over();
+        }
+        self.payload_total.set(total);
+        Ok(data)
+    }
+
+    fn payload_one(&self, u32s: &Option<Vec<u32>>, f32s: &Option<Vec<f32>>, hex: &Option<String>, file: &Option<String>, path: &str, prefix: &str) -> R<Option<Vec<u8>>> {
         let n = [u32s.is_some(), f32s.is_some(), hex.is_some(), file.is_some()].iter().filter(|&&x| x).count();
         if n > 1 {
             return fail(path, format!("give only one of `{prefix}_u32`, `{prefix}_f32`, `{prefix}_hex`, `{prefix}_file`"));
@@ -869,6 +898,12 @@ impl Builder<'_> {
                 }
                 if size > MAX_PAYLOAD_BYTES {
                     return fail(format!("{path}.size"), format!("a host read of {size} bytes exceeds the cap of {MAX_PAYLOAD_BYTES} bytes (64 MiB)"));
+                }
+                // Each read is kept, as the simulated and the reference run saw it, until the
+                // two are compared.
+                self.host_read_total.set(self.host_read_total.get() + size);
+                if self.host_read_total.get() > MAX_TOTAL_HOST_READ_BYTES {
+                    return fail(format!("{path}.size"), format!("the trace's host reads total more than the cap of {MAX_TOTAL_HOST_READ_BYTES} bytes (256 MiB)"));
                 }
                 let expect = self.payload(&op.expect_u32, &op.expect_f32, &op.expect_hex, &op.expect_file, path, "expect")?;
                 if let Some(e) = &expect

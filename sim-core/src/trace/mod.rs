@@ -31,6 +31,12 @@ pub const MAX_TRACE_MEMORY_BYTES: u64 = 256 << 20;
 pub const MAX_TRACE_TOTAL_MEMORY_BYTES: u64 = 1 << 30;
 /// The largest data payload (`data_u32`, `data_hex`, `data_file`, `expect_*`) and host read.
 pub const MAX_PAYLOAD_BYTES: u64 = 64 << 20;
+/// The largest total of a trace's payloads (1 GiB): each is held in memory, and one payload file
+/// may be named any number of times.
+pub const MAX_TOTAL_PAYLOAD_BYTES: u64 = 1 << 30;
+/// The largest total of a trace's host reads (256 MiB): each is held, with its provenance, as
+/// both runs saw it.
+pub const MAX_TOTAL_HOST_READ_BYTES: u64 = 256 << 20;
 /// The largest shader file.
 pub const MAX_SHADER_FILE_BYTES: u64 = 16 << 20;
 /// The most entries of any list (resources, commands, timeline operations, regions, ...).
@@ -165,7 +171,7 @@ impl LoadedTrace {
     pub fn locate_engine_error(&self, e: &WorkloadError) -> TraceError {
         let file = self.file.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
         let (at, message) = match e {
-            WorkloadError::Invalid { at, message } | WorkloadError::Deadlock { at, message } => (at.clone(), message.clone()),
+            WorkloadError::Invalid { at, message } | WorkloadError::Deadlock { at, message } | WorkloadError::Budget { at, message } => (at.clone(), message.clone()),
             WorkloadError::Execution { at, message } => (at.clone(), format!("shader execution failed: {message}")),
             WorkloadError::Shader { shader, message } => (String::new(), format!("shader `{shader}`: {message}")),
         };
