@@ -284,24 +284,19 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
     // Host reads.
     let mut host_reads = Vec::new();
     let mut stale_reads = sim.stale_count;
-    for ((t, bytes, tags), (_, rbytes, rtags)) in sim.host_reads.iter().zip(&reference.host_reads) {
-        let HostOp::HostRead { offset, label, expect, .. } = &workload.timeline[*t] else { continue };
-        let differing = bytes.iter().zip(rbytes).filter(|(a, b)| a != b).count() as u64;
-        if differing > 0 {
+    for seen in sim.host_reads {
+        let HostOp::HostRead { offset, label, expect, .. } = &workload.timeline[seen.timeline] else { continue };
+        if seen.differing_bytes > 0 {
             stale_reads += 1;
         }
-        let first_difference = bytes
-            .iter()
-            .zip(rbytes)
-            .position(|(a, b)| a != b)
-            .map(|k| (offset + k as u64, prog.writer(tags[k]).clone(), prog.writer(rtags[k]).clone()));
+        let reference_bytes = reference.truth.host_reads.get(&seen.timeline).map(|r| &r.bytes[..]);
         host_reads.push(HostReadResult {
-            timeline: *t,
+            timeline: seen.timeline,
             label: label.clone(),
-            differing_bytes: differing,
-            reference_meets_expectation: expect.as_ref().map(|e| e == rbytes),
-            data: bytes.clone(),
-            first_difference,
+            differing_bytes: seen.differing_bytes,
+            reference_meets_expectation: expect.as_ref().map(|e| Some(&e[..]) == reference_bytes),
+            data: seen.bytes,
+            first_difference: seen.first_difference.map(|(k, tag, rtag)| (offset + k, prog.writer(tag).clone(), prog.writer(rtag).clone())),
         });
     }
 

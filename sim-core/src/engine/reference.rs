@@ -13,17 +13,15 @@ use crate::engine::error::WorkloadError;
 use crate::engine::exec::{Port, Scratch, lane_reads, perform};
 use crate::engine::program::Program;
 use crate::engine::rng::fingerprint;
-use crate::engine::run::{ChunkData, InstructionBudget, ReadKey, ReadTruth, RunLimits, read_with_byte_tags, transfer_chunks};
+use crate::engine::run::{ChunkData, InstructionBudget, ReadKey, ReadTruth, ReferenceHostRead, RunLimits, transfer_chunks};
 use crate::engine::workload::{Command, HostOp};
 
 /// What the reference run produced.
 pub struct Reference {
     /// Device memory at the end.
     pub memory: BackingStore,
-    /// Every read's fingerprint, and the details asked for.
+    /// Every read's fingerprint, the details asked for, and every host read.
     pub truth: ReadTruth,
-    /// Host reads: timeline index, bytes, per-byte provenance.
-    pub host_reads: Vec<(usize, Vec<u8>, Vec<Tag>)>,
 }
 
 struct Flat<'a>(&'a mut BackingStore);
@@ -60,7 +58,6 @@ pub fn reference_run_with(prog: &Program<'_>, subgroup_size: u32, capture: &Hash
     let w = prog.workload;
     let mut mem = BackingStore::new(prog.address_space.max(1 << 16), 1, 256).map_err(|e| WorkloadError::Invalid { at: "memory".into(), message: e.to_string() })?;
     let mut truth = ReadTruth::default();
-    let mut host_reads = Vec::new();
     let mut ctx = Ctx { capture, subgroup_size, scratch: Scratch::default(), budget: InstructionBudget::new(*limits) };
     // Submitted commands run in order, except that a vkCmdWaitEvents2 on an event nobody has set
     // yet (the host may set it later) holds everything after it until it is set.
@@ -97,13 +94,16 @@ pub fn reference_run_with(prog: &Program<'_>, subgroup_size: u32, capture: &Hash
                 mem.write(prog.memory_base[*memory] + offset, data, Tags::One(prog.host_tags[t]), None).map_err(err)?;
             }
             HostOp::HostRead { memory, offset, size, .. } => {
-                let (bytes, tags) = read_with_byte_tags(&mut mem, prog.memory_base[*memory] + offset, *size as usize).map_err(err)?;
-                host_reads.push((t, bytes, tags));
+                let addr = prog.memory_base[*memory] + offset;
+                let mut bytes = vec![0u8; *size as usize];
+                let mut word_tags = vec![0; word_span(addr, bytes.len())];
+                mem.read(addr, &mut bytes, &mut word_tags).map_err(err)?;
+                truth.host_reads.insert(t, ReferenceHostRead { addr, bytes, word_tags });
             }
             _ => {}
         }
     }
-    Ok(Reference { memory: mem, truth, host_reads })
+    Ok(Reference { memory: mem, truth })
 }
 
 /// What every command of a reference run shares: which reads to capture in detail, the

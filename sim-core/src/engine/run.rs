@@ -67,6 +67,42 @@ pub struct ReadTruth {
     pub fingerprints: HashMap<ReadKey, u64>,
     /// Lane-level detail of the reads asked for.
     pub captured: HashMap<ReadKey, Vec<LaneRead>>,
+    /// Every host read, by timeline index.
+    pub host_reads: HashMap<usize, ReferenceHostRead>,
+}
+
+/// A host read as the reference run made it: its bytes and the provenance of each 4-byte word
+/// they lie in (the reference has no host cache, so a word has one writer).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReferenceHostRead {
+    /// The device address read.
+    pub addr: u64,
+    /// The bytes read.
+    pub bytes: Vec<u8>,
+    /// One tag per word of `[addr, addr + bytes.len())` ([`word_span`]).
+    pub word_tags: Vec<Tag>,
+}
+
+impl ReferenceHostRead {
+    /// The tag of byte `k` of the read.
+    pub fn tag_of(&self, k: usize) -> Tag {
+        self.word_tags[((self.addr + k as u64) / 4 - self.addr / 4) as usize]
+    }
+}
+
+/// A host read of the simulated run, compared with the reference run's as it was made, so that
+/// neither run's per-byte provenance outlives the read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostReadSeen {
+    /// Timeline index.
+    pub timeline: usize,
+    /// What the simulated host read.
+    pub bytes: Vec<u8>,
+    /// Bytes that differ from the reference run's same read.
+    pub differing_bytes: u64,
+    /// The first differing byte: its index in the read, its writer as seen and as the
+    /// reference run saw it.
+    pub first_difference: Option<(u64, Tag, Tag)>,
 }
 
 /// A read of the simulated run that differed from the reference.
@@ -124,8 +160,8 @@ pub struct SimOutcome {
     pub stale: Vec<StaleRead>,
     /// Number of reads that differed.
     pub stale_count: u64,
-    /// Host reads: timeline index, bytes, per-byte provenance.
-    pub host_reads: Vec<(usize, Vec<u8>, Vec<Tag>)>,
+    /// Host reads, compared with the reference run's.
+    pub host_reads: Vec<HostReadSeen>,
     /// Start and end cycle of each command instance that ran.
     pub spans: Vec<(usize, u64, u64)>,
     /// Sync nodes fired.
@@ -453,7 +489,7 @@ pub struct Sim<'p, 'w> {
 struct SimOutcomeParts {
     stale: Vec<StaleRead>,
     stale_count: u64,
-    host_reads: Vec<(usize, Vec<u8>, Vec<Tag>)>,
+    host_reads: Vec<HostReadSeen>,
     spans: Vec<(usize, u64, u64)>,
     syncs: Vec<SyncLog>,
     workgroups: Vec<(usize, u64, usize, u64, u64)>,
@@ -678,7 +714,11 @@ impl<'p, 'w> Sim<'p, 'w> {
                 let mut tags = vec![0; *size as usize];
                 let r = self.host.read(*memory, *offset, &mut bytes, &mut tags, &mut self.machine.vram).map_err(host_err)?;
                 cycles += timing.cycles(&r);
-                self.out.host_reads.push((t, bytes, tags));
+                let reference = self.truth.host_reads.get(&t).ok_or_else(|| exec_err(format!("timeline[{t}]"), "the reference run made no such host read"))?;
+                let differ = |k: &usize| bytes[*k] != reference.bytes[*k];
+                let differing_bytes = (0..bytes.len()).filter(differ).count() as u64;
+                let first_difference = (0..bytes.len()).find(differ).map(|k| (k as u64, tags[k], reference.tag_of(k)));
+                self.out.host_reads.push(HostReadSeen { timeline: t, bytes, differing_bytes, first_difference });
             }
             HostOp::SetEvent(e) => {
                 if let EventState::HostGate(gate) = self.event_state[*e] {
@@ -1257,14 +1297,6 @@ fn host_op_name(op: &HostOp) -> &'static str {
         HostOp::FlushMappedMemoryRanges(_) => "vkFlushMappedMemoryRanges",
         HostOp::InvalidateMappedMemoryRanges(_) => "vkInvalidateMappedMemoryRanges",
     }
-}
-
-/// Reads bytes and one provenance tag per byte.
-pub fn read_with_byte_tags(level: &mut impl sim_caches::MemoryLevel, addr: u64, len: usize) -> Result<(Vec<u8>, Vec<Tag>), AccessError> {
-    let mut bytes = vec![0u8; len];
-    let mut tags = vec![0; word_span(addr, len)];
-    level.read(addr, &mut bytes, &mut tags)?;
-    Ok((bytes, crate::engine::exec::byte_tags(&tags, addr, addr, len as u64)))
 }
 
 /// The chunks a transfer command moves, in order (the same in both runs).
