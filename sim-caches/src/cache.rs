@@ -921,14 +921,18 @@ impl Cache {
         }
         // The common access sizes get a slow path compiled for their size; where the size is a
         // constant (as in a caller's fixed-size buffer) this match costs nothing.
+        // The report is the caller's, filled in place: built in the slow path and returned from it,
+        // it was zeroed there and then copied out, field by field, on every miss.
+        let mut report = AccessReport::default();
         match n {
-            4 => self.read_slow::<N, 4>(next, addr, data, tags),
-            8 => self.read_slow::<N, 8>(next, addr, data, tags),
-            16 => self.read_slow::<N, 16>(next, addr, data, tags),
+            4 => self.read_slow::<N, 4>(next, addr, data, tags, &mut report),
+            8 => self.read_slow::<N, 8>(next, addr, data, tags, &mut report),
+            16 => self.read_slow::<N, 16>(next, addr, data, tags, &mut report),
             // A 64-byte line's fill from the cache above.
-            64 => self.read_slow::<N, 64>(next, addr, data, tags),
-            _ => self.read_slow::<N, 0>(next, addr, data, tags),
-        }
+            64 => self.read_slow::<N, 64>(next, addr, data, tags, &mut report),
+            _ => self.read_slow::<N, 0>(next, addr, data, tags, &mut report),
+        }?;
+        Ok(report)
     }
 
     /// A read that is not a hit in the line used last. A read inside one line (a miss, or a hit
@@ -938,7 +942,7 @@ impl Cache {
     /// a fixed run of compares. `B` is `data.len()` when the caller picked a path compiled for
     /// that size, else 0.
     #[inline(never)]
-    fn read_slow<N: MemoryLevel + ?Sized, const B: usize>(&mut self, next: &mut N, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<AccessReport, AccessError> {
+    fn read_slow<N: MemoryLevel + ?Sized, const B: usize>(&mut self, next: &mut N, addr: u64, data: &mut [u8], tags: &mut [Tag], report: &mut AccessReport) -> Result<(), AccessError> {
         debug_assert!(B == 0 || B == data.len());
         let n = if B == 0 { data.len() } else { B };
         let data = &mut data[..n];
@@ -946,30 +950,31 @@ impl Cache {
             // Naturally aligned (as shader loads are): inside one line, and its tag count a
             // constant, so that the copies out are plain moves.
             let tags = &mut tags[..B / TAG_GRANULE as usize];
-            return by_geometry!(self, read_in_line::<N>(next, addr, data, tags));
+            return by_geometry!(self, read_in_line::<N>(next, addr, data, tags, report));
         }
         let off = addr as usize & (self.line_bytes - 1);
         if n == 0 || off + n > self.line_bytes || tags.len() != word_span(addr, n) {
             // Also where a wrong tag-slice length is reported.
-            return self.read_lines(next, addr, data, tags);
+            *report = self.read_lines(next, addr, data, tags)?;
+            return Ok(());
         }
         if B != 0 {
             // Unaligned inside one line: rare enough for the general path.
-            return self.read_in_line::<N, 0, 0>(next, addr, data, tags);
+            return self.read_in_line::<N, 0, 0>(next, addr, data, tags, report);
         }
-        by_geometry!(self, read_in_line::<N>(next, addr, data, tags))
+        by_geometry!(self, read_in_line::<N>(next, addr, data, tags, report))
     }
 
-    /// [`Cache::read_slow`] of an access inside one line, `tags` of the right length. `LB` and `W`
-    /// are the line size and associativity when known at compile time, else 0.
+    /// [`Cache::read_slow`] of an access inside one line, `tags` of the right length, reported
+    /// into a zeroed `report`. `LB` and `W` are the line size and associativity when known at
+    /// compile time, else 0.
     #[inline(always)]
-    fn read_in_line<N: MemoryLevel + ?Sized, const LB: usize, const W: usize>(&mut self, next: &mut N, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<AccessReport, AccessError> {
+    fn read_in_line<N: MemoryLevel + ?Sized, const LB: usize, const W: usize>(&mut self, next: &mut N, addr: u64, data: &mut [u8], tags: &mut [Tag], report: &mut AccessReport) -> Result<(), AccessError> {
         let lb = if LB == 0 { self.line_bytes } else { LB };
         let n = data.len();
         let off = addr as usize & (lb - 1);
         self.stats.reads += 1;
         let line = addr >> self.line_shift;
-        let mut report = AccessReport::default();
         let (slot, f, allocated) = match self.lookup_w::<W>(line) {
             Some(s) if self.covers::<LB>(&self.valid, s, off, n) => {
                 report.hits = 1;
@@ -979,13 +984,13 @@ impl Cache {
             Some(s) => {
                 report.misses = 1;
                 self.stats.read_misses += 1;
-                self.fill(s, next, &mut report)?;
+                self.fill(s, next, report)?;
                 (s, self.frame::<W>(s), false)
             }
             None => {
                 report.misses = 1;
                 self.stats.read_misses += 1;
-                let (s, f) = self.allocate_fill::<N, LB, W>(line, next, &mut report)?;
+                let (s, f) = self.allocate_fill::<N, LB, W>(line, next, report)?;
                 (s, f, true)
             }
         };
@@ -1004,7 +1009,7 @@ impl Cache {
         } else {
             self.remember_if_full::<LB>(line, slot, f * lb);
         }
-        Ok(report)
+        Ok(())
     }
 
     /// Makes `slot`, holding `line` and just touched, the line used last for the fast path of
@@ -1225,7 +1230,8 @@ impl Cache {
             &mut tag_vec[..]
         };
         // Not `read`: its fast path counts into `mru_hits`, and the read counted here is undone below.
-        let mut report = self.read_slow::<N, 0>(next, addr, old, old_tags)?;
+        let mut report = AccessReport::default();
+        self.read_slow::<N, 0>(next, addr, old, old_tags, &mut report)?;
         let (mut new_buf, mut new_vec) = ([0u8; SMALL], Vec::new());
         let new = if old.len() <= SMALL {
             let new = &mut new_buf[..old.len()];
