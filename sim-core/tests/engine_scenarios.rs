@@ -556,3 +556,47 @@ fn run_budgets_are_exact() {
         assert!(matches!(run_workload_with(&w, &p, 0, &RunOptions { limits: bad, ..RunOptions::default() }), Err(WorkloadError::Invalid { .. })), "{bad:?}");
     }
 }
+
+/// A SPIR-V pipeline from the example corpus (`examples/traces/shaders`, GLSL beside it).
+fn spirv_pipeline(w: &mut Workload, name: &str, spv: &[u8]) -> PipelineId {
+    let module = sim_shader::Module::from_spirv(spv, name).unwrap();
+    w.pipeline(name, std::sync::Arc::new(sim_shader::ComputePipeline::new(&module, "main").unwrap()))
+}
+
+/// 9. Legacy SPIR-V `Coherent` buffers. A dispatch reads X (every CU's L1 keeps its lines), the
+///    next overwrites X, the last reads it again, with barriers that order execution only (no
+///    access masks). With plain buffers that is a missing barrier, and seed-l2's L1s hand the
+///    last dispatch the first one's bytes. Declared `coherent` (as glslang writes it: on the
+///    block's member), each access carries its own device-scope availability and visibility,
+///    the program is correct, and every profile must run it clean.
+fn s9(coherent: bool) -> Workload {
+    let mut w = Workload::new(if coherent { "coherent-buffer" } else { "plain-buffer" });
+    let x = w.device_buffer("X", N);
+    let out0 = w.device_buffer("OUT0", N);
+    let out1 = w.device_buffer("OUT1", N);
+    let (read, write): (&[u8], &[u8]) = if coherent {
+        (include_bytes!("../../examples/traces/shaders/read_x_coherent.spv"), include_bytes!("../../examples/traces/shaders/write_x_coherent.spv"))
+    } else {
+        (include_bytes!("../../examples/traces/shaders/read_x.spv"), include_bytes!("../../examples/traces/shaders/write_x.spv"))
+    };
+    let read = spirv_pipeline(&mut w, "read_x", read);
+    let write = spirv_pipeline(&mut w, "write_x", write);
+    let groups = (N / 4 / 64) as u32;
+    let exec_only = || barrier(S::COMPUTE_SHADER, A::NONE, S::COMPUTE_SHADER, A::NONE);
+    let c = vec![
+        Command::FillBuffer { dst: x, offset: 0, size: None, data: 7 },
+        barrier(S::CLEAR, A::TRANSFER_WRITE, S::COMPUTE_SHADER, A::SHADER_STORAGE_READ | A::SHADER_STORAGE_WRITE),
+        dispatch(read, groups, vec![storage((0, 0), x), storage((0, 1), out0)], 0),
+        exec_only(),
+        dispatch(write, groups, vec![storage((0, 0), x)], 0),
+        exec_only(),
+        dispatch(read, groups, vec![storage((0, 0), x), storage((0, 1), out1)], 0),
+    ];
+    finish(w, c)
+}
+
+#[test]
+fn s9_coherent_buffers_need_only_execution_dependencies() {
+    assert_shows_corruption(&s9(false), "seed-l2");
+    assert_clean_everywhere(&s9(true));
+}

@@ -619,6 +619,8 @@ impl<'m> Compiler<'m> {
                                 _ => BindingKind::UniformBuffer,
                             };
                             let runtime_stride = self.runtime_stride(self.inner(var.ty));
+                            let coherent = matches!(kind, BindingKind::StorageBuffer { .. })
+                                && var.memory_decorations.intersects(naga::MemoryDecorations::COHERENT | naga::MemoryDecorations::VOLATILE);
                             buffers.push((g, BindingInfo {
                                 group: rb.group,
                                 binding: rb.binding,
@@ -626,6 +628,7 @@ impl<'m> Compiler<'m> {
                                 static_size: size,
                                 runtime_stride,
                                 name: var.name.clone(),
+                                coherent,
                             }));
                             GlobalLoc::Unused
                         }

@@ -58,10 +58,16 @@ impl Module {
     /// Parse, validate and compile a SPIR-V binary (little-endian words).
     pub fn from_spirv(bytes: &[u8], name: &str) -> Result<Module, ShaderError> {
         let options = naga::front::spv::Options::default();
-        let module = naga::front::spv::parse_u8_slice(bytes, &options).map_err(|e| ShaderError::SpirV {
+        let mut module = naga::front::spv::parse_u8_slice(bytes, &options).map_err(|e| ShaderError::SpirV {
             name: name.to_string(),
             message: e.to_string(),
         })?;
+        let coherent = spirv_coherent_bindings(bytes);
+        for (_, var) in module.global_variables.iter_mut() {
+            if var.binding.as_ref().is_some_and(|rb| coherent.contains(&(rb.group, rb.binding))) {
+                var.memory_decorations |= naga::MemoryDecorations::COHERENT;
+            }
+        }
         Self::finish(module, None, name)
     }
 
@@ -170,4 +176,75 @@ impl ComputePipeline {
     pub fn workgroup(&self, config: &WorkgroupConfig) -> Result<Workgroup, ShaderError> {
         Workgroup::new(self.prog.clone(), config)
     }
+}
+
+/// The `(set, binding)` of every buffer a SPIR-V module declares `Coherent` or `Volatile`,
+/// whether on the variable or on a member of its block (glslang decorates the members, and
+/// naga's front end keeps only the variable's decorations). Read from the words directly, after
+/// naga has parsed them: one pass, and nothing allocated beyond a few entries per id seen.
+fn spirv_coherent_bindings(bytes: &[u8]) -> std::collections::HashSet<(u32, u32)> {
+    use std::collections::{HashMap, HashSet};
+    const MAGIC: u32 = 0x0723_0203;
+    const OP_TYPE_ARRAY: u32 = 28;
+    const OP_TYPE_RUNTIME_ARRAY: u32 = 29;
+    const OP_TYPE_POINTER: u32 = 32;
+    const OP_VARIABLE: u32 = 59;
+    const OP_DECORATE: u32 = 71;
+    const OP_MEMBER_DECORATE: u32 = 72;
+    const VOLATILE: u32 = 21;
+    const COHERENT: u32 = 23;
+    const BINDING: u32 = 33;
+    const DESCRIPTOR_SET: u32 = 34;
+    // Little-endian words, as naga's front end requires of the module it has just parsed.
+    let words: Vec<u32> = bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    if words.first() != Some(&MAGIC) {
+        return HashSet::new();
+    }
+    let (mut coherent_ids, mut sets, mut bindings) = (HashSet::new(), HashMap::new(), HashMap::new());
+    let (mut pointee, mut element, mut variables) = (HashMap::new(), HashMap::new(), Vec::new());
+    let mut at = 5;
+    while at < words.len() {
+        let (count, op) = ((words[at] >> 16) as usize, words[at] & 0xFFFF);
+        let Some(operands) = words.get(at + 1..at + count.max(1)) else { break };
+        match (op, operands) {
+            (OP_DECORATE, [id, VOLATILE | COHERENT, ..]) => {
+                coherent_ids.insert(*id);
+            }
+            (OP_DECORATE, [id, DESCRIPTOR_SET, set, ..]) => {
+                sets.insert(*id, *set);
+            }
+            (OP_DECORATE, [id, BINDING, binding, ..]) => {
+                bindings.insert(*id, *binding);
+            }
+            // A struct with a coherent member: the block of a coherent buffer.
+            (OP_MEMBER_DECORATE, [id, _, VOLATILE | COHERENT, ..]) => {
+                coherent_ids.insert(*id);
+            }
+            (OP_TYPE_POINTER, [id, _, ty]) => {
+                pointee.insert(*id, *ty);
+            }
+            (OP_TYPE_ARRAY | OP_TYPE_RUNTIME_ARRAY, [id, ty, ..]) => {
+                element.insert(*id, *ty);
+            }
+            (OP_VARIABLE, [ty, id, ..]) => variables.push((*ty, *id)),
+            _ => {}
+        }
+        if count == 0 {
+            break;
+        }
+        at += count;
+    }
+    let mut out = HashSet::new();
+    for (ty, id) in variables {
+        // The block, through an array of blocks if the binding is one.
+        let mut block = pointee.get(&ty).copied();
+        if let Some(e) = block.and_then(|b| element.get(&b)) {
+            block = Some(*e);
+        }
+        let coherent = coherent_ids.contains(&id) || block.is_some_and(|b| coherent_ids.contains(&b));
+        if let (true, Some(&binding)) = (coherent, bindings.get(&id)) {
+            out.insert((sets.get(&id).copied().unwrap_or(0), binding));
+        }
+    }
+    out
 }

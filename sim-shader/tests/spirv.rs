@@ -68,3 +68,23 @@ fn glsl_prefix_sum_matches_wgsl_twin() {
     let first_bad = got.chunks(4).zip(want.chunks(4)).position(|(a, b)| a != b);
     assert_eq!(first_bad, None, "first mismatching element");
 }
+
+/// A buffer glslang compiles from `coherent buffer` (the decoration on the block's member, which
+/// naga's front end drops) is known to be coherent; the same buffer without the qualifier, and
+/// the plain one beside it, are not.
+#[test]
+fn coherent_buffers_are_known_from_spirv() {
+    let shaders = format!("{}/../examples/traces/shaders", env!("CARGO_MANIFEST_DIR"));
+    for (file, want) in [("read_x_coherent.spv", vec![true, false]), ("read_x.spv", vec![false, false]), ("write_x_coherent.spv", vec![true]), ("write_x.spv", vec![false])] {
+        let spv = std::fs::read(format!("{shaders}/{file}")).unwrap();
+        let m = Module::from_spirv(&spv, file).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let p = ComputePipeline::new(&m, "main").unwrap();
+        let got: Vec<bool> = p.bindings().iter().map(|b| b.coherent).collect();
+        assert_eq!(got, want, "{file}");
+    }
+    // GLSL source with the qualifier is refused by naga's GLSL front end, naming it, rather
+    // than run as if it were not there: it must be compiled to SPIR-V first.
+    let glsl = std::fs::read_to_string(format!("{shaders}/write_x_coherent.comp")).unwrap();
+    let err = Module::from_glsl(&glsl, "write_x_coherent.comp").unwrap_err().to_string();
+    assert!(err.contains("variable qualifier") && err.contains("coherent"), "{err}");
+}

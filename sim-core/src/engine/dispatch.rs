@@ -20,6 +20,8 @@ pub struct Bound {
     pub range: u64,
     /// Storage or uniform.
     pub kind: BindingKind,
+    /// The shader declares the buffer `Coherent`: every access is made at the coherence point.
+    pub coherent: bool,
 }
 
 /// Checks that every binding the pipeline uses is bound by exactly one descriptor whose range
@@ -59,7 +61,7 @@ pub fn resolve(prog: &Program<'_>, p: &ComputePipeline, bindings: &[BufferBindin
                 info.group, info.binding, info.static_size
             ));
         }
-        out.push(Bound { buffer: b.buffer, base: prog.buffer_addr(b.buffer, b.offset), buffer_offset: b.offset, range, kind: info.kind });
+        out.push(Bound { buffer: b.buffer, base: prog.buffer_addr(b.buffer, b.offset), buffer_offset: b.offset, range, kind: info.kind, coherent: info.coherent });
     }
     Ok(out)
 }

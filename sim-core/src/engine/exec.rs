@@ -9,10 +9,12 @@ use crate::engine::rng::fingerprint;
 
 /// Memory as a dispatch sees it.
 pub trait Port {
-    /// Loads through the path for `kind` (at the coherence point when `coherent`: atomicLoad);
+    /// Loads through the path for `kind` (at the coherence point when `coherent`: atomicLoad, or
+    /// any load of a buffer the shader declares `Coherent`);
     /// returns latency, depth reached and the first level's name.
     fn load(&mut self, cu: usize, kind: BindingKind, coherent: bool, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<(u64, u8, &'static str), AccessError>;
-    /// Stores through the storage path (at the coherence point when `coherent`: atomicStore);
+    /// Stores through the storage path (at the coherence point when `coherent`: atomicStore, or
+    /// any store to a `Coherent` buffer);
     /// returns latency.
     fn store(&mut self, cu: usize, coherent: bool, addr: u64, data: &[u8], tag: Tag) -> Result<u64, AccessError>;
     /// Atomic read-modify-write of 4 bytes; returns latency.
@@ -61,7 +63,7 @@ pub fn perform<P: Port>(port: &mut P, cu: usize, req: &MemRequest, bound: &[Boun
                 scratch.run_tags.push(start);
                 scratch.tags.resize(start + word_span(addr, r.len as usize), 0);
                 let (lat, depth, first) =
-                    port.load(cu, b.kind, req.atomic, addr, &mut scratch.results[r.data_pos..r.data_pos + r.len as usize], &mut scratch.tags[start..])?;
+                    port.load(cu, b.kind, req.atomic || b.coherent, addr, &mut scratch.results[r.data_pos..r.data_pos + r.len as usize], &mut scratch.tags[start..])?;
                 if lat >= out.latency {
                     out.latency = lat;
                     out.via = (first, depth.max(out.via.1));
@@ -77,7 +79,7 @@ pub fn perform<P: Port>(port: &mut P, cu: usize, req: &MemRequest, bound: &[Boun
         MemOp::Store => {
             coalesce(&req.lanes, &mut scratch.runs);
             for r in &scratch.runs {
-                let lat = port.store(cu, req.atomic, b.base + r.offset, &req.data[r.data_pos..r.data_pos + r.len as usize], tag)?;
+                let lat = port.store(cu, req.atomic || b.coherent, b.base + r.offset, &req.data[r.data_pos..r.data_pos + r.len as usize], tag)?;
                 out.latency = out.latency.max(lat);
             }
         }
