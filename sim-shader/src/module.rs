@@ -180,8 +180,8 @@ impl ComputePipeline {
 
 /// The `(set, binding)` of every buffer a SPIR-V module declares `Coherent` or `Volatile`,
 /// whether on the variable or on a member of its block (glslang decorates the members, and
-/// naga's front end keeps only the variable's decorations). Read from the words directly, after
-/// naga has parsed them: one pass, and nothing allocated beyond a few entries per id seen.
+/// naga's front end keeps only the variable's decorations). Read from the words directly, in
+/// one pass, after naga has parsed them.
 fn spirv_coherent_bindings(bytes: &[u8]) -> std::collections::HashSet<(u32, u32)> {
     use std::collections::{HashMap, HashSet};
     const MAGIC: u32 = 0x0723_0203;
