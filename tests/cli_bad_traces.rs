@@ -205,12 +205,22 @@ fn runaway_runs_are_stopped_at_their_budgets() {
     let out = run_trace("spin", &text, &["--max-instructions", "100000"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("budget of 100000 shader instructions") && err.contains("--max-instructions") && err.trim().lines().count() == 1, "{err}");
+    assert!(err.contains("the reference run executed more than its budget of 100000 shader instructions") && err.contains("--max-instructions") && err.trim().lines().count() == 1, "{err}");
+    // `gpusim graph` records its graph from a run: the same budgets, the same flags.
+    let path = scratch("spin-graph.json", &text);
+    let dot = scratch("spin.dot", "");
+    let out = Command::new(env!("CARGO_BIN_EXE_gpusim")).args(["graph", path.to_str().unwrap(), "-o", dot.to_str().unwrap(), "--max-instructions", "100000"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.code() == Some(2) && err.contains("budget of 100000 shader instructions"), "{err}");
     let out = run_trace("slow-fill", &with_timeline(FILL, SUBMIT), &["--max-cycles", "10"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("budget of 10 simulated cycles") && err.contains("--max-cycles"), "{err}");
-    for (flag, value) in [("--max-cycles", "0"), ("--max-cycles", "1099511627777"), ("--max-instructions", "0")] {
+    assert!(err.contains("budget of 10 cycles") && err.contains("--max-cycles"), "{err}");
+    let out = run_trace("big-fill", &with_timeline(FILL, SUBMIT), &["--max-transfer-bytes", "63"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("commands[0]") && err.contains("budget of 63 bytes") && err.contains("--max-transfer-bytes"), "{err}");
+    for (flag, value) in [("--max-cycles", "0"), ("--max-cycles", "1099511627777"), ("--max-instructions", "0"), ("--max-transfer-bytes", "0")] {
         let out = run_trace("bad-budget", &with_timeline(FILL, SUBMIT), &[flag, value]);
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.code() == Some(2) && err.contains(flag), "{flag} {value}: {err}");

@@ -532,28 +532,70 @@ fn workgroup_spans_are_recorded_as_asked() {
     assert_eq!((some.cycles, some.stale_reads, &some.findings), (plain.cycles, plain.stale_reads, &plain.findings));
 }
 
-/// The run's budgets are exact: a run fits a budget of exactly the instructions and cycles it
-/// takes, and one less stops it with an error that names the budget (the reference run counts
-/// the same instructions, and is stopped the same way).
+/// The run's budgets are exact: a run fits a budget of exactly the instructions, cycles and
+/// transfer bytes it takes, and one less stops it with an error that names the budget (the
+/// reference run counts the same instructions, and is stopped the same way).
 #[test]
 fn run_budgets_are_exact() {
     let p = Profile::builtin("seed-l2").unwrap();
     let w = s1(true);
     let r = run_workload(&w, &p, 0).unwrap();
     assert!(r.instructions > 0 && r.cycles > 0);
-    let with = |max_cycles, max_instructions| run_workload_with(&w, &p, 0, &RunOptions { limits: RunLimits { max_cycles, max_instructions }, ..RunOptions::default() });
-    let fits = with(r.cycles, r.instructions).unwrap();
+    assert_eq!(r.reference_instructions, r.instructions);
+    let with = |max_cycles, max_instructions, max_transfer_bytes| {
+        run_workload_with(&w, &p, 0, &RunOptions { limits: RunLimits { max_cycles, max_instructions, max_transfer_bytes }, ..RunOptions::default() })
+    };
+    let fits = with(r.cycles, r.instructions, N).unwrap();
     assert_eq!((fits.cycles, fits.instructions), (r.cycles, r.instructions));
-    match with(r.cycles, r.instructions - 1) {
-        Err(WorkloadError::Budget { message, .. }) => assert!(message.contains(&format!("budget of {} shader instructions", r.instructions - 1)), "{message}"),
-        other => panic!("expected the instruction budget to stop the run: {other:?}"),
+    let budget_error = |res: Result<RunResult, WorkloadError>| match res {
+        Err(WorkloadError::Budget { at, message }) => format!("{at}: {message}"),
+        other => panic!("expected a budget to stop the run: {other:?}"),
+    };
+    let e = budget_error(with(r.cycles, r.instructions - 1, N));
+    assert!(e.contains(&format!("the reference run executed more than its budget of {} shader instructions", r.instructions - 1)), "{e}");
+    let e = budget_error(with(r.cycles - 1, r.instructions, N));
+    assert!(e.starts_with("run: ") && e.contains(&format!("the simulated run (seed 0) went past its budget of {} cycles", r.cycles - 1)), "{e}");
+    // The fill of N bytes is all the trace moves.
+    let e = budget_error(with(r.cycles, r.instructions, N - 1));
+    assert!(e.contains(&format!("more than the budget of {} bytes", N - 1)) && e.contains("--max-transfer-bytes"), "{e}");
+    for bad in [(0, 1, 1), (MAX_CYCLES + 1, 1, 1), (1, 0, 1), (1, 1, 0)] {
+        assert!(matches!(with(bad.0, bad.1, bad.2), Err(WorkloadError::Invalid { .. })), "{bad:?}");
     }
-    match with(r.cycles - 1, r.instructions) {
-        Err(WorkloadError::Budget { at, message }) => assert!(at == "run" && message.contains(&format!("budget of {} simulated cycles", r.cycles - 1)), "{message}"),
-        other => panic!("expected the cycle budget to stop the run: {other:?}"),
-    }
-    for bad in [RunLimits { max_cycles: 0, max_instructions: 1 }, RunLimits { max_cycles: MAX_CYCLES + 1, max_instructions: 1 }, RunLimits { max_cycles: 1, max_instructions: 0 }] {
-        assert!(matches!(run_workload_with(&w, &p, 0, &RunOptions { limits: bad, ..RunOptions::default() }), Err(WorkloadError::Invalid { .. })), "{bad:?}");
+}
+
+/// A loop bound read stale changes how many instructions the simulated run executes: the
+/// report gives both runs' counts, and a budget between them stops the run that needs more,
+/// naming it (and, for the simulated run, the stale reads that explain it).
+#[test]
+fn a_stale_loop_bound_is_told_apart_from_a_runaway_shader() {
+    // Each invocation loops `100 - a[i]` times; A is filled with 100 with no barrier, so a
+    // stale read of the initial zeroes makes the simulated run loop 100 times where the
+    // reference run does not loop at all.
+    const LOOP: &str = r#"
+@group(0) @binding(0) var<storage, read> a: array<u32>;
+@group(0) @binding(1) var<storage, read_write> b: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let n = 100u - a[id.x];
+    var i = 0u;
+    loop { if (i >= n) { break; } i = i + 1u; }
+    b[id.x] = i;
+}
+"#;
+    let mut w = Workload::new("stale-loop-bound");
+    let a = w.device_buffer("A", N);
+    let b = w.device_buffer("B", N);
+    let pl = w.wgsl_pipeline("loop", LOOP, "main").unwrap();
+    let w = finish(w, vec![Command::FillBuffer { dst: a, offset: 0, size: None, data: 100 }, dispatch(pl, 16, vec![storage((0, 0), a), storage((0, 1), b)], 0)]);
+    let p = Profile::builtin("seed-l2").unwrap();
+    let (seed, r) = (0..SEEDS).map(|s| (s, run_workload(&w, &p, s).unwrap())).find(|(_, r)| r.stale_reads > 0).expect("a seed with stale reads");
+    assert!(r.instructions > r.reference_instructions, "{} vs {}", r.instructions, r.reference_instructions);
+    let limits = RunLimits { max_instructions: r.reference_instructions, ..RunLimits::default() };
+    match run_workload_with(&w, &p, seed, &RunOptions { limits, ..RunOptions::default() }) {
+        Err(WorkloadError::Budget { message, .. }) => {
+            assert!(message.contains(&format!("the simulated run (seed {seed}) executed more than its budget")) && message.contains("stale read"), "{message}")
+        }
+        other => panic!("expected the simulated run to spend its budget: {other:?}"),
     }
 }
 

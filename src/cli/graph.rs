@@ -35,6 +35,9 @@ pub struct GraphArgs {
     /// The profile the trace is checked against (device limits).
     #[arg(long, default_value = "seed-l2")]
     pub profile: String,
+    /// Where the run that records the graph stops.
+    #[command(flatten)]
+    pub budgets: super::run::Budgets,
 }
 
 fn stage_names(s: S) -> Vec<String> {
@@ -124,9 +127,10 @@ pub fn to_dot(w: &sim_core::engine::Workload, nodes: &[GraphNode]) -> String {
 
 /// Runs `gpusim graph ...`.
 pub fn run(args: GraphArgs) -> Result<ExitCode, CliError> {
+    let limits = args.budgets.limits()?;
     let t = sim_core::trace::load(&args.trace).map_err(|e| Box::new(e) as CliError)?;
     let p = Profile::load(&args.profile)?;
-    let nodes = dependency_graph(&t.workload, &p, 0).map_err(|e| Box::new(t.locate_engine_error(&e)) as CliError)?;
+    let nodes = dependency_graph(&t.workload, &p, 0, &limits).map_err(|e| Box::new(t.locate_engine_error(&e)) as CliError)?;
     std::fs::write(&args.output, to_dot(&t.workload, &nodes)).map_err(|e| format!("cannot write {}: {e}", args.output.display()))?;
     eprintln!("wrote {} ({} queue items); render it with: dot -Tsvg {} -o graph.svg", args.output.display(), nodes.len(), args.output.display());
     Ok(ExitCode::SUCCESS)

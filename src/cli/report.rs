@@ -165,6 +165,7 @@ pub fn json_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> s
         "host_reads": host_reads,
         "caches": cache_report(r),
         "instructions": r.instructions,
+        "reference_instructions": r.reference_instructions,
         "lane_ops": r.lane_ops,
     })
 }
@@ -269,6 +270,10 @@ pub fn text_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> S
         }
     }
     let _ = writeln!(o, "\nCycles: {}   shader instructions: {}   lane operations: {}", r.cycles, r.instructions, r.lane_ops);
+    if r.reference_instructions != r.instructions {
+        // Stale reads changed the simulated run's control flow: a budget must cover both.
+        let _ = writeln!(o, "The reference run executed {} shader instructions.", r.reference_instructions);
+    }
     let caches = cache_report(r);
     if !caches.is_empty() {
         let _ = writeln!(o, "\n{:<6} {:>10} {:>10} {:>11} {:>8} {:>14}", "cache", "hits", "misses", "writebacks", "flushes", "invalidations");

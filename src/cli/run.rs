@@ -49,6 +49,14 @@ pub struct RunArgs {
     /// Write report.json, report.txt and timeline.json into this directory.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Where a run stops.
+    #[command(flatten)]
+    pub budgets: Budgets,
+}
+
+/// The budgets of a run (`gpusim run`, `gpusim graph`): where it is stopped.
+#[derive(Args, Debug)]
+pub struct Budgets {
     /// Stop a run that goes past this many simulated cycles (at most 2^40).
     #[arg(long, default_value_t = RunLimits::default().max_cycles)]
     pub max_cycles: u64,
@@ -56,9 +64,13 @@ pub struct RunArgs {
     /// subgroups), in the reference run or the simulated one.
     #[arg(long, default_value_t = RunLimits::default().max_instructions)]
     pub max_instructions: u64,
+    /// Refuse a trace whose transfer commands move more than this many bytes over all their
+    /// submissions.
+    #[arg(long, default_value_t = RunLimits::default().max_transfer_bytes)]
+    pub max_transfer_bytes: u64,
 }
 
-impl RunArgs {
+impl Budgets {
     /// The run's budgets, checked.
     pub fn limits(&self) -> Result<RunLimits, CliError> {
         if !(1..=MAX_CYCLES).contains(&self.max_cycles) {
@@ -67,7 +79,10 @@ impl RunArgs {
         if self.max_instructions == 0 {
             return Err("--max-instructions 0: a run needs a budget of at least 1 instruction".into());
         }
-        Ok(RunLimits { max_cycles: self.max_cycles, max_instructions: self.max_instructions })
+        if self.max_transfer_bytes == 0 {
+            return Err("--max-transfer-bytes 0: a run needs a budget of at least 1 byte".into());
+        }
+        Ok(RunLimits { max_cycles: self.max_cycles, max_instructions: self.max_instructions, max_transfer_bytes: self.max_transfer_bytes })
     }
 }
 
@@ -133,7 +148,7 @@ pub fn run_schedules(t: &LoadedTrace, p: &Profile, seed: u64, count: u64, option
 
 /// Runs `gpusim run ...`.
 pub fn run(args: RunArgs) -> Result<ExitCode, CliError> {
-    let limits = args.limits()?;
+    let limits = args.budgets.limits()?;
     let t = sim_core::trace::load(&args.trace).map_err(trace_err)?;
     let p = Profile::load(&args.profile)?;
     let wants_timeline = args.timeline.is_some() || args.out.is_some();

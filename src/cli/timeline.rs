@@ -80,7 +80,8 @@ impl EventWriter<'_> {
     fn push(&mut self, event: Value) -> Result<(), CliError> {
         self.out.write_all(if self.first { b"\n" } else { b",\n" })?;
         self.first = false;
-        serde_json::to_writer(&mut *self.out, &event)?;
+        // An I/O failure stays an I/O error, so that the caller names the file.
+        serde_json::to_writer(&mut *self.out, &event).map_err(std::io::Error::from)?;
         Ok(())
     }
 }

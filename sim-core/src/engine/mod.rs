@@ -224,6 +224,9 @@ pub struct RunResult {
     pub workgroups_not_recorded: u64,
     /// Shader instructions executed (per subgroup).
     pub instructions: u64,
+    /// Shader instructions the reference run executed: the same as `instructions` unless a
+    /// stale read changed the simulated run's control flow.
+    pub reference_instructions: u64,
     /// Lane-operations executed.
     pub lane_ops: u64,
 }
@@ -272,6 +275,7 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
     options.limits.validate().map_err(|message| WorkloadError::Invalid { at: "run options".into(), message })?;
     let prog = Program::new(workload)?;
     check_limits(&prog, profile)?;
+    options.limits.check_transfers(&prog)?;
     let config = machine_config(profile);
     check_mapped_ranges(&prog, &config)?;
     let reference = reference::reference_run_with(&prog, config.subgroup_size, &HashSet::new(), &options.limits)?;
@@ -280,6 +284,7 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
         sim = sim.record_workgroups(options.workgroup_spans);
     }
     let sim = sim.run()?;
+    let reference_instructions = reference.instructions;
 
     // Host reads.
     let mut host_reads = Vec::new();
@@ -372,6 +377,7 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
         workgroup_commands,
         workgroups_not_recorded: sim.workgroups_not_recorded,
         instructions: sim.instructions,
+        reference_instructions,
         lane_ops: sim.lane_ops,
     })
 }
@@ -379,14 +385,16 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
 /// The execution-dependency graph of `workload` on `profile`: every queue item (action
 /// command or sync node) with the items it waits for, recorded by the simulation itself so the
 /// graph follows exactly the rules that order the run. The run happens (with `seed`), its
-/// outcome is not needed.
-pub fn dependency_graph(workload: &Workload, profile: &Profile, seed: u64) -> Result<Vec<GraphNode>, WorkloadError> {
+/// outcome is not needed, but it has `limits` as a run does.
+pub fn dependency_graph(workload: &Workload, profile: &Profile, seed: u64, limits: &RunLimits) -> Result<Vec<GraphNode>, WorkloadError> {
+    limits.validate().map_err(|message| WorkloadError::Invalid { at: "run options".into(), message })?;
     let prog = Program::new(workload)?;
     check_limits(&prog, profile)?;
+    limits.check_transfers(&prog)?;
     let config = machine_config(profile);
     check_mapped_ranges(&prog, &config)?;
-    let reference = reference::reference_run(&prog, config.subgroup_size, &HashSet::new())?;
-    Ok(run::Sim::new(&prog, &config, profile, &reference.truth, seed)?.record_graph().run()?.graph)
+    let reference = reference::reference_run_with(&prog, config.subgroup_size, &HashSet::new(), limits)?;
+    Ok(run::Sim::new(&prog, &config, profile, &reference.truth, seed)?.limits(*limits).record_graph().run()?.graph)
 }
 
 /// Checks every vkFlushMappedMemoryRanges / vkInvalidateMappedMemoryRanges range against the

@@ -22,6 +22,8 @@ pub struct Reference {
     pub memory: BackingStore,
     /// Every read's fingerprint, the details asked for, and every host read.
     pub truth: ReadTruth,
+    /// Shader instructions executed (summed over subgroups).
+    pub instructions: u64,
 }
 
 struct Flat<'a>(&'a mut BackingStore);
@@ -58,7 +60,7 @@ pub fn reference_run_with(prog: &Program<'_>, subgroup_size: u32, capture: &Hash
     let w = prog.workload;
     let mut mem = BackingStore::new(prog.address_space.max(1 << 16), 1, 256).map_err(|e| WorkloadError::Invalid { at: "memory".into(), message: e.to_string() })?;
     let mut truth = ReadTruth::default();
-    let mut ctx = Ctx { capture, subgroup_size, scratch: Scratch::default(), budget: InstructionBudget::new(*limits) };
+    let mut ctx = Ctx { capture, subgroup_size, scratch: Scratch::default(), budget: InstructionBudget::new(limits, "the reference run".into()) };
     // Submitted commands run in order, except that a vkCmdWaitEvents2 on an event nobody has set
     // yet (the host may set it later) holds everything after it until it is set.
     let mut pending: std::collections::VecDeque<usize> = std::collections::VecDeque::new();
@@ -103,7 +105,7 @@ pub fn reference_run_with(prog: &Program<'_>, subgroup_size: u32, capture: &Hash
             _ => {}
         }
     }
-    Ok(Reference { memory: mem, truth })
+    Ok(Reference { memory: mem, truth, instructions: ctx.budget.used() })
 }
 
 /// What every command of a reference run shares: which reads to capture in detail, the
@@ -183,7 +185,7 @@ fn run_command(
                         if done[sg] {
                             continue;
                         }
-                        match wg.step(sg).map_err(|e| budget.shader_error(e, || ins.at.to_string()))? {
+                        match wg.step(sg).map_err(|e| budget.shader_error(e, || ins.at.to_string(), 0))? {
                             Step::Memory(req) => {
                                 let performed = perform(&mut Flat(mem), 0, req, &bound, ins.tag, scratch).map_err(|e| exec(&e))?;
                                 if req.op == MemOp::Load && !req.atomic {
@@ -200,7 +202,9 @@ fn run_command(
                             Step::Barrier { .. } | Step::Blocked => {}
                         }
                         let ran = wg.subgroup_stats(sg).instructions;
-                        budget.spend(ran - seen[sg], || ins.at.to_string())?;
+                        if budget.spend(ran - seen[sg]) {
+                            return Err(budget.spent(ins.at.to_string(), 0));
+                        }
                         seen[sg] = ran;
                     }
                 }

@@ -360,29 +360,38 @@ pub const MAX_CYCLES: u64 = 1 << 40;
 /// ([`SimOutcome::workgroups_not_recorded`]).
 pub const MAX_TIMELINE_WORKGROUPS: usize = 1 << 20;
 
-/// Where a run is stopped, so that no trace runs (or holds memory) without end. Both budgets are
+/// `n` and the noun for it, singular or plural.
+fn count(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// Where a run is stopped, so that no trace runs (or holds memory) without end. The budgets are
 /// deterministic: the same trace, profile and seed stop at the same point.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RunLimits {
     /// Simulated cycles, at most [`MAX_CYCLES`]. The default, 2^34, is about 11 seconds at a
     /// 1.5 GHz core clock: room for everything a trace within the caps can ask (reading all
-    /// 256 MiB of host reads from uncached memory takes about 6.3 G cycles), while a trace
-    /// repeating large transfers is stopped within minutes of host time, not hours.
+    /// 256 MiB of host reads from uncached memory takes about 6.3 G cycles).
     pub max_cycles: u64,
     /// Shader instructions (summed over subgroups) each of the reference and the simulated run
-    /// may execute. The default, 2^27, also bounds the memory the reference run keeps (one
-    /// fingerprint per load).
+    /// may execute, and so any one subgroup. The two runs execute the same instructions unless a
+    /// stale read changes the simulated run's control flow. The default, 2^27, also bounds the
+    /// memory the reference run keeps (one fingerprint per load).
     pub max_instructions: u64,
+    /// Bytes the trace's transfer commands (fills, updates, copies) move, summed over every
+    /// submission of them; checked before anything runs. The reference run has no cycles to
+    /// stop it, so this is what bounds its transfers: the default, 2^36 (64 GiB), takes minutes.
+    pub max_transfer_bytes: u64,
 }
 
 impl Default for RunLimits {
     fn default() -> Self {
-        RunLimits { max_cycles: 1 << 34, max_instructions: 1 << 27 }
+        RunLimits { max_cycles: 1 << 34, max_instructions: 1 << 27, max_transfer_bytes: 1 << 36 }
     }
 }
 
 impl RunLimits {
-    /// Checks both budgets: at least 1, and cycles at most [`MAX_CYCLES`].
+    /// Checks the budgets: each at least 1, and cycles at most [`MAX_CYCLES`].
     pub fn validate(&self) -> Result<(), String> {
         if !(1..=MAX_CYCLES).contains(&self.max_cycles) {
             return Err(format!("max_cycles {} is not between 1 and {MAX_CYCLES}", self.max_cycles));
@@ -390,59 +399,96 @@ impl RunLimits {
         if self.max_instructions == 0 {
             return Err("max_instructions must be at least 1".into());
         }
+        if self.max_transfer_bytes == 0 {
+            return Err("max_transfer_bytes must be at least 1".into());
+        }
         Ok(())
     }
 
-    /// The error of a run that spent its instruction budget at `at`.
-    fn instructions_spent(&self, at: String) -> WorkloadError {
-        WorkloadError::Budget {
-            at,
-            message: format!(
-                "the run executed more than its budget of {} shader instructions (summed over subgroups) and was stopped: a shader that never ends? \
-                 (raise the budget with --max-instructions)",
-                self.max_instructions
-            ),
+    /// Refuses a program whose transfer commands move more bytes than the budget.
+    pub(crate) fn check_transfers(&self, prog: &Program<'_>) -> Result<(), WorkloadError> {
+        let w = prog.workload;
+        let mut total = 0u64;
+        for ins in &prog.instances {
+            let cmd = &w.command_buffers[ins.cb].commands[ins.index];
+            total = total.saturating_add(match cmd {
+                Command::FillBuffer { dst, offset, size, .. } => fill_size(w.buffers[*dst].size, *offset, *size),
+                Command::UpdateBuffer { data, .. } => data.len() as u64,
+                Command::CopyBuffer { regions, .. } => regions.iter().fold(0u64, |a, r| a.saturating_add(r.size)),
+                _ => 0,
+            });
+            if total > self.max_transfer_bytes {
+                return Err(WorkloadError::Budget {
+                    at: format!("command_buffers[{}].commands[{}] ({})", w.command_buffers[ins.cb].name, ins.index, cmd.vk_name()),
+                    message: format!(
+                        "the trace's transfer commands move more than the budget of {} over all their submissions; this one, in submit {}, takes the total past it (raise the budget with --max-transfer-bytes)",
+                        count(self.max_transfer_bytes, "byte", "bytes"),
+                        ins.at.submit
+                    ),
+                });
+            }
         }
+        Ok(())
     }
 }
 
-/// The shader instructions a run (reference or simulated) has executed, against its budget.
-#[derive(Clone, Copy, Debug)]
+/// The shader instructions one run has executed, against its budget.
+#[derive(Clone, Debug)]
 pub(crate) struct InstructionBudget {
-    pub(crate) limits: RunLimits,
+    max: u64,
     used: u64,
+    /// The run, for the error: "the reference run", "the simulated run (seed 3)".
+    run: String,
 }
 
 impl InstructionBudget {
-    pub(crate) fn new(limits: RunLimits) -> Self {
-        InstructionBudget { limits, used: 0 }
+    pub(crate) fn new(limits: &RunLimits, run: String) -> Self {
+        InstructionBudget { max: limits.max_instructions, used: 0, run }
     }
 
-    /// Counts `n` more instructions, run by the dispatch `at` names; an error once the budget
-    /// is passed.
-    pub(crate) fn spend(&mut self, n: u64, at: impl FnOnce() -> String) -> Result<(), WorkloadError> {
+    /// Instructions executed so far.
+    pub(crate) fn used(&self) -> u64 {
+        self.used
+    }
+
+    /// Counts `n` more instructions; whether the budget is passed.
+    pub(crate) fn spend(&mut self, n: u64) -> bool {
         self.used += n;
-        if self.used > self.limits.max_instructions {
-            return Err(self.limits.instructions_spent(at()));
-        }
-        Ok(())
+        self.used > self.max
     }
 
-    /// A shader error at `at`, or the budget's error when it is a subgroup stopped at the
-    /// limit the budget set it ([`InstructionBudget::subgroup_limit`]).
-    pub(crate) fn shader_error(&self, e: sim_shader::ShaderError, at: impl FnOnce() -> String) -> WorkloadError {
+    /// The error of the budget spent by the dispatch `at`; `stale` reads the run had already
+    /// made (a simulated run's loop may run on a stale bound).
+    pub(crate) fn spent(&self, at: String, stale: u64) -> WorkloadError {
+        let why = if stale == 0 {
+            "a shader that never ends?".to_string()
+        } else {
+            format!("it had already made {} (a loop bound read stale?): the trace is missing synchronization", count(stale, "stale read", "stale reads"))
+        };
+        WorkloadError::Budget {
+            at,
+            message: format!(
+                "{} executed more than its budget of {} (summed over subgroups) and was stopped; {why} (raise the budget with --max-instructions)",
+                self.run,
+                count(self.max, "shader instruction", "shader instructions")
+            ),
+        }
+    }
+
+    /// A shader error at `at`, or the budget's error for a subgroup stopped at the limit
+    /// [`InstructionBudget::subgroup_limit`] gave it (the only limit a subgroup has).
+    pub(crate) fn shader_error(&self, e: sim_shader::ShaderError, at: impl FnOnce() -> String, stale: u64) -> WorkloadError {
         match e {
-            // The subgroup's limit is the run's budget (plus one) whenever that is below the
-            // interpreter's own per-subgroup limit.
-            sim_shader::ShaderError::StepLimit { .. } if self.limits.max_instructions < sim_shader::DEFAULT_MAX_INSTRUCTIONS => self.limits.instructions_spent(at()),
+            sim_shader::ShaderError::StepLimit { .. } => self.spent(at(), stale),
             e => WorkloadError::Execution { at: at(), message: e.to_string() },
         }
     }
 
-    /// The instruction limit of each subgroup: a lone subgroup that never ends stops at the
-    /// run's budget, not the interpreter's own limit.
+    /// The instruction limit of each subgroup: one more than the run's budget, so that a lone
+    /// subgroup that never ends stops at the budget, and a budget above the interpreter's
+    /// default lets a long subgroup run.
     pub(crate) fn subgroup_limit(&self) -> u64 {
-        sim_shader::DEFAULT_MAX_INSTRUCTIONS.min(self.limits.max_instructions.saturating_add(1))
+        self.max.saturating_add(1)
     }
 }
 
@@ -482,6 +528,7 @@ pub struct Sim<'p, 'w> {
     record_workgroups: usize,
     max_cycles: u64,
     instructions: InstructionBudget,
+    seed: u64,
     out: SimOutcomeParts,
 }
 
@@ -538,7 +585,8 @@ impl<'p, 'w> Sim<'p, 'w> {
             pushed_at: Vec::new(),
             record_workgroups: 0,
             max_cycles: RunLimits::default().max_cycles,
-            instructions: InstructionBudget::new(RunLimits::default()),
+            instructions: InstructionBudget::new(&RunLimits::default(), format!("the simulated run (seed {seed})")),
+            seed,
             out: SimOutcomeParts::default(),
         })
     }
@@ -553,7 +601,7 @@ impl<'p, 'w> Sim<'p, 'w> {
     /// Stops the run at these budgets instead of the defaults.
     pub fn limits(mut self, limits: RunLimits) -> Self {
         self.max_cycles = limits.max_cycles;
-        self.instructions = InstructionBudget::new(limits);
+        self.instructions = InstructionBudget::new(&limits, format!("the simulated run (seed {})", self.seed));
         self
     }
 
@@ -586,7 +634,11 @@ impl<'p, 'w> Sim<'p, 'w> {
             if t > self.max_cycles {
                 return Err(WorkloadError::Budget {
                     at: "run".into(),
-                    message: format!("the run went past its budget of {} simulated cycles and was stopped (raise the budget with --max-cycles)", self.max_cycles),
+                    message: format!(
+                        "the simulated run (seed {}) went past its budget of {} and was stopped (raise the budget with --max-cycles)",
+                        self.seed,
+                        count(self.max_cycles, "cycle", "cycles")
+                    ),
                 });
             }
             self.now = t;
@@ -1189,7 +1241,7 @@ impl<'p, 'w> Sim<'p, 'w> {
         let d = self.slots[s].dispatch;
         let inst = self.dispatches[d].inst;
         let at = || self.prog.instances[inst].at.to_string();
-        let step = wg.step(sg).map_err(|e| self.instructions.shader_error(e, at))?;
+        let step = wg.step(sg).map_err(|e| self.instructions.shader_error(e, at, self.out.stale_count))?;
         let cpi = self.machine.config.cycles_per_instruction;
         match step {
             Step::Memory(req) => {
@@ -1240,8 +1292,10 @@ impl<'p, 'w> Sim<'p, 'w> {
         let st = wg.subgroup_stats(sg);
         let delta = st.instructions - self.slots[s].instr_seen[sg];
         self.slots[s].instr_seen[sg] = st.instructions;
-        let inst = self.dispatches[self.slots[s].dispatch].inst;
-        self.instructions.spend(delta, || self.prog.instances[inst].at.to_string())?;
+        if self.instructions.spend(delta) {
+            let inst = self.dispatches[self.slots[s].dispatch].inst;
+            return Err(self.instructions.spent(self.prog.instances[inst].at.to_string(), self.out.stale_count));
+        }
         Ok(delta.saturating_mul(cpi))
     }
 
@@ -1333,4 +1387,19 @@ pub(crate) fn transfer_chunks(prog: &Program<'_>, inst: usize, cmd: &Command) ->
         _ => {}
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A subgroup's limit follows the run's budget both ways: below the interpreter's default
+    /// (a lone runaway subgroup stops at the budget) and above it (a long subgroup may run).
+    #[test]
+    fn a_subgroup_may_run_as_long_as_the_budget() {
+        for max_instructions in [1, 1000, sim_shader::DEFAULT_MAX_INSTRUCTIONS, 1 << 40, u64::MAX] {
+            let b = InstructionBudget::new(&RunLimits { max_instructions, ..RunLimits::default() }, "the run".into());
+            assert_eq!(b.subgroup_limit(), max_instructions.saturating_add(1));
+        }
+    }
 }
