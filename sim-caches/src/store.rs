@@ -207,6 +207,14 @@ impl PageTags {
             words[w0..w0 + src.len()].copy_from_slice(src);
             return;
         }
+        // A line written back usually carries one writer: one compare of all its words (with no
+        // early exit, so the compiler can do them several at a time) finds that out.
+        if let Some(&t) = src.first()
+            && src.iter().fold(0, |acc, &x| acc | (x ^ t)) == 0
+        {
+            self.set(w0, w0 + src.len(), t, arrays);
+            return;
+        }
         let mut i = 0;
         while i < src.len() {
             let t = src[i];

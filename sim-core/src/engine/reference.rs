@@ -133,22 +133,15 @@ fn run_command(
     let exec = |e: &dyn std::fmt::Display| WorkloadError::Execution { at: ins.at.to_string(), message: e.to_string() };
     match cmd {
         Command::FillBuffer { .. } | Command::UpdateBuffer { .. } | Command::CopyBuffer { .. } => {
+            let (mut data, mut tags) = (Vec::new(), Vec::new());
             for c in transfer_chunks(prog, inst, cmd) {
-                let mut data = vec![0u8; c.len as usize];
+                c.bytes_into(cmd, &mut data);
                 match c.data {
-                    ChunkData::Pattern(p) => {
-                        for (k, b) in data.iter_mut().enumerate() {
-                            *b = p.to_le_bytes()[k % 4];
-                        }
-                    }
-                    ChunkData::Inline(pos) => {
-                        if let Command::UpdateBuffer { data: src, .. } = cmd {
-                            data.copy_from_slice(&src[pos..pos + c.len as usize]);
-                        }
-                    }
+                    ChunkData::Pattern(_) | ChunkData::Inline(_) => {}
                     ChunkData::Copy => {
                         let (addr, buffer, offset) = c.src.expect("copy chunks have a source");
-                        let mut tags = vec![0; word_span(addr, data.len())];
+                        tags.clear();
+                        tags.resize(word_span(addr, data.len()), 0);
                         mem.read(addr, &mut data, &mut tags).map_err(|e| exec(&e))?;
                         truth.fingerprints.insert(c.key, fingerprint(0, &data));
                         if capture.contains(&c.key) {

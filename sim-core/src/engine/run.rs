@@ -256,6 +256,33 @@ pub(crate) struct Chunk {
     pub(crate) key: ReadKey,
 }
 
+impl Chunk {
+    /// Sizes `data` to the chunk and, for a fill or an update, puts the chunk's bytes in it
+    /// (`cmd` is the chunk's command); a copy's bytes are read by the caller. A fill's pattern
+    /// starts afresh at every chunk: fills and chunks start on multiples of 4 bytes.
+    pub(crate) fn bytes_into(&self, cmd: &Command, data: &mut Vec<u8>) {
+        data.resize(self.len as usize, 0);
+        match self.data {
+            ChunkData::Pattern(p) => {
+                let pattern = p.to_le_bytes();
+                let mut words = data.chunks_exact_mut(4);
+                for word in &mut words {
+                    word.copy_from_slice(&pattern);
+                }
+                let rest = words.into_remainder();
+                let n = rest.len();
+                rest.copy_from_slice(&pattern[..n]);
+            }
+            ChunkData::Inline(pos) => {
+                if let Command::UpdateBuffer { data: src, .. } = cmd {
+                    data.copy_from_slice(&src[pos..pos + self.len as usize]);
+                }
+            }
+            ChunkData::Copy => {}
+        }
+    }
+}
+
 /// Where a transfer chunk's bytes come from.
 pub(crate) enum ChunkData {
     /// vkCmdFillBuffer's 32-bit pattern.
@@ -526,6 +553,8 @@ pub struct Sim<'p, 'w> {
     pushed_at: Vec<u64>,
     /// How many workgroup spans to record (for timelines).
     record_workgroups: usize,
+    /// The bytes of the transfer chunk being moved, reused from chunk to chunk.
+    chunk_bytes: Vec<u8>,
     max_cycles: u64,
     instructions: InstructionBudget,
     seed: u64,
@@ -584,6 +613,7 @@ impl<'p, 'w> Sim<'p, 'w> {
             graph: None,
             pushed_at: Vec::new(),
             record_workgroups: 0,
+            chunk_bytes: Vec::new(),
             max_cycles: RunLimits::default().max_cycles,
             instructions: InstructionBudget::new(&RunLimits::default(), format!("the simulated run (seed {seed})")),
             seed,
@@ -1130,19 +1160,12 @@ impl<'p, 'w> Sim<'p, 'w> {
         let ins = &self.prog.instances[inst];
         let at = || ins.at.to_string();
         let w = self.prog.workload;
-        let mut data = vec![0u8; chunk.len as usize];
+        // One buffer for every chunk of the run, taken out while the machine is borrowed.
+        let mut data = std::mem::take(&mut self.chunk_bytes);
+        chunk.bytes_into(&w.command_buffers[ins.cb].commands[ins.index], &mut data);
         let mut latency = 0;
         match &chunk.data {
-            ChunkData::Pattern(p) => {
-                for (k, b) in data.iter_mut().enumerate() {
-                    *b = p.to_le_bytes()[k % 4];
-                }
-            }
-            ChunkData::Inline(pos) => {
-                if let Command::UpdateBuffer { data: src, .. } = &w.command_buffers[ins.cb].commands[ins.index] {
-                    data.copy_from_slice(&src[*pos..*pos + chunk.len as usize]);
-                }
-            }
+            ChunkData::Pattern(_) | ChunkData::Inline(_) => {}
             ChunkData::Copy => {
                 let (src_addr, buffer, offset) = chunk.src.expect("copy chunks have a source");
                 let mut tags = vec![0; word_span(src_addr, data.len())];
@@ -1159,6 +1182,7 @@ impl<'p, 'w> Sim<'p, 'w> {
         let run = &self.transfers[r];
         let chunk = &run.chunks[run.next];
         let t = self.machine.transfer_write(self.now, chunk.dst, &data, ins.tag).map_err(|e| exec_err(at(), e))?;
+        self.chunk_bytes = data;
         let service = chunk.len.div_ceil(self.machine.config.transfer_bytes_per_cycle.max(1));
         self.machine.transfer_free = self.now + service;
         self.transfers[r].next += 1;
