@@ -597,6 +597,12 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         }
         other => panic!("expected the simulated run to spend its budget: {other:?}"),
     }
+    // The same run stopped by its cycle budget at the end says the same.
+    let limits = RunLimits { max_cycles: r.cycles - 1, ..RunLimits::default() };
+    match run_workload_with(&w, &p, seed, &RunOptions { limits, ..RunOptions::default() }) {
+        Err(WorkloadError::Budget { message, .. }) => assert!(message.contains("cycles") && message.contains("stale read"), "{message}"),
+        other => panic!("expected the cycle budget to stop the run: {other:?}"),
+    }
 }
 
 /// A SPIR-V pipeline from the example corpus (`examples/traces/shaders`, GLSL beside it).

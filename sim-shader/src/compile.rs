@@ -620,7 +620,7 @@ impl<'m> Compiler<'m> {
                             };
                             let runtime_stride = self.runtime_stride(self.inner(var.ty));
                             let coherent = matches!(kind, BindingKind::StorageBuffer { .. })
-                                && var.memory_decorations.intersects(naga::MemoryDecorations::COHERENT | naga::MemoryDecorations::VOLATILE);
+                                && var.memory_decorations.contains(naga::MemoryDecorations::COHERENT);
                             buffers.push((g, BindingInfo {
                                 group: rb.group,
                                 binding: rb.binding,

@@ -44,6 +44,32 @@ fn check_nesting(source: &str, name: &str) -> Result<(), ShaderError> {
     Ok(())
 }
 
+/// Runs `f`, turning a panic inside it into `Err` with the panic's message, and keeping that
+/// panic's report off stderr. naga's SPIR-V front end indexes and unwraps on some malformed
+/// modules; a bad shader file must give an error naming it, not abort the process. Other
+/// panics are reported by the hook that was in place.
+fn without_panics<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    use std::cell::Cell;
+    thread_local! {
+        static QUIET: Cell<bool> = const { Cell::new(false) };
+    }
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !QUIET.with(Cell::get) {
+                previous(info);
+            }
+        }));
+    });
+    QUIET.with(|q| q.set(true));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    QUIET.with(|q| q.set(false));
+    result.map_err(|payload| {
+        payload.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| payload.downcast_ref::<String>().cloned()).unwrap_or_else(|| "a panic".into())
+    })
+}
+
 impl Module {
     /// Parse, validate and compile WGSL source. `name` appears in every error message.
     pub fn from_wgsl(source: &str, name: &str) -> Result<Module, ShaderError> {
@@ -57,6 +83,12 @@ impl Module {
 
     /// Parse, validate and compile a SPIR-V binary (little-endian words).
     pub fn from_spirv(bytes: &[u8], name: &str) -> Result<Module, ShaderError> {
+        without_panics(|| Self::from_spirv_inner(bytes, name)).unwrap_or_else(|message| {
+            Err(ShaderError::SpirV { name: name.to_string(), message: format!("the SPIR-V front end failed on it: {message}") })
+        })
+    }
+
+    fn from_spirv_inner(bytes: &[u8], name: &str) -> Result<Module, ShaderError> {
         let options = naga::front::spv::Options::default();
         let mut module = naga::front::spv::parse_u8_slice(bytes, &options).map_err(|e| ShaderError::SpirV {
             name: name.to_string(),
@@ -64,7 +96,8 @@ impl Module {
         })?;
         let coherent = spirv_coherent_bindings(bytes);
         for (_, var) in module.global_variables.iter_mut() {
-            if var.binding.as_ref().is_some_and(|rb| coherent.contains(&(rb.group, rb.binding))) {
+            // Storage buffers only: naga's validator refuses the decoration elsewhere.
+            if matches!(var.space, naga::AddressSpace::Storage { .. }) && var.binding.as_ref().is_some_and(|rb| coherent.contains(&(rb.group, rb.binding))) {
                 var.memory_decorations |= naga::MemoryDecorations::COHERENT;
             }
         }
@@ -178,20 +211,25 @@ impl ComputePipeline {
     }
 }
 
-/// The `(set, binding)` of every buffer a SPIR-V module declares `Coherent` or `Volatile`,
-/// whether on the variable or on a member of its block (glslang decorates the members, and
-/// naga's front end keeps only the variable's decorations). Read from the words directly, in
-/// one pass, after naga has parsed them.
+/// The `(set, binding)` of every buffer a SPIR-V module declares `Coherent`: the variable
+/// decorated, or every member of its block (glslang writes GLSL's `coherent buffer` as a
+/// decoration on each member, and naga's front end keeps only the variable's). Each choice
+/// errs towards showing a missing barrier, never towards hiding one: a block only some of whose
+/// members are `Coherent` counts as not coherent (accesses to its coherent members may then read
+/// stale bytes that hardware would not); a `(set, binding)` that names more than one variable in
+/// the module (entry points linked together) counts only if all of them are coherent; and
+/// `Volatile` alone counts for nothing, as SPIR-V gives it no availability or visibility.
+/// Read from the words directly, in one pass, after naga has parsed them.
 fn spirv_coherent_bindings(bytes: &[u8]) -> std::collections::HashSet<(u32, u32)> {
     use std::collections::{HashMap, HashSet};
     const MAGIC: u32 = 0x0723_0203;
+    const OP_TYPE_STRUCT: u32 = 30;
     const OP_TYPE_ARRAY: u32 = 28;
     const OP_TYPE_RUNTIME_ARRAY: u32 = 29;
     const OP_TYPE_POINTER: u32 = 32;
     const OP_VARIABLE: u32 = 59;
     const OP_DECORATE: u32 = 71;
     const OP_MEMBER_DECORATE: u32 = 72;
-    const VOLATILE: u32 = 21;
     const COHERENT: u32 = 23;
     const BINDING: u32 = 33;
     const DESCRIPTOR_SET: u32 = 34;
@@ -200,15 +238,17 @@ fn spirv_coherent_bindings(bytes: &[u8]) -> std::collections::HashSet<(u32, u32)
     if words.first() != Some(&MAGIC) {
         return HashSet::new();
     }
-    let (mut coherent_ids, mut sets, mut bindings) = (HashSet::new(), HashMap::new(), HashMap::new());
+    let (mut coherent_vars, mut sets, mut bindings) = (HashSet::new(), HashMap::new(), HashMap::new());
+    // Per struct: its member count, and which members are `Coherent`.
+    let (mut members, mut coherent_members) = (HashMap::new(), HashMap::<u32, HashSet<u32>>::new());
     let (mut pointee, mut element, mut variables) = (HashMap::new(), HashMap::new(), Vec::new());
     let mut at = 5;
     while at < words.len() {
         let (count, op) = ((words[at] >> 16) as usize, words[at] & 0xFFFF);
         let Some(operands) = words.get(at + 1..at + count.max(1)) else { break };
         match (op, operands) {
-            (OP_DECORATE, [id, VOLATILE | COHERENT, ..]) => {
-                coherent_ids.insert(*id);
+            (OP_DECORATE, [id, COHERENT, ..]) => {
+                coherent_vars.insert(*id);
             }
             (OP_DECORATE, [id, DESCRIPTOR_SET, set, ..]) => {
                 sets.insert(*id, *set);
@@ -216,9 +256,11 @@ fn spirv_coherent_bindings(bytes: &[u8]) -> std::collections::HashSet<(u32, u32)
             (OP_DECORATE, [id, BINDING, binding, ..]) => {
                 bindings.insert(*id, *binding);
             }
-            // A struct with a coherent member: the block of a coherent buffer.
-            (OP_MEMBER_DECORATE, [id, _, VOLATILE | COHERENT, ..]) => {
-                coherent_ids.insert(*id);
+            (OP_MEMBER_DECORATE, [id, member, COHERENT, ..]) => {
+                coherent_members.entry(*id).or_default().insert(*member);
+            }
+            (OP_TYPE_STRUCT, [id, types @ ..]) => {
+                members.insert(*id, types.len());
             }
             (OP_TYPE_POINTER, [id, _, ty]) => {
                 pointee.insert(*id, *ty);
@@ -234,17 +276,18 @@ fn spirv_coherent_bindings(bytes: &[u8]) -> std::collections::HashSet<(u32, u32)
         }
         at += count;
     }
-    let mut out = HashSet::new();
+    // Per (set, binding): whether every variable there is coherent.
+    let mut all_coherent: HashMap<(u32, u32), bool> = HashMap::new();
     for (ty, id) in variables {
+        let Some(&binding) = bindings.get(&id) else { continue };
         // The block, through an array of blocks if the binding is one.
         let mut block = pointee.get(&ty).copied();
         if let Some(e) = block.and_then(|b| element.get(&b)) {
             block = Some(*e);
         }
-        let coherent = coherent_ids.contains(&id) || block.is_some_and(|b| coherent_ids.contains(&b));
-        if let (true, Some(&binding)) = (coherent, bindings.get(&id)) {
-            out.insert((sets.get(&id).copied().unwrap_or(0), binding));
-        }
+        let whole_block = block.is_some_and(|b| members.get(&b).is_some_and(|&n| n > 0 && coherent_members.get(&b).is_some_and(|m| m.len() == n)));
+        let coherent = coherent_vars.contains(&id) || whole_block;
+        *all_coherent.entry((sets.get(&id).copied().unwrap_or(0), binding)).or_insert(true) &= coherent;
     }
-    out
+    all_coherent.into_iter().filter_map(|(place, coherent)| coherent.then_some(place)).collect()
 }

@@ -258,7 +258,7 @@ pub struct BindingInfo {
     pub runtime_stride: Option<u32>,
     /// Variable name in the shader, if any.
     pub name: Option<String>,
-    /// A storage buffer decorated `Coherent` (or `Volatile`, which GLSL makes coherent too):
+    /// A storage buffer decorated `Coherent` (the variable, or every member of its block):
     /// legacy SPIR-V's per-access availability and visibility at device scope, so that every
     /// access is made at the device's coherence point, as an atomic's is. (naga's GLSL front end
     /// refuses the `coherent` qualifier: GLSL that uses it is compiled to SPIR-V first.)

@@ -82,9 +82,45 @@ fn coherent_buffers_are_known_from_spirv() {
         let got: Vec<bool> = p.bindings().iter().map(|b| b.coherent).collect();
         assert_eq!(got, want, "{file}");
     }
+    // Every choice errs towards showing a missing barrier: a block with one coherent member
+    // (`coherent_member_only.comp`) is not coherent, nor is a binding that two entry points
+    // linked into one module (spirv-link) declare differently; a coherent storage buffer and a
+    // uniform block at the same binding load, the uniform block untouched.
+    let tests = format!("{}/tests/spirv", env!("CARGO_MANIFEST_DIR"));
+    for (file, entry, want) in [
+        ("coherent_member_only.spv", "main", vec![false, false]),
+        ("linked_coherent_plain.spv", "coherent_main", vec![false, false]),
+        ("linked_coherent_plain.spv", "plain_main", vec![false, false]),
+        ("linked_coherent_uniform.spv", "coherent_main", vec![false, false]),
+        ("linked_coherent_uniform.spv", "uniform_main", vec![false, false]),
+    ] {
+        let spv = std::fs::read(format!("{tests}/{file}")).unwrap();
+        let m = Module::from_spirv(&spv, file).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let p = ComputePipeline::new(&m, entry).unwrap_or_else(|e| panic!("{file} {entry}: {e}"));
+        let got: Vec<bool> = p.bindings().iter().map(|b| b.coherent).collect();
+        assert_eq!(got, want, "{file} {entry}");
+    }
     // GLSL source with the qualifier is refused by naga's GLSL front end, naming it, rather
     // than run as if it were not there: it must be compiled to SPIR-V first.
     let glsl = std::fs::read_to_string(format!("{shaders}/write_x_coherent.comp")).unwrap();
     let err = Module::from_glsl(&glsl, "write_x_coherent.comp").unwrap_err().to_string();
     assert!(err.contains("variable qualifier") && err.contains("coherent"), "{err}");
+}
+
+/// Malformed modules on which naga's SPIR-V front end panics (an index out of bounds in an
+/// execution mode, an unwrap of a layout error; found by fuzzing) are an error naming the
+/// shader, not a panic.
+#[test]
+fn malformed_spirv_is_an_error_not_a_panic() {
+    for file in ["malformed_execution_mode.spv", "malformed_layout.spv"] {
+        let spv = std::fs::read(dir(&format!("spirv/{file}"))).unwrap();
+        match Module::from_spirv(&spv, file) {
+            Err(e @ sim_shader::ShaderError::SpirV { .. }) => {
+                let e = e.to_string();
+                assert!(e.contains(file) && e.contains("the SPIR-V front end failed on it"), "{e}");
+            }
+            Err(other) => panic!("{file}: expected the front end's failure, got {other}"),
+            Ok(_) => panic!("{file}: a malformed module loaded"),
+        }
+    }
 }

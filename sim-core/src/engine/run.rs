@@ -392,6 +392,11 @@ fn count(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// Why a simulated run that had read stale bytes may have run away.
+fn stale_note(stale: u64) -> String {
+    format!("it had already made {} (a loop bound read stale?): the trace is missing synchronization", count(stale, "stale read", "stale reads"))
+}
+
 /// Where a run is stopped, so that no trace runs (or holds memory) without end. The budgets are
 /// deterministic: the same trace, profile and seed stop at the same point.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -487,11 +492,7 @@ impl InstructionBudget {
     /// The error of the budget spent by the dispatch `at`; `stale` reads the run had already
     /// made (a simulated run's loop may run on a stale bound).
     pub(crate) fn spent(&self, at: String, stale: u64) -> WorkloadError {
-        let why = if stale == 0 {
-            "a shader that never ends?".to_string()
-        } else {
-            format!("it had already made {} (a loop bound read stale?): the trace is missing synchronization", count(stale, "stale read", "stale reads"))
-        };
+        let why = if stale == 0 { "a shader that never ends?".to_string() } else { stale_note(stale) };
         WorkloadError::Budget {
             at,
             message: format!(
@@ -665,9 +666,10 @@ impl<'p, 'w> Sim<'p, 'w> {
                 return Err(WorkloadError::Budget {
                     at: "run".into(),
                     message: format!(
-                        "the simulated run (seed {}) went past its budget of {} and was stopped (raise the budget with --max-cycles)",
+                        "the simulated run (seed {}) went past its budget of {} and was stopped{} (raise the budget with --max-cycles)",
                         self.seed,
-                        count(self.max_cycles, "cycle", "cycles")
+                        count(self.max_cycles, "cycle", "cycles"),
+                        if self.out.stale_count > 0 { format!("; {}", stale_note(self.out.stale_count)) } else { String::new() }
                     ),
                 });
             }

@@ -1,0 +1,7 @@
+#version 450
+// One of the entry points of the linked modules: glslangValidator -V --target-env vulkan1.1 -e uniform_main --source-entrypoint main uniform_x.comp -o uniform_x.spv,
+// then spirv-link coherent_x.spv plain_x.spv -o linked_coherent_plain.spv (uniform_x.spv for linked_coherent_uniform.spv).
+layout(local_size_x = 64) in;
+layout(set = 0, binding = 0) uniform U { uvec4 u[4]; };
+layout(set = 0, binding = 1) buffer Out { uint o[]; };
+void main() { uint i = gl_GlobalInvocationID.x; o[i] = u[i & 3u].x; }
