@@ -46,8 +46,9 @@ fn check_nesting(source: &str, name: &str) -> Result<(), ShaderError> {
 
 /// Runs `f`, turning a panic inside it into `Err` with the panic's message, and keeping that
 /// panic's report off stderr. naga's SPIR-V front end indexes and unwraps on some malformed
-/// modules; a bad shader file must give an error naming it, not abort the process. Other
-/// panics are reported by the hook that was in place.
+/// modules (and any front end or the validator might on input nobody has tried); a bad shader
+/// must give an error naming it, not abort the process. Other panics are reported by the hook
+/// that was in place.
 fn without_panics<T>(f: impl FnOnce() -> T) -> Result<T, String> {
     use std::cell::Cell;
     thread_local! {
@@ -73,6 +74,11 @@ fn without_panics<T>(f: impl FnOnce() -> T) -> Result<T, String> {
 impl Module {
     /// Parse, validate and compile WGSL source. `name` appears in every error message.
     pub fn from_wgsl(source: &str, name: &str) -> Result<Module, ShaderError> {
+        without_panics(|| Self::from_wgsl_inner(source, name))
+            .unwrap_or_else(|message| Err(ShaderError::Parse { name: name.to_string(), message: format!("the WGSL front end failed on it: {message}") }))
+    }
+
+    fn from_wgsl_inner(source: &str, name: &str) -> Result<Module, ShaderError> {
         check_nesting(source, name)?;
         let module = naga::front::wgsl::parse_str(source).map_err(|e| ShaderError::Parse {
             name: name.to_string(),
@@ -106,6 +112,11 @@ impl Module {
 
     /// Parse, validate and compile GLSL compute-shader source (`#version 450` style).
     pub fn from_glsl(source: &str, name: &str) -> Result<Module, ShaderError> {
+        without_panics(|| Self::from_glsl_inner(source, name))
+            .unwrap_or_else(|message| Err(ShaderError::Parse { name: name.to_string(), message: format!("the GLSL front end failed on it: {message}") }))
+    }
+
+    fn from_glsl_inner(source: &str, name: &str) -> Result<Module, ShaderError> {
         check_nesting(source, name)?;
         let options = naga::front::glsl::Options::from(naga::ShaderStage::Compute);
         let module = naga::front::glsl::Frontend::default().parse(&options, source).map_err(|e| ShaderError::Parse {
