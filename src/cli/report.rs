@@ -79,8 +79,13 @@ pub fn vk_name(w: &Workload, at: &CommandRef) -> &'static str {
 
 /// A command for a person: `vkCmdDispatch (submit 0, cb0[2])`.
 pub fn command_text(w: &Workload, at: &CommandRef) -> String {
+    named_command_text(vk_name(w, at), at)
+}
+
+/// [`command_text`] of a command whose Vulkan name the caller has already looked up.
+pub fn named_command_text(vk_name: &str, at: &CommandRef) -> String {
     let batch = if at.batch == 0 { String::new() } else { format!(" batch {},", at.batch) };
-    format!("{} (submit {},{batch} {}[{}])", vk_name(w, at), at.submit, at.command_buffer, at.command)
+    format!("{vk_name} (submit {},{batch} {}[{}])", at.submit, at.command_buffer, at.command)
 }
 
 /// A writer for a person.

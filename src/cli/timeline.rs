@@ -22,7 +22,7 @@ use sim_core::profile::Profile;
 use sim_caches::Maintenance;
 
 use super::CliError;
-use super::report::{command_text, vk_name};
+use super::report::{command_text, named_command_text};
 
 const PID_QUEUES: u32 = 1;
 const PID_CUS: u32 = 2;
@@ -108,18 +108,17 @@ pub fn chrome_trace(out: &mut dyn Write, w: &Workload, p: &Profile, r: &RunResul
         Some(HostOp::QueueSubmit { queue, .. }) => *queue as u64,
         _ => 0,
     };
+    // Command buffers by name, looked up once per command rather than searched for.
+    let by_name: std::collections::HashMap<&str, &sim_core::engine::CommandBufferDesc> = w.command_buffers.iter().map(|c| (c.name.as_str(), c)).collect();
     for (at, start, end) in &r.spans {
-        let name = vk_name(w, at);
-        let args = json!({"command": command_text(w, at), "start_cycle": start, "end_cycle": end});
+        let command = by_name.get(at.command_buffer.as_str()).and_then(|c| c.commands.get(at.command));
+        let name = command.map_or("command", |c| c.vk_name());
+        let text = named_command_text(name, at);
+        let args = json!({"command": text, "start_cycle": start, "end_cycle": end});
         ev.push(json!({"ph": "X", "name": name, "cat": "command", "pid": PID_QUEUES, "tid": queue_of(at.submit), "ts": us(*start), "dur": us(end.saturating_sub(*start)), "args": args}))?;
-        let transfer = w
-            .command_buffers
-            .iter()
-            .find(|c| c.name == at.command_buffer)
-            .and_then(|c| c.commands.get(at.command))
-            .is_some_and(|c| matches!(c, Command::FillBuffer { .. } | Command::UpdateBuffer { .. } | Command::CopyBuffer { .. }));
+        let transfer = command.is_some_and(|c| matches!(c, Command::FillBuffer { .. } | Command::UpdateBuffer { .. } | Command::CopyBuffer { .. }));
         if transfer {
-            ev.push(json!({"ph": "X", "name": name, "cat": "transfer", "pid": PID_TRANSFER, "tid": 0, "ts": us(*start), "dur": us(end.saturating_sub(*start)), "args": {"command": command_text(w, at)}}))?;
+            ev.push(json!({"ph": "X", "name": name, "cat": "transfer", "pid": PID_TRANSFER, "tid": 0, "ts": us(*start), "dur": us(end.saturating_sub(*start)), "args": {"command": text}}))?;
         }
     }
     // Each dispatch's text once, not once per workgroup.
