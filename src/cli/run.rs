@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
-use sim_core::engine::{MAX_CYCLES, MAX_TIMELINE_WORKGROUPS, RunLimits, RunOptions, RunResult, run_workload_with};
+use sim_core::engine::{MAX_TIMELINE_WORKGROUPS, RunLimits, RunOptions, RunResult, run_workload_with};
 use sim_core::profile::Profile;
 use sim_core::trace::{LoadedTrace, TraceError};
 
@@ -73,16 +73,10 @@ pub struct Budgets {
 impl Budgets {
     /// The run's budgets, checked.
     pub fn limits(&self) -> Result<RunLimits, CliError> {
-        if !(1..=MAX_CYCLES).contains(&self.max_cycles) {
-            return Err(format!("--max-cycles {} is not between 1 and {MAX_CYCLES}", self.max_cycles).into());
-        }
-        if self.max_instructions == 0 {
-            return Err("--max-instructions 0: a run needs a budget of at least 1 instruction".into());
-        }
-        if self.max_transfer_bytes == 0 {
-            return Err("--max-transfer-bytes 0: a run needs a budget of at least 1 byte".into());
-        }
-        Ok(RunLimits { max_cycles: self.max_cycles, max_instructions: self.max_instructions, max_transfer_bytes: self.max_transfer_bytes })
+        let limits = RunLimits { max_cycles: self.max_cycles, max_instructions: self.max_instructions, max_transfer_bytes: self.max_transfer_bytes };
+        // The engine's check, with the field named as its flag.
+        limits.validate().map_err(|(field, message)| format!("--{} {message}", field.replace('_', "-")))?;
+        Ok(limits)
     }
 }
 

@@ -272,12 +272,7 @@ pub fn run_workload(workload: &Workload, profile: &Profile, seed: u64) -> Result
 
 /// [`run_workload`] with what to record and where to stop.
 pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, options: &RunOptions) -> Result<RunResult, WorkloadError> {
-    options.limits.validate().map_err(|message| WorkloadError::Invalid { at: "run options".into(), message })?;
-    let prog = Program::new(workload)?;
-    check_limits(&prog, profile)?;
-    options.limits.check_transfers(&prog)?;
-    let config = machine_config(profile);
-    check_mapped_ranges(&prog, &config)?;
+    let (prog, config) = checked_program(workload, profile, &options.limits)?;
     let reference = reference::reference_run_with(&prog, config.subgroup_size, &HashSet::new(), &options.limits)?;
     let mut sim = run::Sim::new(&prog, &config, profile, &reference.truth, seed)?.limits(options.limits);
     if options.workgroup_spans > 0 {
@@ -387,14 +382,22 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
 /// graph follows exactly the rules that order the run. The run happens (with `seed`), its
 /// outcome is not needed, but it has `limits` as a run does.
 pub fn dependency_graph(workload: &Workload, profile: &Profile, seed: u64, limits: &RunLimits) -> Result<Vec<GraphNode>, WorkloadError> {
-    limits.validate().map_err(|message| WorkloadError::Invalid { at: "run options".into(), message })?;
+    let (prog, config) = checked_program(workload, profile, limits)?;
+    let reference = reference::reference_run_with(&prog, config.subgroup_size, &HashSet::new(), limits)?;
+    Ok(run::Sim::new(&prog, &config, profile, &reference.truth, seed)?.limits(*limits).record_graph().run()?.graph)
+}
+
+/// What every run checks before anything runs: the budgets, the workload itself, the profile's
+/// device limits, the transfer budget and the mapped ranges. Returns the numbered program and
+/// the machine the profile describes.
+fn checked_program<'w>(workload: &'w Workload, profile: &Profile, limits: &RunLimits) -> Result<(Program<'w>, MachineConfig), WorkloadError> {
+    limits.validate().map_err(|(field, message)| WorkloadError::Invalid { at: "run options".into(), message: format!("{field} {message}") })?;
     let prog = Program::new(workload)?;
     check_limits(&prog, profile)?;
     limits.check_transfers(&prog)?;
     let config = machine_config(profile);
     check_mapped_ranges(&prog, &config)?;
-    let reference = reference::reference_run_with(&prog, config.subgroup_size, &HashSet::new(), limits)?;
-    Ok(run::Sim::new(&prog, &config, profile, &reference.truth, seed)?.limits(*limits).record_graph().run()?.graph)
+    Ok((prog, config))
 }
 
 /// Checks every vkFlushMappedMemoryRanges / vkInvalidateMappedMemoryRanges range against the

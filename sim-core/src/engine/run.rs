@@ -423,16 +423,17 @@ impl Default for RunLimits {
 }
 
 impl RunLimits {
-    /// Checks the budgets: each at least 1, and cycles at most [`MAX_CYCLES`].
-    pub fn validate(&self) -> Result<(), String> {
+    /// Checks the budgets: each at least 1, and cycles at most [`MAX_CYCLES`]. The error names
+    /// the field at fault (`max_cycles`, ...) and says what is wrong with its value, so that a
+    /// caller can name it its own way (the command line names the flag).
+    pub fn validate(&self) -> Result<(), (&'static str, String)> {
         if !(1..=MAX_CYCLES).contains(&self.max_cycles) {
-            return Err(format!("max_cycles {} is not between 1 and {MAX_CYCLES}", self.max_cycles));
+            return Err(("max_cycles", format!("{} is not between 1 and {MAX_CYCLES}", self.max_cycles)));
         }
-        if self.max_instructions == 0 {
-            return Err("max_instructions must be at least 1".into());
-        }
-        if self.max_transfer_bytes == 0 {
-            return Err("max_transfer_bytes must be at least 1".into());
+        for (field, value) in [("max_instructions", self.max_instructions), ("max_transfer_bytes", self.max_transfer_bytes)] {
+            if value == 0 {
+                return Err((field, "0: a budget must be at least 1".into()));
+            }
         }
         Ok(())
     }
