@@ -800,9 +800,14 @@ impl<'p, 'w> Sim<'p, 'w> {
                 let r = self.host.read(*memory, *offset, &mut bytes, &mut tags, &mut self.machine.vram).map_err(host_err)?;
                 cycles += timing.cycles(&r);
                 let reference = self.truth.host_reads.get(&t).ok_or_else(|| exec_err(format!("timeline[{t}]"), "the reference run made no such host read"))?;
-                let differ = |k: &usize| bytes[*k] != reference.bytes[*k];
-                let differing_bytes = (0..bytes.len()).filter(differ).count() as u64;
-                let first_difference = (0..bytes.len()).find(differ).map(|k| (k as u64, tags[k], reference.tag_of(k)));
+                // One pass over the read: how many bytes differ, and the first that does.
+                let (mut differing_bytes, mut first_difference) = (0u64, None);
+                for (k, (seen, expected)) in bytes.iter().zip(&reference.bytes).enumerate() {
+                    if seen != expected {
+                        differing_bytes += 1;
+                        first_difference.get_or_insert((k as u64, tags[k], reference.tag_of(k)));
+                    }
+                }
                 self.out.host_reads.push(HostReadSeen { timeline: t, bytes, differing_bytes, first_difference });
             }
             HostOp::SetEvent(e) => {
