@@ -16,6 +16,7 @@
 
 pub mod cache;
 pub mod error;
+mod huge;
 pub mod level;
 pub mod spec;
 pub mod store;

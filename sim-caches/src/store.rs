@@ -18,11 +18,21 @@
 //! expands the page to one tag per word. A later write of the whole page with one tag makes it
 //! compact again. Reads of a compact page touch only its data, so a fill costs
 //! one host cache line, not two.
+//!
+//! # Page frames on huge pages
+//! A page's bytes live in a 64 KiB frame handed out, in first-touch order, from a 2 MiB arena
+//! for which the host is asked for a huge page (see `huge.rs`). Random accesses over a 64 MiB
+//! store then need 32 host TLB entries instead of 16,384 and stop walking the host's page tables
+//! on nearly every fill (`BENCHMARKS.md` has the effect). A store holds at most one arena's
+//! worth (under 2 MiB) of frames that no page uses yet.
+
+use std::ptr::NonNull;
 
 use bitvec::prelude::*;
 use serde::Serialize;
 
 use crate::error::{AccessError, SpecError};
+use crate::huge::{HUGE_PAGE_BYTES, HugeBuf};
 use crate::level::{AccessReport, MemoryLevel, TAG_GRANULE, TRANSACTION_BYTES, Tag, Tags, copy, fill, host_prefetch, transaction_span, word_span};
 
 const PAGE_SHIFT: u32 = 16;
@@ -270,9 +280,68 @@ impl PageTags {
     }
 }
 
+/// A resident page: its bytes (a frame of [`Frames`]) and its provenance.
 struct Page {
-    data: Box<[u8; PAGE_LEN]>,
+    frame: Frame,
     tags: PageTags,
+}
+
+/// Frames in one 2 MiB arena.
+const FRAMES_PER_ARENA: usize = HUGE_PAGE_BYTES / PAGE_LEN;
+
+/// The bytes of every resident page: 64 KiB frames handed out in order from zeroed 2 MiB
+/// arenas (see the module documentation). Frames are never given back, as pages never are.
+#[derive(Default)]
+struct Frames {
+    arenas: Vec<HugeBuf<u8>>,
+    used: usize,
+}
+
+impl Frames {
+    /// A zeroed frame of its own.
+    fn take(&mut self) -> Frame {
+        let at = self.used % FRAMES_PER_ARENA * PAGE_LEN;
+        if at == 0 {
+            self.arenas.push(HugeBuf::zeroed(HUGE_PAGE_BYTES));
+        }
+        self.used += 1;
+        let arena = &self.arenas[self.arenas.len() - 1];
+        debug_assert!(at + PAGE_LEN <= arena.len());
+        // SAFETY: `at + PAGE_LEN` is at most the arena's length (`FRAMES_PER_ARENA` frames), so
+        // the pointer stays inside the arena's allocation.
+        Frame(unsafe { NonNull::new_unchecked(arena.as_raw().add(at)).cast() })
+    }
+}
+
+/// One page's 64 KiB inside an arena of [`Frames`]: a pointer, so that a page's bytes are one
+/// load away from its directory entry (through the arena it was two loads and an index
+/// computation, a dozen instructions on every fill).
+///
+/// Each `Frame` is handed out once by [`Frames::take`] and owned by one [`Page`]; the arena it
+/// points into belongs to the same [`BackingStore`], never moves (only its handle does when
+/// `arenas` grows) and is freed only with the store. The frame is therefore borrowed exactly
+/// as its page is.
+struct Frame(NonNull<[u8; PAGE_LEN]>);
+
+// SAFETY: a `Frame` is the sole handle to its bytes (see above), like a `Box<[u8; PAGE_LEN]>`.
+unsafe impl Send for Frame {}
+// SAFETY: as above; shared access only reads.
+unsafe impl Sync for Frame {}
+
+impl Frame {
+    /// The page's bytes.
+    #[inline(always)]
+    fn bytes(&self) -> &[u8; PAGE_LEN] {
+        // SAFETY: live, initialized (zeroed) and not mutably borrowed while `self` is shared.
+        unsafe { self.0.as_ref() }
+    }
+
+    /// The page's bytes, to write.
+    #[inline(always)]
+    fn bytes_mut(&mut self) -> &mut [u8; PAGE_LEN] {
+        // SAFETY: as in `bytes`, and exclusive because `self` is.
+        unsafe { self.0.as_mut() }
+    }
 }
 
 /// Traffic on one channel of device memory.
@@ -297,6 +366,7 @@ pub struct BackingStore {
     /// not a division, on every transaction counted.
     channel_mask: Option<u64>,
     pages: Vec<Option<Page>>,
+    frames: Frames,
     resident_pages: usize,
     /// Pages holding one tag per chunk or per word rather than a span.
     tag_arrays: TagArrays,
@@ -331,6 +401,7 @@ impl BackingStore {
             interleave_shift: interleave_bytes.trailing_zeros(),
             channel_mask: channels.is_power_of_two().then(|| channels as u64 - 1),
             pages,
+            frames: Frames::default(),
             resident_pages: 0,
             tag_arrays: TagArrays::default(),
             stats: vec![ChannelStats::default(); channels as usize],
@@ -375,8 +446,9 @@ impl BackingStore {
 
     /// Bytes of host memory holding simulated data and provenance: 64 KiB per resident page,
     /// plus 4 KiB of per-chunk tags for each page a span cannot describe, or 64 KiB of per-word
-    /// tags for each page whose chunks themselves are mixed (see the module documentation). The page directory (24 bytes per 64 KiB of address space) is
-    /// not included.
+    /// tags for each page whose chunks themselves are mixed (see the module documentation). The page
+    /// directory (24 bytes per 64 KiB of address space) and the frames not yet used in the last
+    /// arena (under 2 MiB) are not included.
     pub fn resident_bytes(&self) -> u64 {
         self.resident_pages as u64 * PAGE_BYTES
             + self.tag_arrays.words as u64 * PAGE_TAG_BYTES
@@ -411,7 +483,7 @@ impl BackingStore {
         if off + len <= PAGE_LEN && addr < self.size && len as u64 <= self.size - addr && tags.len() == word_span(addr, len) {
             match self.pages.get((addr >> PAGE_SHIFT) as usize) {
                 Some(Some(p)) => {
-                    copy(data, &p.data[off..off + len]);
+                    copy(data, &p.frame.bytes()[off..off + len]);
                     p.tags.read(off / TAG_GRANULE as usize, tags);
                 }
                 _ => {
@@ -438,7 +510,7 @@ impl BackingStore {
             let wn = word_span(a, n);
             match self.pages.get(page) {
                 Some(Some(p)) => {
-                    data[pos..pos + n].copy_from_slice(&p.data[off..off + n]);
+                    data[pos..pos + n].copy_from_slice(&p.frame.bytes()[off..off + n]);
                     p.tags.read(off / TAG_GRANULE as usize, &mut tags[w0..w0 + wn]);
                 }
                 _ => {
@@ -471,15 +543,16 @@ impl BackingStore {
             };
             let page = slot.get_or_insert_with(|| {
                 self.resident_pages += 1;
-                Page { data: zeroed(), tags: PageTags::uniform(0) }
+                Page { frame: self.frames.take(), tags: PageTags::uniform(0) }
             });
+            let bytes = page.frame.bytes_mut();
             // Page-local words `w_lo..w_hi`, and where the first of them sits in `tags`.
             let w_lo = off / TAG_GRANULE as usize;
             let w_hi = (off + n - 1) / TAG_GRANULE as usize + 1;
             let src_w0 = (a / TAG_GRANULE - first_word) as usize;
             match mask {
                 None => {
-                    page.data[off..off + n].copy_from_slice(&data[pos..pos + n]);
+                    bytes[off..off + n].copy_from_slice(&data[pos..pos + n]);
                     match tags {
                         Tags::One(t) => page.tags.set(w_lo, w_hi, t, &mut self.tag_arrays),
                         Tags::Words(ws) => page.tags.write(w_lo, &ws[src_w0..src_w0 + (w_hi - w_lo)], &mut self.tag_arrays),
@@ -490,7 +563,7 @@ impl BackingStore {
                     // come in address order, so each word is seen once, at its first byte.
                     let mut last_word = usize::MAX;
                     for i in mask[pos..pos + n].iter_ones() {
-                        page.data[off + i] = data[pos + i];
+                        bytes[off + i] = data[pos + i];
                         let w = (off + i) / TAG_GRANULE as usize;
                         if w == last_word {
                             continue;
@@ -612,7 +685,7 @@ impl MemoryLevel for BackingStore {
     fn prefetch(&self, addr: u64) {
         if let Some(Some(p)) = self.pages.get((addr >> PAGE_SHIFT) as usize) {
             let off = (addr & (PAGE_BYTES - 1)) as usize;
-            host_prefetch(&p.data[off]);
+            host_prefetch(&p.frame.bytes()[off]);
             match &p.tags {
                 PageTags::Span { .. } => {}
                 PageTags::Chunks(chunks) => host_prefetch(&chunks[off / (CHUNK_WORDS * TAG_GRANULE as usize)]),

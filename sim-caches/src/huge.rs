@@ -1,0 +1,135 @@
+//! Host memory for the large arrays of device memory and caches, on huge pages where the host
+//! offers them.
+//!
+//! A random access to simulated memory touches host memory far apart. A 64 MiB backing store is
+//! 16,384 host pages of 4 KiB, against about 1,500 entries in a core's second-level TLB, so
+//! nearly every such access also walks the host's page tables; on 2 MiB pages the same store is
+//! 32 entries. [`HugeBuf`] is a zeroed array aligned to 2 MiB for which, on Linux, transparent
+//! huge pages are asked (`madvise(MADV_HUGEPAGE)`) before it is first touched: what a host whose
+//! transparent huge pages are in `madvise` mode (a common default) needs to use them. A host
+//! without them uses ordinary pages; nothing simulated depends on which.
+
+use std::alloc::{Layout, alloc, dealloc, handle_alloc_error};
+use std::ops::{Deref, DerefMut};
+use std::ptr::NonNull;
+
+/// The huge-page size asked for: 2 MiB, as on x86-64 and most aarch64 hosts.
+pub(crate) const HUGE_PAGE_BYTES: usize = 2 << 20;
+
+/// Element types for which all-zero bytes are a valid value, so that a zeroed allocation is an
+/// initialized array of them.
+///
+/// # Safety
+/// Implement only for types with no padding and no invalid bit patterns.
+pub(crate) unsafe trait Zeroable: Copy {}
+// SAFETY: plain integers: every bit pattern, zero included, is a value.
+unsafe impl Zeroable for u8 {}
+// SAFETY: as above.
+unsafe impl Zeroable for u32 {}
+// SAFETY: as above.
+unsafe impl Zeroable for u64 {}
+
+/// A fixed-length, zeroed, heap-allocated array of `T` starting on a 2 MiB boundary, with
+/// transparent huge pages asked for it. It owns its memory as a `Box<[T]>` would.
+pub(crate) struct HugeBuf<T: Zeroable> {
+    ptr: NonNull<T>,
+    len: usize,
+}
+
+// SAFETY: `HugeBuf` owns its elements exclusively, as `Box<[T]>` does, and hands them out only
+// through `&self` / `&mut self`, so it is as thread-safe as `T` is.
+unsafe impl<T: Zeroable + Send> Send for HugeBuf<T> {}
+// SAFETY: as above.
+unsafe impl<T: Zeroable + Sync> Sync for HugeBuf<T> {}
+
+impl<T: Zeroable> HugeBuf<T> {
+    /// The allocation of `len` elements: their bytes, aligned to a huge page.
+    fn layout(len: usize) -> Layout {
+        match Layout::array::<T>(len).and_then(|l| l.align_to(HUGE_PAGE_BYTES)) {
+            Ok(layout) => layout,
+            // Callers size their arrays from validated specs, far below `isize::MAX` bytes.
+            Err(_) => panic!("HugeBuf of {len} elements exceeds the address space"),
+        }
+    }
+
+    /// `len` zero elements.
+    pub(crate) fn zeroed(len: usize) -> HugeBuf<T> {
+        let layout = Self::layout(len);
+        if layout.size() == 0 {
+            return HugeBuf { ptr: NonNull::dangling(), len };
+        }
+        // SAFETY: the layout has a non-zero size.
+        let raw = unsafe { alloc(layout) };
+        let Some(ptr) = NonNull::new(raw) else { handle_alloc_error(layout) };
+        advise_huge_pages(raw, layout.size());
+        // Zeroed only after the advice, so that the first touch of each 2 MiB takes a huge page
+        // (memory already faulted in as small pages would stay small).
+        // SAFETY: `raw` is a fresh allocation of `layout.size()` bytes.
+        unsafe { std::ptr::write_bytes(raw, 0, layout.size()) };
+        HugeBuf { ptr: ptr.cast(), len }
+    }
+
+    /// The first element's address, for callers that hand out pointers into the array: taken
+    /// without a reference to the whole, which would claim every element at once.
+    pub(crate) fn as_raw(&self) -> *mut T {
+        self.ptr.as_ptr()
+    }
+}
+
+impl<T: Zeroable> Deref for HugeBuf<T> {
+    type Target = [T];
+
+    #[inline(always)]
+    fn deref(&self) -> &[T] {
+        // SAFETY: `ptr` holds `len` initialized (zeroed, then written only through `&mut`)
+        // elements, or is dangling with a zero-sized allocation, which a slice allows.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl<T: Zeroable> DerefMut for HugeBuf<T> {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut [T] {
+        // SAFETY: as in `deref`, and `&mut self` makes the borrow exclusive.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl<T: Zeroable> Drop for HugeBuf<T> {
+    fn drop(&mut self) {
+        let layout = Self::layout(self.len);
+        if layout.size() != 0 {
+            // SAFETY: allocated in `zeroed` with this very layout.
+            unsafe { dealloc(self.ptr.as_ptr().cast(), layout) };
+        }
+    }
+}
+
+/// Asks the host to back `len` bytes from `addr` (a 2 MiB boundary) with huge pages. Advice
+/// only: where it is refused or unknown, ordinary pages serve.
+#[cfg(target_os = "linux")]
+fn advise_huge_pages(addr: *mut u8, len: usize) {
+    // SAFETY: the range is one live allocation of ours; `madvise` with this advice changes how
+    // the kernel backs it, never its contents or validity.
+    let _ = unsafe { libc::madvise(addr.cast(), len, libc::MADV_HUGEPAGE) };
+}
+
+#[cfg(not(target_os = "linux"))]
+fn advise_huge_pages(_addr: *mut u8, _len: usize) {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_huge_buffer_is_zeroed_aligned_and_writable() {
+        let mut b = HugeBuf::<u32>::zeroed(HUGE_PAGE_BYTES / 4 + 3);
+        assert_eq!(b.len(), HUGE_PAGE_BYTES / 4 + 3);
+        assert_eq!(b.as_ptr() as usize % HUGE_PAGE_BYTES, 0);
+        assert!(b.iter().all(|&w| w == 0));
+        b[HUGE_PAGE_BYTES / 4 + 2] = 7;
+        assert_eq!(b.iter().map(|&w| w as u64).sum::<u64>(), 7);
+        let empty = HugeBuf::<u64>::zeroed(0);
+        assert!(empty.is_empty());
+    }
+}
