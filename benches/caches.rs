@@ -17,13 +17,16 @@
 //! The `line_copy_vec` rows copy the random addresses' 64-byte lines out of the plain array with
 //! no cache at all, alone and with the instruction count of a two-level access beside each
 //! copy in register arithmetic (`benches/common/line_copy.rs`): what the host does for work of
-//! that shape.
+//! that shape. The `_huge` rows repeat the line copies and the chase with the array on host
+//! huge pages, as the backing store's pages are (`gpusim::caches::huge`): the host curve the
+//! `Cache` rows are read against.
 //!
 //! Run: `cargo bench -p gpusim --bench caches -- --warm-up-time 1 --measurement-time 3`
 
 use std::hint::black_box;
 
 use criterion::{BenchmarkGroup, Criterion, SamplingMode, Throughput, criterion_group, criterion_main, measurement::WallTime};
+use gpusim::caches::huge::HugeBuf;
 use gpusim::caches::{BackingStore, Cache, CacheSpec, Chained, MemoryLevel, Replacement, Tag, Tags, WritePolicy};
 
 #[path = "common/minimal_l1.rs"]
@@ -231,6 +234,15 @@ fn caches(c: &mut Criterion) {
         g.bench_function(name, |b| b.iter(|| black_box(line_copy::line_copies(&vec, &random, work, ahead))));
     }
     drop(vec);
+    // The same on host huge pages, as the backing store's frames are.
+    let mut huge = HugeBuf::<u8>::zeroed(RANGE as usize);
+    for (i, b) in huge.iter_mut().enumerate() {
+        *b = (i * 7 + 3) as u8;
+    }
+    for (name, work, ahead) in [("line_copy_huge", 0, 0), ("line_copy_huge_work56", 56, 0), ("line_copy_huge_work56_prefetch", 56, PREFETCH_DISTANCE)] {
+        g.bench_function(name, |b| b.iter(|| black_box(line_copy::line_copies(&huge, &random, work, ahead))));
+    }
+    drop(huge);
     // Dependent loads (a pointer chase over one random cycle through the 64 MiB): each load
     // waits for the previous one, so this is the host's memory latency itself.
     let words = (RANGE / 8) as usize;
@@ -246,6 +258,17 @@ fn caches(c: &mut Criterion) {
         b.iter(|| {
             for _ in 0..ACCESSES {
                 at = next[at] as usize;
+            }
+            black_box(at)
+        })
+    });
+    let mut next_huge = HugeBuf::<u64>::zeroed(words);
+    next_huge.copy_from_slice(&next);
+    drop(next);
+    g.bench_function("chase_load8_huge", |b| {
+        b.iter(|| {
+            for _ in 0..ACCESSES {
+                at = next_huge[at] as usize;
             }
             black_box(at)
         })

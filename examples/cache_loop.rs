@@ -22,7 +22,8 @@
 //! `line-copy[-wWORK][-prefetch|-hot]` (no cache: the `random` addresses' 64-byte lines copied
 //! out of a flat array, each with WORK rounds of register arithmetic beside it, optionally with a
 //! host prefetch 16 copies ahead, or with the addresses folded into the first 32 KiB so that
-//! only the arithmetic's rate is left; `benches/common/line_copy.rs`).
+//! only the arithmetic's rate is left; `benches/common/line_copy.rs`); a `-huge` suffix puts the
+//! flat array on host huge pages, as the backing store's pages are.
 //!
 //! With `--best-of N` it also times the rounds, N times over, and prints the best and the median
 //! rate in accesses per second. On a host shared with other work, where a criterion mean moves
@@ -35,6 +36,7 @@
 
 use std::time::Instant;
 
+use gpusim::caches::huge::HugeBuf;
 use gpusim::caches::{AccessError, BackingStore, Cache, CacheSpec, Chained, MemoryLevel, Replacement, Tag, Tags, WritePolicy};
 
 #[path = "../benches/common/minimal_l1.rs"]
@@ -62,7 +64,7 @@ fn splitmix(state: &mut u64) -> u64 {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let usage = "usage: cache_loop stream|minimal|stream2|random|random2|random2-prefetch|minimal2|store|store2-wb|line-copy[-wWORK][-prefetch|-hot] ROUNDS [--best-of N]";
+    let usage = "usage: cache_loop stream|minimal|stream2|random|random2|random2-prefetch|minimal2|store|store2-wb|line-copy[-wWORK][-prefetch|-hot][-huge] ROUNDS [--best-of N]";
     let args: Vec<String> = std::env::args().skip(1).collect();
     let pattern = args.first().ok_or(usage)?.clone();
     let rounds: u64 = args.get(1).ok_or(usage)?.parse().map_err(|e| format!("ROUNDS: {e}"))?;
@@ -91,7 +93,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut s = 0x5EED;
     let random: Vec<u64> = (0..ACCESSES).map(|_| (splitmix(&mut s) % (RANGE / 8)) * 8).collect();
     // The line-copy patterns read the same bytes from one flat array instead of the store.
-    let flat: Vec<u8> = if line_copy.is_some() { (0..RANGE).map(|i| (i * 7 + 3) as u8).collect() } else { Vec::new() };
+    let flat = match line_copy {
+        Some(c) => {
+            let mut flat = if c.huge { Flat::Huge(HugeBuf::zeroed(RANGE as usize)) } else { Flat::Plain(vec![0; RANGE as usize]) };
+            for (i, b) in flat.iter_mut().enumerate() {
+                *b = (i * 7 + 3) as u8;
+            }
+            flat
+        }
+        None => Flat::Plain(Vec::new()),
+    };
     let hot: Vec<u64> = if line_copy.is_some_and(|c| c.hot) { random.iter().map(|a| a % (32 * KIB)).collect() } else { Vec::new() };
     let mut sum = 0u64;
     // The streaming patterns continue through the range from run to run, as the benchmark's do.
@@ -142,11 +153,42 @@ struct LineCopy {
     /// Whether the addresses are folded into the first 32 KiB, so that every line is in the
     /// host's own L1: the arithmetic's rate with no memory latency.
     hot: bool,
+    /// Whether the flat array is on host huge pages.
+    huge: bool,
+}
+
+/// The flat array of the line-copy patterns, on ordinary or on huge host pages.
+enum Flat {
+    Plain(Vec<u8>),
+    Huge(HugeBuf<u8>),
+}
+
+impl std::ops::Deref for Flat {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Flat::Plain(v) => v,
+            Flat::Huge(h) => h,
+        }
+    }
+}
+
+impl std::ops::DerefMut for Flat {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        match self {
+            Flat::Plain(v) => v,
+            Flat::Huge(h) => h,
+        }
+    }
 }
 
 /// The [`LineCopy`] a pattern names; `None` for any other pattern.
 fn parse_line_copy(pattern: &str) -> Result<Option<LineCopy>, String> {
     let Some(rest) = pattern.strip_prefix("line-copy") else { return Ok(None) };
+    let (rest, huge) = match rest.strip_suffix("-huge") {
+        Some(rest) => (rest, true),
+        None => (rest, false),
+    };
     let (rest, ahead, hot) = if let Some(rest) = rest.strip_suffix("-prefetch") {
         (rest, 16, false)
     } else if let Some(rest) = rest.strip_suffix("-hot") {
@@ -158,10 +200,10 @@ fn parse_line_copy(pattern: &str) -> Result<Option<LineCopy>, String> {
         "" => 0,
         _ => match rest.strip_prefix("-w").map(str::parse) {
             Some(Ok(w)) if w <= 1 << 16 => w,
-            _ => return Err(format!("`{pattern}`: expected line-copy, then optionally -w and a work count up to 65536, then optionally -prefetch or -hot")),
+            _ => return Err(format!("`{pattern}`: expected line-copy, then optionally -w and a work count up to 65536, then optionally -prefetch or -hot, then optionally -huge")),
         },
     };
-    Ok(Some(LineCopy { work, ahead, hot }))
+    Ok(Some(LineCopy { work, ahead, hot, huge }))
 }
 
 // One round of each pattern, each in a function of its own, so that a pattern's loop is compiled

@@ -14,14 +14,14 @@ use std::ops::{Deref, DerefMut};
 use std::ptr::NonNull;
 
 /// The huge-page size asked for: 2 MiB, as on x86-64 and most aarch64 hosts.
-pub(crate) const HUGE_PAGE_BYTES: usize = 2 << 20;
+pub const HUGE_PAGE_BYTES: usize = 2 << 20;
 
 /// Element types for which all-zero bytes are a valid value, so that a zeroed allocation is an
 /// initialized array of them.
 ///
 /// # Safety
 /// Implement only for types with no padding and no invalid bit patterns.
-pub(crate) unsafe trait Zeroable: Copy {}
+pub unsafe trait Zeroable: Copy {}
 // SAFETY: plain integers: every bit pattern, zero included, is a value.
 unsafe impl Zeroable for u8 {}
 // SAFETY: as above.
@@ -31,7 +31,7 @@ unsafe impl Zeroable for u64 {}
 
 /// A fixed-length, zeroed, heap-allocated array of `T` starting on a 2 MiB boundary, with
 /// transparent huge pages asked for it. It owns its memory as a `Box<[T]>` would.
-pub(crate) struct HugeBuf<T: Zeroable> {
+pub struct HugeBuf<T: Zeroable> {
     ptr: NonNull<T>,
     len: usize,
 }
@@ -52,8 +52,12 @@ impl<T: Zeroable> HugeBuf<T> {
         }
     }
 
-    /// `len` zero elements.
-    pub(crate) fn zeroed(len: usize) -> HugeBuf<T> {
+    /// `len` zero elements, all of them touched (so resident) before this returns.
+    ///
+    /// # Panics
+    /// If `len` elements take more than `isize::MAX` bytes, as `Vec::with_capacity` does; if the
+    /// host has no memory for them, through `handle_alloc_error`.
+    pub fn zeroed(len: usize) -> HugeBuf<T> {
         let layout = Self::layout(len);
         if layout.size() == 0 {
             return HugeBuf { ptr: NonNull::dangling(), len };
@@ -71,7 +75,7 @@ impl<T: Zeroable> HugeBuf<T> {
 
     /// The first element's address, for callers that hand out pointers into the array: taken
     /// without a reference to the whole, which would claim every element at once.
-    pub(crate) fn as_raw(&self) -> *mut T {
+    pub fn as_raw(&self) -> *mut T {
         self.ptr.as_ptr()
     }
 }

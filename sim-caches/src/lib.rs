@@ -12,11 +12,12 @@
 //! word naming the write that produced it, so a stale read can say whose bytes it saw. Two caches
 //! over one backing store are *not* coherent with each other: that is the point of the simulator
 //! built on top, and only explicit maintenance ([`Cache::flush`], [`Cache::invalidate`]) moves
-//! data between them.
+//! data between them. The backing store keeps its pages on host huge pages where the host offers
+//! them ([`huge`]), which changes only how fast random accesses run.
 
 pub mod cache;
 pub mod error;
-mod huge;
+pub mod huge;
 pub mod level;
 pub mod spec;
 pub mod store;
