@@ -50,11 +50,19 @@ pub fn transaction_span(addr: u64, len: usize) -> u64 {
 /// for it. No effect on anything the program computes; a no-op on hosts other than x86-64.
 #[inline(always)]
 pub(crate) fn host_prefetch<T>(place: &T) {
+    host_prefetch_at(place as *const T)
+}
+
+/// [`host_prefetch`] of an address that need not be valid: a prefetch reads nothing the program
+/// sees and never faults, so a caller may compute the place (`wrapping_add`) instead of
+/// indexing it, and a place outside any allocation only wastes the hint.
+#[inline(always)]
+pub(crate) fn host_prefetch_at<T>(place: *const T) {
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch reads nothing the program sees and never faults; `place` is a live
-    // reference in any case.
+    // SAFETY: `_mm_prefetch` dereferences nothing (it is a hint that never faults, whatever the
+    // address), and SSE is part of x86-64.
     unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((place as *const T).cast());
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(place.cast());
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = place;
