@@ -648,3 +648,38 @@ fn s9_coherent_buffers_need_only_execution_dependencies() {
     assert_shows_corruption(&s9(false), "seed-l2");
     assert_clean_everywhere(&s9(true));
 }
+
+/// S9 on a block of which only one member is `Coherent` (GLSL `buffer X { uint b[512];
+/// coherent uint a[]; }`): the same read, write, read with execution-only dependencies, on the
+/// coherent member `a` or on the plain member `b`.
+fn s9_member(member: char) -> Workload {
+    let mut w = Workload::new(format!("coherent-member-{member}"));
+    let x = w.device_buffer("X", N);
+    let out0 = w.device_buffer("OUT0", N / 2);
+    let out1 = w.device_buffer("OUT1", N / 2);
+    let (read, write): (&[u8], &[u8]) = match member {
+        'a' => (include_bytes!("spirv/member_read_a.spv"), include_bytes!("spirv/member_write_a.spv")),
+        _ => (include_bytes!("spirv/member_read_b.spv"), include_bytes!("spirv/member_write_b.spv")),
+    };
+    let read = spirv_pipeline(&mut w, "member_read", read);
+    let write = spirv_pipeline(&mut w, "member_write", write);
+    // Each member is half of X: 512 words.
+    let groups = (N / 2 / 4 / 64) as u32;
+    let exec_only = || barrier(S::COMPUTE_SHADER, A::NONE, S::COMPUTE_SHADER, A::NONE);
+    let c = vec![
+        Command::FillBuffer { dst: x, offset: 0, size: None, data: 7 },
+        barrier(S::CLEAR, A::TRANSFER_WRITE, S::COMPUTE_SHADER, A::SHADER_STORAGE_READ | A::SHADER_STORAGE_WRITE),
+        dispatch(read, groups, vec![storage((0, 0), x), storage((0, 1), out0)], 0),
+        exec_only(),
+        dispatch(write, groups, vec![storage((0, 0), x)], 0),
+        exec_only(),
+        dispatch(read, groups, vec![storage((0, 0), x), storage((0, 1), out1)], 0),
+    ];
+    finish(w, c)
+}
+
+#[test]
+fn s9_only_the_coherent_members_of_a_block_need_only_execution_dependencies() {
+    assert_clean_everywhere(&s9_member('a'));
+    assert_shows_corruption(&s9_member('b'), "seed-l2");
+}

@@ -18,6 +18,7 @@ use naga::valid::{FunctionInfo, ModuleInfo};
 use naga::{Handle, Span, TypeInner};
 
 use crate::error::ShaderError;
+use crate::module::CoherentMembers;
 use crate::program::*;
 
 /// Inlining depth beyond which a call chain is rejected.
@@ -101,6 +102,8 @@ enum GlobalLoc {
 pub(crate) struct Compiler<'m> {
     module: &'m naga::Module,
     info: &'m ModuleInfo,
+    /// Byte ranges of the `Coherent` members of partly coherent storage blocks (SPIR-V only).
+    coherent_members: &'m CoherentMembers,
     layouter: Layouter,
     source: Option<&'m str>,
     name: &'m str,
@@ -152,6 +155,7 @@ pub(crate) fn compile_entry_point(
     source: Option<&str>,
     name: &str,
     ep_index: usize,
+    coherent_members: &CoherentMembers,
 ) -> R<Program> {
     let mut layouter = Layouter::default();
     layouter.update(module.to_ctx()).map_err(|e| ShaderError::Validation {
@@ -162,6 +166,7 @@ pub(crate) fn compile_entry_point(
     let mut c = Compiler {
         module,
         info,
+        coherent_members,
         layouter,
         source,
         name,
@@ -629,6 +634,10 @@ impl<'m> Compiler<'m> {
                                 runtime_stride,
                                 name: var.name.clone(),
                                 coherent,
+                                coherent_ranges: match kind {
+                                    BindingKind::StorageBuffer { .. } => self.coherent_members.get(&(rb.group, rb.binding)).cloned().unwrap_or_default(),
+                                    BindingKind::UniformBuffer => Vec::new(),
+                                },
                             }));
                             GlobalLoc::Unused
                         }

@@ -84,7 +84,7 @@ impl Module {
             name: name.to_string(),
             message: e.emit_to_string_with_path(source, name),
         })?;
-        Self::finish(module, Some(source), name)
+        Self::finish(module, Some(source), name, &CoherentMembers::new())
     }
 
     /// Parse, validate and compile a SPIR-V binary (little-endian words).
@@ -101,13 +101,30 @@ impl Module {
             message: e.to_string(),
         })?;
         let coherent = spirv_coherent_bindings(bytes);
+        let mut coherent_members = CoherentMembers::new();
         for (_, var) in module.global_variables.iter_mut() {
             // Storage buffers only: naga's validator refuses the decoration elsewhere.
-            if matches!(var.space, naga::AddressSpace::Storage { .. }) && var.binding.as_ref().is_some_and(|rb| coherent.contains(&(rb.group, rb.binding))) {
-                var.memory_decorations |= naga::MemoryDecorations::COHERENT;
+            let Some(rb) = var.binding.as_ref().filter(|_| matches!(var.space, naga::AddressSpace::Storage { .. })) else { continue };
+            match coherent.get(&(rb.group, rb.binding)) {
+                Some(CoherentDecl::Whole) => var.memory_decorations |= naga::MemoryDecorations::COHERENT,
+                Some(CoherentDecl::Members(which)) => {
+                    // A member's bytes run to the next member's offset (padding included: nothing
+                    // accesses it), the last member's to the end of the binding (a runtime array).
+                    if let naga::TypeInner::Struct { members, .. } = &module.types[var.ty].inner {
+                        let ranges = which
+                            .iter()
+                            .filter_map(|&m| {
+                                let start = members.get(m as usize)?.offset;
+                                Some(start..members.get(m as usize + 1).map_or(u32::MAX, |next| next.offset))
+                            })
+                            .collect();
+                        coherent_members.insert((rb.group, rb.binding), ranges);
+                    }
+                }
+                None => {}
             }
         }
-        Self::finish(module, None, name)
+        Self::finish(module, None, name, &coherent_members)
     }
 
     /// Parse, validate and compile GLSL compute-shader source (`#version 450` style).
@@ -123,10 +140,10 @@ impl Module {
             name: name.to_string(),
             message: e.emit_to_string_with_path(source, name),
         })?;
-        Self::finish(module, Some(source), name)
+        Self::finish(module, Some(source), name, &CoherentMembers::new())
     }
 
-    fn finish(module: naga::Module, source: Option<&str>, name: &str) -> Result<Module, ShaderError> {
+    fn finish(module: naga::Module, source: Option<&str>, name: &str, coherent_members: &CoherentMembers) -> Result<Module, ShaderError> {
         let mut validator = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all());
         let info = validator.validate(&module).map_err(|e| ShaderError::Validation {
             name: name.to_string(),
@@ -138,7 +155,7 @@ impl Module {
         let mut programs = Vec::new();
         for (i, ep) in module.entry_points.iter().enumerate() {
             if ep.stage == naga::ShaderStage::Compute {
-                programs.push(Arc::new(compile_entry_point(&module, &info, source, name, i)?));
+                programs.push(Arc::new(compile_entry_point(&module, &info, source, name, i, coherent_members)?));
             }
         }
         Ok(Module { name: name.to_string(), programs })
@@ -222,16 +239,29 @@ impl ComputePipeline {
     }
 }
 
-/// The `(set, binding)` of every buffer a SPIR-V module declares `Coherent`: the variable
-/// decorated, or every member of its block (glslang writes GLSL's `coherent buffer` as a
-/// decoration on each member, and naga's front end keeps only the variable's). Each choice
-/// errs towards showing a missing barrier, never towards hiding one: a block only some of whose
-/// members are `Coherent` counts as not coherent (accesses to its coherent members may then read
-/// stale bytes that hardware would not); a `(set, binding)` that names more than one variable in
-/// the module (entry points linked together) counts only if all of them are coherent; and
-/// `Volatile` alone counts for nothing, as SPIR-V gives it no availability or visibility.
-/// Read from the words directly, in one pass, after naga has parsed them.
-fn spirv_coherent_bindings(bytes: &[u8]) -> std::collections::HashSet<(u32, u32)> {
+/// Per `(set, binding)` of a storage block only some of whose members are `Coherent`: the byte
+/// ranges of those members, from the start of the binding.
+pub(crate) type CoherentMembers = std::collections::HashMap<(u32, u32), Vec<std::ops::Range<u32>>>;
+
+/// What a SPIR-V module declares `Coherent` at one `(set, binding)`.
+#[derive(Debug)]
+enum CoherentDecl {
+    /// The whole buffer: the variable is decorated, or every member of its block.
+    Whole,
+    /// Only these members of its block (their indices).
+    Members(Vec<u32>),
+}
+
+/// What a SPIR-V module declares `Coherent`, per `(set, binding)`: the variable decorated, or
+/// every member of its block (glslang writes GLSL's `coherent buffer` as a decoration on each
+/// member, and naga's front end keeps only the variable's), or some members of its block
+/// (GLSL's `coherent` on one member). Where the module leaves doubt the choice errs towards
+/// showing a missing barrier, never towards hiding one: a `(set, binding)` that names more than
+/// one variable in the module (entry points linked together) counts as a whole only if all of
+/// them are coherent, and not at all otherwise; a binding that is an array of blocks counts only
+/// as a whole; and `Volatile` alone counts for nothing, as SPIR-V gives it no availability or
+/// visibility. Read from the words directly, in one pass, after naga has parsed them.
+fn spirv_coherent_bindings(bytes: &[u8]) -> std::collections::HashMap<(u32, u32), CoherentDecl> {
     use std::collections::{HashMap, HashSet};
     const MAGIC: u32 = 0x0723_0203;
     const OP_TYPE_STRUCT: u32 = 30;
@@ -247,7 +277,7 @@ fn spirv_coherent_bindings(bytes: &[u8]) -> std::collections::HashSet<(u32, u32)
     // Little-endian words, as naga's front end requires of the module it has just parsed.
     let words: Vec<u32> = bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
     if words.first() != Some(&MAGIC) {
-        return HashSet::new();
+        return HashMap::new();
     }
     let (mut coherent_vars, mut sets, mut bindings) = (HashSet::new(), HashMap::new(), HashMap::new());
     // Per struct: its member count, and which members are `Coherent`.
@@ -287,18 +317,35 @@ fn spirv_coherent_bindings(bytes: &[u8]) -> std::collections::HashSet<(u32, u32)
         }
         at += count;
     }
-    // Per (set, binding): whether every variable there is coherent.
-    let mut all_coherent: HashMap<(u32, u32), bool> = HashMap::new();
+    // Per (set, binding): what each variable there declares.
+    let mut declared: HashMap<(u32, u32), Vec<Option<CoherentDecl>>> = HashMap::new();
     for (ty, id) in variables {
         let Some(&binding) = bindings.get(&id) else { continue };
         // The block, through an array of blocks if the binding is one.
         let mut block = pointee.get(&ty).copied();
+        let mut arrayed = false;
         if let Some(e) = block.and_then(|b| element.get(&b)) {
             block = Some(*e);
+            arrayed = true;
         }
-        let whole_block = block.is_some_and(|b| members.get(&b).is_some_and(|&n| n > 0 && coherent_members.get(&b).is_some_and(|m| m.len() == n)));
-        let coherent = coherent_vars.contains(&id) || whole_block;
-        *all_coherent.entry((sets.get(&id).copied().unwrap_or(0), binding)).or_insert(true) &= coherent;
+        let coherent_in_block = block.and_then(|b| Some((members.get(&b).copied()?, coherent_members.get(&b)?)));
+        let decl = match coherent_in_block {
+            _ if coherent_vars.contains(&id) => Some(CoherentDecl::Whole),
+            Some((n, which)) if n > 0 && which.len() == n => Some(CoherentDecl::Whole),
+            Some((_, which)) if !arrayed => {
+                let mut which: Vec<u32> = which.iter().copied().collect();
+                which.sort_unstable();
+                Some(CoherentDecl::Members(which))
+            }
+            _ => None,
+        };
+        declared.entry((sets.get(&id).copied().unwrap_or(0), binding)).or_default().push(decl);
     }
-    all_coherent.into_iter().filter_map(|(place, coherent)| coherent.then_some(place)).collect()
+    declared
+        .into_iter()
+        .filter_map(|(place, mut decls)| match decls.len() {
+            1 => decls.pop().flatten().map(|d| (place, d)),
+            _ => decls.iter().all(|d| matches!(d, Some(CoherentDecl::Whole))).then_some((place, CoherentDecl::Whole)),
+        })
+        .collect()
 }

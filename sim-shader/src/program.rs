@@ -263,6 +263,11 @@ pub struct BindingInfo {
     /// access is made at the device's coherence point, as an atomic's is. (naga's GLSL front end
     /// refuses the `coherent` qualifier: GLSL that uses it is compiled to SPIR-V first.)
     pub coherent: bool,
+    /// For a storage block only some of whose members are `Coherent` (GLSL's `coherent` on a
+    /// member): those members' bytes, as ranges from the start of the binding (a member runs to
+    /// the next member's offset, the last to the end of the binding). Accesses inside them are
+    /// made at the coherence point, the rest as usual. Empty otherwise.
+    pub coherent_ranges: Vec<std::ops::Range<u32>>,
 }
 
 /// Built-in inputs an entry point can read; filled per lane when a subgroup is created.

@@ -22,6 +22,30 @@ pub struct Bound {
     pub kind: BindingKind,
     /// The shader declares the buffer `Coherent`: every access is made at the coherence point.
     pub coherent: bool,
+    /// Otherwise, the byte ranges (from the start of the bound range) of the `Coherent` members
+    /// of a partly coherent block: accesses inside them are made at the coherence point.
+    pub coherent_ranges: Vec<std::ops::Range<u64>>,
+}
+
+impl Bound {
+    /// Whether the bytes from `at` on (offsets into the bound range) are accessed at the
+    /// coherence point, and the offset, at most `end`, where that stops holding.
+    #[inline]
+    pub fn coherence_from(&self, at: u64, end: u64) -> (bool, u64) {
+        if self.coherent || self.coherent_ranges.is_empty() {
+            return (self.coherent, end);
+        }
+        let mut next = end;
+        for r in &self.coherent_ranges {
+            if r.contains(&at) {
+                return (true, r.end.min(end));
+            }
+            if r.start > at {
+                next = next.min(r.start);
+            }
+        }
+        (false, next)
+    }
 }
 
 /// Checks that every binding the pipeline uses is bound by exactly one descriptor whose range
@@ -61,7 +85,12 @@ pub fn resolve(prog: &Program<'_>, p: &ComputePipeline, bindings: &[BufferBindin
                 info.group, info.binding, info.static_size
             ));
         }
-        out.push(Bound { buffer: b.buffer, base: prog.buffer_addr(b.buffer, b.offset), buffer_offset: b.offset, range, kind: info.kind, coherent: info.coherent });
+        out.push(Bound { buffer: b.buffer, base: prog.buffer_addr(b.buffer, b.offset), buffer_offset: b.offset, range,
+            kind: info.kind,
+            coherent: info.coherent,
+            // The last member of a block runs to the end of the binding (`u32::MAX`).
+            coherent_ranges: info.coherent_ranges.iter().map(|r| r.start as u64..if r.end == u32::MAX { u64::MAX } else { r.end as u64 }).collect(),
+        });
     }
     Ok(out)
 }
@@ -123,5 +152,18 @@ mod tests {
         assert_eq!(runs.len(), 2);
         assert_eq!((runs[0].offset, runs[0].len, runs[0].lanes), (0, 12, 3));
         assert_eq!((runs[1].offset, runs[1].len, runs[1].first_lane, runs[1].data_pos), (100, 8, 3, 12));
+    }
+
+    #[test]
+    fn coherence_splits_at_the_coherent_members() {
+        let mut b = Bound { buffer: 0, base: 0, buffer_offset: 0, range: 4096, kind: BindingKind::StorageBuffer { read_only: false }, coherent: false, coherent_ranges: vec![0..256, 512..u64::MAX] };
+        assert_eq!(b.coherence_from(100, 1000), (true, 256));
+        assert_eq!(b.coherence_from(256, 1000), (false, 512));
+        assert_eq!(b.coherence_from(300, 400), (false, 400));
+        assert_eq!(b.coherence_from(600, 1000), (true, 1000));
+        b.coherent_ranges.clear();
+        assert_eq!(b.coherence_from(100, 1000), (false, 1000));
+        b.coherent = true;
+        assert_eq!(b.coherence_from(100, 1000), (true, 1000));
     }
 }

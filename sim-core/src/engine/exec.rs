@@ -1,7 +1,7 @@
 //! Performing one interpreter memory request on some memory (the simulated machine or the flat
 //! reference), shared by both runs so that "the same read" is computed the same way in each.
 
-use sim_caches::{AccessError, Tag, word_span};
+use sim_caches::{AccessError, TAG_GRANULE, Tag, word_span};
 use sim_shader::{BindingKind, MemOp, MemRequest};
 
 use crate::engine::dispatch::{Bound, Run, coalesce};
@@ -62,11 +62,20 @@ pub fn perform<P: Port>(port: &mut P, cu: usize, req: &MemRequest, bound: &[Boun
                 let start = scratch.tags.len();
                 scratch.run_tags.push(start);
                 scratch.tags.resize(start + word_span(addr, r.len as usize), 0);
-                let (lat, depth, first) =
-                    port.load(cu, b.kind, req.atomic || b.coherent, addr, &mut scratch.results[r.data_pos..r.data_pos + r.len as usize], &mut scratch.tags[start..])?;
-                if lat >= out.latency {
-                    out.latency = lat;
-                    out.via = (first, depth.max(out.via.1));
+                // One request a run, or one a piece where the run crosses into or out of the
+                // coherent members of a partly coherent block.
+                let mut done = 0;
+                while done < r.len {
+                    let (coherent, end) = b.coherence_from(r.offset + done, r.offset + r.len);
+                    let (a, n) = (addr + done, (end - r.offset - done) as usize);
+                    let (d0, t0) = (r.data_pos + done as usize, start + (a / TAG_GRANULE - addr / TAG_GRANULE) as usize);
+                    let (lat, depth, first) =
+                        port.load(cu, b.kind, req.atomic || coherent, a, &mut scratch.results[d0..d0 + n], &mut scratch.tags[t0..t0 + word_span(a, n)])?;
+                    if lat >= out.latency {
+                        out.latency = lat;
+                        out.via = (first, depth.max(out.via.1));
+                    }
+                    done += n as u64;
                 }
             }
             let mut h = 0;
@@ -79,8 +88,14 @@ pub fn perform<P: Port>(port: &mut P, cu: usize, req: &MemRequest, bound: &[Boun
         MemOp::Store => {
             coalesce(&req.lanes, &mut scratch.runs);
             for r in &scratch.runs {
-                let lat = port.store(cu, req.atomic || b.coherent, b.base + r.offset, &req.data[r.data_pos..r.data_pos + r.len as usize], tag)?;
-                out.latency = out.latency.max(lat);
+                let mut done = 0;
+                while done < r.len {
+                    let (coherent, end) = b.coherence_from(r.offset + done, r.offset + r.len);
+                    let (n, d0) = ((end - r.offset - done) as usize, r.data_pos + done as usize);
+                    let lat = port.store(cu, req.atomic || coherent, b.base + r.offset + done, &req.data[d0..d0 + n], tag)?;
+                    out.latency = out.latency.max(lat);
+                    done += n as u64;
+                }
             }
         }
         MemOp::Atomic(op) => {
@@ -144,4 +159,68 @@ pub fn lane_reads(req: &MemRequest, bound: &[Bound], scratch: &Scratch) -> Vec<L
         pos += l.size as usize;
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sim_shader::LaneAccess;
+
+    /// Flat memory that records each request: its address, length and whether it was made at
+    /// the coherence point.
+    #[derive(Default)]
+    struct Recorder {
+        bytes: Vec<u8>,
+        calls: Vec<(u64, usize, bool)>,
+    }
+
+    impl Port for Recorder {
+        fn load(&mut self, _cu: usize, _kind: BindingKind, coherent: bool, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<(u64, u8, &'static str), AccessError> {
+            self.calls.push((addr, data.len(), coherent));
+            assert_eq!(tags.len(), word_span(addr, data.len()));
+            data.copy_from_slice(&self.bytes[addr as usize..addr as usize + data.len()]);
+            tags.fill(addr as Tag);
+            Ok((1, 0, "L1"))
+        }
+        fn store(&mut self, _cu: usize, coherent: bool, addr: u64, data: &[u8], _tag: Tag) -> Result<u64, AccessError> {
+            self.calls.push((addr, data.len(), coherent));
+            self.bytes[addr as usize..addr as usize + data.len()].copy_from_slice(data);
+            Ok(1)
+        }
+        fn atomic(&mut self, _cu: usize, _addr: u64, _old: &mut [u8; 4], _tag: Tag, _new: &dyn Fn(u32) -> u32) -> Result<u64, AccessError> {
+            unreachable!("no atomics here")
+        }
+    }
+
+    #[test]
+    fn a_run_across_a_coherent_member_is_split_there() {
+        let base = 1024;
+        let bound = [Bound { buffer: 0, base, buffer_offset: 0, range: 1024, kind: BindingKind::StorageBuffer { read_only: false }, coherent: false, coherent_ranges: std::iter::once(0..256).collect() }];
+        let lanes: Vec<LaneAccess> = (0..4).map(|i| LaneAccess { lane: i, offset: 248 + 4 * i as u64, size: 4 }).collect();
+        let mut req = MemRequest {
+            op: MemOp::Load,
+            binding_index: 0,
+            group: 0,
+            binding: 0,
+            kind: BindingKind::StorageBuffer { read_only: false },
+            atomic: false,
+            lanes,
+            data: Vec::new(),
+            operands: Vec::new(),
+            compares: Vec::new(),
+        };
+        let mut port = Recorder { bytes: (0..4096).map(|i| i as u8).collect(), calls: Vec::new() };
+        let mut scratch = Scratch::default();
+        perform(&mut port, 0, &req, &bound, 7, &mut scratch).unwrap();
+        // The lanes coalesce into one 16-byte run; the coherent member ends 8 bytes into it.
+        assert_eq!(port.calls, vec![(base + 248, 8, true), (base + 256, 8, false)]);
+        assert_eq!(scratch.results, (base + 248..base + 264).map(|i| i as u8).collect::<Vec<_>>());
+        assert_eq!(scratch.tags, vec![(base + 248) as Tag, (base + 248) as Tag, (base + 256) as Tag, (base + 256) as Tag]);
+        req.op = MemOp::Store;
+        req.data = vec![0xAB; 16];
+        port.calls.clear();
+        perform(&mut port, 0, &req, &bound, 7, &mut scratch).unwrap();
+        assert_eq!(port.calls, vec![(base + 248, 8, true), (base + 256, 8, false)]);
+        assert!(port.bytes[(base + 248) as usize..(base + 264) as usize].iter().all(|&b| b == 0xAB));
+    }
 }
