@@ -195,6 +195,36 @@ fn payloads_past_their_total_cap() {
     run_bad("payloads-total", &text, &["timeline[16]", "payloads total more than the cap of 1073741824 bytes"]).unwrap();
 }
 
+/// A simulated run that reads a loop bound stale and runs on past its budget is a finding (exit
+/// 1, the stale reads and where the run was stopped in the report), not an error: the hang is
+/// what the missing barrier does.
+#[test]
+fn a_runaway_caused_by_stale_reads_is_a_finding() {
+    // Each invocation loops `100 - a[i]` times; A is filled with 100 with no barrier before the
+    // dispatch, so a stale read of A's zeroes loops 100 times where the reference run does not.
+    let looped = r#"{"id": "loop", "wgsl": "@group(0) @binding(0) var<storage, read> a: array<u32>; @group(0) @binding(1) var<storage, read_write> b: array<u32>; @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3<u32>) { let n = 100u - a[id.x]; var i = 0u; loop { if (i >= n) { break; } i = i + 1u; } b[id.x] = i; }"}"#;
+    let cmds = r#"{"cmd": "fill_buffer", "dst_buffer": "A", "dst_offset": 0, "size": 4096, "data": 100},
+    {"cmd": "dispatch", "shader": "loop", "group_count": [16, 1, 1], "bindings": [{"set": 0, "binding": 0, "buffer": "A"}, {"set": 0, "binding": 1, "buffer": "B"}]}"#;
+    let text = with_timeline(cmds, SUBMIT).replace(SHADER, looped);
+    let json = |out: &std::process::Output| -> serde_json::Value { serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr))) };
+    let out = run_trace("stale-loop", &text, &["--schedules", "32", "--report", "json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let full = json(&out);
+    let budget = full["reference_instructions"].as_u64().unwrap();
+    assert!(full["instructions"].as_u64().unwrap() > budget && full.get("stopped").is_none(), "{full}");
+    // With the reference run's count as the budget, the stale seeds run past it.
+    let out = run_trace("stale-loop-budget", &text, &["--schedules", "32", "--report", "json", "--max-instructions", &budget.to_string()]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let stopped = json(&out);
+    let reason = stopped["stopped"]["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("executed more than its budget") && reason.contains("stale read") && reason.contains("--max-instructions"), "{stopped}");
+    assert!(stopped["corruption"]["stale_reads"].as_u64().unwrap() > 0 && stopped["corruption"]["corrupted_bytes"] == 0, "{stopped}");
+    // The text report says it too.
+    let out = run_trace("stale-loop-text", &text, &["--schedules", "32", "--max-instructions", &budget.to_string()]);
+    let text_report = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.code() == Some(1) && text_report.contains("then the run did not end") && text_report.contains("final memory is not compared"), "{text_report}");
+}
+
 /// A shader that never ends is stopped at the run's instruction budget, with a message naming
 /// the budget and the flag that raises it; a transfer that outlasts the cycle budget likewise.
 #[test]

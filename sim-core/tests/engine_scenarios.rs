@@ -590,18 +590,34 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     let p = Profile::builtin("seed-l2").unwrap();
     let (seed, r) = (0..SEEDS).map(|s| (s, run_workload(&w, &p, s).unwrap())).find(|(_, r)| r.stale_reads > 0).expect("a seed with stale reads");
     assert!(r.instructions > r.reference_instructions, "{} vs {}", r.instructions, r.reference_instructions);
+    // Stopped by its instruction budget after stale reads, the simulated run is a finding, not
+    // an error: the stale reads it made, and where and why it was stopped.
     let limits = RunLimits { max_instructions: r.reference_instructions, ..RunLimits::default() };
-    match run_workload_with(&w, &p, seed, &RunOptions { limits, ..RunOptions::default() }) {
-        Err(WorkloadError::Budget { message, .. }) => {
-            assert!(message.contains(&format!("the simulated run (seed {seed}) executed more than its budget")) && message.contains("stale read"), "{message}")
-        }
-        other => panic!("expected the simulated run to spend its budget: {other:?}"),
-    }
+    let stopped = run_workload_with(&w, &p, seed, &RunOptions { limits, ..RunOptions::default() }).expect("a stopped run is a result");
+    let why = stopped.stopped.as_ref().expect("the run was stopped");
+    assert!(why.message.contains(&format!("the simulated run (seed {seed}) executed more than its budget")) && why.message.contains("stale read"), "{why:?}");
+    assert!(stopped.corrupted() && stopped.stale_reads > 0 && !stopped.findings.is_empty());
+    assert_eq!(stopped.corrupted_bytes, 0, "a stopped run's memory is not compared");
     // The same run stopped by its cycle budget at the end says the same.
     let limits = RunLimits { max_cycles: r.cycles - 1, ..RunLimits::default() };
+    let stopped = run_workload_with(&w, &p, seed, &RunOptions { limits, ..RunOptions::default() }).expect("a stopped run is a result");
+    let why = stopped.stopped.expect("the run was stopped");
+    assert!(why.message.contains("cycles") && why.message.contains("stale read"), "{why:?}");
+    // A budget the reference run itself spends is an error: nothing was found, the run could
+    // not be made.
+    let limits = RunLimits { max_instructions: r.reference_instructions - 1, ..RunLimits::default() };
     match run_workload_with(&w, &p, seed, &RunOptions { limits, ..RunOptions::default() }) {
-        Err(WorkloadError::Budget { message, .. }) => assert!(message.contains("cycles") && message.contains("stale read"), "{message}"),
-        other => panic!("expected the cycle budget to stop the run: {other:?}"),
+        Err(WorkloadError::Budget { message, .. }) => assert!(message.contains("the reference run"), "{message}"),
+        other => panic!("expected the reference run to spend its budget: {other:?}"),
+    }
+    // And a run that read nothing stale and spends its budget is an error too.
+    let clean = (0..SEEDS).map(|s| (s, run_workload(&w, &p, s).unwrap())).find(|(_, r)| r.stale_reads == 0);
+    if let Some((seed, r)) = clean {
+        let limits = RunLimits { max_cycles: r.cycles - 1, ..RunLimits::default() };
+        match run_workload_with(&w, &p, seed, &RunOptions { limits, ..RunOptions::default() }) {
+            Err(WorkloadError::Budget { message, .. }) => assert!(message.contains("cycles") && !message.contains("stale"), "{message}"),
+            other => panic!("expected the cycle budget to stop the clean run: {other:?}"),
+        }
     }
 }
 

@@ -151,7 +151,7 @@ pub fn json_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> s
             v
         })
         .collect();
-    serde_json::json!({
+    let mut report = serde_json::json!({
         "gpusim_report": 1,
         "trace": trace,
         "profile": r.profile,
@@ -172,7 +172,11 @@ pub fn json_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> s
         "instructions": r.instructions,
         "reference_instructions": r.reference_instructions,
         "lane_ops": r.lane_ops,
-    })
+    });
+    if let Some(stopped) = &r.stopped {
+        report["stopped"] = serde_json::json!({"at": stopped.at, "reason": stopped.message});
+    }
+    report
 }
 
 /// Whether the run found something: corruption, or a host read that differs from the
@@ -232,12 +236,21 @@ pub fn text_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> S
         let _ = writeln!(o, "seed {}", r.seed);
     }
     let _ = writeln!(o);
-    if r.corrupted() {
+    if let Some(stopped) = &r.stopped {
+        let _ = writeln!(
+            o,
+            "CORRUPTION: {} read(s) returned bytes that differ from the reference run, and then the run did not end:\n  {}: {}.\n\
+             It was stopped there, so final memory is not compared.",
+            r.stale_reads, stopped.at, stopped.message
+        );
+    } else if r.corrupted() {
         let _ = writeln!(
             o,
             "CORRUPTION: {} read(s) returned bytes that differ from the reference run; {} byte(s) of memory differ at the end.",
             r.stale_reads, r.corrupted_bytes
         );
+    }
+    if r.corrupted() {
         for (i, f) in r.findings.iter().take(TEXT_FINDINGS).enumerate() {
             let _ = writeln!(o, "\n{}. {}", i + 1, finding_text(w, f));
         }

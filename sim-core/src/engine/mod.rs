@@ -36,7 +36,7 @@ use sim_caches::{CacheStats, Maintenance, Tag};
 pub use error::WorkloadError;
 pub use machine::{CacheOp, CacheTarget, MachineConfig, TransferPath};
 pub use program::{CommandRef, Program, Writer};
-pub use run::{BarrierPlanner, GraphNode, MAX_CYCLES, MAX_TIMELINE_WORKGROUPS, ReadKey, RunLimits, SyncLog, SyncOp};
+pub use run::{BarrierPlanner, GraphNode, MAX_CYCLES, MAX_TIMELINE_WORKGROUPS, ReadKey, RunLimits, Stopped, SyncLog, SyncOp};
 pub use workload::*;
 
 use crate::profile::Profile;
@@ -229,6 +229,11 @@ pub struct RunResult {
     pub reference_instructions: u64,
     /// Lane-operations executed.
     pub lane_ops: u64,
+    /// Set when one of the simulated run's budgets stopped it after it had read stale bytes: a
+    /// loop bound or a flag read stale that made it run on (see [`run::Sim::run`]). Its
+    /// `stale_reads`, `findings` and `host_reads` are those made until then, and final memory
+    /// is not compared (`corrupted_bytes` is 0): the run never finished.
+    pub stopped: Option<Stopped>,
 }
 
 /// A workgroup as it ran: for timelines.
@@ -308,7 +313,8 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
     let (mut a, mut b) = (vec![0u8; 1 << 16], vec![0u8; 1 << 16]);
     let mut tags = vec![0 as Tag; (1 << 14) + 1];
     for (m, desc) in workload.memories.iter().enumerate() {
-        if !desc.compare {
+        // A stopped run's memory is what it had written when it stopped, not a result.
+        if !desc.compare || sim.stopped.is_some() {
             continue;
         }
         let base = prog.memory_base[m];
@@ -374,6 +380,7 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
         instructions: sim.instructions,
         reference_instructions,
         lane_ops: sim.lane_ops,
+        stopped: sim.stopped,
     })
 }
 
@@ -384,7 +391,12 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
 pub fn dependency_graph(workload: &Workload, profile: &Profile, seed: u64, limits: &RunLimits) -> Result<Vec<GraphNode>, WorkloadError> {
     let (prog, config) = checked_program(workload, profile, limits)?;
     let reference = reference::reference_run_with(&prog, config.subgroup_size, &HashSet::new(), limits)?;
-    Ok(run::Sim::new(&prog, &config, profile, &reference.truth, seed)?.limits(*limits).record_graph().run()?.graph)
+    let out = run::Sim::new(&prog, &config, profile, &reference.truth, seed)?.limits(*limits).record_graph().run()?;
+    // A graph is of a whole run.
+    if let Some(Stopped { at, message }) = out.stopped {
+        return Err(WorkloadError::Budget { at, message });
+    }
+    Ok(out.graph)
 }
 
 /// What every run checks before anything runs: the budgets, the workload itself, the profile's

@@ -177,6 +177,18 @@ pub struct SimOutcome {
     pub instructions: u64,
     /// Lane-operations executed.
     pub lane_ops: u64,
+    /// Set when a budget stopped the run after it had read stale bytes (see [`Sim::run`]).
+    pub stopped: Option<Stopped>,
+}
+
+/// Where and why a simulated run that had read stale bytes was stopped by one of its budgets:
+/// what [`WorkloadError::Budget`] would have said.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Stopped {
+    /// The dispatch running when the budget ran out, or `run`.
+    pub at: String,
+    /// Which budget, how to raise it, and the stale reads made before.
+    pub message: String,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -648,8 +660,38 @@ impl<'p, 'w> Sim<'p, 'w> {
         self.events.push(Reverse((at, self.seq, ev)));
     }
 
-    /// Runs to the end: every host operation done and the device idle.
+    /// Runs to the end: every host operation done and the device idle. A run that spends one of
+    /// its budgets after it has read stale bytes is not an error: it ends there, with
+    /// [`SimOutcome::stopped`] saying where and why, as what the stale reads did (a loop bound or
+    /// a flag read stale: the hang that real hardware may show). Without stale reads a spent
+    /// budget is an error ([`WorkloadError::Budget`]).
     pub fn run(mut self) -> Result<SimOutcome, WorkloadError> {
+        let stopped = match self.run_events() {
+            Ok(()) => None,
+            Err(WorkloadError::Budget { at, message }) if self.out.stale_count > 0 => Some(Stopped { at, message }),
+            Err(e) => return Err(e),
+        };
+        self.machine.drain().map_err(|e| exec_err("end of run", e))?;
+        let o = self.out;
+        Ok(SimOutcome {
+            cycles: self.now,
+            machine: self.machine,
+            stale: o.stale,
+            stale_count: o.stale_count,
+            host_reads: o.host_reads,
+            spans: o.spans,
+            syncs: o.syncs,
+            graph: self.graph.unwrap_or_default(),
+            workgroups: o.workgroups,
+            workgroups_not_recorded: o.workgroups_not_recorded,
+            instructions: o.instructions,
+            lane_ops: o.lane_ops,
+            stopped,
+        })
+    }
+
+    /// The event loop of [`Sim::run`].
+    fn run_events(&mut self) -> Result<(), WorkloadError> {
         loop {
             if self.dirty {
                 self.dirty = false;
@@ -682,22 +724,7 @@ impl<'p, 'w> Sim<'p, 'w> {
                 Ev::Host => self.dirty = true,
             }
         }
-        self.machine.drain().map_err(|e| exec_err("end of run", e))?;
-        let o = self.out;
-        Ok(SimOutcome {
-            cycles: self.now,
-            machine: self.machine,
-            stale: o.stale,
-            stale_count: o.stale_count,
-            host_reads: o.host_reads,
-            spans: o.spans,
-            syncs: o.syncs,
-            graph: self.graph.unwrap_or_default(),
-            workgroups: o.workgroups,
-            workgroups_not_recorded: o.workgroups_not_recorded,
-            instructions: o.instructions,
-            lane_ops: o.lane_ops,
-        })
+        Ok(())
     }
 
     fn deadlock(&self) -> WorkloadError {
