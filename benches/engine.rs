@@ -44,6 +44,9 @@ fn bench_workload(c: &mut Criterion, name: &str, w: &Workload) {
 fn engine(c: &mut Criterion) {
     bench_workload(c, "engine/matmul128", &samples::matmul(128).expect("matmul"));
     bench_workload(c, "engine/stream_4MiB", &samples::stream(4 << 20).expect("stream"));
+    // 1,048,576 loads spread over 64 MiB: every one misses the L1 and nearly every one the L2
+    // (the table's 64 MiB fill is about a third of the simulated run).
+    bench_workload(c, "engine/gather_64MiB", &samples::gather(64 << 20, 1 << 18).expect("gather"));
 }
 
 criterion_group!(benches, engine);

@@ -10,16 +10,28 @@ use crate::engine::rng::fingerprint;
 /// Memory as a dispatch sees it.
 pub trait Port {
     /// Loads through the path for `kind` (at the coherence point when `coherent`: atomicLoad, or
-    /// any load of a buffer the shader declares `Coherent`);
+    /// any load of a buffer, or of a block member, the shader declares `Coherent`);
     /// returns latency, depth reached and the first level's name.
     fn load(&mut self, cu: usize, kind: BindingKind, coherent: bool, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<(u64, u8, &'static str), AccessError>;
     /// Stores through the storage path (at the coherence point when `coherent`: atomicStore, or
-    /// any store to a `Coherent` buffer);
+    /// any store to a `Coherent` buffer or block member);
     /// returns latency.
     fn store(&mut self, cu: usize, coherent: bool, addr: u64, data: &[u8], tag: Tag) -> Result<u64, AccessError>;
     /// Atomic read-modify-write of 4 bytes; returns latency.
     fn atomic(&mut self, cu: usize, addr: u64, old: &mut [u8; 4], tag: Tag, new: &dyn Fn(u32) -> u32) -> Result<u64, AccessError>;
+    /// Hints that [`Port::load`] with these arguments is coming; changes nothing. The default
+    /// does nothing.
+    fn prefetch(&mut self, cu: usize, kind: BindingKind, coherent: bool, addr: u64) {
+        let _ = (cu, kind, coherent, addr);
+    }
 }
+
+/// The fewest runs a load request is split into for its runs to be hinted to the host before
+/// any is performed: a gather whose lanes read far apart. Each hint costs some tens of host
+/// instructions a level, and a request of a few runs (a subgroup reading consecutive words)
+/// mostly hits; a scattered one misses run after run, and its misses then overlap
+/// (`engine/gather_64MiB` in BENCHMARKS.md).
+pub const PREFETCH_MIN_RUNS: usize = 8;
 
 /// Reusable buffers for performing requests.
 #[derive(Default)]
@@ -57,6 +69,11 @@ pub fn perform<P: Port>(port: &mut P, cu: usize, req: &MemRequest, bound: &[Boun
             scratch.results.resize(total, 0);
             scratch.tags.clear();
             scratch.run_tags.clear();
+            if scratch.runs.len() >= PREFETCH_MIN_RUNS {
+                for r in &scratch.runs {
+                    port.prefetch(cu, b.kind, req.atomic || b.coherence_from(r.offset, r.offset + r.len).0, b.base + r.offset);
+                }
+            }
             for r in &scratch.runs {
                 let addr = b.base + r.offset;
                 let start = scratch.tags.len();

@@ -6,6 +6,7 @@
 //! a latency, adding queueing at L2 banks and VRAM channels so contention shows up in cycles.
 
 use sim_caches::{AccessError, AccessReport, BackingStore, Cache, CacheSpec, CacheStats, Chained, Maintenance, MemoryLevel, Tag, Tags};
+use sim_shader::BindingKind;
 
 use crate::engine::rng::Rng;
 
@@ -233,6 +234,26 @@ impl Machine {
             (None, None) => (vram.read(addr, data, tags)?, "VRAM", true),
         };
         Ok((self.time(now, addr, data.len() as u64, &report, at_l2, jitter), first))
+    }
+
+    /// Hints the host that a shader load at `addr` through the path for `kind` (at the coherence
+    /// point when `coherent`) is coming, so that the host's memory latency for its cache state
+    /// and bytes overlaps with other work ([`sim_caches::MemoryLevel::prefetch`]). Changes nothing
+    /// simulated.
+    pub fn prefetch_load(&mut self, cu: usize, kind: BindingKind, coherent: bool, addr: u64) {
+        let Machine { l2, vram, cus, .. } = self;
+        let Some(unit) = cus.get(cu) else { return };
+        let first = match kind {
+            _ if coherent => None,
+            BindingKind::UniformBuffer => unit.uniform.as_ref().or(unit.l1.as_ref()),
+            BindingKind::StorageBuffer { .. } => unit.l1.as_ref(),
+        };
+        match (first, l2.as_mut()) {
+            (Some(c), Some(l2)) => c.prefetch(&Chained { cache: l2, next: vram }, addr),
+            (Some(c), None) => c.prefetch(&*vram, addr),
+            (None, Some(l2)) => l2.prefetch(&*vram, addr),
+            (None, None) => vram.prefetch(addr),
+        }
     }
 
     /// A shader uniform-buffer load through the CU's U$ (or the storage path when there is none).

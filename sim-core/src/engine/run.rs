@@ -382,6 +382,10 @@ impl Port for SimPort<'_> {
         Ok(self.m.storage_store(cu, self.now, addr, data, tag, j)?.latency)
     }
 
+    fn prefetch(&mut self, cu: usize, kind: BindingKind, coherent: bool, addr: u64) {
+        self.m.prefetch_load(cu, kind, coherent, addr);
+    }
+
     fn atomic(&mut self, cu: usize, addr: u64, old: &mut [u8; 4], tag: Tag, new: &dyn Fn(u32) -> u32) -> Result<u64, AccessError> {
         let j = self.jitter();
         let t = self.m.atomic(cu, self.now, addr, old, tag, j, |o, n| {

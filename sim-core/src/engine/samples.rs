@@ -59,6 +59,25 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
 }
 "#;
 
+/// A gather: each invocation adds up four words of a table at hashed (uniformly spread)
+/// indices, so that a subgroup's loads land far apart: the access pattern of hash tables and
+/// sparse data, and the one that misses every cache.
+pub const GATHER_WGSL: &str = r#"
+@group(0) @binding(0) var<storage, read> table: array<u32>;
+@group(0) @binding(1) var<storage, read_write> sums: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let n = arrayLength(&table);
+    var h = id.x;
+    var sum = 0u;
+    for (var k = 0u; k < 4u; k++) {
+        h = (h ^ (h >> 15u)) * 2246822519u + 374761393u;
+        sum = sum + table[h % n];
+    }
+    sums[id.x] = sum;
+}
+"#;
+
 fn pattern(words: u64, mul: u32) -> Vec<u8> {
     (0..words as u32).flat_map(|i| i.wrapping_mul(mul).wrapping_add(1).to_le_bytes()).collect()
 }
@@ -118,6 +137,28 @@ pub fn stream(bytes: u64) -> Result<Workload, WorkloadError> {
     let cb = w.command_buffer(
         "cb0",
         vec![Command::Dispatch { pipeline: p, group_count: [gx, gy, 1], base_group: [0; 3], bindings: vec![bind(0, a), bind(1, b), bind(2, c)], push_constants: Vec::new() }],
+    );
+    let fence = w.fence("f0");
+    w.submit(0, vec![cb], Some(fence));
+    w.host(HostOp::WaitForFences(vec![fence]));
+    Ok(w)
+}
+
+/// [`GATHER_WGSL`] over a table of `table_bytes` (a multiple of 4) that a fill writes, with
+/// `invocations` (a multiple of 64) invocations: `4 * invocations` loads spread over the table.
+pub fn gather(table_bytes: u64, invocations: u32) -> Result<Workload, WorkloadError> {
+    let mut w = Workload::new(format!("gather-{}KiB", table_bytes / 1024));
+    let table = w.device_buffer("table", table_bytes);
+    let sums = w.device_buffer("sums", invocations as u64 * 4);
+    let p = w.wgsl_pipeline("gather", GATHER_WGSL, "main")?;
+    let bind = |binding, buffer| BufferBinding { set: 0, binding, buffer, offset: 0, range: None };
+    let cb = w.command_buffer(
+        "cb0",
+        vec![
+            Command::FillBuffer { dst: table, offset: 0, size: None, data: 0x0102_0304 },
+            Command::PipelineBarrier(DependencyInfo::memory(S::CLEAR, A::TRANSFER_WRITE, S::COMPUTE_SHADER, A::SHADER_STORAGE_READ)),
+            Command::Dispatch { pipeline: p, group_count: [invocations / 64, 1, 1], base_group: [0; 3], bindings: vec![bind(0, table), bind(1, sums)], push_constants: Vec::new() },
+        ],
     );
     let fence = w.fence("f0");
     w.submit(0, vec![cb], Some(fence));
