@@ -29,8 +29,9 @@ unsafe impl Zeroable for u32 {}
 // SAFETY: as above.
 unsafe impl Zeroable for u64 {}
 
-/// A fixed-length, zeroed, heap-allocated array of `T` starting on a 2 MiB boundary, with
-/// transparent huge pages asked for it. It owns its memory as a `Box<[T]>` would.
+/// A fixed-length, zeroed, heap-allocated array of `T` starting on a 2 MiB boundary (unless it
+/// is empty), with transparent huge pages asked for it. It owns its memory as a `Box<[T]>`
+/// would.
 pub struct HugeBuf<T: Zeroable> {
     ptr: NonNull<T>,
     len: usize,
@@ -85,8 +86,9 @@ impl<T: Zeroable> Deref for HugeBuf<T> {
 
     #[inline(always)]
     fn deref(&self) -> &[T] {
-        // SAFETY: `ptr` holds `len` initialized (zeroed, then written only through `&mut`)
-        // elements, or is dangling with a zero-sized allocation, which a slice allows.
+        // SAFETY: `ptr` holds `len` initialized elements (zeroed, then written only as `T`s,
+        // through `&mut self` or through pointers from `as_raw`, whose users keep their own
+        // borrows apart), or is dangling with a zero-sized allocation, which a slice allows.
         unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
     }
 }
@@ -113,8 +115,9 @@ impl<T: Zeroable> Drop for HugeBuf<T> {
 /// only: where it is refused or unknown, ordinary pages serve.
 #[cfg(target_os = "linux")]
 fn advise_huge_pages(addr: *mut u8, len: usize) {
-    // SAFETY: the range is one live allocation of ours; `madvise` with this advice changes how
-    // the kernel backs it, never its contents or validity.
+    // SAFETY: the range starts at one live allocation of ours (the kernel rounds its end up to a
+    // page, which may reach past it); `madvise` with this advice changes how the kernel backs
+    // memory, never its contents or validity.
     let _ = unsafe { libc::madvise(addr.cast(), len, libc::MADV_HUGEPAGE) };
 }
 

@@ -306,7 +306,7 @@ impl Frames {
         }
         self.used += 1;
         let arena = &self.arenas[self.arenas.len() - 1];
-        debug_assert!(at + PAGE_LEN <= arena.len());
+        debug_assert!(at + PAGE_LEN <= HUGE_PAGE_BYTES);
         // SAFETY: `at + PAGE_LEN` is at most the arena's length (`FRAMES_PER_ARENA` frames), so
         // the pointer stays inside the arena's allocation.
         Frame(unsafe { NonNull::new_unchecked(arena.as_raw().add(at)).cast() })
@@ -315,7 +315,7 @@ impl Frames {
 
 /// One page's 64 KiB inside an arena of [`Frames`]: a pointer, so that a page's bytes are one
 /// load away from its directory entry (through the arena it was two loads and an index
-/// computation, a dozen instructions on every fill).
+/// computation, about 7 instructions on every fill).
 ///
 /// Each `Frame` is handed out once by [`Frames::take`] and owned by one [`Page`]; the arena it
 /// points into belongs to the same [`BackingStore`], never moves (only its handle does when
@@ -323,7 +323,9 @@ impl Frames {
 /// as its page is.
 struct Frame(NonNull<[u8; PAGE_LEN]>);
 
-// SAFETY: a `Frame` is the sole handle to its bytes (see above), like a `Box<[u8; PAGE_LEN]>`.
+// SAFETY: a `Frame` is the only handle through which its bytes are read or written (see above;
+// the arena's own `HugeBuf` is never dereferenced once frames are handed out), like a
+// `Box<[u8; PAGE_LEN]>`.
 unsafe impl Send for Frame {}
 // SAFETY: as above; shared access only reads.
 unsafe impl Sync for Frame {}
@@ -366,6 +368,8 @@ pub struct BackingStore {
     /// not a division, on every transaction counted.
     channel_mask: Option<u64>,
     pages: Vec<Option<Page>>,
+    /// Where every page's bytes are. Never replaced, cleared or moved out of the store while
+    /// `pages` holds frames from it: each `Page`'s `Frame` points into it without a lifetime.
     frames: Frames,
     resident_pages: usize,
     /// Pages holding one tag per chunk or per word rather than a span.

@@ -110,14 +110,23 @@ impl Module {
                 Some(CoherentDecl::Members(which)) => {
                     // A member's bytes run to the next member's offset (padding included: nothing
                     // accesses it), the last member's to the end of the binding (a runtime array).
+                    // Ranges are whole 4-byte words, rounded inwards (a word shared with a plain
+                    // member is plain: a missing barrier is shown, not hidden), and touching
+                    // ranges are merged so that a run across them stays one request.
                     if let naga::TypeInner::Struct { members, .. } = &module.types[var.ty].inner {
-                        let ranges = which
-                            .iter()
-                            .filter_map(|&m| {
-                                let start = members.get(m as usize)?.offset;
-                                Some(start..members.get(m as usize + 1).map_or(u32::MAX, |next| next.offset))
-                            })
-                            .collect();
+                        let mut ranges: Vec<std::ops::Range<u32>> = Vec::new();
+                        for &m in which {
+                            let Some(member) = members.get(m as usize) else { continue };
+                            let start = member.offset.div_ceil(4).saturating_mul(4);
+                            let end = members.get(m as usize + 1).map_or(u32::MAX, |next| next.offset / 4 * 4);
+                            if start >= end {
+                                continue;
+                            }
+                            match ranges.last_mut() {
+                                Some(last) if last.end == start => last.end = end,
+                                _ => ranges.push(start..end),
+                            }
+                        }
                         coherent_members.insert((rb.group, rb.binding), ranges);
                     }
                 }
@@ -331,9 +340,11 @@ fn spirv_coherent_bindings(bytes: &[u8]) -> std::collections::HashMap<(u32, u32)
         let coherent_in_block = block.and_then(|b| Some((members.get(&b).copied()?, coherent_members.get(&b)?)));
         let decl = match coherent_in_block {
             _ if coherent_vars.contains(&id) => Some(CoherentDecl::Whole),
-            Some((n, which)) if n > 0 && which.len() == n => Some(CoherentDecl::Whole),
-            Some((_, which)) if !arrayed => {
-                let mut which: Vec<u32> = which.iter().copied().collect();
+            // Indices past the block's members (a malformed module naga accepts) count for
+            // nothing: they must not make a block look wholly coherent.
+            Some((n, which)) if n > 0 && (0..n as u32).all(|m| which.contains(&m)) => Some(CoherentDecl::Whole),
+            Some((n, which)) if !arrayed => {
+                let mut which: Vec<u32> = which.iter().copied().filter(|&m| (m as usize) < n).collect();
                 which.sort_unstable();
                 Some(CoherentDecl::Members(which))
             }

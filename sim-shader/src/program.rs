@@ -264,9 +264,11 @@ pub struct BindingInfo {
     /// refuses the `coherent` qualifier: GLSL that uses it is compiled to SPIR-V first.)
     pub coherent: bool,
     /// For a storage block only some of whose members are `Coherent` (GLSL's `coherent` on a
-    /// member): those members' bytes, as ranges from the start of the binding (a member runs to
-    /// the next member's offset, the last to the end of the binding). Accesses inside them are
-    /// made at the coherence point, the rest as usual. Empty otherwise.
+    /// member): those members' bytes, as ranges from the start of the binding, in ascending
+    /// order, in whole 4-byte words, touching ranges merged (a member runs to the next member's
+    /// offset; an `end` of `u32::MAX` means to the end of the binding, as for a last member that
+    /// is a runtime-sized array). Accesses inside them are made at the coherence point, the rest
+    /// as usual. Empty otherwise.
     pub coherent_ranges: Vec<std::ops::Range<u32>>,
 }
 

@@ -89,6 +89,14 @@ fn coherent_buffers_are_known_from_spirv() {
     let p = ComputePipeline::new(&m, "main").unwrap();
     let got: Vec<(bool, Vec<std::ops::Range<u32>>)> = p.bindings().iter().map(|b| (b.coherent, b.coherent_ranges.clone())).collect();
     assert_eq!(got, vec![(false, std::iter::once(0..256).collect()), (false, Vec::new())]);
+    // The same with a `Coherent` decoration on a member the block does not have (index 5 of
+    // two; naga accepts it): two decorations for two members must not make the block wholly
+    // coherent, which would hide a missing barrier before `b`.
+    let spv = std::fs::read(format!("{}/tests/spirv/malformed_member_index.spv", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let m = Module::from_spirv(&spv, "malformed_member_index.spv").unwrap();
+    let p = ComputePipeline::new(&m, "main").unwrap();
+    let got: Vec<(bool, Vec<std::ops::Range<u32>>)> = p.bindings().iter().map(|b| (b.coherent, b.coherent_ranges.clone())).collect();
+    assert_eq!(got, vec![(false, std::iter::once(0..256).collect()), (false, Vec::new())]);
     // Every choice errs towards showing a missing barrier: a binding that two entry points
     // linked into one module (spirv-link) declare differently; a coherent storage buffer and a
     // uniform block at the same binding load, the uniform block untouched.
