@@ -634,18 +634,24 @@ fn spirv_pipeline(w: &mut Workload, name: &str, spv: &[u8]) -> PipelineId {
 ///    block's member), each access carries its own device-scope availability and visibility,
 ///    the program is correct, and every profile must run it clean.
 fn s9(coherent: bool) -> Workload {
-    let mut w = Workload::new(if coherent { "coherent-buffer" } else { "plain-buffer" });
-    let x = w.device_buffer("X", N);
-    let out0 = w.device_buffer("OUT0", N);
-    let out1 = w.device_buffer("OUT1", N);
     let (read, write): (&[u8], &[u8]) = if coherent {
         (include_bytes!("../../examples/traces/shaders/read_x_coherent.spv"), include_bytes!("../../examples/traces/shaders/write_x_coherent.spv"))
     } else {
         (include_bytes!("../../examples/traces/shaders/read_x.spv"), include_bytes!("../../examples/traces/shaders/write_x.spv"))
     };
-    let read = spirv_pipeline(&mut w, "read_x", read);
-    let write = spirv_pipeline(&mut w, "write_x", write);
-    let groups = (N / 4 / 64) as u32;
+    read_write_read(if coherent { "coherent-buffer" } else { "plain-buffer" }, read, write, N)
+}
+
+/// S9's program: X filled, then `read` (X into OUT0), `write` (X) and `read` again (X into
+/// OUT1), with execution-only dependencies between them; each dispatch covers `bytes` of X.
+fn read_write_read(name: &str, read: &[u8], write: &[u8], bytes: u64) -> Workload {
+    let mut w = Workload::new(name);
+    let x = w.device_buffer("X", N);
+    let out0 = w.device_buffer("OUT0", bytes);
+    let out1 = w.device_buffer("OUT1", bytes);
+    let read = spirv_pipeline(&mut w, "read", read);
+    let write = spirv_pipeline(&mut w, "write", write);
+    let groups = (bytes / 4 / 64) as u32;
     let exec_only = || barrier(S::COMPUTE_SHADER, A::NONE, S::COMPUTE_SHADER, A::NONE);
     let c = vec![
         Command::FillBuffer { dst: x, offset: 0, size: None, data: 7 },
@@ -669,29 +675,12 @@ fn s9_coherent_buffers_need_only_execution_dependencies() {
 /// coherent uint a[]; }`): the same read, write, read with execution-only dependencies, on the
 /// coherent member `a` or on the plain member `b`.
 fn s9_member(member: char) -> Workload {
-    let mut w = Workload::new(format!("coherent-member-{member}"));
-    let x = w.device_buffer("X", N);
-    let out0 = w.device_buffer("OUT0", N / 2);
-    let out1 = w.device_buffer("OUT1", N / 2);
     let (read, write): (&[u8], &[u8]) = match member {
         'a' => (include_bytes!("spirv/member_read_a.spv"), include_bytes!("spirv/member_write_a.spv")),
         _ => (include_bytes!("spirv/member_read_b.spv"), include_bytes!("spirv/member_write_b.spv")),
     };
-    let read = spirv_pipeline(&mut w, "member_read", read);
-    let write = spirv_pipeline(&mut w, "member_write", write);
     // Each member is half of X: 512 words.
-    let groups = (N / 2 / 4 / 64) as u32;
-    let exec_only = || barrier(S::COMPUTE_SHADER, A::NONE, S::COMPUTE_SHADER, A::NONE);
-    let c = vec![
-        Command::FillBuffer { dst: x, offset: 0, size: None, data: 7 },
-        barrier(S::CLEAR, A::TRANSFER_WRITE, S::COMPUTE_SHADER, A::SHADER_STORAGE_READ | A::SHADER_STORAGE_WRITE),
-        dispatch(read, groups, vec![storage((0, 0), x), storage((0, 1), out0)], 0),
-        exec_only(),
-        dispatch(write, groups, vec![storage((0, 0), x)], 0),
-        exec_only(),
-        dispatch(read, groups, vec![storage((0, 0), x), storage((0, 1), out1)], 0),
-    ];
-    finish(w, c)
+    read_write_read(&format!("coherent-member-{member}"), read, write, N / 2)
 }
 
 #[test]
