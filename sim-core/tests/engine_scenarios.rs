@@ -547,16 +547,16 @@ fn run_budgets_are_exact() {
     };
     let fits = with(r.cycles, r.instructions, N).unwrap();
     assert_eq!((fits.cycles, fits.instructions), (r.cycles, r.instructions));
-    let budget_error = |res: Result<RunResult, WorkloadError>| match res {
-        Err(WorkloadError::Budget { at, message }) => format!("{at}: {message}"),
-        other => panic!("expected a budget to stop the run: {other:?}"),
+    let budget_error = |res: Result<RunResult, WorkloadError>, kind: Budget| match res {
+        Err(WorkloadError::Budget { budget, at, message }) if budget == kind => format!("{at}: {message}"),
+        other => panic!("expected the {kind:?} budget to stop the run: {other:?}"),
     };
-    let e = budget_error(with(r.cycles, r.instructions - 1, N));
+    let e = budget_error(with(r.cycles, r.instructions - 1, N), Budget::Instructions);
     assert!(e.contains(&format!("the reference run executed more than its budget of {} shader instructions", r.instructions - 1)), "{e}");
-    let e = budget_error(with(r.cycles - 1, r.instructions, N));
+    let e = budget_error(with(r.cycles - 1, r.instructions, N), Budget::Cycles);
     assert!(e.starts_with("run: ") && e.contains(&format!("the simulated run (seed 0) went past its budget of {} cycles", r.cycles - 1)), "{e}");
     // The fill of N bytes is all the trace moves.
-    let e = budget_error(with(r.cycles, r.instructions, N - 1));
+    let e = budget_error(with(r.cycles, r.instructions, N - 1), Budget::TransferBytes);
     assert!(e.contains(&format!("more than the budget of {} bytes", N - 1)) && e.contains("--max-transfer-bytes"), "{e}");
     for bad in [(0, 1, 1), (MAX_CYCLES + 1, 1, 1), (1, 0, 1), (1, 1, 0)] {
         assert!(matches!(with(bad.0, bad.1, bad.2), Err(WorkloadError::Invalid { .. })), "{bad:?}");
@@ -582,11 +582,19 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     b[id.x] = i;
 }
 "#;
-    let mut w = Workload::new("stale-loop-bound");
-    let a = w.device_buffer("A", N);
-    let b = w.device_buffer("B", N);
-    let pl = w.wgsl_pipeline("loop", LOOP, "main").unwrap();
-    let w = finish(w, vec![Command::FillBuffer { dst: a, offset: 0, size: None, data: 100 }, dispatch(pl, 16, vec![storage((0, 0), a), storage((0, 1), b)], 0)]);
+    let stale_loop_bound = |with_barrier: bool| {
+        let mut w = Workload::new("stale-loop-bound");
+        let a = w.device_buffer("A", N);
+        let b = w.device_buffer("B", N);
+        let pl = w.wgsl_pipeline("loop", LOOP, "main").unwrap();
+        let mut c = vec![Command::FillBuffer { dst: a, offset: 0, size: None, data: 100 }];
+        if with_barrier {
+            c.push(barrier(S::CLEAR, A::TRANSFER_WRITE, S::COMPUTE_SHADER, A::SHADER_STORAGE_READ));
+        }
+        c.push(dispatch(pl, 16, vec![storage((0, 0), a), storage((0, 1), b)], 0));
+        finish(w, c)
+    };
+    let w = stale_loop_bound(false);
     let p = Profile::builtin("seed-l2").unwrap();
     let (seed, r) = (0..SEEDS).map(|s| (s, run_workload(&w, &p, s).unwrap())).find(|(_, r)| r.stale_reads > 0).expect("a seed with stale reads");
     assert!(r.instructions > r.reference_instructions, "{} vs {}", r.instructions, r.reference_instructions);
@@ -598,27 +606,31 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     assert!(why.message.contains(&format!("the simulated run (seed {seed}) executed more than its budget")) && why.message.contains("stale read"), "{why:?}");
     assert!(stopped.corrupted() && stopped.stale_reads > 0 && !stopped.findings.is_empty());
     assert_eq!(stopped.corrupted_bytes, 0, "a stopped run's memory is not compared");
+    // Its counts include the workgroups in flight when it stopped, so they pass the budget.
+    assert!(stopped.instructions > limits.max_instructions && stopped.instructions < r.instructions, "{} of {}", stopped.instructions, r.instructions);
+    assert!(stopped.lane_ops > 0 && stopped.lane_ops < r.lane_ops);
     // A cycle budget proves no runaway (the reference run has no cycles): still an error.
     let limits = RunLimits { max_cycles: r.cycles - 1, ..RunLimits::default() };
     match run_workload_with(&w, &p, seed, &RunOptions { limits, ..RunOptions::default() }) {
-        Err(WorkloadError::Budget { message, .. }) => assert!(message.contains("cycles") && message.contains("stale read"), "{message}"),
+        Err(WorkloadError::Budget { budget: Budget::Cycles, message, .. }) => assert!(message.contains("cycles") && message.contains("stale read"), "{message}"),
         other => panic!("expected the cycle budget to stop the run: {other:?}"),
     }
     // A budget the reference run itself spends is an error: nothing was found, the run could
     // not be made.
     let limits = RunLimits { max_instructions: r.reference_instructions - 1, ..RunLimits::default() };
     match run_workload_with(&w, &p, seed, &RunOptions { limits, ..RunOptions::default() }) {
-        Err(WorkloadError::Budget { message, .. }) => assert!(message.contains("the reference run"), "{message}"),
+        Err(WorkloadError::Budget { budget: Budget::Instructions, message, .. }) => assert!(message.contains("the reference run"), "{message}"),
         other => panic!("expected the reference run to spend its budget: {other:?}"),
     }
-    // And a run that read nothing stale and spends its budget is an error too.
-    let clean = (0..SEEDS).map(|s| (s, run_workload(&w, &p, s).unwrap())).find(|(_, r)| r.stale_reads == 0);
-    if let Some((seed, r)) = clean {
-        let limits = RunLimits { max_cycles: r.cycles - 1, ..RunLimits::default() };
-        match run_workload_with(&w, &p, seed, &RunOptions { limits, ..RunOptions::default() }) {
-            Err(WorkloadError::Budget { message, .. }) => assert!(message.contains("cycles") && !message.contains("stale"), "{message}"),
-            other => panic!("expected the cycle budget to stop the clean run: {other:?}"),
-        }
+    // And a run that read nothing stale (the barrier is there) and spends a budget is an
+    // error with no stale reads to tell of.
+    let fixed = stale_loop_bound(true);
+    let clean = run_workload(&fixed, &p, seed).unwrap();
+    assert_eq!((clean.stale_reads, clean.instructions), (0, clean.reference_instructions));
+    let limits = RunLimits { max_cycles: clean.cycles - 1, ..RunLimits::default() };
+    match run_workload_with(&fixed, &p, seed, &RunOptions { limits, ..RunOptions::default() }) {
+        Err(WorkloadError::Budget { budget: Budget::Cycles, message, .. }) => assert!(message.contains("cycles") && !message.contains("stale"), "{message}"),
+        other => panic!("expected the cycle budget to stop the clean run: {other:?}"),
     }
 }
 

@@ -32,6 +32,8 @@ pub enum WorkloadError {
     /// The run spent one of its budgets ([`crate::engine::RunLimits`]) and was stopped.
     #[error("{at}: {message}")]
     Budget {
+        /// Which budget ran out.
+        budget: Budget,
         /// The dispatch running when the budget ran out, or `run`.
         at: String,
         /// Which budget, and how to raise it.
@@ -45,4 +47,17 @@ pub enum WorkloadError {
         /// The failure.
         message: String,
     },
+}
+
+/// The budgets of a run ([`crate::engine::RunLimits`]), each with its own flag.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Budget {
+    /// Simulated cycles (`--max-cycles`); only the simulated run has cycles.
+    Cycles,
+    /// Shader instructions summed over subgroups (`--max-instructions`), counted for the
+    /// reference run and the simulated run each on its own.
+    Instructions,
+    /// Bytes moved by transfer commands over all submissions (`--max-transfer-bytes`), checked
+    /// before anything runs.
+    TransferBytes,
 }

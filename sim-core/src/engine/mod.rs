@@ -33,7 +33,7 @@ use std::collections::HashSet;
 use serde::Serialize;
 use sim_caches::{CacheStats, Maintenance, Tag};
 
-pub use error::WorkloadError;
+pub use error::{Budget, WorkloadError};
 pub use machine::{CacheOp, CacheTarget, MachineConfig, TransferPath};
 pub use program::{CommandRef, Program, Writer};
 pub use run::{BarrierPlanner, GraphNode, MAX_CYCLES, MAX_TIMELINE_WORKGROUPS, ReadKey, RunLimits, Stopped, SyncLog, SyncOp};
@@ -394,7 +394,7 @@ pub fn dependency_graph(workload: &Workload, profile: &Profile, seed: u64, limit
     let out = run::Sim::new(&prog, &config, profile, &reference.truth, seed)?.limits(*limits).record_graph().run()?;
     // A graph is of a whole run.
     if let Some(Stopped { at, message }) = out.stopped {
-        return Err(WorkloadError::Budget { at, message });
+        return Err(WorkloadError::Budget { budget: Budget::Instructions, at, message });
     }
     Ok(out.graph)
 }

@@ -20,14 +20,14 @@
 //! replacement. The same program, machine and seed always give the same run.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::sync::Arc;
 
 use sim_caches::{AccessError, Tag, word_span};
 use sim_shader::{BindingKind, ComputePipeline, MemOp, Step, Workgroup, WorkgroupConfig};
 
 use crate::engine::dispatch::{Bound, resolve};
-use crate::engine::error::WorkloadError;
+use crate::engine::error::{Budget, WorkloadError};
 use crate::engine::exec::{LaneRead, Port, Scratch, lane_reads, perform};
 use crate::engine::machine::{CacheOp, Machine, MachineConfig, via_name};
 use crate::engine::program::{Program, fill_size};
@@ -468,6 +468,7 @@ impl RunLimits {
             });
             if total > self.max_transfer_bytes {
                 return Err(WorkloadError::Budget {
+                    budget: Budget::TransferBytes,
                     at: format!("command_buffers[{}].commands[{}] ({})", w.command_buffers[ins.cb].name, ins.index, cmd.vk_name()),
                     message: format!(
                         "the trace's transfer commands move more than the budget of {} over all their submissions; this one, in submit {}, takes the total past it (raise the budget with --max-transfer-bytes)",
@@ -511,6 +512,7 @@ impl InstructionBudget {
     pub(crate) fn spent(&self, at: String, stale: u64) -> WorkloadError {
         let why = if stale == 0 { "a shader that never ends?".to_string() } else { stale_note(stale) };
         WorkloadError::Budget {
+            budget: Budget::Instructions,
             at,
             message: format!(
                 "{} executed more than its budget of {} (summed over subgroups) and was stopped; {why} (raise the budget with --max-instructions)",
@@ -674,9 +676,21 @@ impl<'p, 'w> Sim<'p, 'w> {
             Ok(()) => None,
             // Only the instruction budget proves a runaway (the reference run passed the same
             // one); the reference run has no cycles, so a cycle stop stays an error.
-            Err(WorkloadError::Budget { at, message }) if self.out.stale_count > 0 && message.contains("--max-instructions") => Some(Stopped { at, message }),
+            Err(WorkloadError::Budget { budget: Budget::Instructions, at, message }) if self.out.stale_count > 0 => Some(Stopped { at, message }),
             Err(e) => return Err(e),
         };
+        if stopped.is_some() {
+            // The workgroups in flight when the run stopped did work too: the report's counts
+            // are of everything executed, so they pass the budget that stopped the run.
+            let free: HashSet<usize> = self.free_slots.iter().copied().collect();
+            for (s, slot) in self.slots.iter().enumerate() {
+                if let (false, Some(wg)) = (free.contains(&s), &slot.wg) {
+                    let st = wg.stats();
+                    self.out.instructions += st.instructions;
+                    self.out.lane_ops += st.lane_ops;
+                }
+            }
+        }
         self.machine.drain().map_err(|e| exec_err("end of run", e))?;
         let o = self.out;
         Ok(SimOutcome {
@@ -713,6 +727,7 @@ impl<'p, 'w> Sim<'p, 'w> {
             };
             if t > self.max_cycles {
                 return Err(WorkloadError::Budget {
+                    budget: Budget::Cycles,
                     at: "run".into(),
                     message: format!(
                         "the simulated run (seed {}) went past its budget of {} and was stopped{} (raise the budget with --max-cycles)",

@@ -171,7 +171,7 @@ impl LoadedTrace {
     pub fn locate_engine_error(&self, e: &WorkloadError) -> TraceError {
         let file = self.file.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
         let (at, message) = match e {
-            WorkloadError::Invalid { at, message } | WorkloadError::Deadlock { at, message } | WorkloadError::Budget { at, message } => (at.clone(), message.clone()),
+            WorkloadError::Invalid { at, message } | WorkloadError::Deadlock { at, message } | WorkloadError::Budget { at, message, .. } => (at.clone(), message.clone()),
             WorkloadError::Execution { at, message } => (at.clone(), format!("shader execution failed: {message}")),
             WorkloadError::Shader { shader, message } => (String::new(), format!("shader `{shader}`: {message}")),
         };
