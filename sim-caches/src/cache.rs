@@ -30,10 +30,15 @@ use bitvec::prelude::*;
 use serde::Serialize;
 
 use crate::error::{AccessError, SpecError};
+use crate::huge::HugeBuf;
 use crate::level::{AccessReport, MemoryLevel, TAG_GRANULE, Tag, Tags, copy, host_prefetch_at, word_span};
 use crate::spec::{CacheSpec, DirtyOnInvalidate, Replacement, WritePolicy};
 
 const INVALID: u64 = u64::MAX;
+
+/// The host's cache line: frames' bytes and tags start on one, so that a 64-byte frame is one
+/// host line, not two (an allocator's large blocks start 16 bytes past a page).
+const HOST_LINE_BYTES: usize = 64;
 
 /// Calls `$cache.$method::<N, LB, W>(args)` with the cache's line size `LB` and associativity
 /// `W` as constants for the geometries that get code of their own (0 for what is not constant):
@@ -190,13 +195,13 @@ pub struct Cache {
     /// Which compiled-in geometry `line_bytes` and `ways` are ([`by_geometry!`]).
     geometry: Geometry,
     plru_levels: u32,
-    lines: Vec<u64>,
+    lines: HugeBuf<u64>,
     /// Beside `lines`: a hash of each slot's line ([`line_hint`]), so that a lookup compares one
     /// byte per way, all of a set's at once, before it compares line numbers. An empty slot
     /// keeps whatever hint it had: its line number (`INVALID`) never matches.
-    way_hints: Vec<u8>,
-    data: Vec<u8>,
-    tags: Vec<Tag>,
+    way_hints: HugeBuf<u8>,
+    data: HugeBuf<u8>,
+    tags: HugeBuf<Tag>,
     valid: Vec<u64>,
     dirty: Vec<u64>,
     /// LRU over more than 16 ways: the time of each slot's last use (0: empty).
@@ -245,10 +250,10 @@ impl Cache {
             ways,
             geometry: Geometry::of(line_bytes, ways),
             plru_levels: spec.ways.trailing_zeros(),
-            lines: vec![INVALID; slots],
-            way_hints: vec![0; slots],
-            data: vec![0; slots * line_bytes],
-            tags: vec![0; slots * line_bytes / TAG_GRANULE as usize],
+            lines: { let mut l = HugeBuf::zeroed_aligned(slots, HOST_LINE_BYTES); l.fill(INVALID); l },
+            way_hints: HugeBuf::zeroed_aligned(slots, HOST_LINE_BYTES),
+            data: HugeBuf::zeroed_aligned(slots * line_bytes, HOST_LINE_BYTES),
+            tags: HugeBuf::zeroed_aligned(slots * line_bytes / TAG_GRANULE as usize, HOST_LINE_BYTES),
             valid: vec![0; slots * mask_words],
             dirty: vec![0; slots * mask_words],
             stamps: if spec.replacement == Replacement::Lru && ways > LRU_ORDER_WAYS { vec![0; slots] } else { Vec::new() },
@@ -353,12 +358,16 @@ impl Cache {
             let wpl = lb / TAG_GRANULE as usize;
             let (mw, _) = self.mask_shape::<LB>();
             host_prefetch_at(self.lines.as_ptr().wrapping_add(slot));
-            // A frame's first and last byte and tag: a frame may straddle host lines.
+            // A frame's bytes, and its tags (as many bytes again), start on a host line (see
+            // `HOST_LINE_BYTES`): one host line each up to 64-byte lines, else the first and the
+            // last.
             let (bytes, tags) = (self.data.as_ptr().wrapping_add(f * lb), self.tags.as_ptr().wrapping_add(f * wpl));
             host_prefetch_at(bytes);
-            host_prefetch_at(bytes.wrapping_add(lb - 1));
             host_prefetch_at(tags);
-            host_prefetch_at(tags.wrapping_add(wpl - 1));
+            if lb > HOST_LINE_BYTES {
+                host_prefetch_at(bytes.wrapping_add(lb - 1));
+                host_prefetch_at(tags.wrapping_add(wpl - 1));
+            }
             host_prefetch_at(self.valid.as_ptr().wrapping_add(slot * mw));
             host_prefetch_at(self.dirty.as_ptr().wrapping_add(slot * mw));
         } else {

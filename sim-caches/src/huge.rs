@@ -8,8 +8,12 @@
 //! huge pages are asked (`madvise(MADV_HUGEPAGE)`) before it is first touched: what a host whose
 //! transparent huge pages are in `madvise` mode (a common default) needs to use them. A host
 //! without them uses ordinary pages; nothing simulated depends on which.
+//!
+//! [`HugeBuf::zeroed_aligned`] gives the same array on a smaller boundary and without huge
+//! pages, for a cache's arrays: a 64-byte frame that starts on a host cache line is one host line
+//! to fetch, where an allocator's large blocks (which start 16 bytes past a page) make it two.
 
-use std::alloc::{Layout, alloc, dealloc, handle_alloc_error};
+use std::alloc::{Layout, alloc, alloc_zeroed, dealloc, handle_alloc_error};
 use std::ops::{Deref, DerefMut};
 use std::ptr::NonNull;
 
@@ -30,11 +34,14 @@ unsafe impl Zeroable for u32 {}
 unsafe impl Zeroable for u64 {}
 
 /// A fixed-length, zeroed, heap-allocated array of `T` starting on a 2 MiB boundary (unless it
-/// is empty), with transparent huge pages asked for it. It owns its memory as a `Box<[T]>`
-/// would.
+/// is empty), with transparent huge pages asked for it, or on a boundary of the caller's
+/// ([`HugeBuf::zeroed_aligned`]). It owns its memory as a `Box<[T]>` would.
 pub struct HugeBuf<T: Zeroable> {
     ptr: NonNull<T>,
     len: usize,
+    /// The alignment of the allocation, in bytes: [`HUGE_PAGE_BYTES`], or what
+    /// [`HugeBuf::zeroed_aligned`] was given.
+    align: usize,
 }
 
 // SAFETY: `HugeBuf` owns its elements exclusively, as `Box<[T]>` does, and hands them out only
@@ -45,8 +52,8 @@ unsafe impl<T: Zeroable + Sync> Sync for HugeBuf<T> {}
 
 impl<T: Zeroable> HugeBuf<T> {
     /// The allocation of `len` elements: their bytes, aligned to a huge page.
-    fn layout(len: usize) -> Layout {
-        match Layout::array::<T>(len).and_then(|l| l.align_to(HUGE_PAGE_BYTES)) {
+    fn layout(len: usize, align: usize) -> Layout {
+        match Layout::array::<T>(len).and_then(|l| l.align_to(align)) {
             Ok(layout) => layout,
             // Callers size their arrays from validated specs, far below `isize::MAX` bytes.
             Err(_) => panic!("HugeBuf of {len} elements exceeds the address space"),
@@ -59,9 +66,32 @@ impl<T: Zeroable> HugeBuf<T> {
     /// If `len` elements take more than `isize::MAX` bytes, as `Vec::with_capacity` does; if the
     /// host has no memory for them, through `handle_alloc_error`.
     pub fn zeroed(len: usize) -> HugeBuf<T> {
-        let layout = Self::layout(len);
+        Self::allocate(len, HUGE_PAGE_BYTES, true)
+    }
+
+    /// `len` zero elements starting on an `align`-byte boundary (a power of two), with no huge
+    /// pages asked for: for arrays whose elements should not straddle host cache lines (a
+    /// cache's 64-byte frames) but that are too many or too small to take 2 MiB each.
+    ///
+    /// # Panics
+    /// As [`HugeBuf::zeroed`], and if `align` is not a power of two.
+    pub fn zeroed_aligned(len: usize, align: usize) -> HugeBuf<T> {
+        assert!(align.is_power_of_two(), "alignment {align} is not a power of two");
+        Self::allocate(len, align, false)
+    }
+
+    fn allocate(len: usize, align: usize, huge: bool) -> HugeBuf<T> {
+        let layout = Self::layout(len, align);
         if layout.size() == 0 {
-            return HugeBuf { ptr: NonNull::dangling(), len };
+            return HugeBuf { ptr: NonNull::dangling(), len, align };
+        }
+        if !huge {
+            // Zeroed by the allocator, which can hand out fresh zero pages: like `vec![0; len]`,
+            // resident only where touched.
+            // SAFETY: the layout has a non-zero size.
+            let raw = unsafe { alloc_zeroed(layout) };
+            let Some(ptr) = NonNull::new(raw) else { handle_alloc_error(layout) };
+            return HugeBuf { ptr: ptr.cast(), len, align };
         }
         // SAFETY: the layout has a non-zero size.
         let raw = unsafe { alloc(layout) };
@@ -71,7 +101,7 @@ impl<T: Zeroable> HugeBuf<T> {
         // (memory already faulted in as small pages would stay small).
         // SAFETY: `raw` is a fresh allocation of `layout.size()` bytes.
         unsafe { std::ptr::write_bytes(raw, 0, layout.size()) };
-        HugeBuf { ptr: ptr.cast(), len }
+        HugeBuf { ptr: ptr.cast(), len, align }
     }
 
     /// The first element's address, for callers that hand out pointers into the array: taken
@@ -103,9 +133,9 @@ impl<T: Zeroable> DerefMut for HugeBuf<T> {
 
 impl<T: Zeroable> Drop for HugeBuf<T> {
     fn drop(&mut self) {
-        let layout = Self::layout(self.len);
+        let layout = Self::layout(self.len, self.align);
         if layout.size() != 0 {
-            // SAFETY: allocated in `zeroed` with this very layout.
+            // SAFETY: allocated in `allocate` with this very layout.
             unsafe { dealloc(self.ptr.as_ptr().cast(), layout) };
         }
     }
@@ -138,5 +168,17 @@ mod tests {
         assert_eq!(b.iter().map(|&w| w as u64).sum::<u64>(), 7);
         let empty = HugeBuf::<u64>::zeroed(0);
         assert!(empty.is_empty());
+    }
+
+    #[test]
+    fn a_line_aligned_buffer_is_zeroed_aligned_and_writable() {
+        for len in [1, 17, 4096 + 5] {
+            let mut b = HugeBuf::<u8>::zeroed_aligned(len, 64);
+            assert_eq!((b.len(), b.as_ptr() as usize % 64), (len, 0));
+            assert!(b.iter().all(|&x| x == 0));
+            b[len - 1] = 9;
+            assert_eq!(b.iter().map(|&x| x as u64).sum::<u64>(), 9);
+        }
+        assert!(HugeBuf::<u32>::zeroed_aligned(0, 64).is_empty());
     }
 }
