@@ -40,6 +40,13 @@ const INVALID: u64 = u64::MAX;
 /// host line, not two (an allocator's large blocks start 16 bytes past a page).
 const HOST_LINE_BYTES: usize = 64;
 
+/// The most bytes of lines a cache may hold and still get no hint of its own state from
+/// [`Cache::prefetch`] (its next level still gets one). Such a cache (a GPU L1 or texture cache)
+/// has arrays that stay in the host core's own caches under any traffic, so hinting them spends
+/// instructions for nothing: on the two-level random loads of `benches/caches.rs`, leaving the
+/// 32 KiB L1's state unhinted ran them about 7% faster (BENCHMARKS.md, ninth round).
+pub const OWN_HINT_MAX_BYTES: u64 = 64 * 1024;
+
 /// Calls `$cache.$method::<N, LB, W>(args)` with the cache's line size `LB` and associativity
 /// `W` as constants for the geometries that get code of their own (0 for what is not constant):
 /// 64-byte lines of 4, 8 or 16 ways, 128-byte lines of 8 or 16 ways (GPU L1s and L2s), 32-byte
@@ -222,6 +229,9 @@ pub struct Cache {
     /// Reads served by that fast path: counted apart (one increment instead of two) and folded
     /// into `reads` and `read_hits` by [`Cache::stats`].
     mru_hits: u64,
+    /// Whether [`Cache::prefetch`] hints this cache's own state: it holds more than
+    /// [`OWN_HINT_MAX_BYTES`] of lines.
+    hint_own: bool,
     resident: usize,
     fill_data: Vec<u8>,
     fill_tags: Vec<Tag>,
@@ -267,6 +277,7 @@ impl Cache {
             mru_slot: 0,
             mru_at: 0,
             mru_hits: 0,
+            hint_own: spec.size_bytes > OWN_HINT_MAX_BYTES,
             resident: 0,
             fill_data: vec![0; line_bytes],
             fill_tags: vec![0; line_bytes / TAG_GRANULE as usize],
@@ -323,10 +334,13 @@ impl Cache {
     /// Hints that an access at `addr` is coming (see [`MemoryLevel::prefetch`]): brings the
     /// host cache lines holding its set's hints and replacement state, the slot a miss there
     /// would replace as the set stands now (with LRU of at most 16 ways: its line number, bytes,
-    /// tags and masks) and whatever `next` would read for it, towards the host CPU. Changes
-    /// nothing simulated.
+    /// tags and masks) and whatever `next` would read for it, towards the host CPU. A cache of
+    /// at most [`OWN_HINT_MAX_BYTES`] of lines hints only `next`. Changes nothing simulated.
     #[inline]
     pub fn prefetch<N: MemoryLevel + ?Sized>(&self, next: &N, addr: u64) {
+        if !self.hint_own {
+            return next.prefetch(addr);
+        }
         // Compiled per geometry, as reads are: with the line size and ways constants, the places
         // are shifts and adds (with them read from the cache, the hint cost about 70 instructions
         // a level, a third of an L1 miss's).

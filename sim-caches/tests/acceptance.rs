@@ -15,6 +15,7 @@
 use bitvec::prelude::*;
 use proptest::prelude::*;
 use sim_caches::*;
+use sim_caches::cache::OWN_HINT_MAX_BYTES;
 
 const KIB: u64 = 1024;
 /// Device memory of the random-traffic runs: large against the caches, so sets conflict, small
@@ -309,7 +310,8 @@ traffic_tests! {
 /// bytes of 4 ways): two hierarchies take the same random traffic, one of them told of each
 /// access (and of a random address) before it comes; every read returns the model's bytes and
 /// tags in both, with equal reports, and the statistics and the flushed memory end equal. (The
-/// hints reach the set's state, the slot a miss would replace and the backing store's line.)
+/// hints reach the L2 set's state, the slot a miss there would replace and the backing store's
+/// line; the L1 is small enough to hint only its next level.)
 #[test]
 fn prefetch_hints_change_nothing_at_any_line_size() {
     for (line, l1_ways, l2_ways) in [(16u32, 4, 8), (32, 4, 8), (64, 4, 8), (64, 8, 16), (128, 4, 8), (128, 8, 16), (256, 4, 8)] {
@@ -317,7 +319,10 @@ fn prefetch_hints_change_nothing_at_any_line_size() {
         let seed = seed_for(&test);
         let ctx = format!("{test}: seed={seed}");
         let l1 = CacheSpec::new(4 * KIB, line, l1_ways, Replacement::Lru, WritePolicy::WriteThroughAllocate);
-        let l2 = CacheSpec::new(32 * KIB, line, l2_ways, Replacement::Lru, WritePolicy::WriteBackLineDirty);
+        // An L2 above `OWN_HINT_MAX_BYTES`, so that the hint reaches its state (the L1's is
+        // never hinted), and still an eighth of the range.
+        let l2 = CacheSpec::new(128 * KIB, line, l2_ways, Replacement::Lru, WritePolicy::WriteBackLineDirty);
+        assert!(l2.size_bytes > OWN_HINT_MAX_BYTES && l1.size_bytes <= OWN_HINT_MAX_BYTES);
         let (mut plain, mut hinted) = (Hierarchy::new(&l1, &l2, seed), Hierarchy::new(&l1, &l2, seed));
         let mut model = Model::new(RANGE);
         let mut t = Traffic::new(seed);
