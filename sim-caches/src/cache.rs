@@ -336,7 +336,7 @@ impl Cache {
     /// would replace as the set stands now (with LRU of at most 16 ways: its line number, bytes,
     /// tags and masks) and whatever `next` would read for it, towards the host CPU. A cache of
     /// at most [`OWN_HINT_MAX_BYTES`] of lines hints only `next`. Changes nothing simulated.
-    #[inline]
+    #[inline(always)]
     pub fn prefetch<N: MemoryLevel + ?Sized>(&self, next: &N, addr: u64) {
         if !self.hint_own {
             return next.prefetch(addr);
