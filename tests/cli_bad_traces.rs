@@ -219,6 +219,18 @@ fn a_runaway_caused_by_stale_reads_is_a_finding() {
     let reason = stopped["stopped"]["reason"].as_str().unwrap_or_default();
     assert!(reason.contains("executed more than its budget") && reason.contains("stale read") && reason.contains("--max-instructions"), "{stopped}");
     assert!(stopped["corruption"]["stale_reads"].as_u64().unwrap() > 0 && stopped["corruption"]["corrupted_bytes"] == 0, "{stopped}");
+    // Its timeline shows the dispatch that ran on, up to the stop, and marks the stop.
+    let timeline = scratch("stale-loop-timeline.json", "");
+    let out = run_trace("stale-loop-timeline", &text, &["--schedules", "32", "--max-instructions", &budget.to_string(), "--timeline", timeline.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let trace: serde_json::Value = serde_json::from_slice(&std::fs::read(&timeline).unwrap()).unwrap();
+    let cycles = trace["otherData"]["cycles"].as_u64().unwrap();
+    let events = trace["traceEvents"].as_array().unwrap();
+    let marks: Vec<_> = events.iter().filter(|e| e["name"] == "stopped" && e["ph"] == "i").collect();
+    assert!(marks.len() == 1 && marks[0]["args"]["cycle"] == cycles && marks[0]["args"]["reason"] == trace["otherData"]["stopped"]["reason"], "{marks:?}");
+    let dispatch_end = events.iter().filter(|e| e["cat"] == "command" && e["name"] == "vkCmdDispatch").filter_map(|e| e["args"]["end_cycle"].as_u64()).max();
+    assert_eq!(dispatch_end, Some(cycles), "the runaway dispatch's slice ends at the stop");
+    assert!(events.iter().any(|e| e["cat"] == "workgroup" && e["ts"].as_f64() < marks[0]["ts"].as_f64()), "workgroups under way are drawn");
     // The text report says it too.
     let out = run_trace("stale-loop-text", &text, &["--schedules", "32", "--max-instructions", &budget.to_string()]);
     let text_report = String::from_utf8_lossy(&out.stdout);

@@ -6,7 +6,9 @@
 //! thread per queue: each sync node as a *drain* slice, from submission to firing, while it
 //! waits for its first scope, then a slice for its cache operations, with each operation and
 //! the lines it wrote back in `args`). Times are microseconds of the profile's core clock
-//! (`timing.core_clock_mhz`): `ts = cycle / MHz`.
+//! (`timing.core_clock_mhz`): `ts = cycle / MHz`. A run stopped at its instruction budget after
+//! stale reads ends its commands and workgroups under way at the stop and marks it with a global
+//! instant event `stopped` (its `args` and `otherData.stopped`: where, why, the cycle).
 //!
 //! The file is written event by event, so that a run of millions of workgroups needs no more
 //! memory for its timeline than the run recorded (at most
@@ -146,7 +148,14 @@ pub fn chrome_trace(out: &mut dyn Write, w: &Workload, p: &Profile, r: &RunResul
             at += o.cycles;
         }
     }
-    let other = json!({"profile": p.name, "seed": r.seed, "cycles": r.cycles, "core_clock_mhz": p.timing.core_clock_mhz, "workgroups_not_recorded": r.workgroups_not_recorded});
+    let mut other = json!({"profile": p.name, "seed": r.seed, "cycles": r.cycles, "core_clock_mhz": p.timing.core_clock_mhz, "workgroups_not_recorded": r.workgroups_not_recorded});
+    if let Some(stopped) = &r.stopped {
+        // A run stopped at its instruction budget: the commands and workgroups under way end at
+        // the stop, which this marks across the whole view.
+        let args = json!({"at": stopped.at, "reason": stopped.message, "cycle": r.cycles});
+        ev.push(json!({"ph": "i", "s": "g", "name": "stopped", "cat": "stopped", "pid": PID_QUEUES, "tid": 0, "ts": us(r.cycles), "args": args}))?;
+        other["stopped"] = args;
+    }
     write!(ev.out, "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{other}}}")?;
     Ok(())
 }

@@ -681,13 +681,21 @@ impl<'p, 'w> Sim<'p, 'w> {
         };
         if stopped.is_some() {
             // The workgroups in flight when the run stopped did work too: the report's counts
-            // are of everything executed, so they pass the budget that stopped the run.
+            // are of everything executed, so they pass the budget that stopped the run; and
+            // their spans and their commands' end at the stop, so that the timeline shows what
+            // ran on.
             let free: HashSet<usize> = self.free_slots.iter().copied().collect();
-            for (s, slot) in self.slots.iter().enumerate() {
-                if let (false, Some(wg)) = (free.contains(&s), &slot.wg) {
+            for s in 0..self.slots.len() {
+                if let (false, Some(wg)) = (free.contains(&s), &self.slots[s].wg) {
                     let st = wg.stats();
                     self.out.instructions += st.instructions;
                     self.out.lane_ops += st.lane_ops;
+                    self.record_workgroup(s);
+                }
+            }
+            for item in &self.items {
+                if let (State::Running, Kind::Action { inst, .. }) = (item.state, &item.kind) {
+                    self.out.spans.push((*inst, item.start, self.now));
                 }
             }
         }
@@ -1392,19 +1400,26 @@ impl<'p, 'w> Sim<'p, 'w> {
         }
     }
 
-    fn workgroup_done(&mut self, s: usize, wg: &Workgroup) {
-        let st = wg.stats();
-        self.out.instructions += st.instructions;
-        self.out.lane_ops += st.lane_ops;
-        let slot = &self.slots[s];
-        let d = slot.dispatch;
+    /// Records the span of the workgroup in slot `s`, from its start to now, if spans are asked
+    /// for and there is room.
+    fn record_workgroup(&mut self, s: usize) {
         if self.record_workgroups > 0 {
+            let slot = &self.slots[s];
             if self.out.workgroups.len() < self.record_workgroups {
-                self.out.workgroups.push((self.dispatches[d].inst, slot.wg_index, slot.cu, slot.start, self.now));
+                self.out.workgroups.push((self.dispatches[slot.dispatch].inst, slot.wg_index, slot.cu, slot.start, self.now));
             } else {
                 self.out.workgroups_not_recorded += 1;
             }
         }
+    }
+
+    fn workgroup_done(&mut self, s: usize, wg: &Workgroup) {
+        let st = wg.stats();
+        self.out.instructions += st.instructions;
+        self.out.lane_ops += st.lane_ops;
+        self.record_workgroup(s);
+        let slot = &self.slots[s];
+        let d = slot.dispatch;
         self.machine.cus[slot.cu].free_slots += 1;
         self.free_slots.push(s);
         let dr = &mut self.dispatches[d];
