@@ -219,6 +219,10 @@ fn a_runaway_caused_by_stale_reads_is_a_finding() {
     let reason = stopped["stopped"]["reason"].as_str().unwrap_or_default();
     assert!(reason.contains("executed more than its budget") && reason.contains("stale read") && reason.contains("--max-instructions"), "{stopped}");
     assert!(stopped["corruption"]["stale_reads"].as_u64().unwrap() > 0 && stopped["corruption"]["corrupted_bytes"] == 0, "{stopped}");
+    // Where: the dispatch, named as findings name commands, and when.
+    let (at, cycle) = (&stopped["stopped"]["at"], stopped["stopped"]["cycle"].as_u64());
+    assert!(at["submit"] == 0 && at["command_buffer"] == "cb0" && at["command"] == 1 && stopped["stopped"]["command"] == "vkCmdDispatch", "{stopped}");
+    assert!(cycle.is_some() && cycle == stopped["cycles"].as_u64(), "{stopped}");
     // Its timeline shows the dispatch that ran on, up to the stop, and marks the stop.
     let timeline = scratch("stale-loop-timeline.json", "");
     let out = run_trace("stale-loop-timeline", &text, &["--schedules", "32", "--max-instructions", &budget.to_string(), "--timeline", timeline.to_str().unwrap()]);

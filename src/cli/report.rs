@@ -174,7 +174,13 @@ pub fn json_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> s
         "lane_ops": r.lane_ops,
     });
     if let Some(stopped) = &r.stopped {
-        report["stopped"] = serde_json::json!({"at": stopped.at, "reason": stopped.message});
+        // Named as findings name commands; `"run"` when no dispatch was running.
+        let at = match &stopped.command {
+            Some(c) => serde_json::json!(c),
+            None => serde_json::json!(stopped.at),
+        };
+        let command = stopped.command.as_ref().map(|c| vk_name(w, c));
+        report["stopped"] = serde_json::json!({"at": at, "command": command, "cycle": r.cycles, "reason": stopped.message});
     }
     report
 }

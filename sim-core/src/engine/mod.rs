@@ -393,7 +393,7 @@ pub fn dependency_graph(workload: &Workload, profile: &Profile, seed: u64, limit
     let reference = reference::reference_run_with(&prog, config.subgroup_size, &HashSet::new(), limits)?;
     let out = run::Sim::new(&prog, &config, profile, &reference.truth, seed)?.limits(*limits).record_graph().run()?;
     // A graph is of a whole run.
-    if let Some(Stopped { at, message }) = out.stopped {
+    if let Some(Stopped { at, message, .. }) = out.stopped {
         return Err(WorkloadError::Budget { budget: Budget::Instructions, at, message });
     }
     Ok(out.graph)

@@ -30,7 +30,7 @@ use crate::engine::dispatch::{Bound, resolve};
 use crate::engine::error::{Budget, WorkloadError};
 use crate::engine::exec::{LaneRead, Port, Scratch, lane_reads, perform};
 use crate::engine::machine::{CacheOp, Machine, MachineConfig, via_name};
-use crate::engine::program::{Program, fill_size};
+use crate::engine::program::{CommandRef, Program, fill_size};
 use crate::engine::rng::{Rng, fingerprint};
 use crate::engine::workload::{Command, HostOp};
 use crate::sync::{MemoryBarrier2, PipelineStageFlags2 as S, first_scope_stages, second_scope_stages};
@@ -187,6 +187,8 @@ pub struct SimOutcome {
 pub struct Stopped {
     /// The dispatch running when the budget ran out, or `run`.
     pub at: String,
+    /// That dispatch, as reports name commands (`None` for `run`).
+    pub command: Option<CommandRef>,
     /// Which budget, how to raise it, and the stale reads made before.
     pub message: String,
 }
@@ -577,6 +579,8 @@ pub struct Sim<'p, 'w> {
     chunk_bytes: Vec<u8>,
     max_cycles: u64,
     instructions: InstructionBudget,
+    /// The command instance whose shader was running when the instruction budget ran out.
+    budget_spent_in: Option<usize>,
     seed: u64,
     out: SimOutcomeParts,
 }
@@ -636,6 +640,7 @@ impl<'p, 'w> Sim<'p, 'w> {
             chunk_bytes: Vec::new(),
             max_cycles: RunLimits::default().max_cycles,
             instructions: InstructionBudget::new(&RunLimits::default(), format!("the simulated run (seed {seed})")),
+            budget_spent_in: None,
             seed,
             out: SimOutcomeParts::default(),
         })
@@ -676,7 +681,10 @@ impl<'p, 'w> Sim<'p, 'w> {
             Ok(()) => None,
             // Only the instruction budget proves a runaway (the reference run passed the same
             // one); the reference run has no cycles, so a cycle stop stays an error.
-            Err(WorkloadError::Budget { budget: Budget::Instructions, at, message }) if self.out.stale_count > 0 => Some(Stopped { at, message }),
+            Err(WorkloadError::Budget { budget: Budget::Instructions, at, message }) if self.out.stale_count > 0 => {
+                let command = self.budget_spent_in.map(|inst| self.prog.instances[inst].at.clone());
+                Some(Stopped { at, command, message })
+            }
             Err(e) => return Err(e),
         };
         if stopped.is_some() {
@@ -1329,7 +1337,13 @@ impl<'p, 'w> Sim<'p, 'w> {
         let d = self.slots[s].dispatch;
         let inst = self.dispatches[d].inst;
         let at = || self.prog.instances[inst].at.to_string();
-        let step = wg.step(sg).map_err(|e| self.instructions.shader_error(e, at, self.out.stale_count))?;
+        let step = match wg.step(sg) {
+            Ok(step) => step,
+            Err(e) => {
+                self.budget_spent_in = Some(inst);
+                return Err(self.instructions.shader_error(e, at, self.out.stale_count));
+            }
+        };
         let cpi = self.machine.config.cycles_per_instruction;
         match step {
             Step::Memory(req) => {
@@ -1382,6 +1396,7 @@ impl<'p, 'w> Sim<'p, 'w> {
         self.slots[s].instr_seen[sg] = st.instructions;
         if self.instructions.spend(delta) {
             let inst = self.dispatches[self.slots[s].dispatch].inst;
+            self.budget_spent_in = Some(inst);
             return Err(self.instructions.spent(self.prog.instances[inst].at.to_string(), self.out.stale_count));
         }
         Ok(delta.saturating_mul(cpi))
