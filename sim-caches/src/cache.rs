@@ -8,10 +8,10 @@
 //! two byte masks per slot, *valid* and *dirty* (`line_bytes / 64` words each, at least one).
 //! Slots are numbered set by set, except for bytes and tags, which are kept way by way (see
 //! `Cache::frame`) so that a streaming access fills them in address order. Bytes, tags, line
-//! numbers and hints start on host cache lines, so that a 64-byte frame is one host line. Replacement state is
-//! per set: for LRU the ways in order of use packed four bits each into one word, with a bit mask
-//! of the occupied ways beside it (per-slot stamps instead when a set has more than 16 ways); for
-//! tree-PLRU the tree's bits.
+//! numbers and hints start on host cache lines, so that a 64-byte frame is one host line.
+//! Replacement state is per set: for LRU the ways in order of use packed four bits each into one
+//! word, with a bit mask of the occupied ways beside it (per-slot stamps instead when a set has
+//! more than 16 ways); for tree-PLRU the tree's bits.
 //!
 //! # Policies in terms of the masks
 //! - A line filled from the next level is fully valid. Only the per-byte write-back policy can
