@@ -13,7 +13,8 @@
 //! over one backing store are *not* coherent with each other: that is the point of the simulator
 //! built on top, and only explicit maintenance ([`Cache::flush`], [`Cache::invalidate`]) moves
 //! data between them. The backing store keeps its pages on host huge pages where the host offers
-//! them ([`huge`]), which changes only how fast random accesses run.
+//! them, and a cache's arrays start on host cache lines ([`huge`]); both change only how fast
+//! random accesses run.
 
 pub mod cache;
 pub mod error;
