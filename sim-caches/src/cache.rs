@@ -960,7 +960,8 @@ impl Cache {
             // A 64-byte line's fill from the cache above.
             64 => self.read_slow::<N, 64>(next, addr, data, tags, &mut report),
             _ => self.read_slow::<N, 0>(next, addr, data, tags, &mut report),
-        }?;
+        }
+        .map_err(|e| *e)?;
         Ok(report)
     }
 
@@ -969,9 +970,10 @@ impl Cache {
     /// the common geometries that path is compiled with the line size and associativity as
     /// constants, so that a fill moves the line and its tags with plain moves and the way scan is
     /// a fixed run of compares. `B` is `data.len()` when the caller picked a path compiled for
-    /// that size, else 0.
+    /// that size, else 0. The error comes boxed: one register to return and test, where the
+    /// error itself went through memory on every read.
     #[inline(never)]
-    fn read_slow<N: MemoryLevel + ?Sized, const B: usize>(&mut self, next: &mut N, addr: u64, data: &mut [u8], tags: &mut [Tag], report: &mut AccessReport) -> Result<(), AccessError> {
+    fn read_slow<N: MemoryLevel + ?Sized, const B: usize>(&mut self, next: &mut N, addr: u64, data: &mut [u8], tags: &mut [Tag], report: &mut AccessReport) -> Result<(), Box<AccessError>> {
         debug_assert!(B == 0 || B == data.len());
         let n = if B == 0 { data.len() } else { B };
         let data = &mut data[..n];
@@ -998,7 +1000,7 @@ impl Cache {
     /// into a zeroed `report`. `LB` and `W` are the line size and associativity when known at
     /// compile time, else 0.
     #[inline(always)]
-    fn read_in_line<N: MemoryLevel + ?Sized, const LB: usize, const W: usize>(&mut self, next: &mut N, addr: u64, data: &mut [u8], tags: &mut [Tag], report: &mut AccessReport) -> Result<(), AccessError> {
+    fn read_in_line<N: MemoryLevel + ?Sized, const LB: usize, const W: usize>(&mut self, next: &mut N, addr: u64, data: &mut [u8], tags: &mut [Tag], report: &mut AccessReport) -> Result<(), Box<AccessError>> {
         let lb = if LB == 0 { self.line_bytes } else { LB };
         let n = data.len();
         let off = addr as usize & (lb - 1);
@@ -1260,7 +1262,7 @@ impl Cache {
         };
         // Not `read`: its fast path counts into `mru_hits`, and the read counted here is undone below.
         let mut report = AccessReport::default();
-        self.read_slow::<N, 0>(next, addr, old, old_tags, &mut report)?;
+        self.read_slow::<N, 0>(next, addr, old, old_tags, &mut report).map_err(|e| *e)?;
         let (mut new_buf, mut new_vec) = ([0u8; SMALL], Vec::new());
         let new = if old.len() <= SMALL {
             let new = &mut new_buf[..old.len()];
