@@ -948,50 +948,56 @@ impl Cache {
             self.mru_hits += 1;
             return Ok(AccessReport { hits: 1, ..AccessReport::default() });
         }
-        // The common access sizes get a slow path compiled for their size; where the size is a
-        // constant (as in a caller's fixed-size buffer) this match costs nothing.
+        // The common access sizes, with their tag counts, get a slow path compiled for their size
+        // that takes the buffers as arrays: one register each and no length to check. Where the
+        // sizes are constants (as in a caller's fixed-size buffers) the choice costs nothing.
         // The report is the caller's, filled in place: built in the slow path and returned from it,
         // it was zeroed there and then copied out, field by field, on every miss.
         let mut report = AccessReport::default();
-        match n {
-            4 => self.read_slow::<N, 4>(next, addr, data, tags, &mut report),
-            8 => self.read_slow::<N, 8>(next, addr, data, tags, &mut report),
-            16 => self.read_slow::<N, 16>(next, addr, data, tags, &mut report),
+        let result = if let Some((data, tags)) = as_arrays::<4, 1>(data, tags) {
+            self.read_sized::<N, 4, 1>(next, addr, data, tags, &mut report)
+        } else if let Some((data, tags)) = as_arrays::<8, 2>(data, tags) {
+            self.read_sized::<N, 8, 2>(next, addr, data, tags, &mut report)
+        } else if let Some((data, tags)) = as_arrays::<16, 4>(data, tags) {
+            self.read_sized::<N, 16, 4>(next, addr, data, tags, &mut report)
+        } else if let Some((data, tags)) = as_arrays::<64, 16>(data, tags) {
             // A 64-byte line's fill from the cache above.
-            64 => self.read_slow::<N, 64>(next, addr, data, tags, &mut report),
-            _ => self.read_slow::<N, 0>(next, addr, data, tags, &mut report),
-        }
-        .map_err(|e| *e)?;
+            self.read_sized::<N, 64, 16>(next, addr, data, tags, &mut report)
+        } else {
+            self.read_slow(next, addr, data, tags, &mut report)
+        };
+        result.map_err(|e| *e)?;
         Ok(report)
+    }
+
+    /// A read of `B` bytes and their `T` tags (`T = B / 4`) that is not a hit in the line used
+    /// last. Naturally aligned (as shader loads are), it lies inside one line and takes the
+    /// straight path of [`Cache::read_in_line`] compiled for its size, so that the copies out are
+    /// plain moves.
+    #[inline(never)]
+    fn read_sized<N: MemoryLevel + ?Sized, const B: usize, const T: usize>(&mut self, next: &mut N, addr: u64, data: &mut [u8; B], tags: &mut [Tag; T], report: &mut AccessReport) -> Result<(), Box<AccessError>> {
+        const { assert!(B.is_multiple_of(TAG_GRANULE as usize) && T == B / TAG_GRANULE as usize) };
+        if addr.is_multiple_of(B as u64) && B <= self.line_bytes {
+            return by_geometry!(self, read_in_line::<N>(next, addr, data, tags, report));
+        }
+        // Unaligned, or wider than a line: rare enough for the general path.
+        self.read_slow(next, addr, data, tags, report)
     }
 
     /// A read that is not a hit in the line used last. A read inside one line (a miss, or a hit
     /// in another line) takes a straight path: one lookup, at most one fill, one copy out; for
     /// the common geometries that path is compiled with the line size and associativity as
     /// constants, so that a fill moves the line and its tags with plain moves and the way scan is
-    /// a fixed run of compares. `B` is `data.len()` when the caller picked a path compiled for
-    /// that size, else 0. The error comes boxed: one register to return and test, where the
+    /// a fixed run of compares. The error comes boxed: one register to return and test, where the
     /// error itself went through memory on every read.
     #[inline(never)]
-    fn read_slow<N: MemoryLevel + ?Sized, const B: usize>(&mut self, next: &mut N, addr: u64, data: &mut [u8], tags: &mut [Tag], report: &mut AccessReport) -> Result<(), Box<AccessError>> {
-        debug_assert!(B == 0 || B == data.len());
-        let n = if B == 0 { data.len() } else { B };
-        let data = &mut data[..n];
-        if B != 0 && B.is_multiple_of(TAG_GRANULE as usize) && addr.is_multiple_of(B as u64) && B <= self.line_bytes && tags.len() == B / TAG_GRANULE as usize {
-            // Naturally aligned (as shader loads are): inside one line, and its tag count a
-            // constant, so that the copies out are plain moves.
-            let tags = &mut tags[..B / TAG_GRANULE as usize];
-            return by_geometry!(self, read_in_line::<N>(next, addr, data, tags, report));
-        }
+    fn read_slow<N: MemoryLevel + ?Sized>(&mut self, next: &mut N, addr: u64, data: &mut [u8], tags: &mut [Tag], report: &mut AccessReport) -> Result<(), Box<AccessError>> {
+        let n = data.len();
         let off = addr as usize & (self.line_bytes - 1);
         if n == 0 || off + n > self.line_bytes || tags.len() != word_span(addr, n) {
             // Also where a wrong tag-slice length is reported.
             *report = self.read_lines(next, addr, data, tags)?;
             return Ok(());
-        }
-        if B != 0 {
-            // Unaligned inside one line: rare enough for the general path.
-            return self.read_in_line::<N, 0, 0>(next, addr, data, tags, report);
         }
         by_geometry!(self, read_in_line::<N>(next, addr, data, tags, report))
     }
@@ -1262,7 +1268,7 @@ impl Cache {
         };
         // Not `read`: its fast path counts into `mru_hits`, and the read counted here is undone below.
         let mut report = AccessReport::default();
-        self.read_slow::<N, 0>(next, addr, old, old_tags, &mut report).map_err(|e| *e)?;
+        self.read_slow(next, addr, old, old_tags, &mut report).map_err(|e| *e)?;
         let (mut new_buf, mut new_vec) = ([0u8; SMALL], Vec::new());
         let new = if old.len() <= SMALL {
             let new = &mut new_buf[..old.len()];
@@ -1373,6 +1379,12 @@ fn ways_matching(set: &[u64], line: u64) -> u64 {
     } else {
         set.iter().enumerate().fold(0, |hits, (w, &l)| hits | ((l == line) as u64) << w)
     }
+}
+
+/// `data` and `tags` as arrays of `B` bytes and `T` tags, when they are that long.
+#[inline(always)]
+fn as_arrays<'a, const B: usize, const T: usize>(data: &'a mut [u8], tags: &'a mut [Tag]) -> Option<(&'a mut [u8; B], &'a mut [Tag; T])> {
+    Some((data.try_into().ok()?, tags.try_into().ok()?))
 }
 
 /// [`ways_matching`] of a set of `W` ways: a loop of fixed length, which unrolls.
