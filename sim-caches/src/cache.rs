@@ -927,11 +927,12 @@ impl Cache {
         let n = data.len();
         // Fast path: a hit in the line used last, which is fully valid (see `touch`). Touching it
         // again would change no replacement decision, so it is skipped. One subtraction places
-        // the access in that line: `off < mru_len` also keeps `off + n` from overflowing.
+        // the access in that line, and it fits when `off <= mru_len - n` (that is,
+        // `off + n <= mru_len`, which with `n` a constant is one compare, and cannot overflow).
         // Only word-aligned accesses of whole words take it: their tag count is `n / 4`, which
         // a caller's fixed-size buffer makes a constant (the general count is not).
         let off = addr.wrapping_sub(self.mru_addr);
-        if off < self.mru_len as u64 && off as usize + n <= self.mru_len && n != 0 && (addr | n as u64).is_multiple_of(TAG_GRANULE) && tags.len() == n / TAG_GRANULE as usize {
+        if self.mru_len.checked_sub(n).is_some_and(|room| off <= room as u64) && n != 0 && (addr | n as u64).is_multiple_of(TAG_GRANULE) && tags.len() == n / TAG_GRANULE as usize {
             let at = self.mru_at + off as usize;
             let w0 = at / TAG_GRANULE as usize;
             debug_assert!(at + n <= self.data.len() && at.is_multiple_of(TAG_GRANULE as usize) && w0 + n / TAG_GRANULE as usize <= self.tags.len());
