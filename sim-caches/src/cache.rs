@@ -810,29 +810,42 @@ impl Cache {
     }
 
     /// Finds room for `line` (evicting a victim, writing it back if dirty) and returns the
-    /// slot now assigned to it, clean, but with the victim's valid mask: the caller fills the
-    /// whole line or clears the mask.
+    /// slot now assigned to it, clean, and valid in every byte (`full`: the caller fills the whole
+    /// line, or drops the slot if it cannot) or in none.
     #[inline(always)]
-    fn allocate<N: MemoryLevel + ?Sized, const LB: usize, const W: usize>(&mut self, line: u64, next: &mut N, report: &mut AccessReport) -> Result<usize, AccessError> {
+    fn allocate<N: MemoryLevel + ?Sized, const LB: usize, const W: usize>(&mut self, line: u64, next: &mut N, report: &mut AccessReport, full: bool) -> Result<usize, AccessError> {
         let set = (line & self.set_mask) as usize;
         let slot = self.victim::<W>(set);
-        let (held, hint, _, dirty) = self.slot_state::<LB>(slot);
+        let (_, last) = self.mask_shape::<LB>();
+        // The valid mask is set here, with the line number, under the slot's one bounds check.
+        let take = |held: &mut u64, hint: &mut u8, valid: &mut [u64]| {
+            (*held, *hint) = (line, line_hint(line));
+            if let [w] = valid {
+                *w = if full { last } else { 0 };
+            } else {
+                valid.fill(if full { u64::MAX } else { 0 });
+                if full && let Some(w) = valid.last_mut() {
+                    *w = last;
+                }
+            }
+        };
+        let (held, hint, valid, dirty) = self.slot_state::<LB>(slot);
         let occupied = *held != INVALID;
         if occupied && dirty.iter().any(|&w| w != 0) {
             // `write_back` finds the victim's address by its line number: replaced only after.
             self.write_back(slot, next, report)?;
-            let (held, hint, _, _) = self.slot_state::<LB>(slot);
-            (*held, *hint) = (line, line_hint(line));
+            let (held, hint, valid, _) = self.slot_state::<LB>(slot);
+            take(held, hint, valid);
         } else {
             // The common case: no write-back, so one bounds check covers the slot's state.
-            (*held, *hint) = (line, line_hint(line));
+            take(held, hint, valid);
         }
         if occupied {
             report.evictions += 1;
             self.stats.evictions += 1;
             // The slot changes hands: what `drop_slot` does, less what the new line redid above
-            // (its line number and hint), the resident count (unchanged), the dirty mask (clear
-            // after the write-back) and the valid mask, which the caller fills or clears.
+            // (its line number, hint and valid mask), the resident count (unchanged) and the
+            // dirty mask (clear after the write-back).
             if self.mru_slot == slot {
                 self.mru_len = 0;
             }
@@ -847,12 +860,11 @@ impl Cache {
     /// frame. `LB` and `W` are the line size and associativity when known at compile time, else 0.
     #[inline(always)]
     fn allocate_fill<N: MemoryLevel + ?Sized, const LB: usize, const W: usize>(&mut self, line: u64, next: &mut N, report: &mut AccessReport) -> Result<(usize, usize), AccessError> {
-        let slot = self.allocate::<N, LB, W>(line, next, report)?;
+        let slot = self.allocate::<N, LB, W>(line, next, report, true)?;
         let f = self.frame::<W>(slot);
-        // The next level overwrites the whole line in place; `set_full` below (or `drop_slot` on
-        // an error) then replaces the victim's valid mask. With the line size a constant, the
-        // address is visibly line-aligned, which lets the level below drop its alignment
-        // arithmetic.
+        // The next level overwrites the whole line in place (on an error, `drop_slot` clears the
+        // valid mask `allocate` set). With the line size a constant, the address is visibly
+        // line-aligned, which lets the level below drop its alignment arithmetic.
         let addr = if LB == 0 { line << self.line_shift } else { line << LB.trailing_zeros() };
         let (bytes, words) = self.frame_data_mut::<LB>(f);
         let below = next.read(addr, bytes, words);
@@ -867,8 +879,6 @@ impl Cache {
         }
         report.fills += 1;
         self.stats.fills += 1;
-        let shape = self.mask_shape::<LB>();
-        Self::set_full(&mut self.valid, slot, shape);
         Ok((slot, f))
     }
 
@@ -1159,10 +1169,7 @@ impl Cache {
                 (Some(s), _) => Some(s),
                 (None, WritePolicy::WriteThroughNoAllocate) => None,
                 (None, WritePolicy::WriteBackByteMask) => {
-                    let slot = self.allocate::<N, LB, W>(line, next, &mut report)?;
-                    let (_, _, valid, _) = self.slot_state::<LB>(slot);
-                    valid.fill(0);
-                    Some(slot)
+                    Some(self.allocate::<N, LB, W>(line, next, &mut report, false)?)
                 }
                 (None, _) => Some(self.allocate_fill::<N, LB, W>(line, next, &mut report)?.0),
             };
