@@ -988,8 +988,17 @@ impl Cache {
     #[inline(never)]
     fn read_sized<N: MemoryLevel + ?Sized, const B: usize, const T: usize>(&mut self, next: &mut N, addr: u64, data: &mut [u8; B], tags: &mut [Tag; T], report: &mut AccessReport) -> Result<(), Box<AccessError>> {
         const { assert!(B.is_multiple_of(TAG_GRANULE as usize) && T == B / TAG_GRANULE as usize) };
-        if addr.is_multiple_of(B as u64) && B <= self.line_bytes {
-            return by_geometry!(self, read_in_line::<N>(next, addr, data, tags, report));
+        by_geometry!(self, read_aligned::<N>(next, addr, data, tags, report))
+    }
+
+    /// [`Cache::read_sized`] with the line size `LB` and associativity `W` known at compile time
+    /// (0: read from the cache): whether the access fits its line is then a constant, for the
+    /// common geometries, instead of a compare before the dispatch.
+    #[inline(always)]
+    fn read_aligned<N: MemoryLevel + ?Sized, const LB: usize, const W: usize>(&mut self, next: &mut N, addr: u64, data: &mut [u8], tags: &mut [Tag], report: &mut AccessReport) -> Result<(), Box<AccessError>> {
+        let lb = if LB == 0 { self.line_bytes } else { LB };
+        if addr.is_multiple_of(data.len() as u64) && data.len() <= lb {
+            return self.read_in_line::<N, LB, W>(next, addr, data, tags, report);
         }
         // Unaligned, or wider than a line: rare enough for the general path.
         self.read_slow(next, addr, data, tags, report)
