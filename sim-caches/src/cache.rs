@@ -857,9 +857,12 @@ impl Cache {
 
     /// Finds room for `line` and fills it from `next`: [`Cache::allocate`] then
     /// [`Cache::fill`], without the merge a partly valid line would need. Returns the slot and its
-    /// frame. `LB` and `W` are the line size and associativity when known at compile time, else 0.
+    /// frame. With `out` (`data`, `tags`, `off`), it also copies the line's bytes from `off` on
+    /// into `data`, and their tags into `tags` ([`copy_out`]), from the frame while it is at hand
+    /// (a second look at the frame would check its bounds again). `LB` and `W` are the line size
+    /// and associativity when known at compile time, else 0.
     #[inline(always)]
-    fn allocate_fill<N: MemoryLevel + ?Sized, const LB: usize, const W: usize>(&mut self, line: u64, next: &mut N, report: &mut AccessReport) -> Result<(usize, usize), AccessError> {
+    fn allocate_fill<N: MemoryLevel + ?Sized, const LB: usize, const W: usize>(&mut self, line: u64, next: &mut N, report: &mut AccessReport, out: Option<(&mut [u8], &mut [Tag], usize)>) -> Result<(usize, usize), AccessError> {
         let slot = self.allocate::<N, LB, W>(line, next, report, true)?;
         let f = self.frame::<W>(slot);
         // The next level overwrites the whole line in place (on an error, `drop_slot` clears the
@@ -869,7 +872,12 @@ impl Cache {
         let (bytes, words) = self.frame_data_mut::<LB>(f);
         let below = next.read(addr, bytes, words);
         match below {
-            Ok(below) => report.absorb_below(&below),
+            Ok(below) => {
+                report.absorb_below(&below);
+                if let Some((data, tags, off)) = out {
+                    copy_out(bytes, words, off, data, tags);
+                }
+            }
             Err(e) => {
                 // A line that cannot be fetched (past the end of memory) must not stay behind
                 // as an empty resident line.
@@ -1047,14 +1055,15 @@ impl Cache {
             None => {
                 report.misses = 1;
                 self.stats.read_misses += 1;
-                let (s, f) = self.allocate_fill::<N, LB, W>(line, next, report)?;
+                // Copied out as it is filled.
+                let (s, f) = self.allocate_fill::<N, LB, W>(line, next, report, Some((&mut *data, &mut *tags, off)))?;
                 (s, f, true)
             }
         };
-        let (bytes, words) = self.frame_data::<LB>(f);
-        copy(data, &bytes[off..off + n]);
-        let w0 = off / TAG_GRANULE as usize;
-        copy(tags, &words[w0..w0 + tags.len()]);
+        if !allocated {
+            let (bytes, words) = self.frame_data::<LB>(f);
+            copy_out(bytes, words, off, data, tags);
+        }
         // A new line may already be the most recently used (see `victim`): then it becomes the
         // line used last below, which is all that `touch` would add.
         if !(allocated && self.victim_is_touched::<W>()) {
@@ -1110,7 +1119,7 @@ impl Cache {
                     self.stats.read_misses += 1;
                     let s = match found {
                         Some(s) => s,
-                        None => self.allocate_fill::<N, 0, 0>(line, next, &mut report)?.0,
+                        None => self.allocate_fill::<N, 0, 0>(line, next, &mut report, None)?.0,
                     };
                     if found.is_some() {
                         self.fill(s, next, &mut report)?;
@@ -1180,7 +1189,7 @@ impl Cache {
                 (None, WritePolicy::WriteBackByteMask) => {
                     Some(self.allocate::<N, LB, W>(line, next, &mut report, false)?)
                 }
-                (None, _) => Some(self.allocate_fill::<N, LB, W>(line, next, &mut report)?.0),
+                (None, _) => Some(self.allocate_fill::<N, LB, W>(line, next, &mut report, None)?.0),
             };
             let touched = found.is_none() && self.victim_is_touched::<W>();
             if let Some(slot) = slot {
@@ -1396,6 +1405,15 @@ fn ways_matching(set: &[u64], line: u64) -> u64 {
     } else {
         set.iter().enumerate().fold(0, |hits, (w, &l)| hits | ((l == line) as u64) << w)
     }
+}
+
+/// Copies bytes `off..off + data.len()` of a frame's `bytes` into `data`, and the tags of the
+/// words they lie in, from the frame's `words`, into `tags` (as many as it holds).
+#[inline(always)]
+fn copy_out(bytes: &[u8], words: &[Tag], off: usize, data: &mut [u8], tags: &mut [Tag]) {
+    copy(data, &bytes[off..off + data.len()]);
+    let w0 = off / TAG_GRANULE as usize;
+    copy(tags, &words[w0..w0 + tags.len()]);
 }
 
 /// `data` and `tags` as arrays of `B` bytes and `T` tags, when they are that long.
