@@ -811,7 +811,10 @@ impl Cache {
 
     /// Finds room for `line` (evicting a victim, writing it back if dirty) and returns the
     /// slot now assigned to it, clean, and valid in every byte (`full`: the caller fills the whole
-    /// line, or drops the slot if it cannot) or in none.
+    /// line, or drops the slot if it cannot) or in none. The line used last may have been the
+    /// victim: the caller either makes the new line the line used last (`remember`, as a read
+    /// does) or ends that standing (`mru_len = 0`, as a write does) before the fast path of
+    /// [`Cache::read`] runs again.
     #[inline(always)]
     fn allocate<N: MemoryLevel + ?Sized, const LB: usize, const W: usize>(&mut self, line: u64, next: &mut N, report: &mut AccessReport, full: bool) -> Result<usize, AccessError> {
         let set = (line & self.set_mask) as usize;
@@ -844,11 +847,9 @@ impl Cache {
             report.evictions += 1;
             self.stats.evictions += 1;
             // The slot changes hands: what `drop_slot` does, less what the new line redid above
-            // (its line number, hint and valid mask), the resident count (unchanged) and the
-            // dirty mask (clear after the write-back).
-            if self.mru_slot == slot {
-                self.mru_len = 0;
-            }
+            // (its line number, hint and valid mask), the resident count (unchanged), the dirty
+            // mask (clear after the write-back) and the standing of the line used last, which
+            // the caller ends or gives to the new line (see the doc comment).
         } else {
             self.resident += 1;
         }
@@ -1206,12 +1207,16 @@ impl Cache {
                     }
                     _ => {}
                 }
-                if !touched {
-                    self.touch_w::<W>(slot);
-                } else if slot != self.mru_slot {
-                    // Already the most recently used (see `victim`); what `touch` would add is
-                    // ending the standing of the line used last.
+                // A new line ends the standing of the line used last, whichever slot it took
+                // (`allocate` leaves that to its caller). One made the most recently used by
+                // `victim` needs nothing more that `touch` would do.
+                if touched {
                     self.mru_len = 0;
+                } else {
+                    if found.is_none() {
+                        self.mru_len = 0;
+                    }
+                    self.touch_w::<W>(slot);
                 }
             }
         }
