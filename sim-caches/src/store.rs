@@ -483,8 +483,9 @@ impl BackingStore {
     pub fn peek(&self, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<(), AccessError> {
         let len = data.len();
         let off = (addr & (PAGE_BYTES - 1)) as usize;
-        // Fast path: the access lies in one page (every cache fill does).
-        if off + len <= PAGE_LEN && addr < self.size && len as u64 <= self.size - addr && tags.len() == word_span(addr, len) {
+        // Fast path: the access lies in one page (every cache fill does). `addr <= size - len` is
+        // `addr + len <= size` without overflow, and one compare where `len` is a constant.
+        if off + len <= PAGE_LEN && self.size.checked_sub(len as u64).is_some_and(|room| addr <= room) && tags.len() == word_span(addr, len) {
             match self.pages.get((addr >> PAGE_SHIFT) as usize) {
                 Some(Some(p)) => {
                     copy(data, &p.frame.bytes()[off..off + len]);
