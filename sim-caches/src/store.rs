@@ -425,10 +425,17 @@ impl BackingStore {
     /// The channel that serves byte `addr`.
     #[inline]
     pub fn channel_of(&self, addr: u64) -> u32 {
+        // Below `channels`, which is a `u32`.
+        self.channel_index(addr) as u32
+    }
+
+    /// [`BackingStore::channel_of`] as an index into `stats`, with no truncation to redo.
+    #[inline(always)]
+    fn channel_index(&self, addr: u64) -> usize {
         let chunk = addr >> self.interleave_shift;
         match self.channel_mask {
-            Some(mask) => (chunk & mask) as u32,
-            None => (chunk % self.channels as u64) as u32,
+            Some(mask) => (chunk & mask) as usize,
+            None => (chunk % self.channels as u64) as usize,
         }
     }
 
@@ -621,7 +628,7 @@ impl BackingStore {
     /// chunk's channel, as reads or writes.
     #[inline(always)]
     fn add_traffic(&mut self, addr: u64, transactions: u64, bytes: u64, write: bool) {
-        let ch = self.channel_of(addr) as usize;
+        let ch = self.channel_index(addr);
         if let Some(s) = self.stats.get_mut(ch) {
             if write {
                 s.write_transactions += transactions;
