@@ -709,9 +709,7 @@ impl Cache {
             masks[slot] = last;
             return;
         }
-        let m = &mut masks[slot * mask_words..(slot + 1) * mask_words];
-        m.fill(u64::MAX);
-        m[mask_words - 1] = last;
+        fill_mask(&mut masks[slot * mask_words..(slot + 1) * mask_words], true, last);
     }
 
     #[inline(always)]
@@ -720,7 +718,7 @@ impl Cache {
             masks[slot] = 0;
             return;
         }
-        masks[slot * mask_words..(slot + 1) * mask_words].fill(0);
+        fill_mask(&mut masks[slot * mask_words..(slot + 1) * mask_words], false, 0);
     }
 
     /// Sets the bits of bytes `[off, off + n)` of the slot, restricted to the set bits of
@@ -823,14 +821,7 @@ impl Cache {
         // The valid mask is set here, with the line number, under the slot's one bounds check.
         let take = |held: &mut u64, hint: &mut u8, valid: &mut [u64]| {
             (*held, *hint) = (line, line_hint(line));
-            if let [w] = valid {
-                *w = if full { last } else { 0 };
-            } else {
-                valid.fill(if full { u64::MAX } else { 0 });
-                if full && let Some(w) = valid.last_mut() {
-                    *w = last;
-                }
-            }
+            fill_mask(valid, full, last);
         };
         let (held, hint, valid, dirty) = self.slot_state::<LB>(slot);
         let occupied = *held != INVALID;
@@ -1409,6 +1400,20 @@ fn ways_matching(set: &[u64], line: u64) -> u64 {
         ways_matching_n(set, line)
     } else {
         set.iter().enumerate().fold(0, |hits, (w, &l)| hits | ((l == line) as u64) << w)
+    }
+}
+
+/// Sets one slot's byte mask `m` to every byte (`full`; `last` is the value of a full last word)
+/// or to none.
+#[inline(always)]
+fn fill_mask(m: &mut [u64], full: bool, last: u64) {
+    if let [w] = m {
+        *w = if full { last } else { 0 };
+    } else {
+        m.fill(if full { u64::MAX } else { 0 });
+        if full && let Some(w) = m.last_mut() {
+            *w = last;
+        }
     }
 }
 

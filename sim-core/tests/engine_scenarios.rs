@@ -74,11 +74,17 @@ fn assert_clean_everywhere(w: &Workload) {
 ///    the dispatch after the fill (on any profile, seed-l2 included): workgroups read before the
 ///    transfer engine has written, and see the initial zeroes.
 fn s1(with_barrier: bool) -> Workload {
-    let mut w = Workload::new("fill-then-dispatch");
+    fill_then_dispatch("fill-then-dispatch", ("add_one", ADD_ONE), 7, with_barrier)
+}
+
+/// Fills A with `data`, with or without the barrier that makes the fill visible, then a
+/// dispatch of `shader` (id, WGSL) reads A at binding 0 and writes B at binding 1.
+fn fill_then_dispatch(name: &str, (id, wgsl): (&str, &str), data: u32, with_barrier: bool) -> Workload {
+    let mut w = Workload::new(name);
     let a = w.device_buffer("A", N);
     let b = w.device_buffer("B", N);
-    let p = w.wgsl_pipeline("add_one", ADD_ONE, "main").unwrap();
-    let mut c = vec![Command::FillBuffer { dst: a, offset: 0, size: None, data: 7 }];
+    let p = w.wgsl_pipeline(id, wgsl, "main").unwrap();
+    let mut c = vec![Command::FillBuffer { dst: a, offset: 0, size: None, data }];
     if with_barrier {
         c.push(barrier(S::CLEAR, A::TRANSFER_WRITE, S::COMPUTE_SHADER, A::SHADER_STORAGE_READ));
     }
@@ -582,18 +588,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     b[id.x] = i;
 }
 "#;
-    let stale_loop_bound = |with_barrier: bool| {
-        let mut w = Workload::new("stale-loop-bound");
-        let a = w.device_buffer("A", N);
-        let b = w.device_buffer("B", N);
-        let pl = w.wgsl_pipeline("loop", LOOP, "main").unwrap();
-        let mut c = vec![Command::FillBuffer { dst: a, offset: 0, size: None, data: 100 }];
-        if with_barrier {
-            c.push(barrier(S::CLEAR, A::TRANSFER_WRITE, S::COMPUTE_SHADER, A::SHADER_STORAGE_READ));
-        }
-        c.push(dispatch(pl, 16, vec![storage((0, 0), a), storage((0, 1), b)], 0));
-        finish(w, c)
-    };
+    let stale_loop_bound = |with_barrier: bool| fill_then_dispatch("stale-loop-bound", ("loop", LOOP), 100, with_barrier);
     let w = stale_loop_bound(false);
     let p = Profile::builtin("seed-l2").unwrap();
     let (seed, r) = (0..SEEDS).map(|s| (s, run_workload(&w, &p, s).unwrap())).find(|(_, r)| r.stale_reads > 0).expect("a seed with stale reads");
