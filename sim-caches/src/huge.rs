@@ -6,8 +6,11 @@
 //! nearly every such access also walks the host's page tables; on 2 MiB pages the same store is
 //! 32 entries. [`HugeBuf`] is a zeroed array aligned to 2 MiB for which, on Linux, transparent
 //! huge pages are asked (`madvise(MADV_HUGEPAGE)`) before it is first touched: what a host whose
-//! transparent huge pages are in `madvise` mode (a common default) needs to use them. A host
-//! without them uses ordinary pages; nothing simulated depends on which.
+//! transparent huge pages are in `madvise` mode (a common default) needs to use them. Memory the
+//! allocator hands out again may still be faulted in as small pages, which stay small whatever
+//! the advice: such pages are dropped first (`MADV_DONTNEED`), so that the zeroing faults in
+//! fresh ones. (Without that, half of a second backing store built in one process had small
+//! pages.) A host without huge pages uses ordinary pages; nothing simulated depends on which.
 //!
 //! [`HugeBuf::zeroed_aligned`] gives the same array on a smaller boundary and without huge
 //! pages, for a cache's arrays: a 64-byte frame that starts on a host cache line is one host line
@@ -141,14 +144,31 @@ impl<T: Zeroable> Drop for HugeBuf<T> {
     }
 }
 
-/// Asks the host to back `len` bytes from `addr` (a 2 MiB boundary) with huge pages. Advice
-/// only: where it is refused or unknown, ordinary pages serve.
+/// Asks the host to back `len` bytes from `addr` (a 2 MiB boundary, the start of an allocation
+/// of ours whose contents do not matter yet) with huge pages. Advice only: where it is refused
+/// or unknown, ordinary pages serve.
 #[cfg(target_os = "linux")]
 fn advise_huge_pages(addr: *mut u8, len: usize) {
-    // SAFETY: the range starts at one live allocation of ours (the kernel rounds its end up to a
-    // page, which may reach past it); `madvise` with this advice changes how the kernel backs
-    // memory, never its contents or validity.
-    let _ = unsafe { libc::madvise(addr.cast(), len, libc::MADV_HUGEPAGE) };
+    // The whole host pages of the allocation only: the end of its last page may belong to the
+    // allocator's next block.
+    // SAFETY: `sysconf` reads a constant of the host.
+    let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(0);
+    if page == 0 || !page.is_power_of_two() {
+        return;
+    }
+    let whole = len & !(page - 1);
+    if whole == 0 {
+        return;
+    }
+    // SAFETY: `[addr, addr + whole)` is whole pages (`addr` is 2 MiB aligned) inside one live
+    // allocation of ours, whose contents the caller overwrites next. `MADV_DONTNEED` makes
+    // private anonymous memory read as zeros from the next touch on (the allocator may have
+    // handed out memory it had used, already backed by small pages); `MADV_HUGEPAGE` changes
+    // how the kernel backs it, never its validity.
+    unsafe {
+        libc::madvise(addr.cast(), whole, libc::MADV_DONTNEED);
+        libc::madvise(addr.cast(), whole, libc::MADV_HUGEPAGE);
+    }
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -168,6 +188,20 @@ mod tests {
         assert_eq!(b.iter().map(|&w| w as u64).sum::<u64>(), 7);
         let empty = HugeBuf::<u64>::zeroed(0);
         assert!(empty.is_empty());
+    }
+
+    #[test]
+    fn a_huge_buffer_made_after_another_is_dropped_is_zeroed_again() {
+        // The second buffer may reuse the first one's memory, whose pages are dropped and
+        // faulted in again: it must still start zeroed, aligned and its own length.
+        for len in [HUGE_PAGE_BYTES, 3 * HUGE_PAGE_BYTES + 5] {
+            let mut first = HugeBuf::<u8>::zeroed(len);
+            first.fill(0xA5);
+            drop(first);
+            let second = HugeBuf::<u8>::zeroed(len);
+            assert_eq!((second.len(), second.as_ptr() as usize % HUGE_PAGE_BYTES), (len, 0));
+            assert!(second.iter().all(|&b| b == 0), "a reused buffer of {len} bytes is not zeroed");
+        }
     }
 
     #[test]
