@@ -100,8 +100,8 @@ impl<T: Zeroable> HugeBuf<T> {
         let raw = unsafe { alloc(layout) };
         let Some(ptr) = NonNull::new(raw) else { handle_alloc_error(layout) };
         advise_huge_pages(raw, layout.size());
-        // Zeroed only after the advice, so that the first touch of each 2 MiB takes a huge page
-        // (memory already faulted in as small pages would stay small).
+        // Zeroed only after the advice (which dropped whatever small pages the allocator had
+        // faulted in), so that the first touch of each 2 MiB takes a huge page.
         // SAFETY: `raw` is a fresh allocation of `layout.size()` bytes.
         unsafe { std::ptr::write_bytes(raw, 0, layout.size()) };
         HugeBuf { ptr: ptr.cast(), len, align }
