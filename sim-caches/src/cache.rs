@@ -953,7 +953,12 @@ impl Cache {
             // word (`mru_at` is a multiple of the line size, `addr` and `n` of 4), so its bytes
             // `at..at + n` and its `n / 4` words from `at / 4` on are in bounds. The checks this
             // skips were a sixth of the streaming loop's instructions.
-            let (bytes, words) = unsafe { (self.data.get_unchecked(at..at + n), self.tags.get_unchecked(w0..w0 + n / TAG_GRANULE as usize)) };
+            // The same argument makes `at` a multiple of 4, which the compiler is told, so that
+            // the words' place is `at` bytes into `tags`, without rounding `at` down first.
+            let (bytes, words) = unsafe {
+                std::hint::assert_unchecked(at.is_multiple_of(TAG_GRANULE as usize));
+                (self.data.get_unchecked(at..at + n), self.tags.get_unchecked(w0..w0 + n / TAG_GRANULE as usize))
+            };
             copy(data, bytes);
             copy(tags, words);
             self.mru_hits += 1;
