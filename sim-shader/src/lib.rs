@@ -20,6 +20,7 @@
 mod compile;
 mod error;
 mod flat;
+mod glsl_macros;
 mod interp;
 mod module;
 mod ops;

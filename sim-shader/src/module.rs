@@ -144,6 +144,8 @@ impl Module {
 
     fn from_glsl_inner(source: &str, name: &str) -> Result<Module, ShaderError> {
         check_nesting(source, name)?;
+        // naga's preprocessor expands macros without limit (see `glsl_macros`).
+        crate::glsl_macros::check_macro_expansion(source, name)?;
         let options = naga::front::glsl::Options::from(naga::ShaderStage::Compute);
         let module = naga::front::glsl::Frontend::default().parse(&options, source).map_err(|e| ShaderError::Parse {
             name: name.to_string(),

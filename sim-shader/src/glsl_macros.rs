@@ -1,0 +1,889 @@
+//! A bound on the work of GLSL's preprocessor, checked before naga's GLSL front end runs.
+//!
+//! naga preprocesses GLSL with pp-rs, which expands macros without limit: fifteen lines of
+//! `#define`s, each naming the one before ten times, expand to 10^11 tokens, which the front
+//! end tries to hold in memory (the process aborts), and the same chain in an `#if` keeps it
+//! busy for hours. pp-rs expands an object-like macro lazily but a function-like macro's
+//! arguments fully, before anything is produced, so counting what it produces cannot stop it in
+//! time. This module expands the source itself, by pp-rs's rules (directives and conditional
+//! groups, `#if` expressions, object-like and function-like macros, arguments expanded before
+//! substitution and the result scanned again, a macro never expanded inside itself), counting
+//! every token it makes, and stops at [`MAX_EXPANDED_TOKENS`]. A source it cannot follow (a
+//! malformed directive or expression) is left to the front end, which reports it.
+
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+
+use crate::error::ShaderError;
+
+/// The most tokens preprocessing may make, counting those made while expanding arguments
+/// (each is made again wherever it is substituted). Real compute shaders make thousands; a
+/// million of naga's tokens is of the order of a hundred MiB.
+pub(crate) const MAX_EXPANDED_TOKENS: u64 = 1 << 20;
+
+/// How deeply macro arguments may hold macro invocations whose arguments hold invocations (each
+/// level a recursion in the preprocessor, as in pp-rs).
+pub(crate) const MAX_ARGUMENT_DEPTH: usize = 64;
+
+/// How deeply an `#if` expression may nest parentheses and unary operators, macros expanded.
+pub(crate) const MAX_EXPRESSION_DEPTH: usize = 256;
+
+/// Refuses a GLSL source whose preprocessing makes more than [`MAX_EXPANDED_TOKENS`] tokens, or
+/// nests macro arguments more than [`MAX_ARGUMENT_DEPTH`] deep, naming the line where it
+/// happens.
+pub(crate) fn check_macro_expansion(source: &str, name: &str) -> Result<(), ShaderError> {
+    let text = Text::new(source);
+    let mut top = Directives::new(&text);
+    let mut work = Work { made: 0, line: 1 };
+    let mut processor = Processor::default();
+    let result = loop {
+        match processor.next_expanded(&mut top, &mut work, 0) {
+            Ok(Some(_)) => {}
+            Ok(None) => break Ok(()),
+            // pp-rs reports an error there and goes on (naga collects the errors), so the
+            // expansion goes on here too.
+            Err(Stop::Unfollowed) => {}
+            Err(e) => break Err(e),
+        }
+    };
+    match result {
+        Ok(()) | Err(Stop::Unfollowed) => Ok(()),
+        Err(Stop::Tokens) => Err(refusal(name, work.line, format!("preprocessing makes more than {MAX_EXPANDED_TOKENS} tokens (macros expanding to exponentially many)"))),
+        Err(Stop::Depth) => Err(refusal(name, work.line, format!("macro arguments hold invocations nested more than {MAX_ARGUMENT_DEPTH} deep"))),
+        Err(Stop::Expression) => Err(refusal(name, work.line, format!("an #if expression nests parentheses and unary operators more than {MAX_EXPRESSION_DEPTH} deep"))),
+    }
+}
+
+fn refusal(name: &str, line: u32, what: String) -> ShaderError {
+    ShaderError::Parse { name: name.to_string(), message: format!("{name}:{line}: {what}") }
+}
+
+/// Why the expansion stopped early.
+#[derive(Debug)]
+enum Stop {
+    /// Past [`MAX_EXPANDED_TOKENS`].
+    Tokens,
+    /// Past [`MAX_ARGUMENT_DEPTH`].
+    Depth,
+    /// Past [`MAX_EXPRESSION_DEPTH`].
+    Expression,
+    /// Something this module does not follow (pp-rs reports an error there, or may).
+    Unfollowed,
+}
+
+/// The tokens made so far, and the source line being expanded (for the message).
+struct Work {
+    made: u64,
+    line: u32,
+}
+
+impl Work {
+    fn count(&mut self, n: u64) -> Result<(), Stop> {
+        self.made += n;
+        if self.made > MAX_EXPANDED_TOKENS { Err(Stop::Tokens) } else { Ok(()) }
+    }
+}
+
+/// The source with every backslash-newline removed (GLSL's line continuation), and where they
+/// were, so that lines are counted as in the source.
+struct Text {
+    cleaned: String,
+    /// Offsets in `cleaned` at which a continuation was removed.
+    joins: Vec<usize>,
+}
+
+impl Text {
+    fn new(source: &str) -> Text {
+        let mut cleaned = String::with_capacity(source.len());
+        let mut joins = Vec::new();
+        let mut rest = source;
+        while let Some(at) = rest.find("\\\n") {
+            cleaned.push_str(&rest[..at]);
+            joins.push(cleaned.len());
+            rest = &rest[at + 2..];
+        }
+        cleaned.push_str(rest);
+        Text { cleaned, joins }
+    }
+
+    /// The source line of a newline count at `offset` in `cleaned`.
+    fn line(&self, newlines: u32, offset: usize) -> u32 {
+        1 + newlines + self.joins.partition_point(|&j| j <= offset) as u32
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Ident,
+    Number,
+    Punct,
+    Newline,
+}
+
+/// A preprocessing token: its kind and text, and whether white space came before it (which
+/// tells `#define F(x)` from `#define F (x)`).
+#[derive(Clone, Copy, Debug)]
+struct Tok<'a> {
+    kind: Kind,
+    text: &'a str,
+    spaced: bool,
+}
+
+impl Tok<'_> {
+    fn is(&self, punct: &str) -> bool {
+        self.kind == Kind::Punct && self.text == punct
+    }
+}
+
+/// Splits the cleaned source into preprocessing tokens, comments dropped.
+struct Lexer<'a> {
+    src: &'a str,
+    at: usize,
+    newlines: u32,
+}
+
+/// Punctuators of more than one character, longest first.
+const PUNCTS: [&str; 22] = ["<<=", ">>=", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "^^", "++", "--", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "##"];
+
+impl<'a> Lexer<'a> {
+    fn new(src: &'a str) -> Lexer<'a> {
+        Lexer { src, at: 0, newlines: 0 }
+    }
+
+    fn next(&mut self) -> Option<Tok<'a>> {
+        let bytes = self.src.as_bytes();
+        let mut spaced = false;
+        loop {
+            let rest = &bytes[self.at..];
+            match rest {
+                [] => return None,
+                [b'\n', ..] => {
+                    self.at += 1;
+                    self.newlines += 1;
+                    return Some(Tok { kind: Kind::Newline, text: "\n", spaced });
+                }
+                [b' ' | b'\t' | b'\r' | 0x0b | 0x0c, ..] => self.at += 1,
+                [b'/', b'/', ..] => self.at += rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len()),
+                [b'/', b'*', ..] => {
+                    // A comment is white space; its newlines do not end a directive.
+                    let end = self.src[self.at + 2..].find("*/").map_or(bytes.len(), |e| self.at + 2 + e + 2);
+                    self.newlines += bytes[self.at..end].iter().filter(|&&b| b == b'\n').count() as u32;
+                    self.at = end;
+                }
+                _ => break,
+            }
+            spaced = true;
+        }
+        let start = self.at;
+        let rest = &bytes[start..];
+        let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+        let (kind, len) = if rest[0].is_ascii_alphabetic() || rest[0] == b'_' {
+            (Kind::Ident, rest.iter().position(|&b| !ident(b)).unwrap_or(rest.len()))
+        } else if rest[0].is_ascii_digit() || (rest[0] == b'.' && rest.get(1).is_some_and(u8::is_ascii_digit)) {
+            let mut n = 1;
+            while let Some(&b) = rest.get(n) {
+                let exponent_sign = (b == b'+' || b == b'-') && matches!(rest[n - 1], b'e' | b'E') && !rest.starts_with(b"0x") && !rest.starts_with(b"0X");
+                if !(ident(b) || b == b'.' || exponent_sign) {
+                    break;
+                }
+                n += 1;
+            }
+            (Kind::Number, n)
+        } else if let Some(p) = PUNCTS.iter().find(|p| rest.starts_with(p.as_bytes())) {
+            (Kind::Punct, p.len())
+        } else {
+            // One character, whatever it is (a multi-byte one whole).
+            (Kind::Punct, self.src[start..].chars().next().map_or(1, char::len_utf8))
+        };
+        self.at += len;
+        Some(Tok { kind, text: &self.src[start..start + len], spaced })
+    }
+}
+
+/// A `#define`.
+#[derive(Debug)]
+struct Define<'a> {
+    name: &'a str,
+    function_like: bool,
+    params: Vec<&'a str>,
+    body: Vec<Tok<'a>>,
+}
+
+/// Where a [`Processor`] takes its tokens from, and which macros it may expand there.
+trait Source<'a> {
+    fn next(&mut self, work: &mut Work) -> Result<Option<Tok<'a>>, Stop>;
+    fn define(&self, name: &str) -> Option<Rc<Define<'a>>>;
+}
+
+/// A conditional group, as pp-rs's `DirectiveBlock`.
+struct Block {
+    /// A branch of it has been taken.
+    taken: bool,
+    had_else: bool,
+    /// It lies in a branch not taken: none of its branches is.
+    outer_skipped: bool,
+}
+
+/// The source itself, directives carried out: pp-rs's `DirectiveProcessor`, which on an error
+/// reports it and goes on (naga collects the errors). So do these, the same way, or where the
+/// two part, by expanding more: a malformed directive's tokens after its name are taken as
+/// source, where pp-rs takes none or some of them.
+struct Directives<'a, 't> {
+    lexer: Lexer<'a>,
+    text: &'t Text,
+    defines: HashMap<&'a str, Rc<Define<'a>>>,
+    blocks: Vec<Block>,
+    skipping: bool,
+    /// Tokens of a malformed directive, handed on as source (in reverse order).
+    pending: Vec<Tok<'a>>,
+    line_start: bool,
+    /// The line of the last token read, for the message.
+    line: u32,
+}
+
+impl<'a, 't> Directives<'a, 't> {
+    fn new(text: &'t Text) -> Directives<'a, 't>
+    where
+        't: 'a,
+    {
+        Directives { lexer: Lexer::new(&text.cleaned), text, defines: HashMap::new(), blocks: Vec::new(), skipping: false, pending: Vec::new(), line_start: true, line: 1 }
+    }
+
+    fn raw(&mut self) -> Option<Tok<'a>> {
+        let t = self.lexer.next();
+        self.line = self.text.line(self.lexer.newlines, self.lexer.at);
+        t
+    }
+
+    /// The rest of the directive's line.
+    fn line_tokens(&mut self) -> Vec<Tok<'a>> {
+        let mut v = Vec::new();
+        while let Some(t) = self.raw() {
+            if t.kind == Kind::Newline {
+                break;
+            }
+            v.push(t);
+        }
+        v
+    }
+
+    /// Hands on `tokens` as source: what pp-rs may do with a malformed directive's.
+    fn as_source(&mut self, tokens: &[Tok<'a>]) {
+        if !self.skipping {
+            self.pending.extend(tokens.iter().rev());
+        }
+    }
+
+    /// Carries out the directive after a `#` at the start of a line.
+    fn directive(&mut self, work: &mut Work) -> Result<(), Stop> {
+        let line = self.line_tokens();
+        let Some(first) = line.first() else { return Ok(()) };
+        let args = &line[1..];
+        if first.kind != Kind::Ident {
+            self.as_source(&line);
+            return Ok(());
+        }
+        match first.text {
+            "define" if !self.skipping => match parse_define(args) {
+                Some(define) => {
+                    // A redefinition keeps the first definition (pp-rs refuses one that differs).
+                    self.defines.entry(define.name).or_insert_with(|| Rc::new(define));
+                }
+                None => self.as_source(args),
+            },
+            "undef" if !self.skipping => match args {
+                [name] if name.kind == Kind::Ident => {
+                    self.defines.remove(name.text);
+                }
+                _ => self.as_source(args),
+            },
+            "if" | "ifdef" | "ifndef" if self.skipping => self.blocks.push(Block { taken: false, had_else: false, outer_skipped: true }),
+            "if" | "ifdef" | "ifndef" => {
+                let taken = if first.text == "if" {
+                    self.evaluate(args, work)
+                } else {
+                    match args {
+                        [name] if name.kind == Kind::Ident => Ok(self.defines.contains_key(name.text) == (first.text == "ifdef")),
+                        _ => {
+                            self.as_source(args);
+                            Err(Stop::Unfollowed)
+                        }
+                    }
+                };
+                match taken {
+                    Ok(taken) => {
+                        self.skipping = !taken;
+                        self.blocks.push(Block { taken, had_else: false, outer_skipped: false });
+                    }
+                    // pp-rs opens no group: what follows is not skipped.
+                    Err(Stop::Unfollowed) => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            "elif" => {
+                // pp-rs skips from here on, even when the `#elif` is out of place.
+                self.skipping = true;
+                let Some(block) = self.blocks.last() else { return Ok(()) };
+                if block.had_else || block.outer_skipped || block.taken {
+                    return Ok(());
+                }
+                match self.evaluate(args, work) {
+                    Ok(true) => {
+                        self.skipping = false;
+                        if let Some(b) = self.blocks.last_mut() {
+                            b.taken = true;
+                        }
+                    }
+                    Ok(false) | Err(Stop::Unfollowed) => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            "else" => {
+                if !args.is_empty() {
+                    self.as_source(args);
+                    return Ok(());
+                }
+                if let Some(block) = self.blocks.last_mut()
+                    && !block.had_else
+                {
+                    self.skipping = block.outer_skipped || block.taken;
+                    block.had_else = true;
+                }
+            }
+            "endif" => {
+                if let Some(block) = self.blocks.pop() {
+                    self.skipping = block.outer_skipped;
+                    self.as_source(args);
+                }
+            }
+            // `#line` evaluates its operand as an expression, macros expanded.
+            "line" if !self.skipping => match self.evaluate(args, work) {
+                Ok(_) | Err(Stop::Unfollowed) => {}
+                Err(e) => return Err(e),
+            },
+            "version" | "extension" | "pragma" | "define" | "undef" | "line" => {}
+            // `#error`, and directives pp-rs does not know: an error, and the line's tokens
+            // after the name may be taken as source.
+            _ => self.as_source(args),
+        }
+        Ok(())
+    }
+
+    /// The value of an `#if`, `#elif` or `#line` expression, as pp-rs's `IfParser` finds it:
+    /// macros expanded, `defined` read before expansion, other identifiers 0, arithmetic that
+    /// overflows or divides by zero an error (`Stop::Unfollowed`).
+    fn evaluate(&mut self, tokens: &[Tok<'a>], work: &mut Work) -> Result<bool, Stop> {
+        let mut stream = IfTokens { source: Slice { tokens, at: 0, defines: &self.defines }, processor: Processor::default(), peeked: None };
+        let value = stream.expression(work, 0, 0)?;
+        if stream.peek(work)?.is_some() {
+            return Err(Stop::Unfollowed);
+        }
+        Ok(value != 0)
+    }
+}
+
+/// A `#define`'s name, parameters and body, or `None` where pp-rs refuses it.
+fn parse_define<'a>(args: &[Tok<'a>]) -> Option<Define<'a>> {
+    let (&name, mut body) = args.split_first().filter(|(n, _)| n.kind == Kind::Ident)?;
+    let mut params: Vec<&'a str> = Vec::new();
+    let function_like = body.first().is_some_and(|t| t.is("(") && !t.spaced);
+    if function_like {
+        let close = body.iter().position(|t| t.is(")"))?;
+        let list = &body[1..close];
+        // `a, b, c`: names between commas, each once.
+        for (i, t) in list.iter().enumerate() {
+            let want_name = i % 2 == 0;
+            if want_name != (t.kind == Kind::Ident) || (!want_name && !t.is(",")) || (want_name && params.contains(&t.text)) {
+                return None;
+            }
+            if want_name {
+                params.push(t.text);
+            }
+        }
+        if list.len() % 2 == 0 && !list.is_empty() {
+            return None;
+        }
+        body = &body[close + 1..];
+    }
+    Some(Define { name: name.text, function_like, params, body: body.to_vec() })
+}
+
+impl<'a> Source<'a> for Directives<'a, '_> {
+    fn next(&mut self, work: &mut Work) -> Result<Option<Tok<'a>>, Stop> {
+        if let Some(t) = self.pending.pop() {
+            return Ok(Some(t));
+        }
+        while let Some(t) = self.raw() {
+            work.line = self.line;
+            match t.kind {
+                Kind::Newline => self.line_start = true,
+                _ if self.line_start && t.is("#") => {
+                    self.directive(work)?;
+                    self.line_start = true;
+                    if let Some(t) = self.pending.pop() {
+                        return Ok(Some(t));
+                    }
+                }
+                _ => {
+                    self.line_start = false;
+                    if !self.skipping {
+                        return Ok(Some(t));
+                    }
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    fn define(&self, name: &str) -> Option<Rc<Define<'a>>> {
+        self.defines.get(name).cloned()
+    }
+}
+
+/// The tokens of an `#if` line, with the defines in force there.
+struct Slice<'a, 's> {
+    tokens: &'s [Tok<'a>],
+    at: usize,
+    defines: &'s HashMap<&'a str, Rc<Define<'a>>>,
+}
+
+impl<'a> Source<'a> for Slice<'a, '_> {
+    fn next(&mut self, _: &mut Work) -> Result<Option<Tok<'a>>, Stop> {
+        let t = self.tokens.get(self.at).copied();
+        self.at += 1;
+        Ok(t)
+    }
+
+    fn define(&self, name: &str) -> Option<Rc<Define<'a>>> {
+        self.defines.get(name).cloned()
+    }
+}
+
+/// A macro being expanded: where its body is, and its arguments, expanded.
+struct Invocation<'a> {
+    define: Rc<Define<'a>>,
+    at: usize,
+    args: Vec<Vec<Tok<'a>>>,
+    /// The argument being substituted, and where in it.
+    arg: Option<(usize, usize)>,
+}
+
+/// pp-rs's `MacroProcessor`: the macros being expanded, innermost last, and their names (a
+/// macro is not expanded again inside itself).
+#[derive(Default)]
+struct Processor<'a> {
+    invocations: Vec<Invocation<'a>>,
+    expanding: HashSet<&'a str>,
+    peeked: Option<Tok<'a>>,
+}
+
+impl<'a> Processor<'a> {
+    /// The next token, from the innermost invocation or else from `source`, before expansion.
+    fn next_raw(&mut self, source: &mut dyn Source<'a>, work: &mut Work) -> Result<Option<Tok<'a>>, Stop> {
+        self.step(source, work, false)
+    }
+
+    /// [`Processor::next_raw`]; with `end_at_step`, `None` where pp-rs's `MacroProcessor` takes
+    /// a step that yields no token (an argument's substitution starting or ending, an
+    /// invocation ending), which its `#if` parser takes for the end of the expression.
+    fn step(&mut self, source: &mut dyn Source<'a>, work: &mut Work, end_at_step: bool) -> Result<Option<Tok<'a>>, Stop> {
+        if let Some(t) = self.peeked.take() {
+            return Ok(Some(t));
+        }
+        while let Some(inv) = self.invocations.last_mut() {
+            if let Some((a, pos)) = inv.arg {
+                if let Some(&t) = inv.args[a].get(pos) {
+                    inv.arg = Some((a, pos + 1));
+                    work.count(1)?;
+                    return Ok(Some(t));
+                }
+                inv.arg = None;
+            } else if let Some(&t) = inv.define.body.get(inv.at) {
+                inv.at += 1;
+                match inv.define.params.iter().position(|&p| p == t.text) {
+                    Some(p) if t.kind == Kind::Ident && p < inv.args.len() => inv.arg = Some((p, 0)),
+                    _ => {
+                        work.count(1)?;
+                        return Ok(Some(t));
+                    }
+                }
+            } else if let Some(done) = self.invocations.pop() {
+                self.expanding.remove(done.define.name);
+            }
+            if end_at_step {
+                return Ok(None);
+            }
+        }
+        // The source's own tokens are not counted: the cap on a shader file's size bounds them.
+        source.next(work)
+    }
+
+    /// The next token that does not start a macro invocation (invocations are started and
+    /// expanded on the way): what the preprocessor hands on.
+    fn next_expanded(&mut self, source: &mut dyn Source<'a>, work: &mut Work, depth: usize) -> Result<Option<Tok<'a>>, Stop> {
+        loop {
+            let Some(t) = self.next_raw(source, work)? else { return Ok(None) };
+            if t.kind == Kind::Ident && self.start(t.text, source, work, depth)? {
+                continue;
+            }
+            return Ok(Some(t));
+        }
+    }
+
+    /// Starts expanding `name` if it is a macro not being expanded (a function-like one only
+    /// when `(` follows); whether it did.
+    fn start(&mut self, name: &str, source: &mut dyn Source<'a>, work: &mut Work, depth: usize) -> Result<bool, Stop> {
+        if self.expanding.contains(name) {
+            return Ok(false);
+        }
+        let Some(define) = source.define(name) else { return Ok(false) };
+        let mut args = Vec::new();
+        if define.function_like {
+            match self.next_raw(source, work)? {
+                Some(t) if t.is("(") => {}
+                other => {
+                    self.peeked = other;
+                    return Ok(false);
+                }
+            }
+            if depth >= MAX_ARGUMENT_DEPTH {
+                return Err(Stop::Depth);
+            }
+            // The arguments, split at commas outside parentheses.
+            let mut raw: Vec<Vec<Tok<'a>>> = vec![Vec::new()];
+            let mut nesting = 0usize;
+            loop {
+                let Some(t) = self.next_raw(source, work)? else { return Err(Stop::Unfollowed) };
+                if t.is("(") {
+                    nesting += 1;
+                } else if t.is(")") {
+                    if nesting == 0 {
+                        break;
+                    }
+                    nesting -= 1;
+                } else if t.is(",") && nesting == 0 {
+                    raw.push(Vec::new());
+                    continue;
+                }
+                raw.last_mut().expect("one argument at least").push(t);
+            }
+            // pp-rs refuses a call with too few arguments, or too many (but one empty argument
+            // for no parameters), and goes on after it.
+            let params = define.params.len();
+            if raw.len() < params || (raw.len() > params && !(params == 0 && raw.len() == 1 && raw[0].is_empty())) {
+                return Err(Stop::Unfollowed);
+            }
+            // Each argument expanded on its own, fully, before substitution, where the macros
+            // being expanded around it are not expanded.
+            for arg in raw {
+                let defines = DefinesOf(source);
+                let mut slice = ArgSource { tokens: &arg, at: 0, outer: &defines, hidden: &self.expanding };
+                let mut inner = Processor::default();
+                let mut expanded = Vec::new();
+                while let Some(t) = inner.next_expanded(&mut slice, work, depth + 1)? {
+                    work.count(1)?;
+                    expanded.push(t);
+                }
+                args.push(expanded);
+            }
+        }
+        self.expanding.insert(define.name);
+        self.invocations.push(Invocation { define, at: 0, args, arg: None });
+        Ok(true)
+    }
+}
+
+/// The defines a [`Source`] sees, for the arguments expanded inside it.
+struct DefinesOf<'r, 'a>(&'r dyn Source<'a>);
+
+/// A macro argument: its tokens, with the defines its invocation saw less those being expanded.
+struct ArgSource<'a, 's, 'r> {
+    tokens: &'s [Tok<'a>],
+    at: usize,
+    outer: &'s DefinesOf<'r, 'a>,
+    hidden: &'s HashSet<&'a str>,
+}
+
+impl<'a> Source<'a> for ArgSource<'a, '_, '_> {
+    fn next(&mut self, _: &mut Work) -> Result<Option<Tok<'a>>, Stop> {
+        let t = self.tokens.get(self.at).copied();
+        self.at += 1;
+        Ok(t)
+    }
+
+    fn define(&self, name: &str) -> Option<Rc<Define<'a>>> {
+        if self.hidden.contains(name) { None } else { self.outer.0.define(name) }
+    }
+}
+
+/// The tokens of an `#if` expression, macros expanded, and its evaluation (C's operators on
+/// 64-bit integers, as pp-rs's `IfParser`).
+struct IfTokens<'a, 's> {
+    source: Slice<'a, 's>,
+    processor: Processor<'a>,
+    peeked: Option<Tok<'a>>,
+}
+
+impl<'a> IfTokens<'a, '_> {
+    fn next(&mut self, work: &mut Work) -> Result<Option<Tok<'a>>, Stop> {
+        if let Some(t) = self.peeked.take() {
+            return Ok(Some(t));
+        }
+        loop {
+            let Some(t) = self.processor.step(&mut self.source, work, true)? else { return Ok(None) };
+            if t.kind == Kind::Ident && t.text == "defined" {
+                return Ok(Some(t));
+            }
+            if t.kind == Kind::Ident {
+                if self.processor.start(t.text, &mut self.source, work, 0)? {
+                    continue;
+                }
+                // An identifier that is no macro counts as 0.
+                return Ok(Some(Tok { kind: Kind::Number, text: "0", spaced: t.spaced }));
+            }
+            return Ok(Some(t));
+        }
+    }
+
+    fn peek(&mut self, work: &mut Work) -> Result<Option<Tok<'a>>, Stop> {
+        let t = self.next(work)?;
+        self.peeked = t;
+        Ok(t)
+    }
+
+    /// A binary expression whose operators bind at least as tightly as `min`, `depth`
+    /// parentheses and unary operators deep.
+    fn expression(&mut self, work: &mut Work, min: u8, depth: usize) -> Result<i64, Stop> {
+        let mut lhs = self.unary(work, depth)?;
+        loop {
+            let Some(op) = self.peek(work)? else { return Ok(lhs) };
+            let Some(prec) = binary_precedence(op.text).filter(|&p| op.kind == Kind::Punct && p >= min) else { return Ok(lhs) };
+            self.peeked = None;
+            let rhs = self.expression(work, prec + 1, depth)?;
+            lhs = apply(op.text, lhs, rhs).ok_or(Stop::Unfollowed)?;
+        }
+    }
+
+    fn unary(&mut self, work: &mut Work, depth: usize) -> Result<i64, Stop> {
+        // Macros can nest parentheses deeper than the source does: bounded, as pp-rs's parser
+        // (which recurses as this one does) needs.
+        if depth >= MAX_EXPRESSION_DEPTH {
+            return Err(Stop::Expression);
+        }
+        let Some(t) = self.next(work)? else { return Err(Stop::Unfollowed) };
+        match (t.kind, t.text) {
+            (Kind::Number, text) => parse_integer(text).ok_or(Stop::Unfollowed),
+            (Kind::Ident, "defined") => {
+                // The name is read as it stands, not expanded.
+                let mut name = self.processor.step(&mut self.source, work, true)?.ok_or(Stop::Unfollowed)?;
+                let parenthesized = name.is("(");
+                if parenthesized {
+                    name = self.processor.step(&mut self.source, work, true)?.ok_or(Stop::Unfollowed)?;
+                }
+                if name.kind != Kind::Ident {
+                    return Err(Stop::Unfollowed);
+                }
+                if parenthesized && !self.processor.step(&mut self.source, work, true)?.is_some_and(|t| t.is(")")) {
+                    return Err(Stop::Unfollowed);
+                }
+                Ok(i64::from(self.source.defines.contains_key(name.text)))
+            }
+            (Kind::Punct, "(") => {
+                let v = self.expression(work, 0, depth + 1)?;
+                if !self.next(work)?.is_some_and(|t| t.is(")")) {
+                    return Err(Stop::Unfollowed);
+                }
+                Ok(v)
+            }
+            (Kind::Punct, "!") => Ok(i64::from(self.unary(work, depth + 1)? == 0)),
+            (Kind::Punct, "~") => Ok(!self.unary(work, depth + 1)?),
+            (Kind::Punct, "-") => Ok(self.unary(work, depth + 1)?.wrapping_neg()),
+            (Kind::Punct, "+") => self.unary(work, depth + 1),
+            _ => Err(Stop::Unfollowed),
+        }
+    }
+}
+
+/// C's precedence of a binary operator (higher binds tighter).
+fn binary_precedence(op: &str) -> Option<u8> {
+    Some(match op {
+        "*" | "/" | "%" => 10,
+        "+" | "-" => 9,
+        "<<" | ">>" => 8,
+        "<" | ">" | "<=" | ">=" => 7,
+        "==" | "!=" => 6,
+        "&" => 5,
+        "^" => 4,
+        "|" => 3,
+        "&&" => 2,
+        "||" => 1,
+        _ => return None,
+    })
+}
+
+fn apply(op: &str, a: i64, b: i64) -> Option<i64> {
+    Some(match op {
+        "*" => a.checked_mul(b)?,
+        "/" => a.checked_div(b)?,
+        "%" => a.checked_rem(b)?,
+        "+" => a.checked_add(b)?,
+        "-" => a.checked_sub(b)?,
+        "<<" => a.checked_shl(u32::try_from(b).ok()?)?,
+        ">>" => a.checked_shr(u32::try_from(b).ok()?)?,
+        "<" => i64::from(a < b),
+        ">" => i64::from(a > b),
+        "<=" => i64::from(a <= b),
+        ">=" => i64::from(a >= b),
+        "==" => i64::from(a == b),
+        "!=" => i64::from(a != b),
+        "&" => a & b,
+        "^" => a ^ b,
+        "|" => a | b,
+        "&&" => i64::from(a != 0 && b != 0),
+        "||" => i64::from(a != 0 || b != 0),
+        _ => return None,
+    })
+}
+
+/// A decimal, octal or hexadecimal integer literal, with an optional `u`/`U` suffix.
+fn parse_integer(text: &str) -> Option<i64> {
+    let t = text.strip_suffix(['u', 'U']).unwrap_or(text);
+    let v = if let Some(hex) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        u64::from_str_radix(hex, 16).ok()?
+    } else if t.len() > 1 && t.starts_with('0') {
+        u64::from_str_radix(&t[1..], 8).ok()?
+    } else {
+        t.parse::<u64>().ok()?
+    };
+    Some(v as i64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tokens(src: &str) -> Result<u64, String> {
+        let text = Text::new(src);
+        let mut top = Directives::new(&text);
+        let mut work = Work { made: 0, line: 1 };
+        let mut p = Processor::default();
+        let mut out = 0;
+        loop {
+            match p.next_expanded(&mut top, &mut work, 0) {
+                Ok(Some(_)) => out += 1,
+                Ok(None) => return Ok(out),
+                Err(Stop::Unfollowed) => {}
+                Err(e) => return Err(format!("{e:?} at line {}", work.line)),
+            }
+        }
+    }
+
+    /// Ten copies of the macro before, `levels` deep: 10^levels tokens.
+    fn chain(levels: u32) -> String {
+        let mut s = String::from("#define M0 1+\n");
+        for i in 1..=levels {
+            s += &format!("#define M{i} {}\n", vec![format!("M{}", i - 1); 10].join(" "));
+        }
+        s
+    }
+
+    #[test]
+    fn counts_what_the_preprocessor_hands_on() {
+        assert_eq!(tokens("a b(c) ;"), Ok(6));
+        assert_eq!(tokens("#define TWO 2\nint x = TWO;"), Ok(5));
+        // The body's 17 tokens, each of its four parameters replaced: the inner call's by one
+        // token each, the outer's `a` by one and `b` by the inner call's 17.
+        assert_eq!(tokens("#define MAX(a, b) ((a) > (b) ? (a) : (b))\nMAX(1, MAX(2, 3))"), Ok(13 + 2 + 2 * 17));
+        // A function-like macro without `(` after it is no invocation.
+        assert_eq!(tokens("#define F(x) x x\nF + F(1)"), Ok(4));
+        // A macro is not expanded inside itself.
+        assert_eq!(tokens("#define A B\n#define B A\nA"), Ok(1));
+        // Line continuations join lines; comments are white space.
+        assert_eq!(tokens("#define L 1 \\\n 2\nL /* L\n L */ L // L"), Ok(4));
+        assert_eq!(tokens(&(chain(3) + "M3")), Ok(2000));
+    }
+
+    #[test]
+    fn conditional_groups_choose_the_defines_in_force() {
+        let pick = "#define BIG 1\n#if defined(BIG) && BIG * 2 == 2\n#define N a\n#elif 1\n#define N a a a\n#else\n#define N a a\n#endif\nN";
+        assert_eq!(tokens(pick), Ok(1));
+        let pick = "#ifndef BIG\n#define N a\n#else\n#define N a a\n#endif\nN";
+        assert_eq!(tokens(pick), Ok(1));
+        let nested = "#if 0\n#if 1\n#define N a a\n#endif\n#else\n#define N a a a\n#endif\nN";
+        assert_eq!(tokens(nested), Ok(3));
+        // A bomb in a branch not taken is never expanded.
+        assert_eq!(tokens(&(chain(12) + "#if 0\nM12\n#endif\nx")), Ok(1));
+    }
+
+    #[test]
+    fn exponential_macros_stop_at_the_bound() {
+        assert!(tokens(&(chain(12) + "\n\nM12")).unwrap_err().starts_with("Tokens at line 16"));
+        // Inside an `#if`, as a function-like macro's argument (pp-rs's `#if` parser ends the
+        // expression where an expansion ends, so an object-like bomb alone stops at once).
+        assert!(tokens(&(chain(12) + "#define F(x) 1\n#if F(M12)\n#endif\n")).unwrap_err().starts_with("Tokens at line 15"));
+        assert_eq!(tokens(&(chain(12) + "#if M12 1\n#endif\nx")), Ok(1));
+        // Passed to a function-like macro, whose arguments are expanded before anything else.
+        assert!(tokens(&(chain(12) + "#define F(x) x\nF(M12)")).unwrap_err().starts_with("Tokens"));
+        // Function-like macros doubling their argument, nested at the call.
+        let nested = format!("#define D(x) x x\n{}a{}", "D(".repeat(30), ")".repeat(30));
+        assert!(tokens(&nested).unwrap_err().starts_with("Tokens"));
+        // Or nested through definitions.
+        let mut s = String::from("#define D0(x) x x\n");
+        for i in 1..30 {
+            s += &format!("#define D{i}(x) D{}(D{}(x))\n", i - 1, i - 1);
+        }
+        assert!(tokens(&(s + "D29(a)")).unwrap_err().starts_with("Tokens"));
+    }
+
+    #[test]
+    fn deep_argument_nesting_stops() {
+        let nested = format!("#define I(x) x\n{}a{}", "I(".repeat(200), ")".repeat(200));
+        assert!(tokens(&nested).unwrap_err().starts_with("Depth"));
+        let shallow = format!("#define I(x) x\n{}a{}", "I(".repeat(40), ")".repeat(40));
+        assert_eq!(tokens(&shallow), Ok(1));
+    }
+
+    #[test]
+    fn deeply_nested_expressions_stop() {
+        assert!(tokens(&format!("x\n#if {}1\n#endif\n", "!".repeat(300))).unwrap_err().starts_with("Expression at line 2"));
+        let shallow = format!("#if {}1{}\n#define N a a\n#endif\nN", "(".repeat(100), ")".repeat(100));
+        assert_eq!(tokens(&shallow), Ok(2));
+    }
+
+    /// Where pp-rs reports an error and goes on, the expansion goes on the same way.
+    #[test]
+    fn errors_are_passed_as_pp_rs_passes_them() {
+        // Its `#if` parser ends the expression where an expansion ends: `S * 1` is an error, no
+        // group is opened, and both branches are read.
+        assert_eq!(tokens("#define S 1\n#if S * 1\nx\n#else\ny y\n#endif\n"), Ok(3));
+        assert_eq!(tokens("#define S 1\n#if 1 * S\nx\n#else\ny y\n#endif\n"), Ok(1));
+        // Overflow is an error too.
+        assert_eq!(tokens("#if 9223372036854775807 + 1\nx\n#else\ny y\n#endif\n"), Ok(3));
+        // A malformed directive's tokens may be read as source: a bomb there is still found.
+        let bomb = chain(12);
+        assert!(tokens(&(bomb.clone() + "#define 5 M12\n")).unwrap_err().starts_with("Tokens"));
+        assert!(tokens(&(bomb.clone() + "#ifdef A M12\n#endif\n")).unwrap_err().starts_with("Tokens"));
+        assert!(tokens(&(bomb.clone() + "#frobnicate M12\n")).unwrap_err().starts_with("Tokens"));
+        // A call with the wrong number of arguments is dropped, and expansion goes on.
+        assert!(tokens(&(bomb.clone() + "#define F(a, b) a\nF(1) M12\n")).unwrap_err().starts_with("Tokens"));
+        // A redefinition keeps the first definition.
+        assert!(tokens(&(bomb + "#define N M12\n#define N x\nN\n")).unwrap_err().starts_with("Tokens"));
+        // A stray `#elif` skips the rest (pp-rs does).
+        assert_eq!(tokens("x\n#elif 1\ny\n"), Ok(1));
+    }
+
+    #[test]
+    fn a_large_source_without_macros_is_not_counted() {
+        let big = "x = y + 1;\n".repeat(300_000);
+        assert_eq!(tokens(&big), Ok(6 * 300_000));
+    }
+
+    #[test]
+    fn what_it_cannot_follow_is_left_to_the_front_end() {
+        assert!(check_macro_expansion("#if 1 +\n#endif\n", "s").is_ok());
+        assert!(check_macro_expansion("#define F(x) x\nF(1", "s").is_ok());
+        assert!(check_macro_expansion("#if 1\nint x;", "s").is_ok());
+        let e = check_macro_expansion(&(chain(12) + "M12"), "bomb.comp").unwrap_err().to_string();
+        assert!(e.contains("bomb.comp:14: preprocessing makes more than 1048576 tokens"), "{e}");
+    }
+}
