@@ -2,14 +2,16 @@
 //!
 //! naga preprocesses GLSL with pp-rs, which expands macros without limit: fifteen lines of
 //! `#define`s, each naming the one before ten times, expand to 10^11 tokens, which the front
-//! end tries to hold in memory (the process aborts), and the same chain in an `#if` keeps it
-//! busy for hours. pp-rs expands an object-like macro lazily but a function-like macro's
-//! arguments fully, before anything is produced, so counting what it produces cannot stop it in
-//! time. This module expands the source itself, by pp-rs's rules (directives and conditional
-//! groups, `#if` expressions, object-like and function-like macros, arguments expanded before
-//! substitution and the result scanned again, a macro never expanded inside itself), counting
-//! every token it makes, and stops at [`MAX_EXPANDED_TOKENS`]. A source it cannot follow (a
-//! malformed directive or expression) is left to the front end, which reports it.
+//! end tries to hold in memory (the process aborts). pp-rs expands an object-like macro lazily
+//! but a function-like macro's arguments fully, before anything is produced, so counting what it
+//! produces cannot stop it in time. This module expands the source itself, by pp-rs's rules
+//! (conditional groups, `#if` expressions as pp-rs's parser reads them, object-like and
+//! function-like macros, arguments expanded before substitution and the result scanned again, a
+//! macro never expanded inside itself), counting every token it makes, and stops at
+//! [`MAX_EXPANDED_TOKENS`]. Where pp-rs reports an error and goes on (naga collects the errors
+//! and keeps reading), this goes on the same way, or, where the two could part, expands more, so
+//! that a count under the limit here is never over it there. The errors themselves are left to
+//! the front end, which reports them.
 
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
@@ -84,8 +86,9 @@ impl Work {
     }
 }
 
-/// The source with every backslash-newline removed (GLSL's line continuation), and where they
-/// were, so that lines are counted as in the source.
+/// The source with its line ends made `\n` (a CR LF, an LF CR and a lone CR each one, as pp-rs
+/// makes them), then every backslash-newline removed (GLSL's line continuation), and where they
+/// were, so that lines are counted as pp-rs counts them.
 struct Text {
     cleaned: String,
     /// Offsets in `cleaned` at which a continuation was removed.
@@ -94,6 +97,13 @@ struct Text {
 
 impl Text {
     fn new(source: &str) -> Text {
+        let lines;
+        let source = if source.contains('\r') {
+            lines = source.replace("\r\n", "\n").replace("\n\r", "\n").replace('\r', "\n");
+            &lines
+        } else {
+            source
+        };
         let mut cleaned = String::with_capacity(source.len());
         let mut joins = Vec::new();
         let mut rest = source;
@@ -274,30 +284,45 @@ impl<'a, 't> Directives<'a, 't> {
         }
     }
 
-    /// Carries out the directive after a `#` at the start of a line.
-    fn directive(&mut self, work: &mut Work) -> Result<(), Stop> {
+    /// Carries out the directive after a `#` at the start of a line; whether pp-rs reports an
+    /// error for it (it then goes on as here).
+    fn directive(&mut self, work: &mut Work) -> Result<bool, Stop> {
         let line = self.line_tokens();
-        let Some(first) = line.first() else { return Ok(()) };
+        let Some(first) = line.first() else { return Ok(false) };
         let args = &line[1..];
         if first.kind != Kind::Ident {
             self.as_source(&line);
-            return Ok(());
+            return Ok(!self.skipping);
         }
-        match first.text {
+        let error = match first.text {
             "define" if !self.skipping => match parse_define(args) {
-                Some(define) => {
-                    // A redefinition keeps the first definition (pp-rs refuses one that differs).
-                    self.defines.entry(define.name).or_insert_with(|| Rc::new(define));
+                Some(define) => match self.defines.get(define.name) {
+                    // pp-rs keeps the first definition, and refuses one that differs.
+                    Some(old) => !same_definition(old, &define),
+                    None => {
+                        self.defines.insert(define.name, Rc::new(define));
+                        false
+                    }
+                },
+                None => {
+                    self.as_source(args);
+                    true
                 }
-                None => self.as_source(args),
             },
             "undef" if !self.skipping => match args {
                 [name] if name.kind == Kind::Ident => {
                     self.defines.remove(name.text);
+                    false
                 }
-                _ => self.as_source(args),
+                _ => {
+                    self.as_source(args);
+                    true
+                }
             },
-            "if" | "ifdef" | "ifndef" if self.skipping => self.blocks.push(Block { taken: false, had_else: false, outer_skipped: true }),
+            "if" | "ifdef" | "ifndef" if self.skipping => {
+                self.blocks.push(Block { taken: false, had_else: false, outer_skipped: true });
+                false
+            }
             "if" | "ifdef" | "ifndef" => {
                 let taken = if first.text == "if" {
                     self.evaluate(args, work)
@@ -314,59 +339,69 @@ impl<'a, 't> Directives<'a, 't> {
                     Ok(taken) => {
                         self.skipping = !taken;
                         self.blocks.push(Block { taken, had_else: false, outer_skipped: false });
+                        false
                     }
                     // pp-rs opens no group: what follows is not skipped.
-                    Err(Stop::Unfollowed) => {}
+                    Err(Stop::Unfollowed) => true,
                     Err(e) => return Err(e),
                 }
             }
             "elif" => {
                 // pp-rs skips from here on, even when the `#elif` is out of place.
                 self.skipping = true;
-                let Some(block) = self.blocks.last() else { return Ok(()) };
-                if block.had_else || block.outer_skipped || block.taken {
-                    return Ok(());
-                }
-                match self.evaluate(args, work) {
-                    Ok(true) => {
-                        self.skipping = false;
-                        if let Some(b) = self.blocks.last_mut() {
-                            b.taken = true;
+                match self.blocks.last() {
+                    None => true,
+                    Some(block) if block.had_else => true,
+                    Some(block) if block.outer_skipped || block.taken => false,
+                    Some(_) => match self.evaluate(args, work) {
+                        Ok(true) => {
+                            self.skipping = false;
+                            if let Some(b) = self.blocks.last_mut() {
+                                b.taken = true;
+                            }
+                            false
                         }
-                    }
-                    Ok(false) | Err(Stop::Unfollowed) => {}
-                    Err(e) => return Err(e),
+                        Ok(false) => false,
+                        Err(Stop::Unfollowed) => true,
+                        Err(e) => return Err(e),
+                    },
                 }
             }
-            "else" => {
-                if !args.is_empty() {
-                    self.as_source(args);
-                    return Ok(());
-                }
-                if let Some(block) = self.blocks.last_mut()
-                    && !block.had_else
-                {
+            "else" if !args.is_empty() => {
+                self.as_source(args);
+                true
+            }
+            "else" => match self.blocks.last_mut() {
+                Some(block) if !block.had_else => {
                     self.skipping = block.outer_skipped || block.taken;
                     block.had_else = true;
+                    false
                 }
-            }
-            "endif" => {
-                if let Some(block) = self.blocks.pop() {
+                _ => true,
+            },
+            "endif" => match self.blocks.pop() {
+                Some(block) => {
                     self.skipping = block.outer_skipped;
                     self.as_source(args);
+                    !self.skipping && !args.is_empty()
                 }
-            }
+                None => true,
+            },
             // `#line` evaluates its operand as an expression, macros expanded.
             "line" if !self.skipping => match self.evaluate(args, work) {
-                Ok(_) | Err(Stop::Unfollowed) => {}
+                Ok(_) => false,
+                Err(Stop::Unfollowed) => true,
                 Err(e) => return Err(e),
             },
-            "version" | "extension" | "pragma" | "define" | "undef" | "line" => {}
+            "version" | "extension" | "pragma" | "define" | "undef" | "line" => false,
             // `#error`, and directives pp-rs does not know: an error, and the line's tokens
             // after the name may be taken as source.
-            _ => self.as_source(args),
-        }
-        Ok(())
+            _ => {
+                self.as_source(args);
+                !self.skipping
+            }
+        };
+        Ok(error)
     }
 
     /// The value of an `#if`, `#elif` or `#line` expression, as pp-rs's `IfParser` finds it:
@@ -380,6 +415,11 @@ impl<'a, 't> Directives<'a, 't> {
         }
         Ok(value != 0)
     }
+}
+
+/// Whether two definitions are the same, as pp-rs compares them (a redefinition must be).
+fn same_definition(a: &Define<'_>, b: &Define<'_>) -> bool {
+    a.function_like == b.function_like && a.params == b.params && a.body.len() == b.body.len() && a.body.iter().zip(&b.body).all(|(x, y)| x.kind == y.kind && x.text == y.text)
 }
 
 /// A `#define`'s name, parameters and body, or `None` where pp-rs refuses it.
@@ -418,8 +458,13 @@ impl<'a> Source<'a> for Directives<'a, '_> {
             match t.kind {
                 Kind::Newline => self.line_start = true,
                 _ if self.line_start && t.is("#") => {
-                    self.directive(work)?;
+                    let error = self.directive(work)?;
                     self.line_start = true;
+                    // pp-rs hands on the error where a token would be (a function-like macro's
+                    // name before it is then no call), then what it reads next.
+                    if error {
+                        return Err(Stop::Unfollowed);
+                    }
                     if let Some(t) = self.pending.pop() {
                         return Ok(Some(t));
                     }
@@ -475,6 +520,8 @@ struct Processor<'a> {
     invocations: Vec<Invocation<'a>>,
     expanding: HashSet<&'a str>,
     peeked: Option<Tok<'a>>,
+    /// An error read where a `(` was looked for, to hand on next.
+    peeked_error: bool,
 }
 
 impl<'a> Processor<'a> {
@@ -487,6 +534,9 @@ impl<'a> Processor<'a> {
     /// a step that yields no token (an argument's substitution starting or ending, an
     /// invocation ending), which its `#if` parser takes for the end of the expression.
     fn step(&mut self, source: &mut dyn Source<'a>, work: &mut Work, end_at_step: bool) -> Result<Option<Tok<'a>>, Stop> {
+        if std::mem::take(&mut self.peeked_error) {
+            return Err(Stop::Unfollowed);
+        }
         if let Some(t) = self.peeked.take() {
             return Ok(Some(t));
         }
@@ -501,7 +551,12 @@ impl<'a> Processor<'a> {
             } else if let Some(&t) = inv.define.body.get(inv.at) {
                 inv.at += 1;
                 match inv.define.params.iter().position(|&p| p == t.text) {
-                    Some(p) if t.kind == Kind::Ident && p < inv.args.len() => inv.arg = Some((p, 0)),
+                    Some(p) if t.kind == Kind::Ident && p < inv.args.len() => {
+                        // Counted, though it makes no token: a body of many parameters
+                        // substituted by empty arguments is work all the same.
+                        work.count(1)?;
+                        inv.arg = Some((p, 0));
+                    }
                     _ => {
                         work.count(1)?;
                         return Ok(Some(t));
@@ -539,12 +594,18 @@ impl<'a> Processor<'a> {
         let Some(define) = source.define(name) else { return Ok(false) };
         let mut args = Vec::new();
         if define.function_like {
-            match self.next_raw(source, work)? {
-                Some(t) if t.is("(") => {}
-                other => {
+            match self.next_raw(source, work) {
+                Ok(Some(t)) if t.is("(") => {}
+                Ok(other) => {
                     self.peeked = other;
                     return Ok(false);
                 }
+                // pp-rs keeps the error to hand on next, as it keeps a token.
+                Err(Stop::Unfollowed) => {
+                    self.peeked_error = true;
+                    return Ok(false);
+                }
+                Err(e) => return Err(e),
             }
             if depth >= MAX_ARGUMENT_DEPTH {
                 return Err(Stop::Depth);
@@ -798,8 +859,10 @@ mod tests {
         assert_eq!(tokens("#define F(x) x x\nF + F(1)"), Ok(4));
         // A macro is not expanded inside itself.
         assert_eq!(tokens("#define A B\n#define B A\nA"), Ok(1));
-        // Line continuations join lines; comments are white space.
+        // Line continuations join lines, with any line end; comments are white space.
         assert_eq!(tokens("#define L 1 \\\n 2\nL /* L\n L */ L // L"), Ok(4));
+        assert_eq!(tokens("#define L 1 \\\r\n 2\r\nL L"), Ok(4));
+        assert_eq!(tokens("#define L 1 \\\r 2\rL L"), Ok(4));
         assert_eq!(tokens(&(chain(3) + "M3")), Ok(2000));
     }
 
@@ -885,5 +948,106 @@ mod tests {
         assert!(check_macro_expansion("#if 1\nint x;", "s").is_ok());
         let e = check_macro_expansion(&(chain(12) + "M12"), "bomb.comp").unwrap_err().to_string();
         assert!(e.contains("bomb.comp:14: preprocessing makes more than 1048576 tokens"), "{e}");
+    }
+}
+
+/// The expansion against pp-rs itself, the preprocessor naga runs, over random programs of
+/// macros, calls and conditional groups: where pp-rs reports no error, both hand on the same
+/// number of tokens; where it reports errors (and goes on), this hands on at least as many.
+#[cfg(test)]
+mod against_pp_rs {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// What pp-rs hands on: its tokens, and whether it reported an error on the way.
+    fn pp_rs(src: &str) -> (u64, bool) {
+        let (mut n, mut error) = (0, false);
+        for item in pp_rs::pp::Preprocessor::new(src) {
+            match item {
+                Ok(_) => n += 1,
+                Err(_) => error = true,
+            }
+        }
+        (n, error)
+    }
+
+    /// What this module hands on, or `None` past the limit.
+    fn ours(src: &str) -> Option<u64> {
+        let text = Text::new(src);
+        let mut top = Directives::new(&text);
+        let mut work = Work { made: 0, line: 1 };
+        let mut p = Processor::default();
+        let mut n = 0;
+        loop {
+            match p.next_expanded(&mut top, &mut work, 0) {
+                Ok(Some(_)) => n += 1,
+                Ok(None) => return Some(n),
+                Err(Stop::Unfollowed) => {}
+                Err(_) => return None,
+            }
+        }
+    }
+
+    const NAMES: [&str; 6] = ["A", "B", "C", "F", "G", "H"];
+
+    /// A token of a body or a source line: plain tokens, punctuation that calls are made of,
+    /// macro names and the parameters `x` and `y`.
+    fn token() -> impl Strategy<Value = String> {
+        prop_oneof![
+            3 => prop::sample::select(vec!["a", "1", "2", "+", "*", "x", "y"]).prop_map(String::from),
+            3 => prop::sample::select(NAMES.to_vec()).prop_map(String::from),
+            2 => prop::sample::select(vec!["(", ")", ","]).prop_map(String::from),
+        ]
+    }
+
+    fn tokens(max: usize) -> impl Strategy<Value = String> {
+        prop::collection::vec(token(), 0..max).prop_map(|t| t.join(" "))
+    }
+
+    /// An `#if` condition: literals, `defined`, macros and arithmetic.
+    fn condition() -> impl Strategy<Value = String> {
+        prop_oneof![
+            prop::sample::select(vec!["0", "1", "2 * 3 == 6", "1 + 1"]).prop_map(String::from),
+            prop::sample::select(NAMES.to_vec()).prop_map(|n| format!("defined({n})")),
+            prop::sample::select(NAMES.to_vec()).prop_map(|n| format!("!defined {n}")),
+            prop::sample::select(NAMES.to_vec()).prop_map(String::from),
+            prop::sample::select(NAMES.to_vec()).prop_map(|n| format!("1 + {n}")),
+            prop::sample::select(NAMES.to_vec()).prop_map(|n| format!("{n} * 2")),
+        ]
+    }
+
+    /// A line of the program.
+    fn line() -> impl Strategy<Value = String> {
+        prop_oneof![
+            3 => (prop::sample::select(NAMES.to_vec()), tokens(6)).prop_map(|(n, b)| format!("#define {n} {b}")),
+            3 => (prop::sample::select(NAMES.to_vec()), prop::sample::select(vec!["x", "x, y", ""]), tokens(6))
+                .prop_map(|(n, p, b)| format!("#define {n}({p}) {b}")),
+            1 => prop::sample::select(NAMES.to_vec()).prop_map(|n| format!("#undef {n}")),
+            1 => condition().prop_map(|c| format!("#if {c}")),
+            1 => prop::sample::select(NAMES.to_vec()).prop_map(|n| format!("#ifdef {n}")),
+            1 => condition().prop_map(|c| format!("#elif {c}")),
+            1 => Just("#else".to_string()),
+            1 => Just("#endif".to_string()),
+            6 => tokens(10),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(if std::env::var_os("CI").is_some() { 2000 } else { 10000 }))]
+
+        #[test]
+        fn hands_on_what_pp_rs_does(lines in prop::collection::vec(line(), 0..14)) {
+            let src = lines.join("\n") + "\n";
+            // A program past the limit is not compared (pp-rs would take long to make it).
+            if let Some(n) = ours(&src) {
+                let (theirs, error) = pp_rs(&src);
+                if error {
+                    prop_assert!(n >= theirs, "{n} < pp-rs's {theirs} (with errors):\n{src}");
+                } else {
+                    prop_assert_eq!(n, theirs, "pp-rs, no errors:\n{}", src);
+                }
+            }
+        }
     }
 }

@@ -6,7 +6,9 @@
 //! - [`Module`] loads WGSL, SPIR-V or GLSL with naga, validates it, and compiles each compute
 //!   entry point (`compile.rs`) into a compact program of register operations; anything the
 //!   interpreter cannot run is rejected here with its source location. All naga-specific code
-//!   is in `module.rs` and `compile.rs` (naga is pinned by the workspace).
+//!   is in `module.rs` and `compile.rs` (naga is pinned by the workspace). GLSL is first
+//!   expanded by `glsl_macros.rs`, which follows the rules of naga's preprocessor with a count,
+//!   because that preprocessor has no limit of its own.
 //! - [`ComputePipeline`] selects an entry point and reflects what the engine needs: workgroup
 //!   size, buffer bindings with their sizes and strides, push-constant and workgroup-memory sizes.
 //! - [`Workgroup`] holds one workgroup in flight: workgroup memory and its subgroups. The caller
