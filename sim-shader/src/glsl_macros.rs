@@ -9,9 +9,11 @@
 //! function-like macros, arguments expanded before substitution and the result scanned again, a
 //! macro never expanded inside itself), counting every token it makes, and stops at
 //! [`MAX_EXPANDED_TOKENS`]. Where pp-rs reports an error and goes on (naga collects the errors
-//! and keeps reading), this goes on the same way, or, where the two could part, expands more, so
-//! that a count under the limit here is never over it there. The errors themselves are left to
-//! the front end, which reports them.
+//! and keeps reading), this goes on the same way, down to what pp-rs's lexer refuses and how
+//! much of a malformed directive it consumes: a source the limit lets through must not expand
+//! further in naga. A test runs both over random programs and asks the same count of tokens,
+//! errors or none (`against_pp_rs`). The errors themselves are left to the front end, which
+//! reports them.
 
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
@@ -30,9 +32,9 @@ pub(crate) const MAX_ARGUMENT_DEPTH: usize = 64;
 /// How deeply an `#if` expression may nest parentheses and unary operators, macros expanded.
 pub(crate) const MAX_EXPRESSION_DEPTH: usize = 256;
 
-/// Refuses a GLSL source whose preprocessing makes more than [`MAX_EXPANDED_TOKENS`] tokens, or
-/// nests macro arguments more than [`MAX_ARGUMENT_DEPTH`] deep, naming the line where it
-/// happens.
+/// Refuses a GLSL source whose preprocessing makes more than [`MAX_EXPANDED_TOKENS`] tokens,
+/// nests macro arguments more than [`MAX_ARGUMENT_DEPTH`] deep or an `#if` expression more than
+/// [`MAX_EXPRESSION_DEPTH`], naming the line where it happens.
 pub(crate) fn check_macro_expansion(source: &str, name: &str) -> Result<(), ShaderError> {
     let text = Text::new(source);
     let mut top = Directives::new(&text);
@@ -56,6 +58,7 @@ pub(crate) fn check_macro_expansion(source: &str, name: &str) -> Result<(), Shad
     }
 }
 
+/// The error for a source refused at `line`.
 fn refusal(name: &str, line: u32, what: String) -> ShaderError {
     ShaderError::Parse { name: name.to_string(), message: format!("{name}:{line}: {what}") }
 }
@@ -310,7 +313,9 @@ struct Define<'a> {
 
 /// Where a [`Processor`] takes its tokens from, and which macros it may expand there.
 trait Source<'a> {
+    /// The next token, `None` at the end, or an error pp-rs reports where a token would be.
     fn next(&mut self, work: &mut Work) -> Result<Option<Tok<'a>>, Stop>;
+    /// The macro `name`, if it is one here.
     fn define(&self, name: &str) -> Option<Rc<Define<'a>>>;
 }
 
@@ -324,16 +329,16 @@ struct Block {
 }
 
 /// The source itself, directives carried out: pp-rs's `DirectiveProcessor`, which on an error
-/// reports it and goes on (naga collects the errors). So do these, the same way, or where the
-/// two part, by expanding more: a malformed directive's tokens after its name are taken as
-/// source, where pp-rs takes none or some of them.
+/// reports it and goes on (naga collects the errors); so does this. A malformed directive's line
+/// is consumed as far as pp-rs reads it, and the rest is source.
 struct Directives<'a, 't> {
     lexer: Lexer<'a>,
     text: &'t Text,
     defines: HashMap<&'a str, Rc<Define<'a>>>,
     blocks: Vec<Block>,
     skipping: bool,
-    /// Tokens of a malformed directive, handed on as source (in reverse order).
+    /// Tokens to hand on before reading further (in reverse order): what pp-rs reads as source
+    /// of a malformed directive's line, or the token `#version`, `#extension` and `#pragma` make.
     pending: Vec<Tok<'a>>,
     line_start: bool,
     /// The line of the last token read, for the message.
@@ -366,7 +371,8 @@ impl<'a, 't> Directives<'a, 't> {
         v
     }
 
-    /// Hands on `tokens` as source: what pp-rs may do with a malformed directive's.
+    /// Hands on `tokens` as source (unless skipping): the rest of a line pp-rs stopped reading
+    /// as a directive.
     fn as_source(&mut self, tokens: &[Tok<'a>]) {
         if !self.skipping {
             self.pending.extend(tokens.iter().rev());
