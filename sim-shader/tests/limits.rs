@@ -57,11 +57,8 @@ fn glsl_macros_expanding_past_the_limit() {
         src += &format!("#define M{i} {}\n", vec![format!("M{}", i - 1); 10].join(" "));
     }
     src += "void main() { dst[0] = M11 1u; }\n";
-    let start = std::time::Instant::now();
     let e = Module::from_glsl(&src, "bomb.comp").unwrap_err().to_string();
     assert!(e.contains("bomb.comp:16: preprocessing makes more than 1048576 tokens"), "{e}");
-    // Refused at once, not after expanding: a generous bound, far below what expanding takes.
-    assert!(start.elapsed() < std::time::Duration::from_secs(20), "{:?}", start.elapsed());
 }
 
 /// Ordinary macro use passes the check and means what the preprocessor says: a function-like
