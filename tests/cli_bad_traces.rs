@@ -272,3 +272,21 @@ fn runaway_runs_are_stopped_at_their_budgets() {
         assert!(out.status.code() == Some(2) && err.contains(flag), "{flag} {value}: {err}");
     }
 }
+
+/// GLSL whose macros expand to 10^11 tokens: one located line and exit status 2, not an abort
+/// from naga's preprocessor trying to hold them.
+#[test]
+fn a_glsl_macro_bomb_is_refused() {
+    let mut glsl = String::from("#version 450\\nlayout(local_size_x = 64) in;\\nlayout(set = 0, binding = 1) buffer B { uint b[]; };\\n#define M0 1u+\\n");
+    for i in 1..=11 {
+        glsl += &format!("#define M{i} {}\\n", vec![format!("M{}", i - 1); 10].join(" "));
+    }
+    glsl += "void main() { b[gl_GlobalInvocationID.x] = M11 1u; }\\n";
+    let shader = format!(r#"{{"id": "add_one", "glsl": "{glsl}"}}"#);
+    let text = with_timeline(
+        r#"{"cmd": "dispatch", "shader": "add_one", "group_count": [1, 1, 1], "bindings": [{"set": 0, "binding": 1, "buffer": "B"}]}"#,
+        SUBMIT,
+    )
+    .replace(SHADER, &shader);
+    run_bad("glsl_bomb", &text, &["shaders[0].glsl", "add_one:16: preprocessing makes more than 1048576 tokens"]).unwrap();
+}
