@@ -36,26 +36,33 @@ pub(crate) const MAX_EXPRESSION_DEPTH: usize = 256;
 /// nests macro arguments more than [`MAX_ARGUMENT_DEPTH`] deep or an `#if` expression more than
 /// [`MAX_EXPRESSION_DEPTH`], naming the line where it happens.
 pub(crate) fn check_macro_expansion(source: &str, name: &str) -> Result<(), ShaderError> {
+    match expand(source) {
+        (Ok(_) | Err(Stop::PpError), _) => Ok(()),
+        (Err(Stop::Tokens), line) => Err(refusal(name, line, format!("preprocessing makes more than {MAX_EXPANDED_TOKENS} tokens (macros expanding to exponentially many)"))),
+        (Err(Stop::Depth), line) => Err(refusal(name, line, format!("macro arguments hold invocations nested more than {MAX_ARGUMENT_DEPTH} deep"))),
+        (Err(Stop::Expression), line) => Err(refusal(name, line, format!("an #if expression nests parentheses and unary operators more than {MAX_EXPRESSION_DEPTH} deep"))),
+    }
+}
+
+/// Expands `source` to its end or to a limit: how many tokens the preprocessor hands on, or
+/// why it stopped; and the line it had reached.
+fn expand(source: &str) -> (Result<u64, Stop>, u32) {
     let text = Text::new(source);
     let mut top = Directives::new(&text);
     let mut work = Work { made: 0, line: 1 };
     let mut processor = Processor::default();
+    let mut handed_on = 0;
     let result = loop {
         match processor.next_expanded(&mut top, &mut work, 0) {
-            Ok(Some(_)) => {}
-            Ok(None) => break Ok(()),
+            Ok(Some(_)) => handed_on += 1,
+            Ok(None) => break Ok(handed_on),
             // pp-rs reports an error there and goes on (naga collects the errors), so the
             // expansion goes on here too.
             Err(Stop::PpError) => {}
             Err(e) => break Err(e),
         }
     };
-    match result {
-        Ok(()) | Err(Stop::PpError) => Ok(()),
-        Err(Stop::Tokens) => Err(refusal(name, work.line, format!("preprocessing makes more than {MAX_EXPANDED_TOKENS} tokens (macros expanding to exponentially many)"))),
-        Err(Stop::Depth) => Err(refusal(name, work.line, format!("macro arguments hold invocations nested more than {MAX_ARGUMENT_DEPTH} deep"))),
-        Err(Stop::Expression) => Err(refusal(name, work.line, format!("an #if expression nests parentheses and unary operators more than {MAX_EXPRESSION_DEPTH} deep"))),
-    }
+    (result, work.line)
 }
 
 /// The error for a source refused at `line`.
@@ -477,8 +484,7 @@ impl<'a, 't> Directives<'a, 't> {
                     return fail(self, 2);
                 }
                 let taken = self.defines.contains_key(name.text) == (first.text == "ifdef");
-                self.skipping = !taken;
-                self.blocks.push(Block { taken, had_else: false, outer_skipped: false });
+                self.open_group(taken);
                 Ok(false)
             }
             "if" => {
@@ -491,8 +497,7 @@ impl<'a, 't> Directives<'a, 't> {
                     Err(Stop::PpError) => return Ok(true),
                     Err(e) => return Err(e),
                 };
-                self.skipping = !taken;
-                self.blocks.push(Block { taken, had_else: false, outer_skipped: false });
+                self.open_group(taken);
                 Ok(false)
             }
             // `#line` evaluates its operand as an expression, macros expanded, and a second one
@@ -520,6 +525,12 @@ impl<'a, 't> Directives<'a, 't> {
             // after the name are read as source.
             _ => fail(self, 0),
         }
+    }
+
+    /// Opens a conditional group (outside a skipped one) whose first branch is `taken` or not.
+    fn open_group(&mut self, taken: bool) {
+        self.skipping = !taken;
+        self.blocks.push(Block { taken, had_else: false, outer_skipped: false });
     }
 
     /// The value of an `#if` or `#elif` expression (`parsing_if`), or of a `#line` operand, as
@@ -973,20 +984,10 @@ fn parse_integer(text: &str) -> Option<i64> {
 mod tests {
     use super::*;
 
+    /// The tokens handed on, or why and where the expansion stopped.
     fn tokens(src: &str) -> Result<u64, String> {
-        let text = Text::new(src);
-        let mut top = Directives::new(&text);
-        let mut work = Work { made: 0, line: 1 };
-        let mut p = Processor::default();
-        let mut out = 0;
-        loop {
-            match p.next_expanded(&mut top, &mut work, 0) {
-                Ok(Some(_)) => out += 1,
-                Ok(None) => return Ok(out),
-                Err(Stop::PpError) => {}
-                Err(e) => return Err(format!("{e:?} at line {}", work.line)),
-            }
-        }
+        let (result, line) = expand(src);
+        result.map_err(|e| format!("{e:?} at line {line}"))
     }
 
     /// Ten copies of the macro before, `levels` deep: 10^levels tokens.
@@ -1132,19 +1133,7 @@ mod against_pp_rs {
 
     /// What this module hands on, or `None` past the limit.
     fn ours(src: &str) -> Option<u64> {
-        let text = Text::new(src);
-        let mut top = Directives::new(&text);
-        let mut work = Work { made: 0, line: 1 };
-        let mut p = Processor::default();
-        let mut n = 0;
-        loop {
-            match p.next_expanded(&mut top, &mut work, 0) {
-                Ok(Some(_)) => n += 1,
-                Ok(None) => return Some(n),
-                Err(Stop::PpError) => {}
-                Err(_) => return None,
-            }
-        }
+        expand(src).0.ok()
     }
 
     const NAMES: [&str; 6] = ["A", "B", "C", "F", "G", "H"];
