@@ -91,8 +91,9 @@ struct Work {
 }
 
 impl Work {
-    fn count(&mut self, n: u64) -> Result<(), Stop> {
-        self.made += n;
+    /// Counts one token made (or one parameter substituted), or stops past the limit.
+    fn count(&mut self) -> Result<(), Stop> {
+        self.made += 1;
         if self.made > MAX_EXPANDED_TOKENS { Err(Stop::Tokens) } else { Ok(()) }
     }
 }
@@ -300,12 +301,7 @@ impl<'a> Lexer<'a> {
         if matches!(self.peek(), Some('l' | 'L' | 's' | 'S')) {
             return Kind::Error;
         }
-        let value = match radix {
-            16 => u64::from_str_radix(&raw[2..], 16),
-            8 => u64::from_str_radix(&raw[1..], 8),
-            _ => raw.parse::<u64>(),
-        };
-        if value.is_ok() { Kind::Number } else { Kind::Error }
+        if parse_integer(raw).is_some() { Kind::Number } else { Kind::Error }
     }
 }
 
@@ -537,8 +533,9 @@ impl<'a, 't> Directives<'a, 't> {
     /// pp-rs's `IfParser` finds it: macros expanded, `defined` read before expansion, other
     /// identifiers 0 in `#if` and errors in `#line`, arithmetic that overflows or divides by
     /// zero an error.
-    fn evaluate(&mut self, tokens: &[Tok<'a>], work: &mut Work, parsing_if: bool) -> Result<i64, Stop> {
-        let mut stream = IfTokens { source: Slice { tokens, at: 0, defines: &self.defines }, processor: Processor::default(), peeked: None, parsing_if };
+    fn evaluate(&self, tokens: &[Tok<'a>], work: &mut Work, parsing_if: bool) -> Result<i64, Stop> {
+        let none = HashSet::new();
+        let mut stream = IfTokens::new(tokens, self, &none, parsing_if);
         let value = stream.expression(work, 0, 0)?;
         if stream.peek(work)?.is_some() {
             return Err(Stop::PpError);
@@ -547,8 +544,9 @@ impl<'a, 't> Directives<'a, 't> {
     }
 
     /// `#line`'s operands, as pp-rs reads them.
-    fn line_operands(&mut self, tokens: &[Tok<'a>], work: &mut Work) -> Result<(), Stop> {
-        let mut stream = IfTokens { source: Slice { tokens, at: 0, defines: &self.defines }, processor: Processor::default(), peeked: None, parsing_if: false };
+    fn line_operands(&self, tokens: &[Tok<'a>], work: &mut Work) -> Result<(), Stop> {
+        let none = HashSet::new();
+        let mut stream = IfTokens::new(tokens, self, &none, false);
         let line = stream.expression(work, 0, 0)?;
         if line as u64 >= 1 << 32 {
             return Err(Stop::PpError);
@@ -649,25 +647,6 @@ impl<'a> Source<'a> for Directives<'a, '_> {
     }
 }
 
-/// The tokens of an `#if` line, with the defines in force there.
-struct Slice<'a, 's> {
-    tokens: &'s [Tok<'a>],
-    at: usize,
-    defines: &'s HashMap<&'a str, Rc<Define<'a>>>,
-}
-
-impl<'a> Source<'a> for Slice<'a, '_> {
-    fn next(&mut self, _: &mut Work) -> Result<Option<Tok<'a>>, Stop> {
-        let t = self.tokens.get(self.at).copied();
-        self.at += 1;
-        Ok(t)
-    }
-
-    fn define(&self, name: &str) -> Option<Rc<Define<'a>>> {
-        self.defines.get(name).cloned()
-    }
-}
-
 /// A macro being expanded: where its body is, and its arguments, expanded.
 struct Invocation<'a> {
     define: Rc<Define<'a>>,
@@ -708,7 +687,7 @@ impl<'a> Processor<'a> {
             if let Some((a, pos)) = inv.arg {
                 if let Some(&t) = inv.args[a].get(pos) {
                     inv.arg = Some((a, pos + 1));
-                    work.count(1)?;
+                    work.count()?;
                     return Ok(Some(t));
                 }
                 inv.arg = None;
@@ -718,11 +697,11 @@ impl<'a> Processor<'a> {
                     Some(p) if t.kind == Kind::Ident && p < inv.args.len() => {
                         // Counted, though it makes no token: a body of many parameters
                         // substituted by empty arguments is work all the same.
-                        work.count(1)?;
+                        work.count()?;
                         inv.arg = Some((p, 0));
                     }
                     _ => {
-                        work.count(1)?;
+                        work.count()?;
                         return Ok(Some(t));
                     }
                 }
@@ -801,12 +780,11 @@ impl<'a> Processor<'a> {
             // Each argument expanded on its own, fully, before substitution, where the macros
             // being expanded around it are not expanded.
             for arg in raw {
-                let defines = DefinesOf(source);
-                let mut slice = ArgSource { tokens: &arg, at: 0, outer: &defines, hidden: &self.expanding };
+                let mut slice = TokenList { tokens: &arg, at: 0, outer: &*source, hidden: &self.expanding };
                 let mut inner = Processor::default();
                 let mut expanded = Vec::new();
                 while let Some(t) = inner.next_expanded(&mut slice, work, depth + 1)? {
-                    work.count(1)?;
+                    work.count()?;
                     expanded.push(t);
                 }
                 args.push(expanded);
@@ -818,18 +796,16 @@ impl<'a> Processor<'a> {
     }
 }
 
-/// The defines a [`Source`] sees, for the arguments expanded inside it.
-struct DefinesOf<'r, 'a>(&'r dyn Source<'a>);
-
-/// A macro argument: its tokens, with the defines its invocation saw less those being expanded.
-struct ArgSource<'a, 's, 'r> {
+/// A list of tokens read as source (a macro argument, an `#if` or `#line` operand), with the
+/// macros of the source around it (`outer`) less those being expanded there (`hidden`).
+struct TokenList<'a, 's> {
     tokens: &'s [Tok<'a>],
     at: usize,
-    outer: &'s DefinesOf<'r, 'a>,
+    outer: &'s dyn Source<'a>,
     hidden: &'s HashSet<&'a str>,
 }
 
-impl<'a> Source<'a> for ArgSource<'a, '_, '_> {
+impl<'a> Source<'a> for TokenList<'a, '_> {
     fn next(&mut self, _: &mut Work) -> Result<Option<Tok<'a>>, Stop> {
         let t = self.tokens.get(self.at).copied();
         self.at += 1;
@@ -837,21 +813,27 @@ impl<'a> Source<'a> for ArgSource<'a, '_, '_> {
     }
 
     fn define(&self, name: &str) -> Option<Rc<Define<'a>>> {
-        if self.hidden.contains(name) { None } else { self.outer.0.define(name) }
+        if self.hidden.contains(name) { None } else { self.outer.define(name) }
     }
 }
 
 /// The tokens of an `#if` expression, macros expanded, and its evaluation (C's operators on
 /// 64-bit integers, as pp-rs's `IfParser`).
 struct IfTokens<'a, 's> {
-    source: Slice<'a, 's>,
+    source: TokenList<'a, 's>,
     processor: Processor<'a>,
     peeked: Option<Tok<'a>>,
     /// In `#if` (not `#line`), an identifier that is no macro is 0.
     parsing_if: bool,
 }
 
-impl<'a> IfTokens<'a, '_> {
+impl<'a, 's> IfTokens<'a, 's> {
+    /// The expression `tokens`, where `outer`'s macros but `hidden` are in force (the callers,
+    /// `#if` and `#line`, hide none), read as `#if` reads it or (`parsing_if` false) as `#line`.
+    fn new(tokens: &'s [Tok<'a>], outer: &'s dyn Source<'a>, hidden: &'s HashSet<&'a str>, parsing_if: bool) -> Self {
+        IfTokens { source: TokenList { tokens, at: 0, outer, hidden }, processor: Processor::default(), peeked: None, parsing_if }
+    }
+
     fn next(&mut self, work: &mut Work) -> Result<Option<Tok<'a>>, Stop> {
         if let Some(t) = self.peeked.take() {
             return Ok(Some(t));
@@ -922,7 +904,7 @@ impl<'a> IfTokens<'a, '_> {
                 if parenthesized && !self.next(work)?.is_some_and(|t| t.is(")")) {
                     return Err(Stop::PpError);
                 }
-                Ok(i64::from(self.source.defines.contains_key(name.text)))
+                Ok(i64::from(self.source.define(name.text).is_some()))
             }
             (Kind::Punct, "(") => {
                 let v = self.expression(work, 0, depth + 1)?;
