@@ -13,7 +13,8 @@
 //! much of the random cases is the host's own memory latency; `minimal_l1_stream_load8` runs the
 //! streaming loads through a cache built for that one pattern, to show how much of
 //! `single/stream_load8` is the host's own limit, and `minimal_two_level_random_load8` the
-//! random loads through a two-level cache built for that one pattern, for `two_level/random_load8`.
+//! random loads through a two-level cache built for that one pattern, for `two_level/random_load8`
+//! (and, hinted the same way, for `two_level/random_load8_prefetch`).
 //! The `line_copy_vec` rows copy the random addresses' 64-byte lines out of the plain array with
 //! no cache at all, alone and with the instruction count of a two-level access beside each
 //! copy in register arithmetic (`benches/common/line_copy.rs`): what the host does for work of
@@ -205,6 +206,22 @@ fn caches(c: &mut Criterion) {
         b.iter(|| {
             let mut sum = 0u64;
             for &a in &random {
+                let (data, tags) = minimal.load8(&mut store, a);
+                sum = sum.wrapping_add(u64::from_le_bytes(data) ^ tags[0] as u64);
+            }
+            black_box(sum)
+        })
+    });
+    // And with the prefetch hint of the `_prefetch` rows: how far `two_level/random_load8_prefetch`
+    // is from what a cache built for this pattern does with the same hint.
+    let mut minimal = MinimalTwoLevel::default();
+    g.bench_function("minimal_two_level_random_load8_prefetch", |b| {
+        b.iter(|| {
+            let mut sum = 0u64;
+            for (i, &a) in random.iter().enumerate() {
+                if let Some(&ahead) = random.get(i + PREFETCH_DISTANCE) {
+                    minimal.prefetch(&store, ahead);
+                }
                 let (data, tags) = minimal.load8(&mut store, a);
                 sum = sum.wrapping_add(u64::from_le_bytes(data) ^ tags[0] as u64);
             }

@@ -17,7 +17,7 @@
 //! `random2` (L1 + L2), `random2-prefetch` (the
 //! same with a prefetch hint 16 accesses ahead), `minimal2` (the `random2` loads through the
 //! benchmark's baseline two-level cache built for that pattern alone,
-//! `benches/common/minimal_two_level.rs`), `store` (L1 alone, write-through, random
+//! `benches/common/minimal_two_level.rs`), `minimal2-prefetch` (the same with the hint), `store` (L1 alone, write-through, random
 //! stores), `store2-wb` (a byte-mask write-back L1 + L2, random stores), and
 //! `line-copy[-wWORK][-prefetch|-hot]` (no cache: the `random` addresses' 64-byte lines copied
 //! out of a flat array, each with WORK rounds of register arithmetic beside it, optionally with a
@@ -64,7 +64,7 @@ fn splitmix(state: &mut u64) -> u64 {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let usage = "usage: cache_loop stream|minimal|stream2|random|random2|random2-prefetch|minimal2|store|store2-wb|line-copy[-wWORK][-prefetch|-hot][-huge] ROUNDS [--best-of N]";
+    let usage = "usage: cache_loop stream|minimal|stream2|random|random2|random2-prefetch|minimal2[-prefetch]|store|store2-wb|line-copy[-wWORK][-prefetch|-hot][-huge] ROUNDS [--best-of N]";
     let args: Vec<String> = std::env::args().skip(1).collect();
     let pattern = args.first().ok_or(usage)?.clone();
     let rounds: u64 = args.get(1).ok_or(usage)?.parse().map_err(|e| format!("ROUNDS: {e}"))?;
@@ -123,6 +123,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     "random2" => random_loads(&mut l1, &mut Chained { cache: &mut l2, next: &mut vram }, &random)?,
                     "random2-prefetch" => random_loads_prefetched(&mut l1, &mut l2, &mut vram, &random)?,
                     "minimal2" => minimal_random(&mut minimal2, &mut vram, &random),
+                    "minimal2-prefetch" => minimal_random_prefetched(&mut minimal2, &mut vram, &random),
                     "store" => random_stores(&mut l1, &mut vram, &random)?,
                     "store2-wb" => random_stores(&mut l1, &mut Chained { cache: &mut l2, next: &mut vram }, &random)?,
                     other => return Err(format!("unknown pattern `{other}`; {usage}").into()),
@@ -263,6 +264,20 @@ fn random_loads_prefetched(l1: &mut Cache, l2: &mut Cache, vram: &mut BackingSto
 fn minimal_random(minimal: &mut MinimalTwoLevel, vram: &mut BackingStore, random: &[u64]) -> u64 {
     let mut sum = 0u64;
     for &a in random {
+        let (data, tags) = minimal.load8(vram, a);
+        sum = sum.wrapping_add(u64::from_le_bytes(data) ^ tags[0] as u64);
+    }
+    sum
+}
+
+/// [`minimal_random`] with a prefetch hint 16 accesses ahead, as in `random2-prefetch`.
+#[inline(never)]
+fn minimal_random_prefetched(minimal: &mut MinimalTwoLevel, vram: &mut BackingStore, random: &[u64]) -> u64 {
+    let mut sum = 0u64;
+    for (i, &a) in random.iter().enumerate() {
+        if let Some(&ahead) = random.get(i + 16) {
+            minimal.prefetch(vram, ahead);
+        }
         let (data, tags) = minimal.load8(vram, a);
         sum = sum.wrapping_add(u64::from_le_bytes(data) ^ tags[0] as u64);
     }

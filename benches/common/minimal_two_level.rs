@@ -71,6 +71,31 @@ impl<const SETS: usize, const WAYS: usize> Level<SETS, WAYS> {
         ways[w as usize] = line;
         (set * WAYS + w as usize, false, evicted)
     }
+
+    /// Hints the host to fetch what a miss of `line` here would touch: the set's line numbers
+    /// and order, and the bytes and tags of the slot it would replace as the set stands now.
+    #[inline(always)]
+    fn prefetch(&self, line: u64) {
+        let set = line as usize % SETS;
+        let victim = set * WAYS + ((self.order[set] >> (4 * (WAYS - 1))) & 0xF) as usize;
+        prefetch_at(&self.lines[set]);
+        prefetch_at(&self.order[set]);
+        prefetch_at(&self.data[victim]);
+        prefetch_at(&self.tags[victim]);
+    }
+}
+
+/// Asks the host to bring the cache line holding `*place` towards the core; a no-op on hosts
+/// other than x86-64.
+#[inline(always)]
+fn prefetch_at<T>(place: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch reads nothing the program sees and never faults; SSE is part of x86-64.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((place as *const T).cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = place;
 }
 
 /// The benchmark's hierarchy built for aligned 8-byte loads and nothing else: a 32 KiB 8-way
@@ -93,6 +118,17 @@ impl Default for MinimalTwoLevel {
 }
 
 impl MinimalTwoLevel {
+    /// Hints the host to fetch what a load at `addr` would touch beyond the L1 (which fits the
+    /// host's own L1): the L2 set's state and victim slot, and the backing store's line. As
+    /// [`Cache::prefetch`] does for the `Cache` pair; changes nothing simulated.
+    ///
+    /// [`Cache::prefetch`]: gpusim::caches::Cache::prefetch
+    #[inline(always)]
+    pub fn prefetch(&self, store: &BackingStore, addr: u64) {
+        self.l2.prefetch(addr >> 6);
+        store.prefetch(addr);
+    }
+
     /// An 8-byte load (the address rounded down to 8): its bytes and its two words' provenance.
     #[inline(always)]
     pub fn load8(&mut self, store: &mut BackingStore, addr: u64) -> ([u8; 8], [Tag; 2]) {
