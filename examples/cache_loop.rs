@@ -14,11 +14,10 @@
 //! excluded. Patterns: `stream` (L1 alone, consecutive loads), `minimal` (the same loads through
 //! the benchmark's baseline cache built for that pattern alone, `benches/common/minimal_l1.rs`),
 //! `stream2` (consecutive loads through L1 and L2), `random` (L1 alone, uniformly random loads),
-//! `random2` (L1 + L2), `random2-prefetch` (the
-//! same with a prefetch hint 16 accesses ahead), `minimal2` (the `random2` loads through the
-//! benchmark's baseline two-level cache built for that pattern alone,
-//! `benches/common/minimal_two_level.rs`), `minimal2-prefetch` (the same with the hint), `store` (L1 alone, write-through, random
-//! stores), `store2-wb` (a byte-mask write-back L1 + L2, random stores), and
+//! `random2` (L1 + L2), `random2-prefetch` (the same with a prefetch hint 16 accesses ahead),
+//! `minimal2` (the `random2` loads through the benchmark's baseline two-level cache built for
+//! that pattern alone, `benches/common/minimal_two_level.rs`), `minimal2-prefetch` (the same with
+//! the hint), `store` (L1 alone, write-through, random stores), `store2-wb` (a byte-mask write-back L1 + L2, random stores), and
 //! `line-copy[-wWORK][-prefetch|-hot]` (no cache: the `random` addresses' 64-byte lines copied
 //! out of a flat array, each with WORK rounds of register arithmetic beside it, optionally with a
 //! host prefetch 16 copies ahead, or with the addresses folded into the first 32 KiB so that
