@@ -542,9 +542,11 @@ impl<'m> Compiler<'m> {
     }
 
     /// Constant components laid out as memory words (struct padding and matrix column padding
-    /// respected) for initialising lane memory.
+    /// respected) for initialising lane memory: as many words as [`Op::InitLane`] copies, the
+    /// variable's [`Compiler::internal_size`] (naga's layout gives a bool one byte, which
+    /// rounded down to no word at all and left `true` initialisers reading as `false`).
     fn init_words(&mut self, ty: Handle<naga::Type>, comps: Vec<u32>) -> Reg {
-        let size = self.size_h(ty);
+        let size = self.internal_size(ty).unwrap_or_else(|| self.size_h(ty));
         let mut words = vec![0u32; (size / 4) as usize];
         let mut leaves = Vec::new();
         if self.leaves(self.inner(ty), 0, 0, &mut leaves).is_some() {

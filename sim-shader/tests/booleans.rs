@@ -42,6 +42,32 @@ fn bool_locals_and_private_vectors() {
     );
 }
 
+/// Initialisers of bool variables: naga's layout gives a bool one byte, so sizing the initial
+/// words by it stored none, and `true` read as `false` (or a `false` read its neighbour's word).
+#[test]
+fn bool_variables_start_at_their_initialisers() {
+    assert_eq!(run("var b = true; dst[i] = select(0u, 1u, b);"), expect(|_| 1));
+    assert_eq!(run("var v = vec2<bool>(false, false); var k = 5u; dst[i] = select(0u, 1u, v.y) + k;"), expect(|_| 5));
+    assert_eq!(run("var v = vec3<bool>(true, false, true); dst[i] = select(0u, 1u, v.x) + select(0u, 2u, v.y) + select(0u, 4u, v.z);"), expect(|_| 5));
+    let src = r#"
+    @group(0) @binding(0) var<storage, read_write> dst: array<u32>;
+    var<private> p: bool = true;
+    var<private> q: vec2<bool> = vec2<bool>(false, true);
+    @compute @workgroup_size(4)
+    fn main(@builtin(local_invocation_index) i: u32) { dst[i] = select(0u, 1u, p) + select(0u, 2u, q.x) + select(0u, 4u, q.y); }"#;
+    let m = Module::from_wgsl(src, "bool_private").unwrap();
+    let p = ComputePipeline::new(&m, "main").unwrap();
+    let mut b = vec![FlatBinding { group: 0, binding: 0, bytes: vec![0u8; 16] }];
+    run_dispatch_flat(&p, [1, 1, 1], &mut b, &[], 8).unwrap();
+    assert_eq!(b[0].bytes, [5u8, 0, 0, 0].repeat(4));
+    let glsl = "#version 450\nlayout(local_size_x = 4) in;\nlayout(set = 0, binding = 0) buffer B { uint dst[]; };\nvoid main() { bool b = true; dst[gl_LocalInvocationIndex] = b ? 3u : 0u; }\n";
+    let m = Module::from_glsl(glsl, "bool_glsl").unwrap();
+    let p = ComputePipeline::new(&m, "main").unwrap();
+    let mut b = vec![FlatBinding { group: 0, binding: 0, bytes: vec![0u8; 16] }];
+    run_dispatch_flat(&p, [1, 1, 1], &mut b, &[], 8).unwrap();
+    assert_eq!(b[0].bytes, [3u8, 0, 0, 0].repeat(4));
+}
+
 #[test]
 fn bool_arrays_in_local_memory_are_rejected_clearly() {
     let src = r#"
