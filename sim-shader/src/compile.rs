@@ -31,6 +31,15 @@ const MAX_OPS: usize = 1 << 22;
 /// may use: the interpreter keeps it for every lane of every live subgroup, so a size from a
 /// shader must not decide an allocation unchecked.
 const MAX_LANE_BYTES: u64 = 64 * 1024;
+/// The most 32-bit components one value may have (a `let` of a whole array, a loaded struct, a
+/// zero-initialised array): each component is a register, kept for every lane of every live
+/// subgroup, so a size from a shader must not decide an allocation unchecked. The same 64 KiB an
+/// invocation as [`MAX_LANE_BYTES`].
+const MAX_VALUE_WORDS: u32 = 16 * 1024;
+/// The most registers one invocation may use over the whole entry point (every value has its
+/// own; nothing is reused): 4 MiB an invocation. A dispatch also bounds what a whole workgroup
+/// needs (see `Workgroup::new`).
+const MAX_REGISTERS: u32 = 1 << 20;
 /// The most workgroup memory a shader may declare. A device's own limit
 /// (maxComputeSharedMemorySize, typically 32–64 KiB) is checked against the profile when the
 /// shader is dispatched.
@@ -241,7 +250,9 @@ impl<'m> Compiler<'m> {
 
     fn alloc(&mut self, n: u32) -> Reg {
         let r = self.num_regs;
-        self.num_regs += n.max(1);
+        // Saturating: past `MAX_REGISTERS` the expression being compiled is refused (see `expr`)
+        // before any register number is used.
+        self.num_regs = self.num_regs.saturating_add(n.max(1));
         r
     }
 
@@ -335,6 +346,21 @@ impl<'m> Compiler<'m> {
         })
     }
 
+    /// About how many components a value of this type has, without overflow: [`Compiler::comps`]
+    /// where that is defined, any other leaf counted as one. For refusing huge values before
+    /// their registers or constants are built.
+    fn value_words(&self, t: &TypeInner, depth: u32) -> u64 {
+        match *t {
+            // Deeper than any type naga lets through; counted as too big rather than recursing on.
+            _ if depth > 64 => u64::MAX,
+            TypeInner::Vector { size, .. } => u64::from(vsize(size)),
+            TypeInner::Matrix { columns, rows, .. } => u64::from(vsize(columns) * vsize(rows)),
+            TypeInner::Array { base, size: naga::ArraySize::Constant(n), .. } => self.value_words(self.inner(base), depth + 1).saturating_mul(u64::from(n.get())),
+            TypeInner::Struct { ref members, .. } => members.iter().fold(0u64, |sum, m| sum.saturating_add(self.value_words(self.inner(m.ty), depth + 1))),
+            _ => 1,
+        }
+    }
+
     fn kind_ty(&self, t: &TypeInner) -> Option<Kind> {
         kind_of(self.scalar_of(t)?)
     }
@@ -415,7 +441,8 @@ impl<'m> Compiler<'m> {
     }
 
     fn zero(&self, ty: Handle<naga::Type>) -> Option<Vec<u32>> {
-        Some(vec![0; self.comps(self.inner(ty))? as usize])
+        let n = self.comps(self.inner(ty)).filter(|&n| n <= MAX_VALUE_WORDS)?;
+        Some(vec![0; n as usize])
     }
 
     /// Evaluate a module-scope constant expression to its components.
@@ -1028,6 +1055,9 @@ impl<'m> Compiler<'m> {
             return Ok(v);
         }
         let v = self.expr_uncached(ix, h)?;
+        if self.num_regs > MAX_REGISTERS {
+            return Err(self.unsupported_expr(ix, h, format!("entry point needing more than {MAX_REGISTERS} 32-bit registers per invocation (every value has its own)")));
+        }
         if let Some(slot) = ix.vals.get_mut(h.index()) {
             *slot = Some(v.clone());
         }
@@ -1038,6 +1068,10 @@ impl<'m> Compiler<'m> {
         use naga::Expression as E;
         let func = ix.func;
         let e = &func.expressions[h];
+        // A value is registers in every lane: refuse a huge one before building anything for it.
+        if self.value_words(self.expr_ty(ix, h), 0) > u64::from(MAX_VALUE_WORDS) {
+            return Err(self.unsupported_expr(ix, h, format!("value of more than {MAX_VALUE_WORDS} 32-bit components (an array or struct held as a value lives in registers)")));
+        }
         if let E::Literal(_) | E::Constant(_) | E::ZeroValue(_) | E::Compose { .. } | E::Splat { .. } = *e
             && let Some(words) = self.const_local(ix, h, 0)
         {

@@ -236,6 +236,11 @@ fn internal(what: &str) -> ShaderError {
     ShaderError::Internal(what.to_string())
 }
 
+/// The most bytes of registers and private memory one workgroup may hold (every lane of every
+/// subgroup has its own): 256 MiB, which a workgroup of 1024 invocations reaches at 64 K words an
+/// invocation.
+pub const MAX_WORKGROUP_STATE_BYTES: u64 = 256 << 20;
+
 impl Workgroup {
     pub(crate) fn new(prog: Arc<Program>, cfg: &WorkgroupConfig) -> Result<Workgroup, ShaderError> {
         let w = cfg.subgroup_size as usize;
@@ -252,6 +257,15 @@ impl Workgroup {
         let [x, y, z] = prog.workgroup_size;
         let invocations = (x as usize) * (y as usize) * (z as usize);
         let n_sg = invocations.div_ceil(w);
+        // Registers and lane memory for every lane of every subgroup: bounded, since both sizes
+        // come from the shader.
+        let state_bytes = (prog.num_regs as u64 + prog.lane_words as u64).saturating_mul(4).saturating_mul((n_sg * w) as u64);
+        if state_bytes > MAX_WORKGROUP_STATE_BYTES {
+            return Err(ShaderError::Dispatch(format!(
+                "a workgroup of {invocations} invocations needs {state_bytes} bytes of registers and private memory ({} registers and {} private words per invocation), more than the {MAX_WORKGROUP_STATE_BYTES} allowed",
+                prog.num_regs, prog.lane_words
+            )));
+        }
         let mut push = vec![0u32; (prog.push_constant_bytes as usize).div_ceil(4)];
         for (i, chunk) in cfg.push_constants.chunks(4).enumerate() {
             if let Some(word) = push.get_mut(i) {

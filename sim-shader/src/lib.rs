@@ -30,6 +30,6 @@ mod program;
 
 pub use error::ShaderError;
 pub use flat::{FlatBinding, FlatOptions, FlatStats, perform, run_dispatch_flat, run_dispatch_flat_with};
-pub use interp::{DEFAULT_MAX_INSTRUCTIONS, ExecStats, LaneAccess, MemOp, MemRequest, Step, Workgroup, WorkgroupConfig};
+pub use interp::{DEFAULT_MAX_INSTRUCTIONS, ExecStats, LaneAccess, MAX_WORKGROUP_STATE_BYTES, MemOp, MemRequest, Step, Workgroup, WorkgroupConfig};
 pub use module::{ComputePipeline, Module};
 pub use program::{AtomicFun, AtomicOp, BarrierFlags, BindingInfo, BindingKind};

@@ -91,3 +91,40 @@ void main() {
     let want: Vec<u32> = (0..16u32).map(|i| i.max(4).max(9u32.wrapping_sub(i)).wrapping_mul(3).wrapping_add(100)).collect();
     assert_eq!(got, want);
 }
+
+/// An array or struct held as a value is a register per component in every lane: a huge one is
+/// refused where it is written, before its registers or its constant are built (a zero array
+/// of 2^24 words once asked for 4 GiB of registers and aborted).
+#[test]
+fn values_past_the_register_limit() {
+    let e = compile_error(&format!("{HEAD}@compute @workgroup_size(1) fn main(@builtin(local_invocation_index) i: u32) {{ let x = array<u32, 16777216>(); dst[0] = x[i]; }}"));
+    assert!(e.contains("value of more than 16384 32-bit components") && e.contains("at 2:"), "{e}");
+    // A whole fixed-size buffer loaded into a value.
+    let src = "@group(0) @binding(0) var<storage, read_write> dst: array<u32>;\n@group(0) @binding(1) var<storage, read> inp: array<u32, 1048576>;\n@compute @workgroup_size(1) fn main(@builtin(local_invocation_index) i: u32) { let x = inp; dst[0] = x[i]; }";
+    let e = compile_error(src);
+    assert!(e.contains("value of more than 16384 32-bit components") && e.contains("at 3:"), "{e}");
+    // At the limit a value compiles and indexes correctly.
+    let src = format!("{HEAD}@compute @workgroup_size(1) fn main() {{ var v = array<u32, 16384>(); v[16383] = 7u; let x = v; dst[0] = x[16383] + x[0]; }}");
+    let m = Module::from_wgsl(&src, "limits").unwrap();
+    let p = ComputePipeline::new(&m, "main").unwrap();
+    let mut b = vec![FlatBinding { group: 0, binding: 0, bytes: vec![0u8; 4] }];
+    run_dispatch_flat(&p, [1, 1, 1], &mut b, &[], 1).unwrap();
+    assert_eq!(b[0].bytes, 7u32.to_le_bytes());
+}
+
+/// Many values each under the limit: the entry point's registers are bounded too, and so is what
+/// one workgroup of many invocations holds.
+#[test]
+fn registers_past_the_entry_point_and_workgroup_limits() {
+    let lets: String = (0..70).map(|k| format!("let a{k} = array<u32, 16000>(); s += a{k}[i];")).collect();
+    let e = compile_error(&format!("{HEAD}@compute @workgroup_size(1) fn main(@builtin(local_invocation_index) i: u32) {{ var s = 0u; {lets} dst[0] = s; }}"));
+    assert!(e.contains("more than 1048576 32-bit registers per invocation"), "{e}");
+    // 5 × 16,000 registers fit one invocation, but not 1024 of them in one workgroup (320 MB).
+    let lets: String = (0..5).map(|k| format!("let a{k} = array<u32, 16000>(); s += a{k}[i % 16000u];")).collect();
+    let src = format!("{HEAD}@compute @workgroup_size(1024) fn main(@builtin(local_invocation_index) i: u32) {{ var s = 0u; {lets} dst[i] = s; }}");
+    let m = Module::from_wgsl(&src, "limits").unwrap();
+    let p = ComputePipeline::new(&m, "main").unwrap();
+    let mut b = vec![FlatBinding { group: 0, binding: 0, bytes: vec![0u8; 4096] }];
+    let e = run_dispatch_flat(&p, [1, 1, 1], &mut b, &[], 64).unwrap_err().to_string();
+    assert!(e.contains("a workgroup of 1024 invocations needs") && e.contains(&format!("more than the {MAX_WORKGROUP_STATE_BYTES} allowed")), "{e}");
+}
