@@ -20,21 +20,59 @@ pub struct Module {
 /// with an error; real shaders stay far below this.
 const MAX_NESTING: usize = 256;
 
-/// Refuses a source whose `(`, `[` and `{` nest deeper than [`MAX_NESTING`], naming where.
+/// Refuses a source whose `(`, `[` and `{` nest deeper than [`MAX_NESTING`], or that chains more
+/// than [`MAX_NESTING`] prefix operators (`!`, `-`, `~`, `+`, `*`, `&`, with nothing but
+/// white space between them: `!!!…!b`, which the front ends also parse and lower recursively, one
+/// level per operator), naming where.
 fn check_nesting(source: &str, name: &str) -> Result<(), ShaderError> {
     let mut depth = 0usize;
+    let mut prefix_run = 0usize;
     let (mut line, mut column) = (1, 0);
+    let refuse = |line: usize, column: usize, what: &str| ShaderError::Parse {
+        name: name.to_string(),
+        message: format!("{name}:{line}:{column}: {what} more than {MAX_NESTING} deep (the front end parses nesting recursively)"),
+    };
+    // Comments (`//` to the end of the line, `/* … */`) count for neither: a banner of dashes is
+    // no chain of minus signs.
+    let (mut line_comment, mut block_comment, mut prev) = (false, false, '\0');
     for c in source.chars() {
         column += 1;
+        let in_comment = line_comment || block_comment;
+        match (prev, c) {
+            (_, '\n') => line_comment = false,
+            ('*', '/') if block_comment => {
+                block_comment = false;
+                // The `*` closing the comment is not a `*` to start a comment with.
+                prev = '\0';
+                continue;
+            }
+            ('/', '/') if !in_comment => line_comment = true,
+            ('/', '*') if !in_comment => block_comment = true,
+            _ => {}
+        }
+        prev = c;
+        if line_comment || block_comment {
+            if c == '\n' {
+                (line, column) = (line + 1, 0);
+            }
+            continue;
+        }
+        match c {
+            '!' | '-' | '~' | '+' | '*' | '&' => {
+                prefix_run += 1;
+                if prefix_run > MAX_NESTING {
+                    return Err(refuse(line, column, "prefix operators chained"));
+                }
+            }
+            c if c.is_whitespace() => {}
+            _ => prefix_run = 0,
+        }
         match c {
             '\n' => (line, column) = (line + 1, 0),
             '(' | '[' | '{' => {
                 depth += 1;
                 if depth > MAX_NESTING {
-                    return Err(ShaderError::Parse {
-                        name: name.to_string(),
-                        message: format!("{name}:{line}:{column}: brackets nested more than {MAX_NESTING} deep (the front end parses nesting recursively)"),
-                    });
+                    return Err(refuse(line, column, "brackets nested"));
                 }
             }
             ')' | ']' | '}' => depth = depth.saturating_sub(1),

@@ -128,3 +128,27 @@ fn registers_past_the_entry_point_and_workgroup_limits() {
     let e = run_dispatch_flat(&p, [1, 1, 1], &mut b, &[], 64).unwrap_err().to_string();
     assert!(e.contains("a workgroup of 1024 invocations needs") && e.contains(&format!("more than the {MAX_WORKGROUP_STATE_BYTES} allowed")), "{e}");
 }
+
+/// A chain of prefix operators is parsed and lowered one level per operator: 4 million `!`
+/// overflowed the stack. Refused past 256, naming where; comments count for nothing.
+#[test]
+fn prefix_operators_past_the_front_end_limit() {
+    let e = compile_error(&format!("{HEAD}@compute @workgroup_size(1) fn main() {{ let b = true; dst[0] = select(0u, 1u, {}b); }}", "!".repeat(300)));
+    assert!(e.contains("prefix operators chained more than 256 deep") && e.contains("limits:2:"), "{e}");
+    let glsl = format!("#version 450\nlayout(local_size_x = 1) in;\nlayout(set = 0, binding = 0) buffer D {{ int dst[]; }};\nvoid main() {{ dst[0] = {}1; }}\n", "- ".repeat(300));
+    let e = Module::from_glsl(&glsl, "neg.comp").unwrap_err().to_string();
+    assert!(e.contains("prefix operators chained more than 256 deep") && e.contains("neg.comp:4:"), "{e}");
+    // Within the limit the chain computes what it says; banners in comments are no chain.
+    let src = format!(
+        "{HEAD}// {dashes}\n/* {stars} ((((((((( */\n@compute @workgroup_size(1) fn main() {{ let x = 5i; dst[0] = u32({neg}x); dst[1] = select(0u, 1u, {not}(x == 5i)); }}",
+        dashes = "-".repeat(400),
+        stars = "*".repeat(400),
+        neg = "- ".repeat(100),
+        not = "!".repeat(101),
+    );
+    let m = Module::from_wgsl(&src, "limits").unwrap();
+    let p = ComputePipeline::new(&m, "main").unwrap();
+    let mut b = vec![FlatBinding { group: 0, binding: 0, bytes: vec![0u8; 8] }];
+    run_dispatch_flat(&p, [1, 1, 1], &mut b, &[], 1).unwrap();
+    assert_eq!(b[0].bytes, [5u32.to_le_bytes(), 0u32.to_le_bytes()].concat());
+}
