@@ -510,6 +510,21 @@ impl<'m> Compiler<'m> {
                 format!("entry point `{}`", ep.name),
             ));
         }
+        // naga lays an array sized by an override out as empty, so every access to it would
+        // be out of bounds: refused, as other uses of overrides are.
+        for (h, ty) in self.module.types.iter() {
+            if let TypeInner::Array { size: naga::ArraySize::Pending(_), .. } = ty.inner {
+                // Types carry no place in the source; the variable declared with it does.
+                let module = self.module;
+                let locals = module.functions.iter().map(|(_, f)| f).chain(module.entry_points.iter().map(|e| &e.function)).flat_map(|f| f.local_variables.iter().map(move |(l, v)| (v, f.local_variables.get_span(l))));
+                let declared = module.global_variables.iter().map(|(g, v)| (v.ty, v.name.clone(), module.global_variables.get_span(g))).chain(locals.map(|(v, span)| (v.ty, v.name.clone(), span))).find(|(t, _, _)| *t == h);
+                let (span, fallback) = match declared {
+                    Some((_, name, span)) => (span, format!("variable `{}`", name.unwrap_or_default())),
+                    None => (module.types.get_span(h), "a type of the module".to_string()),
+                };
+                return Err(self.unsupported_at("array sized by a pipeline-overridable constant", span, fallback));
+            }
+        }
         let finfo = self.info.get_entry_point(ep_index);
         self.place_globals(finfo)?;
 

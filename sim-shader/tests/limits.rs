@@ -152,3 +152,13 @@ fn prefix_operators_past_the_front_end_limit() {
     run_dispatch_flat(&p, [1, 1, 1], &mut b, &[], 1).unwrap();
     assert_eq!(b[0].bytes, [5u32.to_le_bytes(), 0u32.to_le_bytes()].concat());
 }
+
+/// naga lays out an array sized by an override expression as empty, so every access to it was
+/// out of bounds and read zero: refused where the variable is declared.
+#[test]
+fn arrays_sized_by_overrides_are_refused() {
+    let e = compile_error(&format!(
+        "{HEAD}override k: u32 = 3u;\nvar<workgroup> w: array<u32, k * 2u>;\n@compute @workgroup_size(1) fn main(@builtin(local_invocation_index) i: u32) {{ w[i + 2u] = 9u; dst[0] = w[i + 2u]; }}"
+    ));
+    assert!(e.contains("unsupported array sized by a pipeline-overridable constant at 3:1"), "{e}");
+}
