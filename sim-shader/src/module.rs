@@ -82,6 +82,55 @@ fn check_nesting(source: &str, name: &str) -> Result<(), ShaderError> {
     Ok(())
 }
 
+/// The most elements a fixed-size SPIR-V array type may have, nested arrays multiplied out.
+/// naga's SPIR-V front end sets aside memory per element for some instructions on an array
+/// (`OpCompositeInsert` into an array of 2^32 - 1 elements asked for 16 GiB and aborted), so the
+/// length is checked before it runs.
+const MAX_SPIRV_ARRAY_ELEMENTS: u64 = 1 << 20;
+
+/// Refuses a SPIR-V module declaring an `OpTypeArray` of more than [`MAX_SPIRV_ARRAY_ELEMENTS`]
+/// elements (its length an `OpConstant`), naming the type's id and the word it is declared at.
+/// A module that is not well-formed enough to walk is left to naga's own errors.
+fn check_spirv_arrays(bytes: &[u8], name: &str) -> Result<(), ShaderError> {
+    use std::collections::HashMap;
+    const MAGIC: u32 = 0x0723_0203;
+    const OP_TYPE_ARRAY: u32 = 28;
+    const OP_CONSTANT: u32 = 43;
+    let words: Vec<u32> = bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    if words.first() != Some(&MAGIC) {
+        return Ok(());
+    }
+    // Each integer constant's value, and each array type's element count with its nested
+    // arrays' multiplied in.
+    let (mut constants, mut elements) = (HashMap::new(), HashMap::new());
+    let mut at = 5;
+    while at < words.len() {
+        let (count, op) = ((words[at] >> 16) as usize, words[at] & 0xFFFF);
+        let Some(operands) = words.get(at + 1..at + count.max(1)) else { break };
+        match (op, operands) {
+            (OP_CONSTANT, [_, id, lo]) => {
+                constants.insert(*id, u64::from(*lo));
+            }
+            (OP_CONSTANT, [_, id, lo, hi]) => {
+                constants.insert(*id, u64::from(*lo) | u64::from(*hi) << 32);
+            }
+            (OP_TYPE_ARRAY, [id, element, length]) => {
+                let n = constants.get(length).copied().unwrap_or(0).saturating_mul(elements.get(element).copied().unwrap_or(1));
+                if n > MAX_SPIRV_ARRAY_ELEMENTS {
+                    return Err(ShaderError::SpirV {
+                        name: name.to_string(),
+                        message: format!("OpTypeArray %{id} (word {at}) has {n} elements, nested arrays counted; more than {MAX_SPIRV_ARRAY_ELEMENTS} are refused (the front end sets aside memory per element)"),
+                    });
+                }
+                elements.insert(*id, n.max(1));
+            }
+            _ => {}
+        }
+        at += count.max(1);
+    }
+    Ok(())
+}
+
 /// Runs `f`, turning a panic inside it into `Err` with the panic's message, and keeping that
 /// panic's report off stderr. naga's SPIR-V front end indexes and unwraps on some malformed
 /// modules (and any front end or the validator might on input nobody has tried); a bad shader
@@ -133,6 +182,7 @@ impl Module {
     }
 
     fn from_spirv_inner(bytes: &[u8], name: &str) -> Result<Module, ShaderError> {
+        check_spirv_arrays(bytes, name)?;
         let options = naga::front::spv::Options::default();
         let mut module = naga::front::spv::parse_u8_slice(bytes, &options).map_err(|e| ShaderError::SpirV {
             name: name.to_string(),

@@ -162,3 +162,29 @@ fn arrays_sized_by_overrides_are_refused() {
     ));
     assert!(e.contains("unsupported array sized by a pipeline-overridable constant at 3:1"), "{e}");
 }
+
+/// naga's SPIR-V front end sets aside memory per element of an array for some instructions
+/// (`OpCompositeInsert` into an array of 2^32 - 1 elements aborted asking for 16 GiB): a module
+/// declaring such an array is refused before naga reads it, naming the type.
+#[test]
+fn spirv_arrays_past_the_front_end_limit() {
+    let op = |code: u32, operands: &[u32]| [&[(operands.len() as u32 + 1) << 16 | code][..], operands].concat();
+    let module = |inner: u32, outer: u32| -> Vec<u8> {
+        let mut words = vec![0x0723_0203, 0x0001_0300, 0, 100, 0];
+        words.extend(op(21, &[1, 32, 0])); // %1 = OpTypeInt 32 0
+        words.extend(op(43, &[1, 2, inner])); // %2 = OpConstant %1 inner
+        words.extend(op(43, &[1, 3, outer])); // %3 = OpConstant %1 outer
+        words.extend(op(28, &[4, 1, 2])); // %4 = OpTypeArray %1 %2
+        words.extend(op(28, &[5, 4, 3])); // %5 = OpTypeArray %4 %3
+        words.iter().flat_map(|w| w.to_le_bytes()).collect()
+    };
+    let e = Module::from_spirv(&module(u32::MAX, 1), "huge.spv").unwrap_err().to_string();
+    assert!(e.contains("OpTypeArray %4 (word ") && e.contains("has 4294967295 elements"), "{e}");
+    // Nested arrays multiply: 2048 × 1024 elements.
+    let e = Module::from_spirv(&module(2048, 1024), "nested.spv").unwrap_err().to_string();
+    assert!(e.contains("OpTypeArray %5") && e.contains("has 2097152 elements"), "{e}");
+    // Within the limit the check lets the module through to naga (which finds no entry point
+    // or other problems of its own, but not this one).
+    let e = Module::from_spirv(&module(1024, 1024), "fits.spv").err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(!e.contains("elements"), "{e}");
+}
