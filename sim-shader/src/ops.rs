@@ -100,7 +100,9 @@ pub(crate) fn bin(op: BinOp, kind: Kind, o: &mut [u32], x: &[u32], y: &[u32]) {
         (Atan2, _) => map2(o, x, y, |a, b| f(a).atan2(f(b)).to_bits()),
         (Pow, _) => map2(o, x, y, |a, b| f(a).powf(f(b)).to_bits()),
         (Step, _) => map2(o, x, y, |edge, v| if f(v) >= f(edge) { 1.0f32.to_bits() } else { 0 }),
-        (Ldexp, _) => map2(o, x, y, |a, b| (f(a) * 2f32.powi((b as i32).clamp(-300, 300))).to_bits()),
+        // In f64, where every f32 times 2^±300 is exact, then rounded once: `2f32.powi(128)` is
+        // already infinite, which made `ldexp(0.5, 128)` infinite instead of 2^127.
+        (Ldexp, _) => map2(o, x, y, |a, b| ((f64::from(f(a)) * 2f64.powi((b as i32).clamp(-300, 300))) as f32).to_bits()),
     }
 }
 
@@ -427,4 +429,28 @@ pub(crate) fn lane_fn(fun: LaneFn, kind: Kind, d: &mut [u32], lo: &[u32], args: 
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ldexp(a: f32, e: i32) -> f32 {
+        let mut o = [0u32];
+        bin(BinOp::Ldexp, Kind::F32, &mut o, &[a.to_bits()], &[e as u32]);
+        f32::from_bits(o[0])
+    }
+
+    /// `ldexp` is exact wherever its result is a finite f32: 2^128 alone overflows f32, which
+    /// once made `ldexp(0.5, 128)` infinite instead of 2^127.
+    #[test]
+    fn ldexp_is_exact_across_the_exponent_range() {
+        assert_eq!(ldexp(0.5, 128), 2f32.powi(127));
+        assert_eq!(ldexp(1.5, 127), 1.5 * 2f32.powi(127));
+        assert_eq!(ldexp(f32::MAX, -254), f32::MAX / 2f32.powi(127) / 2f32.powi(127));
+        assert_eq!(ldexp(1.0, -149), f32::from_bits(1), "the smallest subnormal");
+        assert_eq!(ldexp(f32::from_bits(1), 149), 1.0);
+        assert_eq!(ldexp(3.0, -1), 1.5);
+        assert!(ldexp(1.0, 128).is_infinite());
+    }
 }
