@@ -188,3 +188,18 @@ fn spirv_arrays_past_the_front_end_limit() {
     let e = Module::from_spirv(&module(1024, 1024), "fits.spv").err().map(|e| e.to_string()).unwrap_or_default();
     assert!(!e.contains("elements"), "{e}");
 }
+
+/// naga's front ends take time growing faster than the source (a 1.1 MB WGSL function took 21 s
+/// to parse): a source past the cap is refused before any front end runs, whatever its language.
+#[test]
+fn sources_past_the_size_limit() {
+    let statements = "dst[0] = 1u;\n".repeat(MAX_SOURCE_BYTES / 13);
+    let src = format!("{HEAD}@compute @workgroup_size(1) fn main() {{\n{statements}}}\n");
+    assert!(src.len() > MAX_SOURCE_BYTES);
+    let e = compile_error(&src);
+    assert!(e.contains(&format!("{} bytes of source, more than the {MAX_SOURCE_BYTES}", src.len())), "{e}");
+    let e = Module::from_glsl(&format!("#version 450\n{}", " ".repeat(MAX_SOURCE_BYTES)), "big.comp").unwrap_err().to_string();
+    assert!(e.contains("more than the 524288 a shader may have"), "{e}");
+    let e = Module::from_spirv(&vec![0u8; MAX_SOURCE_BYTES + 4], "big.spv").unwrap_err().to_string();
+    assert!(e.contains("more than the 524288 a shader may have"), "{e}");
+}
