@@ -41,7 +41,7 @@ fn main() -> ExitCode {
     match std::thread::Builder::new().name("gpusim".into()).stack_size(MAIN_STACK_BYTES).spawn(move || run(cli)) {
         Ok(handle) => handle.join().unwrap_or_else(|_| ExitCode::from(101)),
         Err(e) => {
-            eprintln!("gpusim: error: cannot start the main thread: {e}");
+            cli::print_err(&format!("gpusim: error: cannot start the main thread: {e}"));
             ExitCode::from(2)
         }
     }
@@ -58,7 +58,7 @@ fn run(cli: Cli) -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("gpusim: error: {e}");
+            cli::print_err(&format!("gpusim: error: {e}"));
             ExitCode::from(2)
         }
     }

@@ -74,3 +74,25 @@ fn a_bad_profile_exits_2_with_a_located_message() {
     assert!(String::from_utf8(out.stderr).unwrap().contains("not a built-in profile"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Output that cannot be written is an error with exit status 2, not a panic (status 101); a
+/// reader that closed the pipe early is no error at all.
+#[cfg(target_os = "linux")]
+#[test]
+fn unwritable_output_is_an_error_not_a_panic() {
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").expect("/dev/full");
+    let out = Command::new(env!("CARGO_BIN_EXE_gpusim")).args(["profile", "show", "seed-l2"]).stdout(full).output().expect("gpusim runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("gpusim: error: cannot write to standard output: No space left on device"), "{err}");
+    // The reader takes nothing and goes away: the listing ends quietly.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gpusim"))
+        .args(["profile", "show", "seed-l2"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("gpusim runs");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("gpusim ends");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+}

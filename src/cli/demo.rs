@@ -100,6 +100,6 @@ pub fn run(args: DemoArgs) -> Result<ExitCode, CliError> {
         let _ = writeln!(o, "  -> {} ({} cycles)\n", if clean { "clean: every read matches the reference run, B[i] = 8" } else { "STILL CORRUPTED (a simulator bug)" }, rf.cycles);
     }
     let _ = writeln!(o, "Next: gpusim run examples/traces/fill-then-dispatch-missing.json --profile seed-l2");
-    print!("{o}");
+    super::print_out(&o)?;
     Ok(if ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

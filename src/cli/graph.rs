@@ -132,6 +132,6 @@ pub fn run(args: GraphArgs) -> Result<ExitCode, CliError> {
     let p = Profile::load(&args.profile)?;
     let nodes = dependency_graph(&t.workload, &p, 0, &limits).map_err(|e| Box::new(t.locate_engine_error(&e)) as CliError)?;
     std::fs::write(&args.output, to_dot(&t.workload, &nodes)).map_err(|e| format!("cannot write {}: {e}", args.output.display()))?;
-    eprintln!("wrote {} ({} queue items); render it with: dot -Tsvg {} -o graph.svg", args.output.display(), nodes.len(), args.output.display());
+    super::print_err(&format!("wrote {} ({} queue items); render it with: dot -Tsvg {} -o graph.svg", args.output.display(), nodes.len(), args.output.display()));
     Ok(ExitCode::SUCCESS)
 }

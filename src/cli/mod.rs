@@ -9,3 +9,21 @@ pub mod timeline;
 
 /// A subcommand's failure: printed as one line on stderr, exit status 2.
 pub type CliError = Box<dyn std::error::Error>;
+
+/// Writes `text` to standard output. A reader that went away (a closed pipe, as in
+/// `gpusim run … | head`) is no error: the rest is not wanted. Any other failure (a full disk)
+/// is, and gives exit status 2 instead of the panic `print!` would raise.
+pub fn print_out(text: &str) -> Result<(), CliError> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("cannot write to standard output: {e}").into()),
+        _ => Ok(()),
+    }
+}
+
+/// Writes a line to standard error, ignoring a failure: nothing is left to report it to.
+pub fn print_err(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{line}");
+}

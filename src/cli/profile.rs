@@ -43,7 +43,7 @@ pub fn run(args: ProfileArgs) -> Result<ExitCode, CliError> {
                 let p = Profile::builtin(name).ok_or_else(|| format!("built-in profile `{name}` does not load"))?;
                 let _ = writeln!(out, "{name:<width$}  {}", p.description);
             }
-            print!("{out}");
+            super::print_out(&out)?;
         }
         ProfileCommand::Show { profile, json } => {
             let p = Profile::load(&profile)?;
@@ -54,9 +54,9 @@ pub fn run(args: ProfileArgs) -> Result<ExitCode, CliError> {
                     profile: &'a Profile,
                     barrier_grid: &'a TableGrid,
                 }
-                println!("{}", serde_json::to_string_pretty(&Shown { profile: &p, barrier_grid: &grid })?);
+                super::print_out(&format!("{}\n", serde_json::to_string_pretty(&Shown { profile: &p, barrier_grid: &grid })?))?;
             } else {
-                print!("{}", render(&p, &grid)?);
+                super::print_out(&render(&p, &grid)?)?;
             }
         }
     }

@@ -152,8 +152,8 @@ pub fn run(args: RunArgs) -> Result<ExitCode, CliError> {
     let json_text = serde_json::to_string_pretty(&json)?;
     let text = text_report(&t.workload, &t.name, &r, &s);
     match args.report {
-        Format::Json => println!("{json_text}"),
-        Format::Text => print!("{text}"),
+        Format::Json => super::print_out(&format!("{json_text}\n"))?,
+        Format::Text => super::print_out(&text)?,
     }
     if let Some(path) = &args.timeline {
         super::timeline::write_chrome_trace(path, &t.workload, &p, &r)?;
@@ -166,11 +166,11 @@ pub fn run(args: RunArgs) -> Result<ExitCode, CliError> {
         super::timeline::write_chrome_trace(&dir.join("timeline.json"), &t.workload, &p, &r)?;
     }
     if r.workgroups_not_recorded > 0 && wants_timeline {
-        eprintln!(
+        super::print_err(&format!(
             "note: the timeline shows the first {} workgroups; {} more ran and are only counted (otherData.workgroups_not_recorded)",
             r.workgroups.len(),
             r.workgroups_not_recorded
-        );
+        ));
     }
     Ok(ExitCode::from(if found_something(&r) { 1 } else { 0 }))
 }
