@@ -707,6 +707,11 @@ impl<'p, 'w> Sim<'p, 'w> {
                 }
             }
         }
+        // Write-combining buffers of HOST_COHERENT memory go out on their own in finite time, and
+        // no command could have been missing to send them: the end of the run drains them, as a
+        // device-visible event would. Non-coherent memory's buffers and the host cache stay: only
+        // vkFlushMappedMemoryRanges sends those.
+        self.host.device_visible_event(&mut self.machine.vram).map_err(|e| WorkloadError::Execution { at: "end of run".into(), message: e.to_string() })?;
         self.machine.drain().map_err(|e| exec_err("end of run", e))?;
         let o = self.out;
         Ok(SimOutcome {
