@@ -37,7 +37,8 @@ pub const MAX_TOTAL_PAYLOAD_BYTES: u64 = 1 << 30;
 /// The largest total of a trace's host reads (256 MiB): each is held, with its provenance, as
 /// both runs saw it.
 pub const MAX_TOTAL_HOST_READ_BYTES: u64 = 256 << 20;
-/// The largest shader file: what `sim_shader` accepts as one source (inline sources are held to it there).
+/// The largest shader file: what `sim_shader` accepts as one source (inline sources are held to
+/// it there).
 pub const MAX_SHADER_FILE_BYTES: u64 = sim_shader::MAX_SOURCE_BYTES as u64;
 /// The most entries of any list (resources, commands, timeline operations, regions, ...).
 pub const MAX_LIST_LEN: usize = 1 << 20;
