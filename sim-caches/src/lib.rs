@@ -26,5 +26,5 @@ pub mod store;
 pub use cache::{Cache, CacheStats, Chained, Maintenance};
 pub use error::{AccessError, SpecError};
 pub use level::{AccessReport, MemoryLevel, TAG_GRANULE, TRANSACTION_BYTES, Tag, Tags, transaction_span, word_span};
-pub use spec::{CacheSpec, DirtyOnInvalidate, Replacement, WritePolicy};
+pub use spec::{CacheSpec, DirtyOnInvalidate, MAX_CACHE_HOST_BYTES, Replacement, WritePolicy};
 pub use store::{BackingStore, ChannelStats};

@@ -81,7 +81,9 @@ pub enum DirtyOnInvalidate {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct CacheSpec {
-    /// Capacity in bytes: `sets * ways * line_bytes`. Default 16384 (16 KiB).
+    /// Capacity in bytes: `sets * ways * line_bytes`, at most [`MAX_CACHE_BYTES`], and with the
+    /// lines' tags and state at most [`MAX_CACHE_HOST_BYTES`] of host memory
+    /// ([`CacheSpec::host_bytes`]). Default 16384 (16 KiB).
     pub size_bytes: u64,
     /// Line size in bytes: a power of two from 4 to 4096. Default 64.
     pub line_bytes: u32,
@@ -112,6 +114,11 @@ impl Default for CacheSpec {
 /// The largest cache a spec may describe: 1 GiB. Bigger numbers in a profile are typos, and
 /// a cache allocates its capacity up front.
 pub const MAX_CACHE_BYTES: u64 = 1 << 30;
+/// The most host memory one cache may take, in bytes: its lines' bytes, their provenance tags
+/// (as many bytes again) and each line's state (line number, hint, valid and dirty masks,
+/// replacement state). Small lines make the state outweigh the data: a 512 MiB cache of 4-byte
+/// lines needs more than 5 GiB.
+pub const MAX_CACHE_HOST_BYTES: u64 = 2 << 30;
 /// The largest line size, in bytes.
 pub const MAX_LINE_BYTES: u32 = 4096;
 /// The smallest line size, in bytes: one provenance word.
@@ -159,7 +166,25 @@ impl CacheSpec {
         if !sets.is_power_of_two() {
             return bad("size_bytes", format!("gives {sets} sets; the set count must be a power of two"));
         }
+        let host = self.host_bytes();
+        if host > MAX_CACHE_HOST_BYTES {
+            return bad(
+                "size_bytes",
+                format!("{} bytes in {}-byte lines take {host} bytes of host memory with their tags and per-line state, more than {MAX_CACHE_HOST_BYTES}", self.size_bytes, self.line_bytes),
+            );
+        }
         Ok(())
+    }
+
+    /// About how many bytes of host memory a cache of this spec allocates (an upper bound): the
+    /// lines' bytes, a 4-byte provenance tag per 4-byte word, and per line its number, hint,
+    /// valid and dirty masks and LRU time stamp, and per set its replacement state.
+    pub fn host_bytes(&self) -> u64 {
+        let slots = self.size_bytes / u64::from(self.line_bytes.max(1));
+        let mask_bytes = u64::from(self.line_bytes).div_ceil(64) * 8;
+        let per_slot = 8 + 1 + 2 * mask_bytes + 8;
+        let sets = slots / u64::from(self.ways.max(1));
+        self.size_bytes.saturating_mul(2).saturating_add(slots.saturating_mul(per_slot)).saturating_add(sets.saturating_mul(16))
     }
 }
 
@@ -187,6 +212,22 @@ mod tests {
         assert_eq!(s.validate().unwrap_err().field, "ways");
         s = CacheSpec { size_bytes: 1 << 40, ..CacheSpec::default() };
         assert_eq!(s.validate().unwrap_err().field, "size_bytes");
+    }
+
+    /// The cap on a cache's host memory counts its per-line state, which small lines multiply:
+    /// 512 MiB of 4-byte lines once passed the 1 GiB size cap and then aborted allocating.
+    #[test]
+    fn host_memory_counts_the_per_line_state() {
+        let small_lines = CacheSpec { size_bytes: 512 << 20, line_bytes: 4, ..CacheSpec::default() };
+        let e = small_lines.validate().unwrap_err();
+        assert_eq!(e.field, "size_bytes");
+        assert!(e.reason.contains("4-byte lines take") && e.reason.contains(&format!("more than {MAX_CACHE_HOST_BYTES}")), "{}", e.reason);
+        // The same size in 64-byte lines fits; 1 GiB of them does not.
+        CacheSpec { size_bytes: 512 << 20, ..CacheSpec::default() }.validate().unwrap();
+        assert_eq!(CacheSpec { size_bytes: 1 << 30, ..CacheSpec::default() }.validate().unwrap_err().field, "size_bytes");
+        // The bound is an upper bound on what a cache allocates: a 1 MiB cache of 64-byte lines.
+        let l2 = CacheSpec { size_bytes: 1 << 20, ..CacheSpec::default() };
+        assert!(l2.host_bytes() >= 2 << 20 && l2.host_bytes() < 3 << 20, "{}", l2.host_bytes());
     }
 
     #[test]
