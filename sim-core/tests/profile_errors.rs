@@ -195,7 +195,8 @@ fn nothing_panics_on_garbage() {
 
 #[test]
 fn caches_too_large_in_all() {
-    assert_located("[machine]\ncompute_units = 8\n\n[machine.cu.l1]\nsize_bytes = 1073741824\n", "bad.toml:1:2: machine: ", &["8590557184 bytes in all", "cap of 1073741824"]);
+    // Each L1 fits alone (1.3 GiB of host memory with its tags and per-line state); eight do not.
+    assert_located("[machine]\ncompute_units = 8\n\n[machine.cu.l1]\nsize_bytes = 536870912\n", "bad.toml:1:2: machine: ", &["11074538240 bytes of host memory in all", "cap of 2147483648"]);
 }
 
 #[test]

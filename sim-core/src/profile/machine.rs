@@ -449,25 +449,27 @@ impl Machine {
             &[WriteBackByteMask, WriteBackLineDirty, WriteThroughAllocate, WriteThroughNoAllocate],
             "the host writes through its cache",
         )?;
-        // Every cache holds its bytes from the start, so their sum is allocated up front.
-        let size = |c: &Option<CacheSpec>| c.as_ref().map_or(0, |c| c.size_bytes);
+        // Every cache holds its bytes, tags and per-line state from the start, so their sum is
+        // allocated up front.
+        let size = |c: &Option<CacheSpec>| c.as_ref().map_or(0, |c| c.host_bytes());
         let per_cu = size(&self.cu.l1) + size(&self.cu.texture_cache) + size(&self.cu.uniform_cache);
         let total = u128::from(self.compute_units) * u128::from(per_cu)
             + u128::from(size(&self.l2.cache))
             + u128::from(self.rop.units) * u128::from(size(&self.rop.tile_cache))
             + u128::from(size(&self.host.cache));
-        if total > MAX_TOTAL_CACHE_BYTES as u128 {
+        if total > MAX_TOTAL_CACHE_HOST_BYTES as u128 {
             return Err((
                 FieldPath::keys(&["machine"]),
-                format!("the caches hold {total} bytes in all (every CU's L1, T$ and U$, the L2, every ROP's tile cache, the host cache), more than the simulator's cap of {MAX_TOTAL_CACHE_BYTES}"),
+                format!("the caches take {total} bytes of host memory in all (every CU's L1, T$ and U$, the L2, every ROP's tile cache, the host cache; their lines, tags and per-line state), more than the simulator's cap of {MAX_TOTAL_CACHE_HOST_BYTES}"),
             ));
         }
         Ok(())
     }
 }
 
-/// The most bytes all of a machine's caches may hold together (they are allocated up front).
-pub const MAX_TOTAL_CACHE_BYTES: u64 = 1 << 30;
+/// The most host memory all of a machine's caches may take together, their tags and per-line
+/// state included ([`CacheSpec::host_bytes`]; they are allocated up front).
+pub const MAX_TOTAL_CACHE_HOST_BYTES: u64 = 2 << 30;
 
 impl Timing {
     /// Checks that rates are nonzero and latencies sane.
