@@ -425,8 +425,9 @@ pub struct RunLimits {
     pub max_cycles: u64,
     /// Shader instructions (summed over subgroups) each of the reference and the simulated run
     /// may execute, and so any one subgroup. The two runs execute the same instructions unless a
-    /// stale read changes the simulated run's control flow. The default, 2^27, also bounds the
-    /// memory the reference run keeps (one fingerprint per load).
+    /// stale read changes the simulated run's control flow. The default is 2^27. The memory the
+    /// reference run keeps (one fingerprint per load) is bounded apart
+    /// ([`crate::engine::reference::MAX_RECORDED_READS`]).
     pub max_instructions: u64,
     /// Bytes the trace's transfer commands (fills, updates, copies) move, summed over every
     /// submission of them; checked before anything runs. The reference run has no cycles to
