@@ -210,3 +210,23 @@ fn a_lone_coherent_host_write_reaches_memory() {
         assert_eq!(out.status.code(), Some(0), "{profile}");
     }
 }
+
+/// A descriptor for a binding the shader declares but never accesses is valid Vulkan (the
+/// pipeline layout may hold more than a shader reads): the dispatch runs, the binding ignored.
+#[test]
+fn a_bound_but_unused_binding_is_no_error() {
+    let trace = tmp("unused-binding.json");
+    std::fs::write(
+        &trace,
+        r#"{"gpusim_trace": 1, "name": "unused-binding",
+ "memory": [{"id": "dev", "size": 65536, "properties": "DEVICE_LOCAL"}],
+ "buffers": [{"id": "A", "memory": "dev", "offset": 0, "size": 4096}, {"id": "B", "memory": "dev", "offset": 4096, "size": 4096}],
+ "shaders": [{"id": "s", "wgsl": "@group(0) @binding(0) var<storage, read> a: array<u32>; @group(0) @binding(1) var<storage, read_write> b: array<u32>; @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3<u32>) { b[id.x] = 1u; }"}],
+ "fences": ["f0"],
+ "command_buffers": [{"id": "cb0", "commands": [{"cmd": "dispatch", "shader": "s", "group_count": [1, 1, 1], "bindings": [{"set": 0, "binding": 0, "buffer": "A"}, {"set": 0, "binding": 1, "buffer": "B"}, {"set": 1, "binding": 7, "buffer": "A"}]}]}],
+ "timeline": [{"op": "queue_submit", "command_buffers": ["cb0"], "fence": "f0"}, {"op": "wait_for_fences", "fences": ["f0"]}]}"#,
+    )
+    .unwrap();
+    let out = gpusim(&["run", trace.to_str().unwrap()], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+}
