@@ -210,10 +210,12 @@ fn run_command(
 }
 
 /// The most reads the reference run records (each subgroup load request and each copy chunk,
-/// a fingerprint the simulated run's same read is compared with): 2^24, about 600 MB of table.
+/// a fingerprint the simulated run's same read is compared with): 2^23, at most about 650 MB of
+/// table while it grows.
 /// A shader that never ends reaches it long before its instruction budget when it loads in its
-/// loop, which once grew the table until an allocation of 3 GB failed.
-pub const MAX_RECORDED_READS: usize = 1 << 24;
+/// loop, which once grew the table until an allocation of 3 GB failed (2^24 reads peaked at
+/// 1.2 GB).
+pub const MAX_RECORDED_READS: usize = 1 << 23;
 
 /// Records the fingerprint of the read `key`, keeping at most `max` reads ([`MAX_RECORDED_READS`]);
 /// `at` names the command for the error.
