@@ -290,3 +290,16 @@ fn a_glsl_macro_bomb_is_refused() {
     .replace(SHADER, &shader);
     run_bad("glsl_bomb", &text, &["shaders[0].glsl", "add_one:16: preprocessing makes more than 1048576 tokens"]).unwrap();
 }
+
+/// A host wait that can never end names, besides itself, the device command its chain of waits
+/// ends at: here a vkCmdWaitEvents on an event nothing sets.
+#[test]
+fn a_host_wait_that_never_ends_names_the_device_wait_behind_it() {
+    let wait = r#"{"cmd": "wait_events", "events": ["e0"], "src_stage_mask": "ALL_COMMANDS", "dst_stage_mask": "ALL_COMMANDS"}"#;
+    run_bad(
+        "event-never-set",
+        &with_timeline(wait, SUBMIT),
+        &["timeline[1]: vkWaitForFences can never be satisfied", "(on the device, ", "submit 0 cb0[0] waits for something never signalled)"],
+    )
+    .unwrap();
+}

@@ -771,18 +771,19 @@ impl<'p, 'w> Sim<'p, 'w> {
     }
 
     fn deadlock(&self) -> WorkloadError {
-        if let Some(op) = self.prog.workload.timeline.get(self.host_pc) {
-            return WorkloadError::Deadlock {
-                at: format!("timeline[{}]", self.host_pc),
-                message: format!("{} can never be satisfied: what it waits for is never signalled", host_op_name(op)),
-            };
-        }
-        let i = self.waiting[0];
-        let what = match &self.items[i].kind {
+        // The first device item still waiting is where the chain of waits ends.
+        let stuck = self.waiting.first().map(|&i| match &self.items[i].kind {
             Kind::Action { inst, .. } => self.prog.instances[*inst].at.to_string(),
             Kind::Sync { label, .. } => label.clone(),
-        };
-        WorkloadError::Deadlock { at: what, message: "waits for something that is never signalled".into() }
+        });
+        if let Some(op) = self.prog.workload.timeline.get(self.host_pc) {
+            let device = stuck.map(|s| format!(" (on the device, {s} waits for something never signalled)")).unwrap_or_default();
+            return WorkloadError::Deadlock {
+                at: format!("timeline[{}]", self.host_pc),
+                message: format!("{} can never be satisfied: what it waits for is never signalled{device}", host_op_name(op)),
+            };
+        }
+        WorkloadError::Deadlock { at: stuck.unwrap_or_default(), message: "waits for something that is never signalled".into() }
     }
 
     fn finish(&mut self, i: usize) {
