@@ -303,3 +303,23 @@ fn a_host_wait_that_never_ends_names_the_device_wait_behind_it() {
     )
     .unwrap();
 }
+
+/// Vulkan's valid-usage rules the loader enforces for transfers and push constants: a fill of
+/// zero bytes, push constants that are not whole words, and copies whose source and destination
+/// regions overlap in memory (within one buffer, or through two buffers on the same bytes).
+#[test]
+fn transfers_and_push_constants_vulkan_forbids() {
+    let fill0 = r#"{"cmd": "fill_buffer", "dst_buffer": "A", "dst_offset": 0, "size": 0, "data": 1}"#;
+    run_bad("fill-zero", &with_timeline(fill0, SUBMIT), &["commands[0].size", "size must not be zero"]).unwrap();
+    let push3 = r#"{"cmd": "dispatch", "shader": "add_one", "group_count": [1, 1, 1], "push_constants_hex": "010203", "bindings": [{"set": 0, "binding": 0, "buffer": "A"}, {"set": 0, "binding": 1, "buffer": "B"}]}"#;
+    run_bad("push-3", &with_timeline(push3, SUBMIT), &["commands[0]", "3 bytes of push constants: vkCmdPushConstants takes a multiple of 4"]).unwrap();
+    let within = r#"{"cmd": "copy_buffer", "src_buffer": "A", "dst_buffer": "A", "regions": [{"src_offset": 0, "dst_offset": 64, "size": 128}]}"#;
+    run_bad("copy-overlap", &with_timeline(within, SUBMIT), &["commands[0].regions[0]", "source region 0 and destination region 0 overlap in memory"]).unwrap();
+    // Region 1's destination, in B, lands on region 0's source bytes of B.
+    let across = r#"{"cmd": "copy_buffer", "src_buffer": "B", "dst_buffer": "B", "regions": [{"src_offset": 0, "dst_offset": 1024, "size": 64}, {"src_offset": 256, "dst_offset": 32, "size": 64}]}"#;
+    run_bad("copy-overlap-regions", &with_timeline(across, SUBMIT), &["commands[0].regions[", "source region 0 and destination region 1 overlap in memory"]).unwrap();
+    // Disjoint regions of one buffer, and ranges that only touch, are valid and run.
+    let disjoint = r#"{"cmd": "copy_buffer", "src_buffer": "A", "dst_buffer": "A", "regions": [{"src_offset": 0, "dst_offset": 64, "size": 64}, {"src_offset": 512, "dst_offset": 1024, "size": 128}]}"#;
+    let out = run_trace("copy-disjoint", &with_timeline(disjoint, SUBMIT), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+}

@@ -1,6 +1,7 @@
 //! From parsed trace structs to a [`Workload`]: ids resolved, ranges and caps checked, shaders
 //! compiled. Every error is `(JSON path, message)`; the caller adds line and column.
 
+use crate::engine::{BufferId, MemoryId};
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -498,6 +499,9 @@ impl Builder<'_> {
                 if !offset.is_multiple_of(4) {
                     return fail(format!("{path}.dst_offset"), format!("dst_offset {offset} must be a multiple of 4"));
                 }
+                if matches!(c.size, Some(Size::Bytes(0))) {
+                    return fail(format!("{path}.size"), "size must not be zero (give WHOLE_SIZE for the rest of the buffer)");
+                }
                 if matches!(c.size, Some(Size::Bytes(_))) && n % 4 != 0 {
                     return fail(format!("{path}.size"), format!("size {n} must be a multiple of 4 (or WHOLE_SIZE)"));
                 }
@@ -537,6 +541,31 @@ impl Builder<'_> {
                     self.buffer_range(src, r.src_offset, Some(Size::Bytes(r.size)), &format!("{rp}.src_offset"), &format!("{rp}.size"))?;
                     self.buffer_range(dst, r.dst_offset, Some(Size::Bytes(r.size)), &format!("{rp}.dst_offset"), &format!("{rp}.size"))?;
                     out.push(BufferCopy { src_offset: r.src_offset, dst_offset: r.dst_offset, size: r.size });
+                }
+                // "The union of the source regions, and the union of the destination regions,
+                // must not overlap in memory": compared as places in their memory objects, so
+                // that two buffers aliasing one memory count too.
+                let place = |b: BufferId, off: u64| (self.w.buffers[b].memory, self.w.buffers[b].offset + off);
+                let mut ends: Vec<((MemoryId, u64), (MemoryId, u64), bool, usize)> = Vec::with_capacity(2 * out.len());
+                for (i, r) in out.iter().enumerate() {
+                    ends.push((place(src, r.src_offset), place(src, r.src_offset + r.size), false, i));
+                    ends.push((place(dst, r.dst_offset), place(dst, r.dst_offset + r.size), true, i));
+                }
+                ends.sort_unstable();
+                // Swept in order of start: a range overlaps an earlier one of the other side if it
+                // starts before the furthest end seen on that side.
+                let mut furthest: [Option<((MemoryId, u64), usize)>; 2] = [None, None];
+                for &(start, end, is_dst, i) in &ends {
+                    if let Some((other_end, j)) = furthest[usize::from(!is_dst)]
+                        && start < other_end
+                    {
+                        let (s, d) = if is_dst { (j, i) } else { (i, j) };
+                        return fail(format!("{path}.regions[{i}]"), format!("source region {s} and destination region {d} overlap in memory (vkCmdCopyBuffer: the source and destination regions must not overlap)"));
+                    }
+                    let f = &mut furthest[usize::from(is_dst)];
+                    if f.is_none_or(|(e, _)| end > e) {
+                        *f = Some((end, i));
+                    }
                 }
                 Command::CopyBuffer { src, dst, regions: out }
             }
@@ -682,6 +711,9 @@ impl Builder<'_> {
             (None, None, Some(_)) => self.payload(&None, &None, &c.push_constants_hex, &None, path, "push_constants")?.unwrap_or_default(),
             _ => return fail(path, "give only one of `push_constants_u32`, `push_constants_f32`, `push_constants_hex`"),
         };
+        if !push_constants.len().is_multiple_of(4) {
+            return fail(path, format!("{} bytes of push constants: vkCmdPushConstants takes a multiple of 4", push_constants.len()));
+        }
         if push_constants.len() > 256 {
             return fail(path, format!("{} bytes of push constants exceed the cap of 256", push_constants.len()));
         }
