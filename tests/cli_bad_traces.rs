@@ -323,3 +323,11 @@ fn transfers_and_push_constants_vulkan_forbids() {
     let out = run_trace("copy-disjoint", &with_timeline(disjoint, SUBMIT), &[]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+/// A command buffer listed twice in one submission without SIMULTANEOUS_USE is told as that,
+/// not as a pending earlier submission of itself.
+#[test]
+fn a_command_buffer_twice_in_one_submission() {
+    let twice = r#"{"op": "queue_submit", "queue": "q0", "command_buffers": ["cb0", "cb0"], "fence": "f0"}, {"op": "wait_for_fences", "fences": ["f0"]}"#;
+    run_bad("cb-twice", &with_timeline(FILL, twice), &["timeline[0]", "command buffer `cb0` is listed more than once in this submission; record it with SIMULTANEOUS_USE"]).unwrap();
+}

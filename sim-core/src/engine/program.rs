@@ -182,14 +182,16 @@ impl<'w> Program<'w> {
                         if let Some((prev, _)) = pending[cb]
                             && !desc.simultaneous_use
                         {
-                            return Err(invalid(
-                                at,
+                            let message = if prev == t {
+                                format!("command buffer `{}` is listed more than once in this submission; record it with SIMULTANEOUS_USE", desc.name)
+                            } else {
                                 format!(
                                     "command buffer `{}` is submitted again while its submission at timeline[{prev}] may still be pending \
                                      (no fence, queue or device wait covers it); record it with SIMULTANEOUS_USE or wait for it first",
                                     desc.name
-                                ),
-                            ));
+                                )
+                            };
+                            return Err(invalid(at, message));
                         }
                         pending[cb] = Some((t, *queue));
                     }
