@@ -331,3 +331,20 @@ fn a_command_buffer_twice_in_one_submission() {
     let twice = r#"{"op": "queue_submit", "queue": "q0", "command_buffers": ["cb0", "cb0"], "fence": "f0"}, {"op": "wait_for_fences", "fences": ["f0"]}"#;
     run_bad("cb-twice", &with_timeline(FILL, twice), &["timeline[0]", "command buffer `cb0` is listed more than once in this submission; record it with SIMULTANEOUS_USE"]).unwrap();
 }
+
+/// A queue's declared flags say what may be submitted to it: vkCmdDispatch needs COMPUTE, and
+/// transfers run on any of GRAPHICS, COMPUTE and TRANSFER; an unknown flag is an error.
+#[test]
+fn commands_a_queue_family_cannot_run() {
+    let dispatch = r#"{"cmd": "dispatch", "shader": "add_one", "group_count": [1, 1, 1], "bindings": [{"set": 0, "binding": 0, "buffer": "A"}, {"set": 0, "binding": 1, "buffer": "B"}]}"#;
+    let on = |flags: &str, cmds: &str| trace(cmds, &format!(",\n  \"queues\": [{{\"id\": \"q0\", \"family\": 1, \"flags\": {flags}}}],\n  \"timeline\": [{SUBMIT}]"));
+    run_bad("dispatch-on-transfer", &on("\"TRANSFER\"", dispatch), &["timeline[0]", "submitted to queue `q0`, whose flags lack COMPUTE, which its commands[0] (vkCmdDispatch) needs"]).unwrap();
+    run_bad("fill-on-none", &on("\"NONE\"", FILL), &["timeline[0]", "whose flags lack GRAPHICS, COMPUTE or TRANSFER"]).unwrap();
+    run_bad("unknown-flag", &on("\"COMPUTE|TRANSFERS\"", FILL), &["queues[0].flags", "unknown queue flag `TRANSFERS`"]).unwrap();
+    // A transfer queue runs transfers; a compute queue (here in the list form with full names)
+    // runs dispatches and transfers.
+    for (flags, cmds) in [("\"TRANSFER\"", FILL), ("[\"VK_QUEUE_COMPUTE_BIT\"]", dispatch), ("[\"VK_QUEUE_COMPUTE_BIT\"]", FILL)] {
+        let out = run_trace("queue-ok", &on(flags, cmds), &[]);
+        assert_eq!(out.status.code(), Some(0), "{flags}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}

@@ -128,6 +128,8 @@ struct Builder<'a> {
     sems: HashMap<String, usize>,
     fences: HashMap<String, usize>,
     queues: HashMap<String, usize>,
+    /// Per queue, the capabilities its declared `flags` give (all, when it declares none).
+    queue_caps: Vec<QueueCaps>,
     cbs: HashMap<String, usize>,
     /// Per event: the sync2 dependencies of its set_event commands, with (cb, command).
     set_deps: HashMap<usize, Vec<(usize, usize, Option<DependencyInfo>)>>,
@@ -154,6 +156,7 @@ pub fn build(t: &schema::Trace, base: Option<&Path>, stem: &str) -> R<(Workload,
         sems: HashMap::new(),
         fences: ids(t.fences.iter().map(String::as_str), "fences", "fence")?,
         queues: HashMap::new(),
+        queue_caps: Vec::new(),
         cbs: ids(t.command_buffers.iter().map(|m| m.id.as_str()), "command_buffers", "command buffer")?,
         set_deps: HashMap::new(),
         payload_total: Default::default(),
@@ -200,10 +203,21 @@ pub fn build(t: &schema::Trace, base: Option<&Path>, stem: &str) -> R<(Workload,
                 Declared::Full(d) => d.id.clone(),
             })
             .collect();
+        for (i, q) in qs.iter().enumerate() {
+            let flags = match q {
+                Declared::Full(d) => d.flags.as_ref(),
+                Declared::Id(_) => None,
+            };
+            b.queue_caps.push(match flags {
+                Some(f) => QueueCaps::parse(f).map_err(|m| (format!("queues[{i}].flags"), m))?,
+                None => QueueCaps::ALL,
+            });
+        }
         b.queues = ids(names.iter().map(String::as_str), "queues", "queue")?;
         b.w.queues = names;
     } else {
         b.queues = ids(["q0"].into_iter(), "queues", "queue")?;
+        b.queue_caps.push(QueueCaps::ALL);
     }
     for (i, cb) in t.command_buffers.iter().enumerate() {
         let path = format!("command_buffers[{i}]");
@@ -720,6 +734,27 @@ impl Builder<'_> {
         Ok(Command::Dispatch { pipeline, group_count, base_group, bindings, push_constants })
     }
 
+    /// Every command submitted to `queue` must be one its family supports: vkCmdDispatch needs
+    /// COMPUTE; fills, updates and copies need GRAPHICS, COMPUTE or TRANSFER.
+    fn check_queue_caps(&self, queue: usize, batches: &[SubmitBatch], path: &str) -> R<()> {
+        let caps = self.queue_caps.get(queue).copied().unwrap_or(QueueCaps::ALL);
+        for &cb in batches.iter().flat_map(|b| &b.command_buffers) {
+            let desc = &self.w.command_buffers[cb];
+            for (k, c) in desc.commands.iter().enumerate() {
+                let needs = match c {
+                    Command::Dispatch { .. } if !caps.compute => "COMPUTE",
+                    Command::FillBuffer { .. } | Command::UpdateBuffer { .. } | Command::CopyBuffer { .. } if !caps.transfer() => "GRAPHICS, COMPUTE or TRANSFER",
+                    _ => continue,
+                };
+                return fail(
+                    path,
+                    format!("command buffer `{}` is submitted to queue `{}`, whose flags lack {needs}, which its commands[{k}] ({}) needs", desc.name, self.w.queues[queue], c.vk_name()),
+                );
+            }
+        }
+        Ok(())
+    }
+
     /// A synchronization2 wait_events dependency must equal the matching set_event's.
     fn check_wait_events(&self, t: &schema::Trace) -> R<()> {
         for (ci, cb) in t.command_buffers.iter().enumerate() {
@@ -888,6 +923,7 @@ impl Builder<'_> {
                     Some(f) => Some(lookup(&self.fences, f, &format!("{path}.fence"), "fence")?),
                     None => None,
                 };
+                self.check_queue_caps(queue, &batches, path)?;
                 HostOp::QueueSubmit { queue, batches, fence }
             }
             "wait_for_fences" => {
@@ -1000,4 +1036,44 @@ fn present_cmd_fields(c: &Cmd) -> Vec<&'static str> {
 fn present_op_fields(o: &TimelineOp) -> Vec<&'static str> {
     present!(o; queue, command_buffers, wait_semaphores, signal_semaphores, batches, fence, fences, wait_all, timeout, memory, offset, size,
         data_u32, data_f32, data_hex, data_file, expect_u32, expect_f32, expect_hex, expect_file, label, ranges, event, semaphore, semaphores, value)
+}
+
+/// What a queue family can do, from its declared VkQueueFlags.
+#[derive(Clone, Copy, Debug, Default)]
+struct QueueCaps {
+    graphics: bool,
+    compute: bool,
+    transfer: bool,
+}
+
+impl QueueCaps {
+    /// A queue declared without flags: the default family has all three.
+    const ALL: QueueCaps = QueueCaps { graphics: true, compute: true, transfer: true };
+
+    /// Parses `"GRAPHICS|COMPUTE"` or `["GRAPHICS", "COMPUTE"]` (names short or in full,
+    /// `VK_QUEUE_COMPUTE_BIT`; `NONE` is no flag).
+    fn parse(flags: &serde_json::Value) -> Result<QueueCaps, String> {
+        let names: Vec<&str> = match flags {
+            serde_json::Value::String(s) => s.split('|').collect(),
+            serde_json::Value::Array(a) => a.iter().map(|v| v.as_str().ok_or_else(|| format!("expected a flag name, found {v}"))).collect::<Result<_, _>>()?,
+            other => return Err(format!("expected queue flags as `A|B` or a list of names, found {other}")),
+        };
+        let mut caps = QueueCaps::default();
+        for name in names {
+            let short = name.trim().trim_start_matches("VK_QUEUE_").trim_end_matches("_BIT");
+            match short {
+                "GRAPHICS" => caps.graphics = true,
+                "COMPUTE" => caps.compute = true,
+                "TRANSFER" => caps.transfer = true,
+                "NONE" | "SPARSE_BINDING" | "PROTECTED" | "VIDEO_DECODE_KHR" | "VIDEO_ENCODE_KHR" | "OPTICAL_FLOW_NV" => {}
+                _ => return Err(format!("unknown queue flag `{name}` (expected GRAPHICS, COMPUTE, TRANSFER, SPARSE_BINDING, PROTECTED, ...)")),
+            }
+        }
+        Ok(caps)
+    }
+
+    /// Whether transfer commands run here: any of GRAPHICS, COMPUTE and TRANSFER allows them.
+    fn transfer(self) -> bool {
+        self.graphics || self.compute || self.transfer
+    }
 }

@@ -107,10 +107,12 @@ pub struct Trace {
 pub struct QueueDecl {
     /// Id.
     pub id: String,
-    /// Queue family index (informational: the engine has one family).
+    /// Queue family index (informational: the engine has one family; its capabilities come from
+    /// `flags`).
     #[serde(default)]
     pub family: Option<u32>,
-    /// VkQueueFlags names (GRAPHICS, COMPUTE, TRANSFER, ...).
+    /// VkQueueFlags names (GRAPHICS, COMPUTE, TRANSFER, ...): what may be submitted to the
+    /// queue. None given: all three.
     #[serde(default)]
     pub flags: Option<serde_json::Value>,
 }
