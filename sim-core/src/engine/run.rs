@@ -918,6 +918,14 @@ impl<'p, 'w> Sim<'p, 'w> {
                 g.push(node);
             }
         }
+        // Finished items neither take new dependencies nor hold a new action back (one that
+        // started after them has its own start behind it), so without a graph, which shows every
+        // earlier item, they leave the queue's list: a trace of many submissions then costs
+        // what its unfinished work does, not the square of its commands.
+        if self.graph.is_none() {
+            let items = &self.items;
+            self.queues[queue].retain(|&j| items[j].state != State::Done);
+        }
         let mut deps = explicit;
         let mut start_after = None;
         match &kind {
