@@ -95,9 +95,12 @@ pub fn ops_text(ops: &[CacheOp]) -> Vec<String> {
 pub fn table_grid(profile: &Profile) -> TableGrid {
     let columns = stage_columns();
     let mut rows = Vec::new();
+    // The profile with one row at a time, cloned once (a clone per row, with every row in it,
+    // made the grid cost the square of the table's length).
+    let mut single = Profile { barriers: BarrierTable { range: profile.barriers.range, rows: Vec::new() }, ..profile.clone() };
     for row in &profile.barriers.rows {
         // Each row alone, so the cell shows this row's effect and nothing of its neighbours'.
-        let single = Profile { barriers: BarrierTable { range: profile.barriers.range, rows: vec![row.clone()] }, ..profile.clone() };
+        single.barriers.rows = vec![row.clone()];
         let filter = row.stage_filter();
         let cells = columns
             .iter()
