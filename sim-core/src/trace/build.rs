@@ -560,7 +560,9 @@ impl Builder<'_> {
                 // must not overlap in memory": compared as places in their memory objects, so
                 // that two buffers aliasing one memory count too.
                 let place = |b: BufferId, off: u64| (self.w.buffers[b].memory, self.w.buffers[b].offset + off);
-                let mut ends: Vec<((MemoryId, u64), (MemoryId, u64), bool, usize)> = Vec::with_capacity(2 * out.len());
+                // (start, end, whether a destination, region) of every range.
+                type Place = (MemoryId, u64);
+                let mut ends: Vec<(Place, Place, bool, usize)> = Vec::with_capacity(2 * out.len());
                 for (i, r) in out.iter().enumerate() {
                     ends.push((place(src, r.src_offset), place(src, r.src_offset + r.size), false, i));
                     ends.push((place(dst, r.dst_offset), place(dst, r.dst_offset + r.size), true, i));
@@ -568,7 +570,7 @@ impl Builder<'_> {
                 ends.sort_unstable();
                 // Swept in order of start: a range overlaps an earlier one of the other side if it
                 // starts before the furthest end seen on that side.
-                let mut furthest: [Option<((MemoryId, u64), usize)>; 2] = [None, None];
+                let mut furthest: [Option<(Place, usize)>; 2] = [None, None];
                 for &(start, end, is_dst, i) in &ends {
                     if let Some((other_end, j)) = furthest[usize::from(!is_dst)]
                         && start < other_end
