@@ -348,3 +348,16 @@ fn commands_a_queue_family_cannot_run() {
         assert_eq!(out.status.code(), Some(0), "{flags}: {}", String::from_utf8_lossy(&out.stderr));
     }
 }
+
+/// Names the report prints may not hold control characters: a terminal escape in a trace's
+/// name, or a newline in a label or an id, would reach the reader's terminal or break the report's
+/// lines.
+#[test]
+fn names_with_control_characters() {
+    let escape = with_timeline(FILL, SUBMIT).replace(r#""name": "bad""#, r#""name": "\u001b[31mred""#);
+    run_bad("name-escape", &escape, &["name: the trace's name must not hold control characters ('\\u{1b}' found)"]).unwrap();
+    let read = r#"{"op": "host_read", "memory": "up", "offset": 0, "size": 4, "label": "two\nlines"}"#;
+    run_bad("label-newline", &with_timeline(FILL, &format!("{SUBMIT}, {read}")), &["timeline[2].label: a host_read label must not hold control characters ('\\n' found)"]).unwrap();
+    let id = with_timeline(FILL, SUBMIT).replace(r#""fences": ["f0"]"#, r#""fences": ["f0", "f\t1"]"#);
+    run_bad("id-tab", &id, &["fences[1]: a fence id must not hold control characters ('\\t' found)"]).unwrap();
+}

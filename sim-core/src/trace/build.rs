@@ -94,11 +94,21 @@ fn ids<'a>(list: impl Iterator<Item = &'a str>, path: &str, what: &str) -> R<Has
         if id.is_empty() {
             return fail(format!("{path}[{i}]"), format!("a {what} id must not be empty"));
         }
+        check_printable(id, &format!("{path}[{i}]"), &format!("a {what} id"))?;
         if m.insert(id.to_string(), i).is_some() {
             return fail(format!("{path}[{i}]"), format!("duplicate {what} id `{id}`"));
         }
     }
     Ok(m)
+}
+
+/// Refuses a name that holds control characters (a newline, a terminal escape): names are
+/// printed in reports, where they would break lines or drive the reader's terminal.
+fn check_printable(text: &str, path: &str, what: &str) -> R<()> {
+    match text.chars().find(|c| c.is_control()) {
+        Some(c) => fail(path, format!("{what} must not hold control characters ({:?} found)", c)),
+        None => Ok(()),
+    }
 }
 
 fn lookup(m: &HashMap<String, usize>, id: &str, path: &str, what: &str) -> R<usize> {
@@ -144,6 +154,9 @@ struct Builder<'a> {
 pub fn build(t: &schema::Trace, base: Option<&Path>, stem: &str) -> R<(Workload, String)> {
     if t.gpusim_trace != 1 {
         return fail("gpusim_trace", format!("unsupported trace version {} (this gpusim reads version 1)", t.gpusim_trace));
+    }
+    if let Some(name) = &t.name {
+        check_printable(name, "name", "the trace's name")?;
     }
     let name = t.name.clone().unwrap_or_else(|| stem.to_string());
     let mut b = Builder {
@@ -980,6 +993,9 @@ impl Builder<'_> {
                     && e.len() as u64 != size
                 {
                     return fail(path, format!("the expectation has {} bytes but the read has {size}", e.len()));
+                }
+                if let Some(label) = &op.label {
+                    check_printable(label, &format!("{path}.label"), "a host_read label")?;
                 }
                 HostOp::HostRead { memory, offset, size, label: op.label.clone().unwrap_or_else(|| format!("timeline[{i}]")), expect }
             }
