@@ -558,6 +558,9 @@ pub struct Sim<'p, 'w> {
     events: BinaryHeap<Reverse<(u64, u64, Ev)>>,
     items: Vec<Item>,
     queues: Vec<Vec<usize>>,
+    /// Per queue, items finished since its list was last cleared of finished ones (see
+    /// `push_item`), counted at `finish`.
+    queue_done: Vec<usize>,
     waiting: Vec<usize>,
     dirty: bool,
     host_pc: usize,
@@ -624,6 +627,7 @@ impl<'p, 'w> Sim<'p, 'w> {
             events: BinaryHeap::new(),
             items: Vec::new(),
             queues: vec![Vec::new(); w.queues.len()],
+            queue_done: vec![0; w.queues.len()],
             waiting: Vec::new(),
             dirty: true,
             host_pc: 0,
@@ -792,6 +796,7 @@ impl<'p, 'w> Sim<'p, 'w> {
 
     fn finish(&mut self, i: usize) {
         self.items[i].state = State::Done;
+        self.queue_done[self.items[i].queue] += 1;
         if let Kind::Action { inst, .. } = self.items[i].kind {
             self.out.spans.push((inst, self.items[i].start, self.now));
         }
@@ -926,9 +931,12 @@ impl<'p, 'w> Sim<'p, 'w> {
         // started after them has its own start behind it), so without a graph, which shows every
         // earlier item, they leave the queue's list: a trace of many submissions then costs
         // what its unfinished work does, not the square of its commands.
-        if self.graph.is_none() {
+        // Cleared once at least half the list has finished, so that the clearing costs no more
+        // than the pushes that follow it.
+        if self.graph.is_none() && self.queue_done[queue] * 2 >= self.queues[queue].len().max(1) {
             let items = &self.items;
             self.queues[queue].retain(|&j| items[j].state != State::Done);
+            self.queue_done[queue] = 0;
         }
         let mut deps = explicit;
         let mut start_after = None;
