@@ -58,8 +58,21 @@ fn run(cli: Cli) -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            cli::print_err(&format!("gpusim: error: {e}"));
+            cli::print_err(&clip(&format!("gpusim: error: {e}")));
             ExitCode::from(2)
         }
     }
+}
+
+/// The most bytes of an error line printed: a message quoting the input (an unknown field name,
+/// a bad flag) can be as long as the input, and a 10 MB line helps nobody.
+const MAX_ERROR_BYTES: usize = 4096;
+
+/// `line` cut to [`MAX_ERROR_BYTES`] at a character boundary, saying how much was left out.
+fn clip(line: &str) -> String {
+    if line.len() <= MAX_ERROR_BYTES {
+        return line.to_string();
+    }
+    let cut = (0..=MAX_ERROR_BYTES).rev().find(|&i| line.is_char_boundary(i)).unwrap_or(0);
+    format!("{}… ({} more bytes)", &line[..cut], line.len() - cut)
 }

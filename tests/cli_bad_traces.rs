@@ -361,3 +361,18 @@ fn names_with_control_characters() {
     let id = with_timeline(FILL, SUBMIT).replace(r#""fences": ["f0"]"#, r#""fences": ["f0", "f\t1"]"#);
     run_bad("id-tab", &id, &["fences[1]: a fence id must not hold control characters ('\\t' found)"]).unwrap();
 }
+
+/// An error quoting the input is cut to a readable length: an unknown field name of 100,000
+/// characters once made a 100 KB error line.
+#[test]
+fn long_errors_are_cut() {
+    let field = "x".repeat(100_000);
+    let text = with_timeline(FILL, SUBMIT).replace(r#""name": "bad""#, &format!(r#""name": "bad", "{field}": 1"#));
+    let out = run_trace("long-field", &text, &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    let head: String = err.chars().take(300).collect();
+    assert_eq!(out.status.code(), Some(2), "{head}");
+    assert!(err.starts_with("gpusim: error: ") && err.contains("unknown field"), "{head}");
+    let tail: String = err.chars().rev().take(100).collect::<Vec<_>>().into_iter().rev().collect();
+    assert!(err.len() < 4200 && err.trim_end().ends_with("more bytes)"), "{} bytes, ending: {tail}", err.len());
+}
