@@ -107,20 +107,13 @@ const MAX_SPIRV_ARRAY_ELEMENTS: u64 = 1 << 20;
 /// A module that is not well-formed enough to walk is left to naga's own errors.
 fn check_spirv_arrays(bytes: &[u8], name: &str) -> Result<(), ShaderError> {
     use std::collections::HashMap;
-    const MAGIC: u32 = 0x0723_0203;
     const OP_TYPE_ARRAY: u32 = 28;
     const OP_CONSTANT: u32 = 43;
-    let words: Vec<u32> = bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
-    if words.first() != Some(&MAGIC) {
-        return Ok(());
-    }
+    let Some(words) = spirv_words(bytes) else { return Ok(()) };
     // Each integer constant's value, and each array type's element count with its nested
     // arrays' multiplied in.
     let (mut constants, mut elements) = (HashMap::new(), HashMap::new());
-    let mut at = 5;
-    while at < words.len() {
-        let (count, op) = ((words[at] >> 16) as usize, words[at] & 0xFFFF);
-        let Some(operands) = words.get(at + 1..at + count.max(1)) else { break };
+    for (at, op, operands) in spirv_instructions(&words) {
         match (op, operands) {
             (OP_CONSTANT, [_, id, lo]) => {
                 constants.insert(*id, u64::from(*lo));
@@ -140,9 +133,30 @@ fn check_spirv_arrays(bytes: &[u8], name: &str) -> Result<(), ShaderError> {
             }
             _ => {}
         }
-        at += count.max(1);
     }
     Ok(())
+}
+
+/// A SPIR-V module's little-endian words, or `None` when it does not start with SPIR-V's magic
+/// number (naga's front end then reports what is wrong).
+fn spirv_words(bytes: &[u8]) -> Option<Vec<u32>> {
+    const MAGIC: u32 = 0x0723_0203;
+    let words: Vec<u32> = bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    (words.first() == Some(&MAGIC)).then_some(words)
+}
+
+/// The instructions after the 5-word header: each one's word offset, opcode and operands. Stops
+/// at an instruction whose word count is 0 or runs past the end (a malformed module, which naga
+/// refuses).
+fn spirv_instructions(words: &[u32]) -> impl Iterator<Item = (usize, u32, &[u32])> {
+    let mut at = 5;
+    std::iter::from_fn(move || {
+        let (count, op) = ((*words.get(at)? >> 16) as usize, words[at] & 0xFFFF);
+        let operands = words.get(at + 1..at + count).filter(|_| count > 0)?;
+        let here = at;
+        at += count;
+        Some((here, op, operands))
+    })
 }
 
 /// Runs `f`, turning a panic inside it into `Err` with the panic's message, and keeping that
@@ -379,7 +393,6 @@ enum CoherentDecl {
 /// visibility. Read from the words directly, in one pass, after naga has parsed them.
 fn spirv_coherent_bindings(bytes: &[u8]) -> std::collections::HashMap<(u32, u32), CoherentDecl> {
     use std::collections::{HashMap, HashSet};
-    const MAGIC: u32 = 0x0723_0203;
     const OP_TYPE_STRUCT: u32 = 30;
     const OP_TYPE_ARRAY: u32 = 28;
     const OP_TYPE_RUNTIME_ARRAY: u32 = 29;
@@ -391,18 +404,12 @@ fn spirv_coherent_bindings(bytes: &[u8]) -> std::collections::HashMap<(u32, u32)
     const BINDING: u32 = 33;
     const DESCRIPTOR_SET: u32 = 34;
     // Little-endian words, as naga's front end requires of the module it has just parsed.
-    let words: Vec<u32> = bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
-    if words.first() != Some(&MAGIC) {
-        return HashMap::new();
-    }
+    let Some(words) = spirv_words(bytes) else { return HashMap::new() };
     let (mut coherent_vars, mut sets, mut bindings) = (HashSet::new(), HashMap::new(), HashMap::new());
     // Per struct: its member count, and which members are `Coherent`.
     let (mut members, mut coherent_members) = (HashMap::new(), HashMap::<u32, HashSet<u32>>::new());
     let (mut pointee, mut element, mut variables) = (HashMap::new(), HashMap::new(), Vec::new());
-    let mut at = 5;
-    while at < words.len() {
-        let (count, op) = ((words[at] >> 16) as usize, words[at] & 0xFFFF);
-        let Some(operands) = words.get(at + 1..at + count.max(1)) else { break };
+    for (_, op, operands) in spirv_instructions(&words) {
         match (op, operands) {
             (OP_DECORATE, [id, COHERENT, ..]) => {
                 coherent_vars.insert(*id);
@@ -428,10 +435,6 @@ fn spirv_coherent_bindings(bytes: &[u8]) -> std::collections::HashMap<(u32, u32)
             (OP_VARIABLE, [ty, id, ..]) => variables.push((*ty, *id)),
             _ => {}
         }
-        if count == 0 {
-            break;
-        }
-        at += count;
     }
     // Per (set, binding): what each variable there declares.
     let mut declared: HashMap<(u32, u32), Vec<Option<CoherentDecl>>> = HashMap::new();
