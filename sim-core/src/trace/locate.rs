@@ -170,18 +170,22 @@ pub(crate) fn path_at(text: &str, offset: usize) -> String {
     let spans = scan(text, &|_, start, end| around(start, end));
     spans
         .iter()
-        .filter(|s| s.start <= offset && offset <= s.end.max(s.start + 1))
+        .filter(|s| around(s.start, s.end))
         .min_by_key(|s| s.end - s.start)
         .map(|s| s.path.clone())
         .unwrap_or_default()
 }
 
+/// Whether `p` is the path `target` or one of its parents: a path `target` starts with, up to a
+/// `.` or `[`.
+fn on_the_way(target: &str, p: &str) -> bool {
+    p.is_empty() || target == p || (target.starts_with(p) && matches!(target.as_bytes().get(p.len()), Some(b'.' | b'[')))
+}
+
 /// Line and column of the value at `path`, or of its closest existing parent (a missing
 /// field is reported at the object that lacks it).
 pub(crate) fn locate(text: &str, path: &str) -> Option<(usize, usize)> {
-    // The value at `path` and its parents: paths that `path` starts with, up to a `.` or `[`.
-    let on_the_way = |p: &str| p.is_empty() || path == p || (path.starts_with(p) && matches!(path.as_bytes().get(p.len()), Some(b'.' | b'[')));
-    let spans = scan(text, &|p, _, _| on_the_way(p));
+    let spans = scan(text, &|p, _, _| on_the_way(path, p));
     let mut p = path.to_string();
     loop {
         if let Some(s) = spans.iter().find(|s| s.path == p) {
@@ -212,8 +216,7 @@ mod tests {
         let items: Vec<String> = (0..10_000).map(|k| format!("{{\"k\": {k}, \"v\": [1, 2, 3]}}")).collect();
         let text = format!("{{\"list\": [{}], \"last\": 1}}", items.join(", "));
         let target = "list[7777].v[2]";
-        let on_the_way = |p: &str| p.is_empty() || target == p || (target.starts_with(p) && matches!(target.as_bytes().get(p.len()), Some(b'.' | b'[')));
-        let kept = scan(&text, &|p, _, _| on_the_way(p));
+        let kept = scan(&text, &|p, _, _| on_the_way(target, p));
         let paths: Vec<&str> = kept.iter().map(|s| s.path.as_str()).collect();
         assert_eq!(paths.len(), 5, "{paths:?}");
         assert!(["", "list", "list[7777]", "list[7777].v", "list[7777].v[2]"].iter().all(|p| paths.contains(p)), "{paths:?}");
