@@ -40,11 +40,11 @@ pub fn line_copies(memory: &[u8], random: &[u64], work: u32, prefetch: usize) ->
 /// Asks the host to bring the cache line holding `*place` towards the core; a no-op on hosts
 /// other than x86-64.
 #[inline(always)]
-fn prefetch_line(place: &u8) {
+pub fn prefetch_line<T>(place: &T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch reads nothing the program sees and never faults; SSE is part of x86-64.
     unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((place as *const u8).cast());
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((place as *const T).cast());
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = place;

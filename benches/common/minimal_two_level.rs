@@ -6,6 +6,9 @@
 
 use gpusim::caches::{BackingStore, MemoryLevel, Tag};
 
+// Every crate that includes this file includes `line_copy.rs` beside it, as `line_copy`.
+use crate::line_copy::prefetch_line;
+
 /// One level of [`MinimalTwoLevel`]: `SETS` sets of `WAYS` (at most 16) 64-byte lines, LRU,
 /// lines always fully valid and clean.
 struct Level<const SETS: usize, const WAYS: usize> {
@@ -78,24 +81,11 @@ impl<const SETS: usize, const WAYS: usize> Level<SETS, WAYS> {
     fn prefetch(&self, line: u64) {
         let set = line as usize % SETS;
         let victim = set * WAYS + ((self.order[set] >> (4 * (WAYS - 1))) & 0xF) as usize;
-        prefetch_at(&self.lines[set]);
-        prefetch_at(&self.order[set]);
-        prefetch_at(&self.data[victim]);
-        prefetch_at(&self.tags[victim]);
+        prefetch_line(&self.lines[set]);
+        prefetch_line(&self.order[set]);
+        prefetch_line(&self.data[victim]);
+        prefetch_line(&self.tags[victim]);
     }
-}
-
-/// Asks the host to bring the cache line holding `*place` towards the core; a no-op on hosts
-/// other than x86-64.
-#[inline(always)]
-fn prefetch_at<T>(place: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch reads nothing the program sees and never faults; SSE is part of x86-64.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((place as *const T).cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = place;
 }
 
 /// The benchmark's hierarchy built for aligned 8-byte loads and nothing else: a 32 KiB 8-way
