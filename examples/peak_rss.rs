@@ -7,6 +7,7 @@
 
 use std::collections::HashSet;
 
+use gpusim::core::engine::stream::Stream;
 use gpusim::core::engine::{Program, machine_config, reference, run, run_workload, samples};
 use gpusim::core::profile::Profile;
 
@@ -50,11 +51,12 @@ fn show_steps(w: &gpusim::core::engine::Workload, profile: &Profile) -> Result<(
     {
         let prog = Program::new(w)?;
         let config = machine_config(profile);
+        let stream = Stream::lower(&prog)?;
         let rss = || status_kib("VmRSS:").unwrap_or(0) >> 10;
         println!("resident with the workload built: {} MiB", rss());
-        let r = reference::reference_run(&prog, config.subgroup_size, &HashSet::new())?;
+        let r = reference::reference_run(&prog, &stream, config.subgroup_size, &HashSet::new())?;
         println!("after the reference run: {} MiB (its memory: {} MiB resident, {} reads fingerprinted)", rss(), r.memory.resident_bytes() >> 20, r.truth.fingerprints.len());
-        let sim = run::Sim::new(&prog, &config, profile, &r.truth, 0)?.run()?;
+        let sim = run::Sim::new(&prog, &stream, &config, profile, &r.truth, 0)?.run()?;
         println!("after the simulated run: {} MiB (its VRAM: {} MiB resident)", rss(), sim.machine.vram.resident_bytes() >> 20);
     }
     Ok(())

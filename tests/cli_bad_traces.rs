@@ -252,12 +252,12 @@ fn runaway_runs_are_stopped_at_their_budgets() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("the reference run executed more than its budget of 100000 shader instructions") && err.contains("--max-instructions") && err.trim().lines().count() == 1, "{err}");
-    // `gpusim graph` records its graph from a run: the same budgets, the same flags.
+    // `gpusim graph` reads the lowered stream without running anything: no shader runs away.
     let path = scratch("spin-graph.json", &text);
     let dot = scratch("spin.dot", "");
     let out = Command::new(env!("CARGO_BIN_EXE_gpusim")).args(["graph", path.to_str().unwrap(), "-o", dot.to_str().unwrap(), "--max-instructions", "100000"]).output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.code() == Some(2) && err.contains("budget of 100000 shader instructions"), "{err}");
+    assert!(out.status.success() && std::fs::read_to_string(&dot).unwrap().contains("vkCmdDispatch"), "{err}");
     let out = run_trace("slow-fill", &with_timeline(FILL, SUBMIT), &["--max-cycles", "10"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");

@@ -21,11 +21,13 @@ pub mod dispatch;
 pub mod error;
 pub mod exec;
 pub mod machine;
+pub mod order;
 pub mod program;
 pub mod reference;
 pub mod rng;
 pub mod run;
 pub mod samples;
+pub mod stream;
 pub mod workload;
 
 use std::collections::HashSet;
@@ -278,8 +280,9 @@ pub fn run_workload(workload: &Workload, profile: &Profile, seed: u64) -> Result
 /// [`run_workload`] with what to record and where to stop.
 pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, options: &RunOptions) -> Result<RunResult, WorkloadError> {
     let (prog, config) = checked_program(workload, profile, &options.limits)?;
-    let reference = reference::reference_run_with(&prog, config.subgroup_size, &HashSet::new(), &options.limits)?;
-    let mut sim = run::Sim::new(&prog, &config, profile, &reference.truth, seed)?.limits(options.limits);
+    let stream = stream::Stream::lower(&prog)?;
+    let reference = reference::reference_run_with(&prog, &stream, config.subgroup_size, &HashSet::new(), &options.limits)?;
+    let mut sim = run::Sim::new(&prog, &stream, &config, profile, &reference.truth, seed)?.limits(options.limits);
     if options.workgroup_spans > 0 {
         sim = sim.record_workgroups(options.workgroup_spans);
     }
@@ -334,7 +337,7 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
 
     // Capture the stale reads in detail from a second reference run.
     let keys: HashSet<ReadKey> = sim.stale.iter().map(|s| s.key).collect();
-    let captured = if keys.is_empty() { std::collections::HashMap::new() } else { reference::reference_run_with(&prog, config.subgroup_size, &keys, &options.limits)?.truth.captured };
+    let captured = if keys.is_empty() { std::collections::HashMap::new() } else { reference::reference_run_with(&prog, &stream, config.subgroup_size, &keys, &options.limits)?.truth.captured };
 
     let mut findings = Vec::new();
     for s in &sim.stale {
@@ -384,19 +387,31 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
     })
 }
 
-/// The execution-dependency graph of `workload` on `profile`: every queue item (action
-/// command or sync node) with the items it waits for, recorded by the simulation itself so the
-/// graph follows exactly the rules that order the run. The run happens (with `seed`), its
-/// outcome is not needed, but it has `limits` as a run does.
+/// The execution-dependency graph of `workload`: every queue item (action command, sync node
+/// or host gate) with the items it waits for, from the lowered stream that orders the run, so
+/// the graph follows exactly the rules the engine follows. The workload is checked against
+/// `profile` (its device limits) and `limits` as a run is; `seed` is not used (the graph does not
+/// depend on timing) and kept so callers name a run the same way.
 pub fn dependency_graph(workload: &Workload, profile: &Profile, seed: u64, limits: &RunLimits) -> Result<Vec<GraphNode>, WorkloadError> {
-    let (prog, config) = checked_program(workload, profile, limits)?;
-    let reference = reference::reference_run_with(&prog, config.subgroup_size, &HashSet::new(), limits)?;
-    let out = run::Sim::new(&prog, &config, profile, &reference.truth, seed)?.limits(*limits).record_graph().run()?;
-    // A graph is of a whole run.
-    if let Some(Stopped { at, message, .. }) = out.stopped {
-        return Err(WorkloadError::Budget { budget: Budget::Instructions, at, message });
-    }
-    Ok(out.graph)
+    let _ = seed;
+    let (prog, _config) = checked_program(workload, profile, limits)?;
+    let stream = stream::Stream::lower(&prog)?;
+    let nodes = stream
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let (inst, at, src, dst, label) = match &n.kind {
+                stream::NodeKind::Action { inst, stage } => (Some(*inst), Some(prog.instances[*inst].at.clone()), *stage, crate::sync::PipelineStageFlags2::NONE, String::new()),
+                stream::NodeKind::Sync(y) => (None, None, y.src, y.dst, y.label.clone()),
+                stream::NodeKind::HostGate { event, .. } => {
+                    (None, None, crate::sync::PipelineStageFlags2::NONE, crate::sync::PipelineStageFlags2::NONE, format!("vkSetEvent `{}` from the host", workload.events[*event]))
+                }
+            };
+            GraphNode { queue: n.queue, inst, at, src, dst, label, deps: stream.deps(i), explicit: n.explicit.clone(), start_after: n.start_after }
+        })
+        .collect();
+    Ok(nodes)
 }
 
 /// What every run checks before anything runs: the budgets, the workload itself, the profile's

@@ -3,7 +3,7 @@
 //! round-robin one step at a time. A correctly synchronized program must read and leave exactly
 //! what this run does, on every profile and seed.
 
-use std::collections::HashSet;
+use std::collections::{HashSet, VecDeque};
 
 use sim_caches::{AccessError, BackingStore, MemoryLevel, Tag, Tags, word_span};
 use sim_shader::{BindingKind, MemOp, Step, WorkgroupConfig};
@@ -12,6 +12,7 @@ use crate::engine::dispatch::resolve;
 use crate::engine::error::WorkloadError;
 use crate::engine::exec::{Port, Scratch, lane_reads, perform};
 use crate::engine::program::Program;
+use crate::engine::stream::{NodeKind, Stream};
 use crate::engine::rng::fingerprint;
 use crate::engine::run::{ChunkData, InstructionBudget, ReadKey, ReadTruth, ReferenceHostRead, RunLimits, transfer_chunks};
 use crate::engine::workload::{Command, HostOp};
@@ -50,48 +51,36 @@ impl Port for Flat<'_> {
 
 /// Runs the reference; `capture` names the reads whose lane-level detail to keep. The budget
 /// is [`RunLimits::default`]'s.
-pub fn reference_run(prog: &Program<'_>, subgroup_size: u32, capture: &HashSet<ReadKey>) -> Result<Reference, WorkloadError> {
-    reference_run_with(prog, subgroup_size, capture, &RunLimits::default())
+pub fn reference_run(prog: &Program<'_>, stream: &Stream, subgroup_size: u32, capture: &HashSet<ReadKey>) -> Result<Reference, WorkloadError> {
+    reference_run_with(prog, stream, subgroup_size, capture, &RunLimits::default())
 }
 
 /// [`reference_run`] stopped at `limits.max_instructions` shader instructions (it has no
 /// cycles).
-pub fn reference_run_with(prog: &Program<'_>, subgroup_size: u32, capture: &HashSet<ReadKey>, limits: &RunLimits) -> Result<Reference, WorkloadError> {
+///
+/// Each queue runs its nodes in order, one command at a time, and the queues take turns in
+/// submission order; a node whose explicit dependency has not run (a vkCmdWaitEvents2 on an
+/// event the host sets later, a semaphore wait whose signal is held back) holds back its own
+/// queue only, until the host's vkSetEvent (or the other queue) lets it go.
+pub fn reference_run_with(prog: &Program<'_>, stream: &Stream, subgroup_size: u32, capture: &HashSet<ReadKey>, limits: &RunLimits) -> Result<Reference, WorkloadError> {
     let w = prog.workload;
     let mut mem = BackingStore::new(prog.address_space.max(1 << 16), 1, 256).map_err(|e| WorkloadError::Invalid { at: "memory".into(), message: e.to_string() })?;
     let mut truth = ReadTruth::default();
     let mut ctx = Ctx { capture, subgroup_size, scratch: Scratch::default(), budget: InstructionBudget::new(limits, "the reference run".into()) };
-    // Submitted commands run in order, except that a vkCmdWaitEvents2 on an event nobody has set
-    // yet (the host may set it later) holds everything after it until it is set.
-    let mut pending: std::collections::VecDeque<usize> = std::collections::VecDeque::new();
-    let mut event_set = vec![false; w.events.len()];
-    let mut drain = |pending: &mut std::collections::VecDeque<usize>, event_set: &mut Vec<bool>, mem: &mut BackingStore, truth: &mut ReadTruth| -> Result<(), WorkloadError> {
-        while let Some(&inst) = pending.front() {
-            let ins = &prog.instances[inst];
-            match &w.command_buffers[ins.cb].commands[ins.index] {
-                Command::WaitEvents { events, .. } if events.iter().any(|&e| !event_set[e]) => break,
-                Command::SetEvent { event, .. } => event_set[*event] = true,
-                Command::ResetEvent { event, .. } => event_set[*event] = false,
-                _ => {}
-            }
-            pending.pop_front();
-            run_command(prog, inst, mem, truth, &mut ctx)?;
-        }
-        Ok(())
-    };
+    let mut queues: Vec<VecDeque<usize>> = vec![VecDeque::new(); stream.queues];
+    let mut done = vec![false; stream.nodes.len()];
     for (t, op) in w.timeline.iter().enumerate() {
         let err = |e: AccessError| WorkloadError::Execution { at: format!("timeline[{t}]"), message: e.to_string() };
+        for i in stream.added[t].clone() {
+            // A host gate is the host's vkSetEvent: it runs when the host sets the event.
+            if !matches!(stream.nodes[i].kind, NodeKind::HostGate { .. }) {
+                queues[stream.nodes[i].queue].push_back(i);
+            }
+        }
+        for &g in &stream.opens[t] {
+            done[g] = true;
+        }
         match op {
-            HostOp::QueueSubmit { .. } => {
-                for range in &prog.submit_batches[t] {
-                    pending.extend(range.clone());
-                }
-                drain(&mut pending, &mut event_set, &mut mem, &mut truth)?;
-            }
-            HostOp::SetEvent(e) => {
-                event_set[*e] = true;
-                drain(&mut pending, &mut event_set, &mut mem, &mut truth)?;
-            }
             HostOp::HostWrite { memory, offset, data } => {
                 mem.write(prog.memory_base[*memory] + offset, data, Tags::One(prog.host_tags[t]), None).map_err(err)?;
             }
@@ -103,6 +92,17 @@ pub fn reference_run_with(prog: &Program<'_>, subgroup_size: u32, capture: &Hash
                 truth.host_reads.insert(t, ReferenceHostRead { addr, bytes, word_tags });
             }
             _ => {}
+        }
+        // Run what can run: the earliest-submitted head of a queue whose explicit dependencies
+        // have run, until none can.
+        loop {
+            let next = queues.iter().filter_map(|q| q.front().copied()).filter(|&i| stream.nodes[i].explicit.iter().all(|&d| done[d])).min();
+            let Some(i) = next else { break };
+            queues[stream.nodes[i].queue].pop_front();
+            if let NodeKind::Action { inst, .. } = stream.nodes[i].kind {
+                run_command(prog, inst, &mut mem, &mut truth, &mut ctx)?;
+            }
+            done[i] = true;
         }
     }
     Ok(Reference { memory: mem, truth, instructions: ctx.budget.used() })

@@ -33,7 +33,8 @@ use crate::engine::machine::{CacheOp, Machine, MachineConfig, via_name};
 use crate::engine::program::{CommandRef, Program, fill_size};
 use crate::engine::rng::{Rng, fingerprint};
 use crate::engine::workload::{Command, HostOp};
-use crate::sync::{MemoryBarrier2, PipelineStageFlags2 as S, first_scope_stages, second_scope_stages};
+use crate::engine::stream::{NodeKind, Stream, bits};
+use crate::sync::{MemoryBarrier2, PipelineStageFlags2 as S};
 
 /// Bytes one transfer-engine step moves.
 pub const TRANSFER_CHUNK: u64 = 256;
@@ -166,8 +167,6 @@ pub struct SimOutcome {
     pub spans: Vec<(usize, u64, u64)>,
     /// Sync nodes fired.
     pub syncs: Vec<SyncLog>,
-    /// The execution-dependency graph, when asked for with [`Sim::record_graph`].
-    pub graph: Vec<GraphNode>,
     /// Workgroup placements, as many as [`Sim::record_workgroups`] asked for: (instance,
     /// workgroup, CU, start, end).
     pub workgroups: Vec<(usize, u64, usize, u64, u64)>,
@@ -200,21 +199,12 @@ enum State {
     Done,
 }
 
-enum Kind {
-    Action { inst: usize, stage: S },
-    Sync { src: S, dst: S, ops: Vec<CacheOp>, label: String },
-}
-
 struct Item {
     queue: usize,
-    kind: Kind,
     state: State,
-    deps: Vec<usize>,
-    /// How many of `deps`, from the front, are known to be done: deps finish roughly in the
-    /// order they were pushed, so `ready` resumes here instead of walking every finished one
-    /// again (a chain of thousands of semaphore-linked submissions cost the cube of its length).
-    deps_done: std::cell::Cell<usize>,
-    start_after: Option<usize>,
+    /// The cache operations a sync node performs when it fires (planned from the profile's
+    /// table when it is put on its queue).
+    ops: Vec<CacheOp>,
     start: u64,
 }
 
@@ -341,16 +331,6 @@ struct Slot {
     loads: Vec<u32>,
     instr_seen: Vec<u64>,
     start: u64,
-}
-
-#[derive(Clone, Copy)]
-enum EventState {
-    Unset,
-    Host,
-    Item(usize),
-    /// Waited on by the device before the host set it: the gate item the host's vkSetEvent
-    /// opens.
-    HostGate(usize),
 }
 
 struct SimPort<'a> {
@@ -549,6 +529,7 @@ impl InstructionBudget {
 /// One simulated run.
 pub struct Sim<'p, 'w> {
     prog: &'p Program<'w>,
+    stream: &'p Stream,
     planner: &'p dyn BarrierPlanner,
     truth: &'p ReadTruth,
     machine: Machine,
@@ -557,16 +538,15 @@ pub struct Sim<'p, 'w> {
     seq: u64,
     events: BinaryHeap<Reverse<(u64, u64, Ev)>>,
     items: Vec<Item>,
-    queues: Vec<Vec<usize>>,
-    /// Per queue, items finished since its list was last cleared of finished ones (see
-    /// `push_item`), counted at `finish`.
-    queue_done: Vec<usize>,
+    /// Per queue, per family, per stage bit: how much of the stream's list is known done.
+    done_prefix: Vec<[Vec<usize>; 2]>,
+    /// Per queue: items on it not yet done.
+    open: Vec<usize>,
     waiting: Vec<usize>,
     dirty: bool,
     host_pc: usize,
     host_ready_at: u64,
-    sem_pending: Vec<Option<usize>>,
-    event_state: Vec<EventState>,
+    /// Per fence: the node of its pending signal (for vkResetFences' check).
     fence_item: Vec<Option<usize>>,
     transfers: Vec<TransferRun>,
     dispatches: Vec<DispatchRun>,
@@ -575,10 +555,6 @@ pub struct Sim<'p, 'w> {
     free_slots: Vec<usize>,
     scratch: Scratch,
     host: sim_host::HostSide,
-    /// Stages of the action commands submitted to each queue so far.
-    queue_stages: Vec<S>,
-    /// The dependency graph, recorded only when asked for (it costs a scan per item).
-    graph: Option<Vec<GraphNode>>,
     /// Cycle each item was pushed (by item index), for the drain of sync nodes in timelines.
     pushed_at: Vec<u64>,
     /// How many workgroup spans to record (for timelines).
@@ -612,12 +588,13 @@ fn exec_err(at: impl Into<String>, e: impl std::fmt::Display) -> WorkloadError {
 
 impl<'p, 'w> Sim<'p, 'w> {
     /// Prepares a run of `prog` on a machine built from `config`, with `seed`.
-    pub fn new(prog: &'p Program<'w>, config: &MachineConfig, planner: &'p dyn BarrierPlanner, truth: &'p ReadTruth, seed: u64) -> Result<Self, WorkloadError> {
+    pub fn new(prog: &'p Program<'w>, stream: &'p Stream, config: &MachineConfig, planner: &'p dyn BarrierPlanner, truth: &'p ReadTruth, seed: u64) -> Result<Self, WorkloadError> {
         let mut rng = Rng::new(seed);
         let machine = Machine::new(config.clone(), prog.address_space, &mut rng).map_err(|e| WorkloadError::Invalid { at: "profile".into(), message: e })?;
         let w = prog.workload;
         Ok(Sim {
             prog,
+            stream,
             planner,
             truth,
             machine,
@@ -626,14 +603,12 @@ impl<'p, 'w> Sim<'p, 'w> {
             seq: 0,
             events: BinaryHeap::new(),
             items: Vec::new(),
-            queues: vec![Vec::new(); w.queues.len()],
-            queue_done: vec![0; w.queues.len()],
+            done_prefix: (0..w.queues.len()).map(|_| [vec![0; 64], vec![0; 64]]).collect(),
+            open: vec![0; w.queues.len()],
             waiting: Vec::new(),
             dirty: true,
             host_pc: 0,
             host_ready_at: 0,
-            sem_pending: vec![None; w.semaphores.len()],
-            event_state: vec![EventState::Unset; w.events.len()],
             fence_item: vec![None; w.fences.len()],
             transfers: Vec::new(),
             dispatches: Vec::new(),
@@ -642,8 +617,6 @@ impl<'p, 'w> Sim<'p, 'w> {
             free_slots: Vec::new(),
             scratch: Scratch::default(),
             host: crate::engine::host_side(prog, config, seed)?,
-            queue_stages: vec![S::NONE; w.queues.len()],
-            graph: None,
             pushed_at: Vec::new(),
             record_workgroups: 0,
             chunk_bytes: Vec::new(),
@@ -666,12 +639,6 @@ impl<'p, 'w> Sim<'p, 'w> {
     pub fn limits(mut self, limits: RunLimits) -> Self {
         self.max_cycles = limits.max_cycles;
         self.instructions = InstructionBudget::new(&limits, format!("the simulated run (seed {})", self.seed));
-        self
-    }
-
-    /// Records the execution-dependency graph during the run (for `gpusim graph`).
-    pub fn record_graph(mut self) -> Self {
-        self.graph = Some(Vec::new());
         self
     }
 
@@ -710,8 +677,8 @@ impl<'p, 'w> Sim<'p, 'w> {
                     self.record_workgroup(s);
                 }
             }
-            for item in &self.items {
-                if let (State::Running, Kind::Action { inst, .. }) = (item.state, &item.kind) {
+            for (i, item) in self.items.iter().enumerate() {
+                if let (State::Running, NodeKind::Action { inst, .. }) = (item.state, &self.stream.nodes[i].kind) {
                     self.out.spans.push((*inst, item.start, self.now));
                 }
             }
@@ -731,7 +698,6 @@ impl<'p, 'w> Sim<'p, 'w> {
             host_reads: o.host_reads,
             spans: o.spans,
             syncs: o.syncs,
-            graph: self.graph.unwrap_or_default(),
             workgroups: o.workgroups,
             workgroups_not_recorded: o.workgroups_not_recorded,
             instructions: o.instructions,
@@ -778,26 +744,71 @@ impl<'p, 'w> Sim<'p, 'w> {
         Ok(())
     }
 
+    /// What a node is, in a message.
+    fn node_text(&self, i: usize) -> String {
+        match &self.stream.nodes[i].kind {
+            NodeKind::Action { inst, .. } => format!("{} {}", self.command_of(*inst).vk_name(), self.prog.instances[*inst].at),
+            NodeKind::Sync(y) => y.label.clone(),
+            NodeKind::HostGate { event, .. } => format!("vkSetEvent `{}` from the host", self.prog.workload.events[*event]),
+        }
+    }
+
+    fn command_of(&self, inst: usize) -> &'w Command {
+        let ins = &self.prog.instances[inst];
+        &self.prog.workload.command_buffers[ins.cb].commands[ins.index]
+    }
+
+    /// The host gate that item `i` is held behind, through waits and in-order launch, if any.
+    fn gate_behind(&self, i: usize) -> Option<usize> {
+        let mut seen = HashSet::new();
+        let mut stack = vec![i];
+        while let Some(j) = stack.pop() {
+            if !seen.insert(j) || self.items.get(j).is_none_or(|it| it.state == State::Done) {
+                continue;
+            }
+            if matches!(self.stream.nodes[j].kind, NodeKind::HostGate { .. }) {
+                return Some(j);
+            }
+            stack.extend(self.stream.nodes[j].explicit.iter().copied());
+            stack.extend(self.stream.nodes[j].start_after);
+        }
+        None
+    }
+
     fn deadlock(&self) -> WorkloadError {
         // The first device item still waiting is where the chain of waits ends.
-        let stuck = self.waiting.first().map(|&i| match &self.items[i].kind {
-            Kind::Action { inst, .. } => self.prog.instances[*inst].at.to_string(),
-            Kind::Sync { label, .. } => label.clone(),
-        });
+        let first = self.waiting.first().copied();
+        let stuck = first.map(|i| self.node_text(i));
         if let Some(op) = self.prog.workload.timeline.get(self.host_pc) {
-            let device = stuck.map(|s| format!(" (on the device, {s} waits for something never signalled)")).unwrap_or_default();
-            return WorkloadError::Deadlock {
-                at: format!("timeline[{}]", self.host_pc),
-                message: format!("{} can never be satisfied: what it waits for is never signalled{device}", host_op_name(op)),
+            // An action whose own dependencies are met but which the command processor cannot
+            // launch: the action before it waits for a vkSetEvent the host has not reached.
+            let in_order = self.waiting.iter().find_map(|&i| {
+                let a = self.stream.nodes[i].start_after?;
+                if !self.deps_done(i) || self.items[a].state != State::Waiting {
+                    return None;
+                }
+                let gate = self.gate_behind(a)?;
+                Some((i, a, gate))
+            });
+            let device = match in_order {
+                Some((i, a, gate)) => format!(
+                    " (on the device, {} is ready but the command processor launches actions in order, and {} before it waits for {}, which the host performs only after this wait: a queue is blocked by a wait on an event the host sets later)",
+                    self.node_text(i),
+                    self.node_text(a),
+                    self.node_text(gate)
+                ),
+                None => stuck.map(|s| format!(" (on the device, {s} waits for something never signalled)")).unwrap_or_default(),
             };
+            let what = if in_order.is_some() { "what it waits for is held back by in-order launch" } else { "what it waits for is never signalled" };
+            return WorkloadError::Deadlock { at: format!("timeline[{}]", self.host_pc), message: format!("{} can never be satisfied: {what}{device}", host_op_name(op)) };
         }
         WorkloadError::Deadlock { at: stuck.unwrap_or_default(), message: "waits for something that is never signalled".into() }
     }
 
     fn finish(&mut self, i: usize) {
         self.items[i].state = State::Done;
-        self.queue_done[self.items[i].queue] += 1;
-        if let Kind::Action { inst, .. } = self.items[i].kind {
+        self.open[self.items[i].queue] -= 1;
+        if let NodeKind::Action { inst, .. } = self.stream.nodes[i].kind {
             self.out.spans.push((inst, self.items[i].start, self.now));
         }
         self.dirty = true;
@@ -838,16 +849,16 @@ impl<'p, 'w> Sim<'p, 'w> {
             cycles += timing.cycles(&r);
         }
         match &w.timeline[t] {
-            HostOp::QueueSubmit { queue, batches, fence } => self.submit(t, *queue, batches, *fence)?,
-            HostOp::WaitForFences(fs) => {
-                for &f in fs {
-                    match self.fence_item[f] {
-                        Some(i) if self.items[i].state == State::Done => {}
-                        Some(_) => return Ok(None),
-                        None => {
-                            return Err(WorkloadError::Deadlock { at: at(), message: format!("vkWaitForFences on fence `{}`, which no submission signals", w.fences[f]) });
-                        }
-                    }
+            HostOp::QueueSubmit { fence, .. } => {
+                self.push_nodes(t);
+                if let Some(f) = fence {
+                    // The fence's signal is the submission's last node.
+                    self.fence_item[*f] = Some(self.stream.added[t].end - 1);
+                }
+            }
+            HostOp::WaitForFences(_) => {
+                if self.stream.host_waits[t].iter().any(|&i| self.items[i].state != State::Done) {
+                    return Ok(None);
                 }
             }
             HostOp::ResetFences(fs) => {
@@ -860,13 +871,17 @@ impl<'p, 'w> Sim<'p, 'w> {
                     self.fence_item[f] = None;
                 }
             }
+            // A fence signal on the queue (or on every queue), then a wait for it and for
+            // everything else on the queue.
             HostOp::QueueWaitIdle(q) => {
-                if self.queues[*q].iter().any(|&i| self.items[i].state != State::Done) {
+                self.push_nodes(t);
+                if self.open[*q] > 0 {
                     return Ok(None);
                 }
             }
             HostOp::DeviceWaitIdle => {
-                if self.items.iter().any(|i| i.state != State::Done) {
+                self.push_nodes(t);
+                if self.open.iter().any(|&n| n > 0) {
                     return Ok(None);
                 }
             }
@@ -890,12 +905,10 @@ impl<'p, 'w> Sim<'p, 'w> {
                 }
                 self.out.host_reads.push(HostReadSeen { timeline: t, bytes, differing_bytes, first_difference });
             }
-            HostOp::SetEvent(e) => {
-                if let EventState::HostGate(gate) = self.event_state[*e] {
-                    self.items[gate].state = State::Done;
-                    self.dirty = true;
+            HostOp::SetEvent(_) => {
+                for &g in &self.stream.opens[t] {
+                    self.finish(g);
                 }
-                self.event_state[*e] = EventState::Host;
             }
             HostOp::FlushMappedMemoryRanges(r) => {
                 let r = self.host.flush_mapped_ranges(&crate::engine::host_ranges(r), &mut self.machine.vram).map_err(host_err)?;
@@ -909,274 +922,84 @@ impl<'p, 'w> Sim<'p, 'w> {
         Ok(Some(cycles))
     }
 
-    fn push_item(&mut self, queue: usize, kind: Kind, explicit: Vec<usize>) -> usize {
-        let idx = self.items.len();
-        if self.graph.is_some() {
-            let node = self.graph_node(queue, &kind, &explicit);
-            if let Some(g) = self.graph.as_mut() {
-                // Items pushed without push_item (host gates of events) get a plain node, so
-                // graph indices stay item indices.
-                while g.len() < idx {
-                    let it = &self.items[g.len()];
-                    let label = match &it.kind {
-                        Kind::Sync { label, .. } => label.clone(),
-                        Kind::Action { .. } => String::new(),
-                    };
-                    g.push(GraphNode { queue: it.queue, inst: None, at: None, src: S::NONE, dst: S::NONE, label, deps: Vec::new(), explicit: Vec::new(), start_after: None });
-                }
-                g.push(node);
-            }
+    /// Puts the nodes host operation `t` adds on their queues (once: a host wait that must
+    /// wait is performed again later). A sync node's cache operations are planned here, from the
+    /// profile's table: the first scope's (flush side) for every barrier, then the second's.
+    fn push_nodes(&mut self, t: usize) {
+        let added = self.stream.added[t].clone();
+        if self.items.len() >= added.end {
+            return;
         }
-        // Finished items neither take new dependencies nor hold a new action back (one that
-        // started after them has its own start behind it), so without a graph, which shows every
-        // earlier item, they leave the queue's list: a trace of many submissions then costs
-        // what its unfinished work does, not the square of its commands.
-        // Cleared once at least half the list has finished, so that the clearing costs no more
-        // than the pushes that follow it.
-        if self.graph.is_none() && self.queue_done[queue] * 2 >= self.queues[queue].len().max(1) {
-            let items = &self.items;
-            self.queues[queue].retain(|&j| items[j].state != State::Done);
-            self.queue_done[queue] = 0;
-        }
-        let mut deps = explicit;
-        let mut start_after = None;
-        match &kind {
-            Kind::Action { stage, .. } => {
-                for &j in self.queues[queue].iter().rev() {
-                    match &self.items[j].kind {
-                        Kind::Sync { dst, .. } if dst.intersects(*stage) && self.items[j].state != State::Done => deps.push(j),
-                        Kind::Action { .. } if start_after.is_none() => start_after = Some(j),
-                        _ => {}
+        for i in added {
+            let node = &self.stream.nodes[i];
+            let mut ops = Vec::new();
+            if let NodeKind::Sync(y) = &node.kind {
+                let mut second = Vec::new();
+                for (b, range) in &y.barriers {
+                    let (f, s) = self.planner.plan(b, *range);
+                    if y.first {
+                        ops.extend(f);
+                    }
+                    if y.second {
+                        second.extend(s);
                     }
                 }
+                ops.extend(second);
             }
-            Kind::Sync { src, .. } => {
-                // HOST in a first scope means host operations, which the host timeline has already
-                // performed; it chains to nothing on the queue. (HOST in an earlier barrier's
-                // second scope orders host operations after a host wait, not later submissions:
-                // "not invoked by any commands recorded in a command buffer".)
-                let device_src = S(src.0 & !S::HOST.0);
-                for &j in &self.queues[queue] {
-                    if self.items[j].state == State::Done {
-                        continue;
-                    }
-                    let chained = match &self.items[j].kind {
-                        Kind::Action { stage, .. } => device_src.intersects(*stage),
-                        Kind::Sync { dst, .. } => device_src.intersects(*dst),
-                    };
-                    if chained {
-                        deps.push(j);
-                    }
-                }
+            self.items.push(Item { queue: node.queue, state: State::Waiting, ops, start: 0 });
+            self.open[node.queue] += 1;
+            if self.pushed_at.len() <= i {
+                self.pushed_at.resize(i + 1, self.now);
+            }
+            self.pushed_at[i] = self.now;
+            // A host gate is opened by the host, never started.
+            if !matches!(node.kind, NodeKind::HostGate { .. }) {
+                self.waiting.push(i);
             }
         }
-        if let Kind::Action { stage, .. } = &kind {
-            self.queue_stages[queue] |= *stage;
-        }
-        self.items.push(Item { queue, kind, state: State::Waiting, deps, deps_done: Default::default(), start_after, start: 0 });
-        if self.pushed_at.len() <= idx {
-            self.pushed_at.resize(idx + 1, self.now);
-        }
-        self.pushed_at[idx] = self.now;
-        self.queues[queue].push(idx);
-        self.waiting.push(idx);
-        idx
-    }
-
-    /// The graph node of an item about to be pushed: `push_item`'s rules, every earlier item
-    /// considered (finished or not), so the graph does not depend on timing.
-    fn graph_node(&self, queue: usize, kind: &Kind, explicit: &[usize]) -> GraphNode {
-        let mut deps = explicit.to_vec();
-        let mut start_after = None;
-        for &j in self.queues[queue].iter().rev() {
-            let edge = match (kind, &self.items[j].kind) {
-                (Kind::Action { stage, .. }, Kind::Sync { dst, .. }) => dst.intersects(*stage),
-                (Kind::Action { .. }, Kind::Action { .. }) => {
-                    start_after = start_after.or(Some(j));
-                    false
-                }
-                (Kind::Sync { src, .. }, Kind::Action { stage, .. }) => src.intersects(*stage),
-                (Kind::Sync { src, .. }, Kind::Sync { dst, .. }) => src.intersects(*dst),
-            };
-            if edge {
-                deps.push(j);
-            }
-        }
-        match kind {
-            Kind::Action { inst, stage } => GraphNode { queue, inst: Some(*inst), at: Some(self.prog.instances[*inst].at.clone()), src: *stage, dst: S::NONE, label: String::new(), deps, explicit: explicit.to_vec(), start_after },
-            Kind::Sync { src, dst, label, .. } => GraphNode { queue, inst: None, at: None, src: *src, dst: *dst, label: label.clone(), deps, explicit: explicit.to_vec(), start_after: None },
-        }
-    }
-
-    fn sync_kind(&self, label: String, barriers: &[(MemoryBarrier2, Option<(u64, u64)>)], first: bool, second: bool) -> Kind {
-        let mut src = S::NONE;
-        let mut dst = S::NONE;
-        let mut ops = Vec::new();
-        let mut second_ops = Vec::new();
-        for (b, range) in barriers {
-            let (f, s) = self.planner.plan(b, *range);
-            if first {
-                src |= first_scope_stages(b.src_stage_mask, None);
-                ops.extend(f);
-            }
-            if second {
-                dst |= second_scope_stages(b.dst_stage_mask, None);
-                second_ops.extend(s);
-            }
-        }
-        ops.extend(second_ops);
-        Kind::Sync { src, dst, ops, label }
-    }
-
-    fn submit(&mut self, t: usize, queue: usize, batches: &[crate::engine::workload::SubmitBatch], fence: Option<usize>) -> Result<(), WorkloadError> {
-        let w = self.prog.workload;
-        if let Some(f) = fence
-            && self.fence_item[f].is_some()
-        {
-            return Err(WorkloadError::Invalid {
-                at: format!("timeline[{t}]"),
-                message: format!("fence `{}` is submitted again without vkResetFences", w.fences[f]),
-            });
-        }
-        // vkQueueSubmit: a host→device domain operation and a visibility operation.
-        let k = self.sync_kind(format!("vkQueueSubmit timeline[{t}] (host→device domain operation)"), &[(MemoryBarrier2::queue_submit_host_to_device(), None)], true, true);
-        self.push_item(queue, k, Vec::new());
-        for (b, batch) in batches.iter().enumerate() {
-            for &(s, stages) in &batch.wait_semaphores {
-                let Some(signal) = self.sem_pending[s].take() else {
-                    return Err(WorkloadError::Deadlock {
-                        at: format!("timeline[{t}]"),
-                        message: format!("batch {b} waits on semaphore `{}`, which no earlier submission signals", w.semaphores[s]),
-                    });
-                };
-                let k = self.sync_kind(format!("semaphore `{}` wait (timeline[{t}])", w.semaphores[s]), &[(MemoryBarrier2::semaphore_wait(stages), None)], false, true);
-                self.push_item(queue, k, vec![signal]);
-            }
-            for inst in self.prog.submit_batches[t][b].clone() {
-                self.push_command(queue, inst)?;
-            }
-            for &(s, stages) in &batch.signal_semaphores {
-                if self.sem_pending[s].is_some() {
-                    return Err(WorkloadError::Invalid {
-                        at: format!("timeline[{t}]"),
-                        message: format!("binary semaphore `{}` is signalled again before any wait on it", w.semaphores[s]),
-                    });
-                }
-                let k = self.signal_kind(format!("semaphore `{}` signal (timeline[{t}])", w.semaphores[s]), queue, stages);
-                let i = self.push_item(queue, k, Vec::new());
-                self.sem_pending[s] = Some(i);
-            }
-        }
-        if let Some(f) = fence {
-            let k = self.signal_kind(format!("fence `{}` signal (timeline[{t}])", w.fences[f]), queue, MemoryBarrier2::fence_signal().src_stage_mask);
-            let i = self.push_item(queue, k, Vec::new());
-            self.fence_item[f] = Some(i);
-        }
-        Ok(())
-    }
-
-    /// A semaphore or fence signal operation: it waits for every earlier command in
-    /// `stage_mask`'s first scope, and makes available the writes of the stages that actually
-    /// ran work on this queue (stages without commands have nothing to make available; planning
-    /// MEMORY_WRITE over every stage would fire table rows, such as seed-l2's TRANSFER_WRITE
-    /// "invalidate L2", for writes that never happened).
-    fn signal_kind(&self, label: String, queue: usize, stage_mask: S) -> Kind {
-        let src = first_scope_stages(stage_mask, None);
-        let mut barrier = MemoryBarrier2::semaphore_signal();
-        barrier.src_stage_mask = S(src.0 & self.queue_stages[queue].0);
-        let (ops, _) = if barrier.src_stage_mask.is_empty() { (Vec::new(), Vec::new()) } else { self.planner.plan(&barrier, None) };
-        Kind::Sync { src, dst: S::NONE, ops, label }
-    }
-
-    fn barrier_list(&self, dep: &crate::engine::workload::DependencyInfo) -> Vec<(MemoryBarrier2, Option<(u64, u64)>)> {
-        let mut v: Vec<_> = dep.memory_barriers.iter().map(|b| (*b, None)).collect();
-        for bb in &dep.buffer_memory_barriers {
-            let buf = &self.prog.workload.buffers[bb.buffer];
-            let size = bb.size.unwrap_or(buf.size - bb.offset);
-            v.push((bb.barrier, Some((self.prog.buffer_addr(bb.buffer, bb.offset), size))));
-        }
-        v
-    }
-
-    fn push_command(&mut self, queue: usize, inst: usize) -> Result<(), WorkloadError> {
-        let w = self.prog.workload;
-        let ins = &self.prog.instances[inst];
-        let cmd = &w.command_buffers[ins.cb].commands[ins.index];
-        let label = format!("{} {}", cmd.vk_name(), ins.at);
-        match cmd {
-            Command::FillBuffer { .. } | Command::UpdateBuffer { .. } => {
-                self.push_item(queue, Kind::Action { inst, stage: S::CLEAR }, Vec::new());
-            }
-            Command::CopyBuffer { .. } => {
-                self.push_item(queue, Kind::Action { inst, stage: S::COPY }, Vec::new());
-            }
-            Command::Dispatch { .. } => {
-                self.push_item(queue, Kind::Action { inst, stage: S::COMPUTE_SHADER }, Vec::new());
-            }
-            Command::PipelineBarrier(dep) => {
-                let k = self.sync_kind(label, &self.barrier_list(dep), true, true);
-                self.push_item(queue, k, Vec::new());
-            }
-            Command::SetEvent { event, dependency } => {
-                let k = self.sync_kind(label, &self.barrier_list(dependency), true, false);
-                let i = self.push_item(queue, k, Vec::new());
-                self.event_state[*event] = EventState::Item(i);
-            }
-            Command::WaitEvents { events, dependency } => {
-                let mut explicit = Vec::new();
-                for &e in events {
-                    match self.event_state[e] {
-                        EventState::Item(i) | EventState::HostGate(i) => explicit.push(i),
-                        EventState::Host => {}
-                        EventState::Unset => {
-                            // Not set yet: the host may set it later (vkSetEvent). The wait
-                            // depends on a gate that only the host's vkSetEvent opens; if it
-                            // never does, the run ends with the wait reported as unsatisfied.
-                            let gate = self.items.len();
-                            let label = format!("vkSetEvent `{}` from the host", w.events[e]);
-                            let kind = Kind::Sync { src: S::NONE, dst: S::NONE, ops: Vec::new(), label };
-                            self.items.push(Item { queue, kind, state: State::Waiting, deps: Vec::new(), deps_done: Default::default(), start_after: None, start: 0 });
-                            self.event_state[e] = EventState::HostGate(gate);
-                            explicit.push(gate);
-                        }
-                    }
-                }
-                // The wait performs the first scope's operations where no set did: an event the
-                // host sets has no device-side set node (HOST_WRITE availability), and
-                // vkCmdSetEvent (synchronization1) names only stages, the access scope coming
-                // from the wait's barriers (Mesa's common vkCmdSetEvent passes no access masks;
-                // RADV flushes at the wait). A synchronization2 set performed them already, and
-                // its wait must repeat the same dependency.
-                let first_at_wait = events.iter().any(|&e| match self.event_state[e] {
-                    EventState::Host | EventState::HostGate(_) => true,
-                    EventState::Item(i) => matches!(&self.items[i].kind, Kind::Sync { ops, .. } if ops.is_empty()),
-                    EventState::Unset => false,
-                });
-                let mut k = self.sync_kind(label, &self.barrier_list(dependency), first_at_wait, true);
-                // The wait is ordered after its sets' first scopes through the sets themselves
-                // (`explicit`), not after every earlier command of those stages: commands
-                // recorded between the set and the wait are outside the dependency.
-                if let Kind::Sync { src, .. } = &mut k {
-                    *src = S::NONE;
-                }
-                self.push_item(queue, k, explicit);
-            }
-            Command::ResetEvent { event, .. } => self.event_state[*event] = EventState::Unset,
-        }
-        Ok(())
     }
 
     // ----- starting items -----------------------------------------------------------------------
 
-    fn ready(&self, i: usize) -> bool {
-        let it = &self.items[i];
-        // A dep once done stays done: skip the known prefix, then extend it.
-        let mut done = it.deps_done.get();
-        while it.deps.get(done).is_some_and(|&d| self.items[d].state == State::Done) {
-            done += 1;
+    /// Whether every dependency of item `i` is done: its explicit ones, and every earlier member
+    /// of the lists it waits on ([`Stream::waits_for`]). Each list's done prefix only grows, so
+    /// the walk resumes where it stopped.
+    fn deps_done(&self, i: usize) -> bool {
+        let node = &self.stream.nodes[i];
+        if node.explicit.iter().any(|&d| self.items[d].state != State::Done) {
+            return false;
         }
-        it.deps_done.set(done);
-        it.deps[done..].iter().all(|&d| self.items[d].state == State::Done) && it.start_after.is_none_or(|a| self.items[a].state != State::Waiting)
+        for (f, stages) in self.stream.waits_for(i) {
+            for b in bits(stages) {
+                let list = self.stream.family(node.queue, f, b);
+                let mut p = self.done_prefix[node.queue][f as usize][b];
+                while p < list.len() && list[p] < self.items.len() && self.items[list[p]].state == State::Done {
+                    p += 1;
+                }
+                if p < list.len() && list[p] < i {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    fn advance_prefixes(&mut self, i: usize) {
+        let node = &self.stream.nodes[i];
+        for (f, stages) in self.stream.waits_for(i) {
+            for b in bits(stages) {
+                let list = self.stream.family(node.queue, f, b);
+                let p = &mut self.done_prefix[node.queue][f as usize][b];
+                while *p < list.len() && list[*p] < self.items.len() && self.items[list[*p]].state == State::Done {
+                    *p += 1;
+                }
+            }
+        }
+    }
+
+    fn ready(&mut self, i: usize) -> bool {
+        self.advance_prefixes(i);
+        self.deps_done(i) && self.stream.nodes[i].start_after.is_none_or(|a| self.items[a].state != State::Waiting)
     }
 
     fn start_ready(&mut self) -> Result<(), WorkloadError> {
@@ -1207,11 +1030,13 @@ impl<'p, 'w> Sim<'p, 'w> {
     }
 
     fn start_item(&mut self, i: usize) -> Result<(), WorkloadError> {
-        match &self.items[i].kind {
-            Kind::Sync { ops, label, .. } => {
+        match &self.stream.nodes[i].kind {
+            NodeKind::HostGate { .. } => unreachable!("host gates are opened by the host, never started"),
+            NodeKind::Sync(y) => {
+                let label = &y.label;
                 let mut cycles = self.machine.config.barrier_cycles;
                 let mut log = Vec::new();
-                for op in ops.clone() {
+                for op in self.items[i].ops.clone() {
                     let (c, lines) = self.machine.perform(&op).map_err(|e| exec_err(label.clone(), e))?;
                     cycles += c;
                     log.push(SyncOp { op, lines_written_back: lines, cycles: c });
@@ -1222,7 +1047,7 @@ impl<'p, 'w> Sim<'p, 'w> {
                 self.out.syncs.push(SyncLog { label, queue, queued, fired: self.now, released: self.now + cycles, ops: log });
                 self.schedule(self.now + cycles, Ev::Release(i));
             }
-            Kind::Action { inst, .. } => {
+            NodeKind::Action { inst, .. } => {
                 let inst = *inst;
                 let ins = &self.prog.instances[inst];
                 let w = self.prog.workload;

@@ -1,0 +1,447 @@
+//! The lowered command stream: a program as the queues see it, once, for every reader.
+//!
+//! # Design
+//! [`Stream::lower`] walks the timeline in host program order and puts on each queue the
+//! *nodes* a submission (or a queue or device wait) adds: action commands (fills, updates,
+//! copies, dispatches) and sync nodes (pipeline barriers, event set and wait halves, semaphore
+//! signal and wait operations, fence signals, vkQueueSubmit's host→device domain operation, and
+//! the fence signal that vkQueueWaitIdle / vkDeviceWaitIdle perform), plus a *host gate* for
+//! each vkCmdWaitEvents2 on an event the host sets later. Everything that depends only on the
+//! program is decided here: which event a wait waits for, which semaphore signal a wait
+//! consumes, which fence a host wait means, which stages a signal makes writes available from.
+//! The timed engine, the reference executor, the dependency graph and the memory-model oracle
+//! read this one stream, so the dependency rules below exist once.
+//!
+//! # The dependency rules (the execution-dependency formalization)
+//! ```text
+//!   queue q:  ... A(stage s) ... Y(src S, dst D) ... A'(stage s') ...
+//!
+//!   sync node Y  waits for every earlier node X on q with
+//!                  X an action whose stage is in S, or X a sync node whose D(X) meets S
+//!                (S without HOST: host operations are done before anything is submitted)
+//!   action A'    waits for every earlier sync node Y on q whose D(Y) holds s'
+//!   explicit     set_event / host gate -> wait_events, semaphore signal -> semaphore wait
+//!   launch       A' starts no earlier than the action before it on q started (in-order
+//!                launch: it orders starts, not completions, so it is no dependency)
+//! ```
+//! These rules are kept implicit, as (queue, family, stage bit) lists ([`Stream::family`]), so
+//! that a program of many commands costs linear memory: "every earlier action of stage s on q"
+//! is a prefix of one list. [`Stream::deps`] spells a node's dependencies out (for the graph);
+//! [`crate::engine::order`] answers happens-before from the same lists.
+
+use std::ops::Range;
+
+use crate::engine::error::WorkloadError;
+use crate::engine::program::Program;
+use crate::engine::workload::{Command, DependencyInfo, HostOp};
+use crate::sync::{MemoryBarrier2, PipelineStageFlags2 as S, first_scope_stages, second_scope_stages};
+
+/// A barrier of a sync node, with the device-address range of a buffer barrier.
+pub type RangedBarrier = (MemoryBarrier2, Option<(u64, u64)>);
+
+/// What a node of the stream is.
+#[derive(Clone, Debug)]
+pub enum NodeKind {
+    /// An action command: a command instance, and the one stage it runs in.
+    Action {
+        /// The command instance ([`Program::instances`]).
+        inst: usize,
+        /// Its stage (CLEAR, COPY, COMPUTE_SHADER).
+        stage: S,
+    },
+    /// A sync node.
+    Sync(SyncNode),
+    /// The device's view of a vkSetEvent the host performs later: a wait on an event not set
+    /// when it is submitted depends on this gate, which the host's vkSetEvent opens.
+    HostGate {
+        /// The event.
+        event: usize,
+        /// Timeline index of the vkSetEvent that opens it (`None`: nothing does).
+        opened_at: Option<usize>,
+    },
+}
+
+/// A sync node: the stages it waits for and holds back, and the barriers whose cache
+/// operations it performs when it fires.
+#[derive(Clone, Debug)]
+pub struct SyncNode {
+    /// What it is, for reports and timelines (`"vkCmdPipelineBarrier2 submit 0 cb0[1]"`).
+    pub label: String,
+    /// First-scope stages, expanded (logically earlier stages included); HOST is kept for
+    /// display, and ignored for chaining.
+    pub src: S,
+    /// Second-scope stages, expanded.
+    pub dst: S,
+    /// The barriers the profile's table plans cache operations for.
+    pub barriers: Vec<RangedBarrier>,
+    /// Whether the first-scope (flush side) operations are performed here.
+    pub first: bool,
+    /// Whether the second-scope (invalidate side) operations are performed here.
+    pub second: bool,
+}
+
+impl SyncNode {
+    /// First-scope stages that order device work: `src` without HOST (host operations are
+    /// already done when anything is submitted, and HOST in a second scope orders host
+    /// operations after a host wait, not later submissions).
+    pub fn device_src(&self) -> S {
+        S(self.src.0 & !S::HOST.0)
+    }
+}
+
+/// One node of a queue.
+#[derive(Clone, Debug)]
+pub struct Node {
+    /// The queue.
+    pub queue: usize,
+    /// What it is.
+    pub kind: NodeKind,
+    /// Explicit dependencies: the set_event half or host gate a wait waits for, the semaphore
+    /// signal a semaphore wait consumes.
+    pub explicit: Vec<usize>,
+    /// The action before it on its queue (actions only): it may start once that one started.
+    pub start_after: Option<usize>,
+    /// Timeline index of the host operation that put it on its queue.
+    pub from: usize,
+}
+
+/// Which of a queue's lists a node is in: actions by their stage, sync nodes by each of
+/// their second-scope stages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Family {
+    /// Action commands, by stage.
+    Actions = 0,
+    /// Sync nodes, by second-scope stage.
+    Syncs = 1,
+}
+
+/// The program lowered to queues.
+pub struct Stream {
+    /// Every node, in the order the host timeline puts them on their queues.
+    pub nodes: Vec<Node>,
+    /// Per timeline index, the nodes that host operation adds.
+    pub added: Vec<Range<usize>>,
+    /// Per timeline index, the nodes a host wait there waits for (the fence signals of
+    /// vkWaitForFences, the idle fence signals of vkQueueWaitIdle / vkDeviceWaitIdle).
+    pub host_waits: Vec<Vec<usize>>,
+    /// Per timeline index of a vkSetEvent, the host gates it opens.
+    pub opens: Vec<Vec<usize>>,
+    /// Per queue, per family, per stage bit: the nodes in that list, in order.
+    lists: Vec<[Vec<Vec<usize>>; 2]>,
+    /// Number of queues.
+    pub queues: usize,
+}
+
+/// The stage bits of a mask, as indices 0..64.
+pub fn bits(s: S) -> impl Iterator<Item = usize> {
+    let mut m = s.0;
+    std::iter::from_fn(move || {
+        (m != 0).then(|| {
+            let b = m.trailing_zeros() as usize;
+            m &= m - 1;
+            b
+        })
+    })
+}
+
+#[derive(Clone, Copy)]
+enum EventState {
+    Unset,
+    /// Set by the host before the wait was submitted.
+    Host,
+    /// Set by this node (a vkCmdSetEvent2 half, or a host gate).
+    Node(usize),
+}
+
+/// The lowering's state while it walks the timeline.
+struct Lowering<'p, 'w> {
+    prog: &'p Program<'w>,
+    s: Stream,
+    last_action: Vec<Option<usize>>,
+    queue_stages: Vec<S>,
+    sem_pending: Vec<Option<usize>>,
+    fence_node: Vec<Option<usize>>,
+    event_state: Vec<EventState>,
+    /// Host gates not yet opened, per event.
+    gates: Vec<Vec<usize>>,
+    now: usize,
+}
+
+impl Stream {
+    /// Lowers `prog`'s timeline. Fails on what no timing can fix: a semaphore wait with no
+    /// signal before it, a binary semaphore signalled twice, a fence submitted again without a
+    /// reset, a host wait on a fence nothing signals.
+    pub fn lower(prog: &Program<'_>) -> Result<Stream, WorkloadError> {
+        let w = prog.workload;
+        let nq = w.queues.len();
+        let mut l = Lowering {
+            prog,
+            s: Stream {
+                nodes: Vec::new(),
+                added: Vec::with_capacity(w.timeline.len()),
+                host_waits: vec![Vec::new(); w.timeline.len()],
+                opens: vec![Vec::new(); w.timeline.len()],
+                lists: (0..nq).map(|_| [vec![Vec::new(); 64], vec![Vec::new(); 64]]).collect(),
+                queues: nq,
+            },
+            last_action: vec![None; nq],
+            queue_stages: vec![S::NONE; nq],
+            sem_pending: vec![None; w.semaphores.len()],
+            fence_node: vec![None; w.fences.len()],
+            event_state: vec![EventState::Unset; w.events.len()],
+            gates: vec![Vec::new(); w.events.len()],
+            now: 0,
+        };
+        for (t, op) in w.timeline.iter().enumerate() {
+            l.now = t;
+            let start = l.s.nodes.len();
+            l.host_op(t, op)?;
+            l.s.added.push(start..l.s.nodes.len());
+        }
+        Ok(l.s)
+    }
+
+    /// The list of queue `q`, family `f`, stage bit `b`.
+    pub fn family(&self, q: usize, f: Family, b: usize) -> &[usize] {
+        &self.lists[q][f as usize][b]
+    }
+
+    /// What node `i` waits for on its own queue: (family, stage bits) whose earlier members it
+    /// depends on. Explicit edges are in [`Node::explicit`].
+    pub fn waits_for(&self, i: usize) -> [(Family, S); 2] {
+        match &self.nodes[i].kind {
+            NodeKind::Action { stage, .. } => [(Family::Syncs, *stage), (Family::Actions, S::NONE)],
+            NodeKind::Sync(y) => [(Family::Actions, y.device_src()), (Family::Syncs, y.device_src())],
+            NodeKind::HostGate { .. } => [(Family::Actions, S::NONE), (Family::Syncs, S::NONE)],
+        }
+    }
+
+    /// Every node `i` depends on directly, in index order: the rules of the module
+    /// documentation spelled out (explicit edges included). Costs a scan of the lists it
+    /// names: for graphs and tests, not for the engine.
+    pub fn deps(&self, i: usize) -> Vec<usize> {
+        let q = self.nodes[i].queue;
+        let mut out: Vec<usize> = self.nodes[i].explicit.clone();
+        for (f, stages) in self.waits_for(i) {
+            for b in bits(stages) {
+                let list = self.family(q, f, b);
+                out.extend(list[..list.partition_point(|&j| j < i)].iter().copied());
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}
+
+impl Lowering<'_, '_> {
+    fn push(&mut self, queue: usize, kind: NodeKind, explicit: Vec<usize>) -> usize {
+        let i = self.s.nodes.len();
+        let mut start_after = None;
+        match &kind {
+            NodeKind::Action { stage, .. } => {
+                start_after = self.last_action[queue];
+                self.last_action[queue] = Some(i);
+                self.queue_stages[queue] |= *stage;
+                for b in bits(*stage) {
+                    self.s.lists[queue][Family::Actions as usize][b].push(i);
+                }
+            }
+            NodeKind::Sync(y) => {
+                for b in bits(y.dst) {
+                    self.s.lists[queue][Family::Syncs as usize][b].push(i);
+                }
+            }
+            NodeKind::HostGate { .. } => {}
+        }
+        self.s.nodes.push(Node { queue, kind, explicit, start_after, from: self.now });
+        i
+    }
+
+    fn sync(&self, label: String, barriers: Vec<RangedBarrier>, first: bool, second: bool) -> NodeKind {
+        let mut src = S::NONE;
+        let mut dst = S::NONE;
+        for (b, _) in &barriers {
+            if first {
+                src |= first_scope_stages(b.src_stage_mask, None);
+            }
+            if second {
+                dst |= second_scope_stages(b.dst_stage_mask, None);
+            }
+        }
+        NodeKind::Sync(SyncNode { label, src, dst, barriers, first, second })
+    }
+
+    /// A semaphore or fence signal operation: it waits for every earlier command in
+    /// `stage_mask`'s first scope, and makes available the writes of the stages that actually
+    /// ran work on this queue (stages without commands have nothing to make available; planning
+    /// MEMORY_WRITE over every stage would fire table rows, such as seed-l2's TRANSFER_WRITE
+    /// "invalidate L2", for writes that never happened).
+    fn signal(&self, label: String, queue: usize, stage_mask: S) -> NodeKind {
+        let src = first_scope_stages(stage_mask, None);
+        let mut barrier = MemoryBarrier2::semaphore_signal();
+        barrier.src_stage_mask = S(src.0 & self.queue_stages[queue].0);
+        let barriers = if barrier.src_stage_mask.is_empty() { Vec::new() } else { vec![(barrier, None)] };
+        NodeKind::Sync(SyncNode { label, src, dst: S::NONE, barriers, first: true, second: false })
+    }
+
+    fn barrier_list(&self, dep: &DependencyInfo) -> Vec<RangedBarrier> {
+        let mut v: Vec<_> = dep.memory_barriers.iter().map(|b| (*b, None)).collect();
+        for bb in &dep.buffer_memory_barriers {
+            let buf = &self.prog.workload.buffers[bb.buffer];
+            let size = bb.size.unwrap_or(buf.size - bb.offset);
+            v.push((bb.barrier, Some((self.prog.buffer_addr(bb.buffer, bb.offset), size))));
+        }
+        v
+    }
+
+    fn host_op(&mut self, t: usize, op: &HostOp) -> Result<(), WorkloadError> {
+        let w = self.prog.workload;
+        let at = || format!("timeline[{t}]");
+        match op {
+            HostOp::QueueSubmit { queue, batches, fence } => {
+                let queue = *queue;
+                if let Some(f) = *fence
+                    && self.fence_node[f].is_some()
+                {
+                    return Err(WorkloadError::Invalid { at: at(), message: format!("fence `{}` is submitted again without vkResetFences", w.fences[f]) });
+                }
+                // vkQueueSubmit: a host→device domain operation and a visibility operation.
+                let k = self.sync(format!("vkQueueSubmit timeline[{t}] (host→device domain operation)"), vec![(MemoryBarrier2::queue_submit_host_to_device(), None)], true, true);
+                self.push(queue, k, Vec::new());
+                for (b, batch) in batches.iter().enumerate() {
+                    for &(s, stages) in &batch.wait_semaphores {
+                        let Some(signal) = self.sem_pending[s].take() else {
+                            return Err(WorkloadError::Deadlock { at: at(), message: format!("batch {b} waits on semaphore `{}`, which no earlier submission signals", w.semaphores[s]) });
+                        };
+                        let k = self.sync(format!("semaphore `{}` wait (timeline[{t}])", w.semaphores[s]), vec![(MemoryBarrier2::semaphore_wait(stages), None)], false, true);
+                        self.push(queue, k, vec![signal]);
+                    }
+                    for inst in self.prog.submit_batches[t][b].clone() {
+                        self.command(queue, inst);
+                    }
+                    for &(s, stages) in &batch.signal_semaphores {
+                        if self.sem_pending[s].is_some() {
+                            return Err(WorkloadError::Invalid { at: at(), message: format!("binary semaphore `{}` is signalled again before any wait on it", w.semaphores[s]) });
+                        }
+                        let k = self.signal(format!("semaphore `{}` signal (timeline[{t}])", w.semaphores[s]), queue, stages);
+                        let i = self.push(queue, k, Vec::new());
+                        self.sem_pending[s] = Some(i);
+                    }
+                }
+                if let Some(f) = *fence {
+                    let k = self.signal(format!("fence `{}` signal (timeline[{t}])", w.fences[f]), queue, MemoryBarrier2::fence_signal().src_stage_mask);
+                    let i = self.push(queue, k, Vec::new());
+                    self.fence_node[f] = Some(i);
+                }
+            }
+            HostOp::WaitForFences(fs) => {
+                for &f in fs {
+                    let Some(i) = self.fence_node[f] else {
+                        return Err(WorkloadError::Deadlock { at: at(), message: format!("vkWaitForFences on fence `{}`, which no submission signals", w.fences[f]) });
+                    };
+                    self.s.host_waits[t].push(i);
+                }
+            }
+            HostOp::ResetFences(fs) => fs.iter().for_each(|&f| self.fence_node[f] = None),
+            // vkQueueWaitIdle is a fence signal and a wait for it (the spec's definition): the
+            // signal's availability operation is what makes the queue's writes available.
+            HostOp::QueueWaitIdle(q) => self.idle(t, &[*q], "vkQueueWaitIdle"),
+            HostOp::DeviceWaitIdle => {
+                let used: Vec<usize> = (0..self.s.queues).filter(|&q| self.last_action[q].is_some() || self.s.lists[q][1].iter().any(|l| !l.is_empty())).collect();
+                self.idle(t, &used, "vkDeviceWaitIdle");
+            }
+            HostOp::SetEvent(e) => {
+                self.s.opens[t] = std::mem::take(&mut self.gates[*e]);
+                for &g in &self.s.opens[t] {
+                    if let NodeKind::HostGate { opened_at, .. } = &mut self.s.nodes[g].kind {
+                        *opened_at = Some(t);
+                    }
+                }
+                self.event_state[*e] = EventState::Host;
+            }
+            HostOp::HostWrite { .. } | HostOp::HostRead { .. } | HostOp::FlushMappedMemoryRanges(_) | HostOp::InvalidateMappedMemoryRanges(_) => {}
+        }
+        Ok(())
+    }
+
+    /// The fence signal of a queue or device wait on each of `queues`, which the host waits for.
+    fn idle(&mut self, t: usize, queues: &[usize], what: &str) {
+        for &q in queues {
+            let name = &self.prog.workload.queues[q];
+            let k = self.signal(format!("{what} timeline[{t}] (fence signal on `{name}`)"), q, MemoryBarrier2::fence_signal().src_stage_mask);
+            let i = self.push(q, k, Vec::new());
+            self.s.host_waits[t].push(i);
+        }
+    }
+
+    fn command(&mut self, queue: usize, inst: usize) {
+        let prog = self.prog;
+        let ins = &prog.instances[inst];
+        let cmd = &prog.workload.command_buffers[ins.cb].commands[ins.index];
+        let label = format!("{} {}", cmd.vk_name(), ins.at);
+        match cmd {
+            Command::FillBuffer { .. } | Command::UpdateBuffer { .. } => {
+                self.push(queue, NodeKind::Action { inst, stage: S::CLEAR }, Vec::new());
+            }
+            Command::CopyBuffer { .. } => {
+                self.push(queue, NodeKind::Action { inst, stage: S::COPY }, Vec::new());
+            }
+            Command::Dispatch { .. } => {
+                self.push(queue, NodeKind::Action { inst, stage: S::COMPUTE_SHADER }, Vec::new());
+            }
+            Command::PipelineBarrier(dep) => {
+                let k = self.sync(label, self.barrier_list(dep), true, true);
+                self.push(queue, k, Vec::new());
+            }
+            Command::SetEvent { event, dependency } => {
+                let k = self.sync(label, self.barrier_list(dependency), true, false);
+                let i = self.push(queue, k, Vec::new());
+                self.event_state[*event] = EventState::Node(i);
+            }
+            Command::WaitEvents { events, dependency } => {
+                let mut explicit = Vec::new();
+                // The wait performs the first scope's operations where no set did: an event the
+                // host sets has no device-side set node (HOST_WRITE availability), and
+                // vkCmdSetEvent (synchronization1) names only stages, the access scope coming
+                // from the wait's barriers (Mesa's common vkCmdSetEvent passes no access masks;
+                // RADV flushes at the wait). A synchronization2 set performed them already, and
+                // its wait must repeat the same dependency.
+                let mut first_at_wait = false;
+                for &e in events {
+                    match self.event_state[e] {
+                        EventState::Node(i) => {
+                            explicit.push(i);
+                            // A set that names only stages (vkCmdSetEvent) made nothing
+                            // available; a host gate stands for the host's vkSetEvent.
+                            first_at_wait |= match &self.s.nodes[i].kind {
+                                NodeKind::Sync(y) => y.barriers.iter().all(|(b, _)| b.src_access_mask.is_empty()),
+                                NodeKind::HostGate { .. } | NodeKind::Action { .. } => true,
+                            };
+                        }
+                        EventState::Host => first_at_wait = true,
+                        EventState::Unset => {
+                            // Not set yet: the host may set it later (vkSetEvent). The wait
+                            // depends on a gate that only the host's vkSetEvent opens; if it
+                            // never does, the run ends with the wait reported as unsatisfied.
+                            let g = self.push(queue, NodeKind::HostGate { event: e, opened_at: None }, Vec::new());
+                            self.gates[e].push(g);
+                            self.event_state[e] = EventState::Node(g);
+                            explicit.push(g);
+                            first_at_wait = true;
+                        }
+                    }
+                }
+                let mut k = self.sync(label, self.barrier_list(dependency), first_at_wait, true);
+                // The wait is ordered after its sets' first scopes through the sets themselves
+                // (`explicit`), not after every earlier command of those stages: commands
+                // recorded between the set and the wait are outside the dependency.
+                if let NodeKind::Sync(y) = &mut k {
+                    y.src = S::NONE;
+                }
+                self.push(queue, k, explicit);
+            }
+            Command::ResetEvent { event, .. } => self.event_state[*event] = EventState::Unset,
+        }
+    }
+}
