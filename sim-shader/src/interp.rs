@@ -451,6 +451,12 @@ impl Workgroup {
         })
     }
 
+    /// The memory request subgroup `sg` yielded and has not completed yet, if any: a driver may
+    /// perform it later than the step that yielded it (after the compute before it).
+    pub fn pending_request(&self, sg: usize) -> Option<&MemRequest> {
+        self.sgs.get(sg).filter(|s| s.state == State::Waiting).map(|s| &s.req)
+    }
+
     /// Finish the memory request subgroup `sg` yielded: `results` holds the loaded bytes (loads)
     /// or each lane's original 4-byte value (atomics), in lane order; empty for stores.
     pub fn complete(&mut self, sg: usize, results: &[u8]) -> Result<(), ShaderError> {

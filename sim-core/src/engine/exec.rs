@@ -53,6 +53,10 @@ pub struct Performed {
     pub latency: u64,
     /// Fingerprint of a load's lanes, offsets and bytes (0 for stores and atomics).
     pub fingerprint: u64,
+    /// Fingerprint of a load's lanes and offsets alone: where it read.
+    pub addrs: u64,
+    /// Fingerprint of a load's lanes, offsets and the writer of every word it read.
+    pub writers: u64,
     /// The first level of a load's path and the deepest level it reached.
     pub via: (&'static str, u8),
 }
@@ -60,7 +64,7 @@ pub struct Performed {
 /// Performs `req` against `bound` bindings through `port`, leaving results in `scratch`.
 pub fn perform<P: Port>(port: &mut P, cu: usize, req: &MemRequest, bound: &[Bound], tag: Tag, scratch: &mut Scratch) -> Result<Performed, AccessError> {
     let b = &bound[req.binding_index as usize];
-    let mut out = Performed { latency: 0, fingerprint: 0, via: ("", 0) };
+    let mut out = Performed { latency: 0, fingerprint: 0, addrs: 0, writers: 0, via: ("", 0) };
     scratch.results.clear();
     match req.op {
         MemOp::Load => {
@@ -101,6 +105,8 @@ pub fn perform<P: Port>(port: &mut P, cu: usize, req: &MemRequest, bound: &[Boun
                 h = fingerprint(h, &l.offset.to_le_bytes());
             }
             out.fingerprint = fingerprint(h, &scratch.results);
+            out.addrs = h;
+            out.writers = tags_fingerprint(h, &scratch.tags);
         }
         MemOp::Store => {
             coalesce(&req.lanes, &mut scratch.runs);
@@ -128,6 +134,11 @@ pub fn perform<P: Port>(port: &mut P, cu: usize, req: &MemRequest, bound: &[Boun
         }
     }
     Ok(out)
+}
+
+/// Continues fingerprint `h` over provenance tags.
+pub fn tags_fingerprint(h: u64, tags: &[Tag]) -> u64 {
+    tags.iter().fold(h, |h, t| fingerprint(h, &t.to_le_bytes()))
 }
 
 /// Expands word provenance to one tag per byte: `word_tags` belongs to an access starting at

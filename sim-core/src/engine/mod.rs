@@ -21,6 +21,7 @@ pub mod dispatch;
 pub mod error;
 pub mod exec;
 pub mod machine;
+pub mod oracle;
 pub mod order;
 pub mod program;
 pub mod reference;
@@ -170,6 +171,13 @@ pub struct Finding {
     pub expected: Vec<u8>,
     /// Cycle of the read.
     pub cycle: u64,
+    /// `"stale"`: the write seen is older, in happens-before, than one that happens before the
+    /// read; `"race"`: the write seen (or the one expected) is not ordered with the read at all.
+    pub kind: &'static str,
+    /// Whether the invocation that made this read then left the reference run's control flow
+    /// (a stale value decided a branch or a loop): its later reads are not compared.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub diverged: bool,
 }
 
 /// A host read's outcome.
@@ -314,7 +322,8 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
     let sim_vram = sim.machine.vram;
     let final_err = |e: sim_caches::AccessError| WorkloadError::Execution { at: "final memory".into(), message: e.to_string() };
     let (mut a, mut b) = (vec![0u8; 1 << 16], vec![0u8; 1 << 16]);
-    let mut tags = vec![0 as Tag; (1 << 14) + 1];
+    let (mut ta, mut tb) = (vec![0 as Tag; (1 << 14) + 1], vec![0 as Tag; (1 << 14) + 1]);
+    let tainted = |t: Tag| sim.tainted.get(t as usize).copied().unwrap_or(false);
     for (m, desc) in workload.memories.iter().enumerate() {
         // A stopped run's memory is what it had written when it stopped, not a result.
         if !desc.compare || sim.stopped.is_some() {
@@ -325,9 +334,12 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
         while pos < desc.size {
             let n = (desc.size - pos).min(1 << 16) as usize;
             let span = sim_caches::word_span(base + pos, n);
-            sim_vram.peek(base + pos, &mut a[..n], &mut tags[..span]).map_err(final_err)?;
-            reference.memory.peek(base + pos, &mut b[..n], &mut tags[..span]).map_err(final_err)?;
-            corrupted_bytes += a[..n].iter().zip(&b[..n]).filter(|(x, y)| x != y).count() as u64;
+            sim_vram.peek(base + pos, &mut a[..n], &mut ta[..span]).map_err(final_err)?;
+            reference.memory.peek(base + pos, &mut b[..n], &mut tb[..span]).map_err(final_err)?;
+            // A byte differing from the reference's is corruption unless the same write left it
+            // in both runs and that writer read nothing stale (its value depends on timing).
+            let word = |k: usize| ((base + pos + k as u64) / 4 - (base + pos) / 4) as usize;
+            corrupted_bytes += (0..n).filter(|&k| a[k] != b[k] && (ta[word(k)] != tb[word(k)] || tainted(ta[word(k)]))).count() as u64;
             pos += n as u64;
         }
     }
@@ -339,9 +351,14 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
     let keys: HashSet<ReadKey> = sim.stale.iter().map(|s| s.key).collect();
     let captured = if keys.is_empty() { std::collections::HashMap::new() } else { reference::reference_run_with(&prog, &stream, config.subgroup_size, &keys, &options.limits)?.truth.captured };
 
+    let order = order::Order::new(&prog, &stream);
     let mut findings = Vec::new();
     for s in &sim.stale {
         let inst = &prog.instances[s.key.inst as usize];
+        if !s.model.is_empty() {
+            push_model_findings(&mut findings, &prog, &inst.at, s);
+            continue;
+        }
         let expected = captured.get(&s.key);
         for (i, lane) in s.lanes.iter().enumerate() {
             let exp = expected.and_then(|e| e.iter().find(|l| l.lane == lane.lane && l.offset == lane.offset)).or_else(|| expected.and_then(|e| e.get(i)));
@@ -350,6 +367,28 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
         }
     }
     merge_adjacent(&mut findings);
+    // Stale or racing: the seen write older than the expected one in happens-before, and the
+    // expected one before the read, is stale; anything else is a race.
+    let instance_of: std::collections::HashMap<&CommandRef, usize> =
+        if findings.is_empty() { Default::default() } else { prog.instances.iter().enumerate().map(|(i, ins)| (&ins.at, i)).collect() };
+    for f in &mut findings {
+        let reader = order::Agent::Node(order.node_of(f.key.inst as usize));
+        let agent = |w: &Writer| match w {
+            Writer::Initial => order::Agent::Initial,
+            Writer::Host { timeline } => order::Agent::Host(*timeline),
+            Writer::Command(c) => instance_of.get(c).map_or(order::Agent::Initial, |&i| order::Agent::Node(order.node_of(i))),
+        };
+        let (seen, expected) = (agent(&f.seen_write), agent(&f.expected_write));
+        if order.before(seen, expected) && order.before(expected, reader) {
+            f.kind = "stale";
+        }
+    }
+    // The first finding of each subgroup that diverged says so.
+    for d in &sim.divergences {
+        if let Some(f) = findings.iter_mut().find(|f| f.key.inst == d.key.inst && f.key.a == d.key.a && f.key.b == d.key.b) {
+            f.diverged = true;
+        }
+    }
 
     // Each dispatch's name once, not once per workgroup.
     let mut command_of = std::collections::HashMap::new();
@@ -542,7 +581,36 @@ fn push_differences(
             seen: seen[start..start + shown].to_vec(),
             expected: exp[start..start + shown].to_vec(),
             cycle,
+            kind: "race",
+            diverged: false,
         });
+    }
+}
+
+/// Findings of a read the reference run did not make, judged by the memory model: each stale
+/// word with the write that should have been seen (its bytes were not read by the reference).
+fn push_model_findings(out: &mut Vec<Finding>, prog: &Program<'_>, at: &CommandRef, s: &run::StaleRead) {
+    for lane in &s.lanes {
+        let addr = prog.buffer_addr(lane.buffer, lane.offset);
+        for (k, chunk) in lane.bytes.chunks(4).enumerate() {
+            let word = (addr + 4 * k as u64) & !3;
+            let Some(&(_, expected)) = s.model.iter().find(|(a, _)| *a == word) else { continue };
+            out.push(Finding {
+                at: at.clone(),
+                resource: prog.workload.buffers[lane.buffer].name.clone(),
+                offset: lane.offset + 4 * k as u64,
+                size: chunk.len() as u64,
+                seen_write: prog.writer(lane.byte_tags[4 * k]).clone(),
+                expected_write: prog.writer(expected).clone(),
+                via: s.via.clone(),
+                key: s.key,
+                seen: chunk.to_vec(),
+                expected: Vec::new(),
+                cycle: s.cycle,
+                kind: "stale",
+                diverged: false,
+            });
+        }
     }
 }
 
@@ -557,6 +625,7 @@ fn merge_adjacent(findings: &mut Vec<Finding>) {
             && last.seen_write == f.seen_write
             && last.expected_write == f.expected_write
             && last.via == f.via
+            && last.kind == f.kind
         {
             last.size += f.size;
             // Show up to 16 bytes of the merged range, not only its first piece.

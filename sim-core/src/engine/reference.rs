@@ -10,11 +10,11 @@ use sim_shader::{BindingKind, MemOp, Step, WorkgroupConfig};
 
 use crate::engine::dispatch::resolve;
 use crate::engine::error::WorkloadError;
-use crate::engine::exec::{Port, Scratch, lane_reads, perform};
+use crate::engine::exec::{Port, Scratch, lane_reads, perform, tags_fingerprint};
 use crate::engine::program::Program;
 use crate::engine::stream::{NodeKind, Stream};
 use crate::engine::rng::fingerprint;
-use crate::engine::run::{ChunkData, InstructionBudget, ReadKey, ReadTruth, ReferenceHostRead, RunLimits, transfer_chunks};
+use crate::engine::run::{ChunkData, InstructionBudget, ReadKey, ReadPrint, ReadTruth, ReferenceHostRead, RunLimits, transfer_chunks};
 use crate::engine::workload::{Command, HostOp};
 
 /// What the reference run produced.
@@ -143,7 +143,8 @@ fn run_command(
                         tags.clear();
                         tags.resize(word_span(addr, data.len()), 0);
                         mem.read(addr, &mut data, &mut tags).map_err(|e| exec(&e))?;
-                        record_read(truth, c.key, fingerprint(0, &data), MAX_RECORDED_READS, || ins.at.to_string(), "copies of more than 2 GiB in all?")?;
+                        let print = ReadPrint { bytes: fingerprint(0, &data), addrs: 0, writers: tags_fingerprint(0, &tags) };
+                        record_read(truth, c.key, print, MAX_RECORDED_READS, || ins.at.to_string(), "copies of more than 2 GiB in all?")?;
                         if capture.contains(&c.key) {
                             let byte_tags = crate::engine::exec::byte_tags(&tags, addr, addr, data.len() as u64);
                             truth.captured.insert(c.key, vec![crate::engine::exec::LaneRead { lane: 0, buffer, offset, bytes: data.clone(), byte_tags }]);
@@ -184,7 +185,8 @@ fn run_command(
                                 if req.op == MemOp::Load && !req.atomic {
                                     let key = ReadKey { inst: inst as u32, a: wg_index as u32, b: sg as u32, c: loads[sg] };
                                     loads[sg] += 1;
-                                    record_read(truth, key, performed.fingerprint, MAX_RECORDED_READS, || ins.at.to_string(), "a shader that never ends?")?;
+                                    let print = ReadPrint { bytes: performed.fingerprint, addrs: performed.addrs, writers: performed.writers };
+                                    record_read(truth, key, print, MAX_RECORDED_READS, || ins.at.to_string(), "a shader that never ends?")?;
                                     if capture.contains(&key) {
                                         truth.captured.insert(key, lane_reads(req, &bound, scratch));
                                     }
@@ -219,7 +221,7 @@ pub const MAX_RECORDED_READS: usize = 1 << 23;
 
 /// Records the fingerprint of the read `key`, keeping at most `max` reads ([`MAX_RECORDED_READS`]);
 /// `at` names the command for the error, and `guess` what may have led there.
-fn record_read(truth: &mut ReadTruth, key: ReadKey, fp: u64, max: usize, at: impl FnOnce() -> String, guess: &str) -> Result<(), WorkloadError> {
+fn record_read(truth: &mut ReadTruth, key: ReadKey, fp: ReadPrint, max: usize, at: impl FnOnce() -> String, guess: &str) -> Result<(), WorkloadError> {
     if truth.fingerprints.len() >= max && !truth.fingerprints.contains_key(&key) {
         return Err(WorkloadError::Execution {
             at: at(),
@@ -240,11 +242,12 @@ mod tests {
     fn recorded_reads_are_capped() {
         let mut truth = ReadTruth::default();
         let key = |c| ReadKey { inst: 0, a: 0, b: 0, c };
+        let print = |bytes| ReadPrint { bytes, addrs: 0, writers: 0 };
         for c in 0..3 {
-            record_read(&mut truth, key(c), u64::from(c), 3, || unreachable!(), "").unwrap();
+            record_read(&mut truth, key(c), print(u64::from(c)), 3, || unreachable!(), "").unwrap();
         }
-        record_read(&mut truth, key(1), 7, 3, || unreachable!(), "").unwrap();
-        let e = record_read(&mut truth, key(3), 0, 3, || "submit 0 cb0[2]".into(), "a shader that never ends?").unwrap_err().to_string();
+        record_read(&mut truth, key(1), print(7), 3, || unreachable!(), "").unwrap();
+        let e = record_read(&mut truth, key(3), print(0), 3, || "submit 0 cb0[2]".into(), "a shader that never ends?").unwrap_err().to_string();
         assert!(e.contains("submit 0 cb0[2]") && e.contains("recorded 3 reads") && e.ends_with("a shader that never ends?"), "{e}");
         assert_eq!(truth.fingerprints.len(), 3);
     }

@@ -28,7 +28,9 @@ use sim_shader::{BindingKind, ComputePipeline, MemOp, Step, Workgroup, Workgroup
 
 use crate::engine::dispatch::{Bound, resolve};
 use crate::engine::error::{Budget, WorkloadError};
-use crate::engine::exec::{LaneRead, Port, Scratch, lane_reads, perform};
+use crate::engine::exec::{LaneRead, Port, Scratch, lane_reads, perform, tags_fingerprint};
+use crate::engine::oracle::{Verdict, WriteLog, verdict};
+use crate::engine::order::Order;
 use crate::engine::machine::{CacheOp, Machine, MachineConfig, via_name};
 use crate::engine::program::{CommandRef, Program, fill_size};
 use crate::engine::rng::{Rng, fingerprint};
@@ -61,11 +63,23 @@ pub struct ReadKey {
     pub c: u32,
 }
 
+/// What the reference run saw of one read: fingerprints of its bytes, of where it read, and of
+/// whose writes it read (lanes and offsets included in each).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReadPrint {
+    /// The bytes read.
+    pub bytes: u64,
+    /// Where it read.
+    pub addrs: u64,
+    /// The writer of every word read.
+    pub writers: u64,
+}
+
 /// What the reference run read: a fingerprint of every read, and the details of some.
 #[derive(Default)]
 pub struct ReadTruth {
-    /// Fingerprint of every read.
-    pub fingerprints: HashMap<ReadKey, u64>,
+    /// Fingerprints of every read.
+    pub fingerprints: HashMap<ReadKey, ReadPrint>,
     /// Lane-level detail of the reads asked for.
     pub captured: HashMap<ReadKey, Vec<LaneRead>>,
     /// Every host read, by timeline index.
@@ -117,6 +131,20 @@ pub struct StaleRead {
     pub via: String,
     /// Cycle of the read.
     pub cycle: u64,
+    /// For a read the reference run did not make (or made elsewhere), judged by the memory
+    /// model: each stale word's address and the write it should have seen. Empty for a read
+    /// compared with the reference's.
+    pub model: Vec<(u64, Tag)>,
+}
+
+/// A subgroup whose control flow left the reference run's after it read stale bytes: its later
+/// reads have no counterpart there and are not compared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Divergence {
+    /// Its first read without a counterpart.
+    pub key: ReadKey,
+    /// Cycle of that read.
+    pub cycle: u64,
 }
 
 /// A cache operation a sync node performed, for timelines and reports.
@@ -161,6 +189,13 @@ pub struct SimOutcome {
     pub stale: Vec<StaleRead>,
     /// Number of reads that differed.
     pub stale_count: u64,
+    /// Subgroups that diverged after a stale read (at most [`MAX_DETAILED_STALE_READS`]).
+    pub divergences: Vec<Divergence>,
+    /// Per provenance tag: whether its writer read stale bytes (or bytes of such a writer), so
+    /// that its output differing from the reference's is corruption, not timing.
+    pub tainted: Vec<bool>,
+    /// Whether every write was logged for the memory-model verdict.
+    pub write_log_complete: bool,
     /// Host reads, compared with the reference run's.
     pub host_reads: Vec<HostReadSeen>,
     /// Start and end cycle of each command instance that ran.
@@ -331,12 +366,33 @@ struct Slot {
     loads: Vec<u32>,
     instr_seen: Vec<u64>,
     start: u64,
+    /// Per subgroup: whether it has read stale bytes, and whether its divergence was told.
+    stale_seen: Vec<bool>,
+    diverged: Vec<bool>,
+    /// Per subgroup: what it does when its compute is done (the interpreter ran ahead).
+    deferred: Vec<Deferred>,
+}
+
+/// What a subgroup does once the instructions it ran before it are paid for: the interpreter
+/// runs to the next memory operation, barrier or end at once, and the engine performs that
+/// operation at the cycle the compute before it reaches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Deferred {
+    /// Nothing pending: step the interpreter.
+    None,
+    /// Perform the memory request it yielded.
+    Memory,
+    /// Arrive at the control barrier it reached.
+    Barrier,
+    /// Finish.
+    Done,
 }
 
 struct SimPort<'a> {
     m: &'a mut Machine,
     now: u64,
     rng: &'a mut Rng,
+    log: &'a mut WriteLog,
 }
 
 impl SimPort<'_> {
@@ -362,6 +418,7 @@ impl Port for SimPort<'_> {
 
     fn store(&mut self, cu: usize, coherent: bool, addr: u64, data: &[u8], tag: Tag) -> Result<u64, AccessError> {
         let j = self.jitter();
+        self.log.add(tag, addr, data.len() as u64);
         if coherent {
             return Ok(self.m.coherent(cu, self.now, addr, None, Some((data, tag)), j)?.latency);
         }
@@ -374,6 +431,7 @@ impl Port for SimPort<'_> {
 
     fn atomic(&mut self, cu: usize, addr: u64, old: &mut [u8; 4], tag: Tag, new: &dyn Fn(u32) -> u32) -> Result<u64, AccessError> {
         let j = self.jitter();
+        self.log.add(tag, addr, 4);
         let t = self.m.atomic(cu, self.now, addr, old, tag, j, |o, n| {
             let v = new(u32::from_le_bytes([o[0], o[1], o[2], o[3]]));
             n.copy_from_slice(&v.to_le_bytes());
@@ -530,6 +588,9 @@ impl InstructionBudget {
 pub struct Sim<'p, 'w> {
     prog: &'p Program<'w>,
     stream: &'p Stream,
+    order: Order<'p>,
+    log: WriteLog,
+    tainted: Vec<bool>,
     planner: &'p dyn BarrierPlanner,
     truth: &'p ReadTruth,
     machine: Machine,
@@ -573,6 +634,7 @@ pub struct Sim<'p, 'w> {
 struct SimOutcomeParts {
     stale: Vec<StaleRead>,
     stale_count: u64,
+    divergences: Vec<Divergence>,
     host_reads: Vec<HostReadSeen>,
     spans: Vec<(usize, u64, u64)>,
     syncs: Vec<SyncLog>,
@@ -595,6 +657,9 @@ impl<'p, 'w> Sim<'p, 'w> {
         Ok(Sim {
             prog,
             stream,
+            order: Order::new(prog, stream),
+            log: WriteLog::new(prog.writers.len()),
+            tainted: vec![false; prog.writers.len()],
             planner,
             truth,
             machine,
@@ -689,12 +754,31 @@ impl<'p, 'w> Sim<'p, 'w> {
         // vkFlushMappedMemoryRanges sends those.
         self.host.device_visible_event(&mut self.machine.vram).map_err(|e| WorkloadError::Execution { at: "end of run".into(), message: e.to_string() })?;
         self.machine.drain().map_err(|e| exec_err("end of run", e))?;
+        // What the host still holds of non-coherent memory (its cache's dirty lines, its
+        // write-combining buffers) reaches memory in the end too, on eviction: final memory is
+        // what the host's writes leave there. A host write never flushed then counts only where
+        // it lands over a later device write, the lost update a real eviction would make.
+        let held: Vec<sim_host::MappedRange> = self
+            .prog
+            .workload
+            .memories
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| m.properties.host_visible && !m.properties.host_coherent)
+            .map(|(i, _)| sim_host::MappedRange::new(i, 0, sim_host::WHOLE_SIZE))
+            .collect();
+        if !held.is_empty() {
+            self.host.flush_mapped_ranges(&held, &mut self.machine.vram).map_err(|e| exec_err("end of run", e))?;
+        }
         let o = self.out;
         Ok(SimOutcome {
             cycles: self.now,
             machine: self.machine,
             stale: o.stale,
             stale_count: o.stale_count,
+            divergences: o.divergences,
+            tainted: self.tainted,
+            write_log_complete: self.log.complete(),
             host_reads: o.host_reads,
             spans: o.spans,
             syncs: o.syncs,
@@ -886,6 +970,7 @@ impl<'p, 'w> Sim<'p, 'w> {
                 }
             }
             HostOp::HostWrite { memory, offset, data } => {
+                self.log.add(self.prog.host_tags[t], self.prog.memory_base[*memory] + offset, data.len() as u64);
                 let r = self.host.write(*memory, *offset, data, self.prog.host_tags[t], &mut self.machine.vram).map_err(host_err)?;
                 cycles += timing.cycles(&r);
             }
@@ -897,8 +982,10 @@ impl<'p, 'w> Sim<'p, 'w> {
                 let reference = self.truth.host_reads.get(&t).ok_or_else(|| exec_err(format!("timeline[{t}]"), "the reference run made no such host read"))?;
                 // One pass over the read: how many bytes differ, and the first that does.
                 let (mut differing_bytes, mut first_difference) = (0u64, None);
+                // A byte differing from the reference's is no corruption when it comes from the
+                // same write, and that writer read nothing stale: its value depends on timing.
                 for (k, (seen, expected)) in bytes.iter().zip(&reference.bytes).enumerate() {
-                    if seen != expected {
+                    if seen != expected && (tags[k] != reference.tag_of(k) || self.tainted.get(tags[k] as usize).copied().unwrap_or(false)) {
                         differing_bytes += 1;
                         first_difference.get_or_insert((k as u64, tags[k], reference.tag_of(k)));
                     }
@@ -1110,17 +1197,23 @@ impl<'p, 'w> Sim<'p, 'w> {
                 let mut tags = vec![0; word_span(src_addr, data.len())];
                 let (t, via) = self.machine.transfer_read(self.now, src_addr, &mut data, &mut tags).map_err(|e| exec_err(at(), e))?;
                 latency = t.latency;
-                let fp = fingerprint(0, &data);
-                if self.truth.fingerprints.get(&chunk.key) != Some(&fp) {
-                    let byte_tags = crate::engine::exec::byte_tags(&tags, src_addr, src_addr, data.len() as u64);
-                    let lanes = vec![LaneRead { lane: 0, buffer, offset, bytes: data.clone(), byte_tags }];
-                    self.record_stale(chunk.key, lanes, via.to_string());
+                // A copy reads the same places in both runs: its writers tell stale from timing.
+                match verdict(self.truth.fingerprints.get(&chunk.key), fingerprint(0, &data), 0, tags_fingerprint(0, &tags)) {
+                    Verdict::Same => {}
+                    Verdict::SameWriters => self.taint_if_any(ins.tag, &tags),
+                    Verdict::OtherWriters | Verdict::NoCounterpart => {
+                        let byte_tags = crate::engine::exec::byte_tags(&tags, src_addr, src_addr, data.len() as u64);
+                        let lanes = vec![LaneRead { lane: 0, buffer, offset, bytes: data.clone(), byte_tags }];
+                        self.tainted[ins.tag as usize] = true;
+                        self.record_stale(chunk.key, lanes, via.to_string(), Vec::new());
+                    }
                 }
             }
         }
         let run = &self.transfers[r];
         let chunk = &run.chunks[run.next];
         let t = self.machine.transfer_write(self.now, chunk.dst, &data, ins.tag).map_err(|e| exec_err(at(), e))?;
+        self.log.add(ins.tag, chunk.dst, chunk.len);
         self.chunk_bytes = data;
         let service = chunk.len.div_ceil(self.machine.config.transfer_bytes_per_cycle.max(1));
         self.machine.transfer_free = self.now + service;
@@ -1130,11 +1223,41 @@ impl<'p, 'w> Sim<'p, 'w> {
         Ok(())
     }
 
-    fn record_stale(&mut self, key: ReadKey, lanes: Vec<LaneRead>, via: String) {
+    fn record_stale(&mut self, key: ReadKey, lanes: Vec<LaneRead>, via: String, model: Vec<(u64, Tag)>) {
         self.out.stale_count += 1;
         if self.out.stale.len() < MAX_DETAILED_STALE_READS {
-            self.out.stale.push(StaleRead { key, lanes, via, cycle: self.now });
+            self.out.stale.push(StaleRead { key, lanes, via, cycle: self.now, model });
         }
+    }
+
+    /// Taints `reader` when any of the words it read was written by a tainted writer: bytes
+    /// computed from stale bytes are corruption, not timing.
+    fn taint_if_any(&mut self, reader: Tag, tags: &[Tag]) {
+        if tags.iter().any(|&t| self.tainted.get(t as usize).copied().unwrap_or(false)) {
+            self.tainted[reader as usize] = true;
+        }
+    }
+
+    /// The memory model's verdict on the load just performed (in `self.scratch`) by command
+    /// instance `inst`: each word whose writer is older than a write that happens before the
+    /// read, with that newer write.
+    fn stale_words(&mut self, inst: usize, req: &sim_shader::MemRequest, bound: &[Bound]) -> Vec<(u64, Tag)> {
+        let b = &bound[req.binding_index as usize];
+        let reader_tag = self.prog.instances[inst].tag;
+        let reader = crate::engine::order::Agent::Node(self.order.node_of(inst));
+        let mut out = Vec::new();
+        for (ri, r) in self.scratch.runs.iter().enumerate() {
+            let run_addr = b.base + r.offset;
+            let start = self.scratch.run_tags[ri];
+            for k in 0..word_span(run_addr, r.len as usize) {
+                let addr = (run_addr / 4 + k as u64) * 4;
+                let seen = self.scratch.tags[start + k];
+                if let Some(newer) = self.log.newer_write(&self.order, reader, reader_tag, addr, seen) {
+                    out.push((addr, newer));
+                }
+            }
+        }
+        out
     }
 
     // ----- workgroups on CUs --------------------------------------------------------------------
@@ -1174,6 +1297,9 @@ impl<'p, 'w> Sim<'p, 'w> {
                 loads: vec![0; n],
                 instr_seen: vec![0; n],
                 start: self.now,
+                stale_seen: vec![false; n],
+                diverged: vec![false; n],
+                deferred: vec![Deferred::None; n],
             };
             let s = match self.free_slots.pop() {
                 Some(s) => {
@@ -1204,54 +1330,113 @@ impl<'p, 'w> Sim<'p, 'w> {
         let d = self.slots[s].dispatch;
         let inst = self.dispatches[d].inst;
         let at = || self.prog.instances[inst].at.to_string();
-        let step = match wg.step(sg) {
-            Ok(step) => step,
-            Err(e) => {
-                self.budget_spent_in = Some(inst);
-                return Err(self.instructions.shader_error(e, at, self.out.stale_count));
-            }
-        };
         let cpi = self.machine.config.cycles_per_instruction;
-        match step {
-            Step::Memory(req) => {
-                let tag = self.prog.instances[inst].tag;
-                let bound = self.dispatches[d].bound.clone();
-                let cu = self.slots[s].cu;
-                let mut port = SimPort { m: &mut self.machine, now: self.now, rng: &mut self.rng };
-                let performed = perform(&mut port, cu, req, &bound, tag, &mut self.scratch).map_err(|e| exec_err(self.prog.instances[inst].at.to_string(), e))?;
-                if req.op == MemOp::Load && !req.atomic {
-                    let slot = &mut self.slots[s];
-                    let key = ReadKey { inst: inst as u32, a: slot.wg_index as u32, b: sg as u32, c: slot.loads[sg] };
-                    slot.loads[sg] += 1;
-                    if self.truth.fingerprints.get(&key) != Some(&performed.fingerprint) {
-                        let lanes = lane_reads(req, &bound, &self.scratch);
-                        let via = via_name(performed.via.0, performed.via.1, self.machine.l2.is_some());
-                        self.record_stale(key, lanes, via);
-                    }
-                }
-                wg.complete(sg, &self.scratch.results).map_err(|e| exec_err(at(), e))?;
-                let compute = self.compute_cycles(s, sg, wg, cpi)?;
-                self.schedule(self.now + performed.latency.max(1) + compute, Ev::Step(s, sg));
+        let deferred = std::mem::replace(&mut self.slots[s].deferred[sg], Deferred::None);
+        let step = match deferred {
+            Deferred::Memory => return self.perform_request(s, sg, wg),
+            Deferred::Barrier => {
+                self.slots[s].sg_state[sg] = SgState::AtBarrier;
+                self.release_barrier(s);
+                return Ok(());
             }
+            Deferred::Done => {
+                self.subgroup_done(s, sg, wg);
+                return Ok(());
+            }
+            Deferred::None => match wg.step(sg) {
+                Ok(step) => step,
+                Err(e) => {
+                    self.budget_spent_in = Some(inst);
+                    return Err(self.instructions.shader_error(e, at, self.out.stale_count));
+                }
+            },
+        };
+        // What the subgroup reached happens when the instructions before it are done.
+        let (compute, next) = match step {
+            Step::Memory(_) => (self.compute_cycles(s, sg, wg, cpi)?, Deferred::Memory),
             Step::Barrier { control: false, .. } => {
                 let compute = self.compute_cycles(s, sg, wg, cpi)?;
                 self.schedule(self.now + 1 + compute, Ev::Step(s, sg));
+                return Ok(());
             }
-            Step::Barrier { control: true, .. } | Step::Blocked => {
-                self.compute_cycles(s, sg, wg, cpi)?;
-                self.slots[s].sg_state[sg] = SgState::AtBarrier;
-                self.release_barrier(s);
-            }
-            Step::Done => {
-                self.compute_cycles(s, sg, wg, cpi)?;
-                self.slots[s].sg_state[sg] = SgState::Done;
-                if self.slots[s].sg_state.iter().all(|&x| x == SgState::Done) {
-                    self.workgroup_done(s, wg);
-                } else {
-                    self.release_barrier(s);
+            Step::Barrier { control: true, .. } | Step::Blocked => (self.compute_cycles(s, sg, wg, cpi)?, Deferred::Barrier),
+            Step::Done => (self.compute_cycles(s, sg, wg, cpi)?, Deferred::Done),
+        };
+        if compute > 0 {
+            self.slots[s].deferred[sg] = next;
+            self.schedule(self.now + compute, Ev::Step(s, sg));
+            return Ok(());
+        }
+        self.slots[s].deferred[sg] = next;
+        self.step_inner(s, sg, wg)
+    }
+
+    /// Finishes subgroup `sg` of slot `s`, and its workgroup when it was the last.
+    fn subgroup_done(&mut self, s: usize, sg: usize, wg: &Workgroup) {
+        self.slots[s].sg_state[sg] = SgState::Done;
+        if self.slots[s].sg_state.iter().all(|&x| x == SgState::Done) {
+            self.workgroup_done(s, wg);
+        } else {
+            self.release_barrier(s);
+        }
+    }
+
+    /// Performs the memory request subgroup `sg` yielded, now that its compute is done.
+    fn perform_request(&mut self, s: usize, sg: usize, wg: &mut Workgroup) -> Result<(), WorkloadError> {
+        let d = self.slots[s].dispatch;
+        let inst = self.dispatches[d].inst;
+        let at = || self.prog.instances[inst].at.to_string();
+        let req = wg.pending_request(sg).ok_or_else(|| exec_err(at(), "a deferred memory request is gone"))?;
+        let tag = self.prog.instances[inst].tag;
+        let bound = self.dispatches[d].bound.clone();
+        let cu = self.slots[s].cu;
+        let mut port = SimPort { m: &mut self.machine, now: self.now, rng: &mut self.rng, log: &mut self.log };
+        let performed = perform(&mut port, cu, req, &bound, tag, &mut self.scratch).map_err(|e| exec_err(self.prog.instances[inst].at.to_string(), e))?;
+        if req.op == MemOp::Load && !req.atomic {
+            let slot = &mut self.slots[s];
+            let key = ReadKey { inst: inst as u32, a: slot.wg_index as u32, b: sg as u32, c: slot.loads[sg] };
+            slot.loads[sg] += 1;
+            let reader = self.prog.instances[inst].tag;
+            let v = verdict(self.truth.fingerprints.get(&key), performed.fingerprint, performed.addrs, performed.writers);
+            let model = match v {
+                Verdict::Same => None,
+                Verdict::SameWriters => {
+                    let tags = std::mem::take(&mut self.scratch.tags);
+                    self.taint_if_any(reader, &tags);
+                    self.scratch.tags = tags;
+                    None
                 }
+                Verdict::OtherWriters => Some(Vec::new()),
+                // A read the reference never made: after a stale read, the subgroup's
+                // own road (told once); before, the memory model judges it.
+                Verdict::NoCounterpart if self.slots[s].stale_seen[sg] => {
+                    if !std::mem::replace(&mut self.slots[s].diverged[sg], true) && self.out.divergences.len() < MAX_DETAILED_STALE_READS {
+                        self.out.divergences.push(Divergence { key, cycle: self.now });
+                    }
+                    None
+                }
+                Verdict::NoCounterpart => {
+                    let words = self.stale_words(inst, req, &bound);
+                    if words.is_empty() {
+                        let tags = std::mem::take(&mut self.scratch.tags);
+                        self.taint_if_any(reader, &tags);
+                        self.scratch.tags = tags;
+                        None
+                    } else {
+                        Some(words)
+                    }
+                }
+            };
+            if let Some(model) = model {
+                let lanes = lane_reads(req, &bound, &self.scratch);
+                let via = via_name(performed.via.0, performed.via.1, self.machine.l2.is_some());
+                self.tainted[reader as usize] = true;
+                self.slots[s].stale_seen[sg] = true;
+                self.record_stale(key, lanes, via, model);
             }
         }
+        wg.complete(sg, &self.scratch.results).map_err(|e| exec_err(at(), e))?;
+        self.schedule(self.now + performed.latency.max(1), Ev::Step(s, sg));
         Ok(())
     }
 
