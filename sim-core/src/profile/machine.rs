@@ -196,7 +196,8 @@ pub struct RopSpec {
     pub tile_cache: Option<CacheSpec>,
     /// Number of ROP units. Default 4.
     pub units: u32,
-    /// Tile width and height in pixels. Default 8 (DESIGN.md: tiles of 8x8 pixels).
+    /// Tile width and height in pixels. Default 8 (the 8x8-pixel tile of AMD's HTILE and CMASK
+    /// metadata).
     pub tile_pixels: u32,
 }
 
