@@ -35,17 +35,27 @@ fn workload(with_barrier: bool) -> Result<Workload, WorkloadError> {
     Ok(w)
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// What the example prints: both runs, with the first three findings of each. (A function of its
+/// own so that `tests/doc_outputs.rs` can check the output README.md shows.)
+pub fn report() -> Result<String, Box<dyn std::error::Error>> {
+    use std::fmt::Write as _;
     let profile = Profile::builtin("seed-l2").ok_or("no built-in profile seed-l2")?;
+    let mut out = String::new();
     for with_barrier in [false, true] {
         let result = run_workload(&workload(with_barrier)?, &profile, 0)?;
-        println!("barrier: {with_barrier}: {} stale reads, {} corrupted bytes, {} cycles", result.stale_reads, result.corrupted_bytes, result.cycles);
+        writeln!(out, "barrier: {with_barrier}: {} stale reads, {} corrupted bytes, {} cycles", result.stale_reads, result.corrupted_bytes, result.cycles)?;
         for f in result.findings.iter().take(3) {
-            println!(
+            writeln!(
+                out,
                 "  {} read bytes [{}, {}) of {} through {}: saw {}, expected {}",
                 f.at, f.offset, f.offset + f.size, f.resource, f.via, f.seen_write, f.expected_write
-            );
+            )?;
         }
     }
+    Ok(out)
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    print!("{}", report()?);
     Ok(())
 }

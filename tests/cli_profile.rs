@@ -17,6 +17,21 @@ fn list_names_every_builtin_with_a_description() {
     }
 }
 
+/// `ideal` has no caches, so no stale copy can be read; but commands still overlap unless an
+/// execution dependency orders them, so its description must not promise a clean run, and a
+/// trace missing one is reported as corrupt there too.
+#[test]
+fn ideal_description_matches_what_it_does() {
+    let out = gpusim(&["profile", "list"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    let line = text.lines().find(|l| l.starts_with("ideal")).expect("ideal listed");
+    assert!(!line.contains("never corrupts"), "{line}");
+    assert!(line.contains("only missing execution dependencies can corrupt"), "{line}");
+    let trace = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/traces/fill-then-dispatch-missing.json");
+    let out = gpusim(&["run", trace, "--profile", "ideal"]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
+}
+
 #[test]
 fn show_seed_l2_prints_the_grid() {
     let out = gpusim(&["profile", "show", "seed-l2"]);

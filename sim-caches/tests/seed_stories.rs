@@ -1,6 +1,6 @@
 //! The seed's stories about caches, each showing concretely which bytes go stale or get lost.
-//! (../shared/seeds/gpu-memory-architecture-and-barriers.txt: write-through and write-back
-//! caches, per-byte dirty masks, the partial-line problem, "WRITE in dstAccessMask".)
+//! (The seed gpu-memory-architecture-and-barriers: write-through and write-back caches, per-byte
+//! dirty masks, the partial-line problem, "WRITE in dstAccessMask".)
 
 use sim_caches::*;
 

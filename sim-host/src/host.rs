@@ -269,7 +269,7 @@ impl HostSide {
     ///   round trip per [`HostSpec::write_combining_buffer_bytes`] line), then the bytes this
     ///   core still holds in write-combining buffers are laid over them: a core always sees its
     ///   own earlier stores. The read does *not* drain the buffers. The x86 drain triggers are
-    ///   UC accesses, fences, locked and serializing instructions (PROFILES.md §7.1), not a
+    ///   UC accesses, fences, locked and serializing instructions (docs/PROFILES.md), not a
     ///   WC-type read; and draining here would make writes available that the program never
     ///   flushed, hiding exactly the missing vkFlushMappedMemoryRanges this simulator exists to
     ///   show. (An uncached access to *other* device memory, a register write, is a

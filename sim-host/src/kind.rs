@@ -35,7 +35,7 @@ pub enum HostMemoryKind {
     /// Reads are uncached and go to device memory every time.
     WriteCombined,
     /// Plain HOST_VISIBLE (neither COHERENT nor CACHED): write-combined and non-coherent
-    /// (TRACE_FORMAT.md). Its write-combining buffers are *not* drained by device-visible events:
+    /// (docs/TRACE_FORMAT.md). Its write-combining buffers are *not* drained by device-visible events:
     /// host writes become available only through vkFlushMappedMemoryRanges of their range (or
     /// by the accident of a buffer eviction). Reads are uncached.
     WriteCombinedNonCoherent,

@@ -7,7 +7,7 @@ use sim_caches::{CacheSpec, SpecError, WritePolicy};
 
 /// The largest number of write-combining buffers a spec may ask for (the profile's limit too).
 pub const MAX_WRITE_COMBINING_BUFFERS: u32 = 64;
-/// The largest nonCoherentAtomSize: the Vulkan spec caps the limit at 256 (PROFILES.md §7.3).
+/// The largest nonCoherentAtomSize: the Vulkan spec caps the limit at 256 (docs/PROFILES.md).
 pub const MAX_NON_COHERENT_ATOM_SIZE: u64 = 256;
 
 /// The host CPU's side of mapped memory.
@@ -28,7 +28,7 @@ pub const MAX_NON_COHERENT_ATOM_SIZE: u64 = 256;
 #[serde(default, deny_unknown_fields)]
 pub struct HostSpec {
     /// Write-combining buffers of the host core: how many. Default 10 (the line-fill buffers of
-    /// Nehalem–Broadwell; the count is not architectural, PROFILES.md §7.1). 0 means host
+    /// Nehalem–Broadwell; the count is not architectural, docs/PROFILES.md). 0 means host
     /// writes to write-combined memory go straight to device memory, one transaction each.
     pub write_combining_buffers: u32,
     /// Bytes per write-combining buffer, a power of two from 4 to 4096. Default 64 (x86 since
@@ -44,7 +44,7 @@ pub struct HostSpec {
     pub cache: Option<CacheSpec>,
     /// VkPhysicalDeviceLimits::nonCoherentAtomSize: the granularity that
     /// vkFlushMappedMemoryRanges and vkInvalidateMappedMemoryRanges ranges must respect, a power
-    /// of two from 1 to 256. Default 64 (RADV, ANV, Turnip, NVIDIA; PROFILES.md §7.3).
+    /// of two from 1 to 256. Default 64 (RADV, ANV, Turnip, NVIDIA; docs/PROFILES.md).
     pub non_coherent_atom_size: u64,
 }
 

@@ -1,6 +1,6 @@
 //! The host core's write-combining buffers.
 //!
-//! # Model (x86 facts: PROFILES.md §7.1, Intel SDM Vol. 3A §11.3.1)
+//! # Model (x86 facts: docs/PROFILES.md, Intel SDM Vol. 3A §11.3.1)
 //! - A fixed number of buffers of `line_bytes` (64) each, separate from the CPU caches and not
 //!   snooped: nobody but this core sees their bytes until they go out.
 //! - A host write to write-combined memory collects its bytes in the buffer of its line, with a

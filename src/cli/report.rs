@@ -1,4 +1,4 @@
-//! The run report: JSON as TRACE_FORMAT.md specifies (plus documented extensions), and text
+//! The run report: JSON as docs/TRACE_FORMAT.md specifies (plus documented extensions), and text
 //! written for a person.
 
 use std::collections::BTreeMap;

@@ -22,14 +22,14 @@ pub const MAX_SCHEDULES: u64 = 100_000;
 pub enum Format {
     /// For a person.
     Text,
-    /// TRACE_FORMAT.md's JSON report.
+    /// The JSON report of docs/TRACE_FORMAT.md.
     Json,
 }
 
 /// Arguments of `gpusim run`.
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    /// The trace (JSON, TRACE_FORMAT.md version 1).
+    /// The trace (JSON, format version 1: docs/TRACE_FORMAT.md).
     pub trace: PathBuf,
     /// A built-in profile name (`gpusim profile list`) or a profile file (TOML).
     #[arg(long, default_value = "seed-l2")]

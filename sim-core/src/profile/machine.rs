@@ -1,11 +1,12 @@
 //! The machine a profile describes: its structure ([`Machine`]), its costs ([`Timing`]) and the
 //! device limits a trace is checked against ([`Limits`]).
 //!
-//! Defaults are realistic for a small GCN-like GPU (values and sources in
-//! `shared/hardware/PROFILES.md`: per-CU 16 KiB vector L1 with 64-byte lines, write-through; 16 KiB
-//! scalar (uniform) cache; 64 KiB LDS; write-back L2 with 64-byte lines, the coherence point for
-//! shader caches, channels interleaved at 256 bytes; nonCoherentAtomSize 64; x86 write-combining
-//! buffers of 64 bytes), but with 8 compute units and a 256 KiB L2 so that simulations stay fast.
+//! Defaults are realistic for a small GCN-like GPU (values and sources in `docs/PROFILES.md`,
+//! "Where the default sizes come from": per-CU 16 KiB vector L1 with 64-byte lines,
+//! write-through; 16 KiB scalar (uniform) cache; 64 KiB LDS; write-back L2 with 64-byte lines,
+//! the coherence point for shader caches, channels interleaved at 256 bytes;
+//! nonCoherentAtomSize 64; x86 write-combining buffers of 64 bytes), but with 8 compute units
+//! and a 256 KiB L2 so that simulations stay fast.
 //! Latencies are background figures of the right order, not measurements.
 
 use serde::de::{self, Deserializer, MapAccess, Visitor};
@@ -90,7 +91,7 @@ impl Default for Machine {
 pub struct ComputeUnitSpec {
     /// L1 data cache, or `"none"`. Write policy: write-through (either variant) or
     /// write-back-byte-mask. Coherent accesses and atomics bypass it. Default 16 KiB, 64-byte
-    /// lines, 4 ways, write-through-allocate (GCN vector L1, PROFILES.md §1).
+    /// lines, 4 ways, write-through-allocate (GCN vector L1, docs/PROFILES.md).
     #[serde(with = "opt_cache")]
     pub l1: Option<CacheSpec>,
     /// Texture cache T$ (sampled images, input attachments), or `"none"`; read-only. Default
@@ -98,10 +99,10 @@ pub struct ComputeUnitSpec {
     #[serde(with = "opt_cache")]
     pub texture_cache: Option<CacheSpec>,
     /// Uniform cache U$ (uniform buffers), or `"none"`; read-only. Default 16 KiB, 64-byte lines,
-    /// 4 ways (GCN scalar cache, PROFILES.md §1).
+    /// 4 ways (GCN scalar cache, docs/PROFILES.md).
     #[serde(with = "opt_cache")]
     pub uniform_cache: Option<CacheSpec>,
-    /// Workgroup shared memory, bytes. Default 65536 (GCN LDS, PROFILES.md §1).
+    /// Workgroup shared memory, bytes. Default 65536 (GCN LDS, docs/PROFILES.md).
     pub shared_memory_bytes: u32,
     /// Workgroups resident at once on one CU. Default 4.
     pub workgroup_slots: u32,
@@ -128,7 +129,7 @@ impl Default for ComputeUnitSpec {
 #[serde(default, deny_unknown_fields)]
 pub struct L2Spec {
     /// The cache, or `"none"` (every L2 access goes to VRAM). Default 256 KiB, 64-byte lines,
-    /// 16 ways, write-back with a per-byte dirty mask (PROFILES.md §1: GCN L2 line 64 B). A
+    /// 16 ways, write-back with a per-byte dirty mask (docs/PROFILES.md: GCN L2 line 64 B). A
     /// dirty bit per line would make a write-back put stale bytes over bytes that the transfer
     /// engine or the host wrote to VRAM beside the line's dirty ones, which Vulkan allows with no
     /// barrier at all: see `docs/PROFILES.md`.
@@ -137,7 +138,7 @@ pub struct L2Spec {
     /// Number of banks (each with its own bandwidth). Default 8.
     pub banks: u32,
     /// Bytes of address space mapped to one bank before the next, a power of two. Default 256
-    /// (MI100/MI200 channel interleave, PROFILES.md §1).
+    /// (MI100/MI200 channel interleave, docs/PROFILES.md).
     pub bank_interleave_bytes: u64,
 }
 
@@ -195,7 +196,8 @@ pub struct RopSpec {
     pub tile_cache: Option<CacheSpec>,
     /// Number of ROP units. Default 4.
     pub units: u32,
-    /// Tile width and height in pixels. Default 8 (DESIGN.md: tiles of 8x8 pixels).
+    /// Tile width and height in pixels. Default 8 (the 8x8-pixel tile of AMD's HTILE and CMASK
+    /// metadata).
     pub tile_pixels: u32,
 }
 
@@ -211,8 +213,8 @@ impl Default for RopSpec {
 #[serde(default, deny_unknown_fields)]
 pub struct HostSpec {
     /// Write-combining buffers for HOST_COHERENT (write-combined) mappings: how many. Default
-    /// 10 (line-fill buffers of Nehalem–Broadwell; the count is not architectural, PROFILES.md
-    /// §7.1). 0 means host writes go straight to memory.
+    /// 10 (line-fill buffers of Nehalem–Broadwell; the count is not architectural,
+    /// docs/PROFILES.md). 0 means host writes go straight to memory.
     pub write_combining_buffers: u32,
     /// Bytes per write-combining buffer, a power of two. Default 64 (x86 since the Pentium 4,
     /// Intel SDM 3A §11.3.1).
@@ -315,11 +317,11 @@ pub struct Limits {
     /// maxStorageBufferRange. Default 134217728 (128 MiB, the Vulkan minimum).
     pub max_storage_buffer_range: u64,
     /// nonCoherentAtomSize: the granularity of vkFlush/InvalidateMappedMemoryRanges, a power of
-    /// two at most 256. Default 64 (RADV, ANV, Turnip, NVK, NVIDIA; PROFILES.md §7.3).
+    /// two at most 256. Default 64 (RADV, ANV, Turnip, NVK, NVIDIA; docs/PROFILES.md).
     pub non_coherent_atom_size: u64,
     /// minMemoryMapAlignment, a power of two. Default 64.
     pub min_memory_map_alignment: u64,
-    /// bufferImageGranularity, a power of two. Default 1024 (NVIDIA H100, PROFILES.md §3).
+    /// bufferImageGranularity, a power of two. Default 1024 (NVIDIA H100, docs/PROFILES.md).
     pub buffer_image_granularity: u64,
     /// maxComputeWorkGroupCount. Default [65535, 65535, 65535].
     pub max_compute_work_group_count: [u32; 3],

@@ -31,8 +31,10 @@
 //! barrier table's `rows`, replace the base's as a whole.
 //!
 //! Built-in profiles (the files in `sim-core/profiles/`): `seed-l2` (coherency at L2),
-//! `seed-vram` (coherency at VRAM), the two tables of DESIGN.md; and `ideal`, a machine with no
-//! caches at all, where every access is coherent and no program can read stale data.
+//! `seed-vram` (coherency at VRAM), the seed's two barrier tables; and `ideal`, a machine with no
+//! caches at all, where every access is coherent: no stale copy can be read, but commands still
+//! overlap unless an execution dependency orders them, so a missing execution dependency still
+//! corrupts.
 
 pub mod error;
 pub mod grid;

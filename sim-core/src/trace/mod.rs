@@ -1,4 +1,4 @@
-//! Loading version-1 traces (`../shared/TRACE_FORMAT.md`, extensions in
+//! Loading version-1 traces (`docs/TRACE_FORMAT.md`, extensions in
 //! `docs/TRACE_FORMAT_EXTENSIONS.md`) into a [`Workload`].
 //!
 //! # How a trace is loaded
@@ -155,7 +155,7 @@ fn serde_error(text: &str, file: &str, e: &serde_json::Error) -> TraceError {
         && message[k..].matches('`').count() > 40
     {
         message.truncate(k);
-        message.push_str(" (see TRACE_FORMAT.md for the fields of each command and operation)");
+        message.push_str(" (see docs/TRACE_FORMAT.md for the fields of each command and operation)");
     }
     if message.starts_with("missing field") {
         message.push_str(" (required here)");

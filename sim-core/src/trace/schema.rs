@@ -1,4 +1,4 @@
-//! The trace's JSON shape, as serde structs mirroring TRACE_FORMAT.md. Every struct denies
+//! The trace's JSON shape, as serde structs mirroring docs/TRACE_FORMAT.md. Every struct denies
 //! unknown fields (a typo must not be silently ignored).
 //!
 //! Commands and timeline operations are *flat* structs (every field of every command, each
