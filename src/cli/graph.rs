@@ -24,7 +24,8 @@
 //! (invisible edges hold them in that order). The run is also simulated (same profile, seed and
 //! budgets), and each stale read it finds whose reference run saw a command's write marks the
 //! dependency that was missing: a red dashed edge from that writer to the command that read,
-//! labelled `missing: <buffer> [offset, +size)`, one per (writer, reader) pair.
+//! labelled `missing: <buffer> [offset, +size)`, one per (writer, reader) pair. A run that
+//! cannot be made (a budget stops it) leaves the graph without them, with a note on stderr.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
@@ -51,7 +52,8 @@ pub struct GraphArgs {
     /// The profile the trace is checked against (device limits).
     #[arg(long, default_value = "seed-l2")]
     pub profile: String,
-    /// The seed of the run that records the graph and whose stale reads mark missing edges.
+    /// The seed of the run whose stale reads mark missing dependencies (the graph itself does
+    /// not depend on it).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Draw every edge and every stage as recorded: no transitive reduction, every launch edge,
@@ -209,9 +211,12 @@ impl Dag {
 /// when `reduce`.
 fn build(nodes: &[GraphNode], drawn: impl Fn(usize, S) -> bool, reduce: bool) -> Dag {
     let mut g = Dag::new(nodes.len(), reduce);
+    // An item waits for items queued before it, so each graph node depends on earlier ones
+    // only; a dependency on a later one (none is recorded) would be drawn as is, at the end.
+    let mut later: Vec<(usize, usize)> = Vec::new();
     for (i, n) in nodes.iter().enumerate() {
         let mut into: Vec<(usize, End, Kind)> = Vec::new();
-        // Each graph node depends on earlier ones only (an item waits for items already queued).
+        later.extend(n.deps.iter().filter(|&&d| d >= i && d < nodes.len()).map(|&d| (d, i)));
         for &d in n.deps.iter().filter(|&&d| d < i) {
             let m = &nodes[d];
             match (m.inst.is_some(), n.inst.is_some()) {
@@ -272,6 +277,15 @@ fn build(nodes: &[GraphNode], drawn: impl Fn(usize, S) -> bool, reduce: bool) ->
             let dst = g.make(format!("s{i}_dst"), dst_preds);
             (g.src[i], g.dst[i]) = (src, dst);
         }
+    }
+    for (d, i) in later {
+        let (m, n) = (&nodes[d], &nodes[i]);
+        let edge = match (m.inst.is_some(), n.inst.is_some()) {
+            (false, false) if n.explicit.contains(&d) => (g.src[d], g.dst[i], Kind::Signal),
+            (true, _) => (g.action[d], if n.inst.is_some() { g.action[i] } else { g.src[i] }, Kind::Order),
+            (false, _) => (g.dst[d], if n.inst.is_some() { g.action[i] } else { g.src[i] }, Kind::Order),
+        };
+        g.edges.push(edge);
     }
     g
 }
@@ -391,10 +405,17 @@ pub fn run(args: GraphArgs) -> Result<ExitCode, CliError> {
     let t = sim_core::trace::load(&args.trace).map_err(|e| Box::new(e) as CliError)?;
     let p = Profile::load(&args.profile)?;
     let nodes = dependency_graph(&t.workload, &p, args.seed, &limits).map_err(|e| Box::new(t.locate_engine_error(&e)) as CliError)?;
-    // The same run again, for its stale reads.
-    let r = super::run::run_one(&t, &p, args.seed, &RunOptions { workgroup_spans: 0, limits })?;
-    let dot = to_dot(&t.workload, &nodes, &r.findings, DotOptions { all_edges: args.all_edges });
-    let missing = missing_edges(&nodes, &r.findings).len();
+    // The run, for its stale reads. A run that cannot be made (a budget stops it) leaves the
+    // graph without missing edges, and says so.
+    let findings = match super::run::run_one(&t, &p, args.seed, &RunOptions { workgroup_spans: 0, limits }) {
+        Ok(r) => r.findings,
+        Err(e) => {
+            super::print_err(&format!("note: no missing dependencies are drawn: the run of seed {} that would show them failed: {e}", args.seed));
+            Vec::new()
+        }
+    };
+    let dot = to_dot(&t.workload, &nodes, &findings, DotOptions { all_edges: args.all_edges });
+    let missing = missing_edges(&nodes, &findings).len();
     let missing = if missing > 0 { format!(", {missing} of them red dashed: dependencies the stale reads of seed {} show missing", args.seed) } else { String::new() };
     // Edge lines start with a node id and an arrow (labels may hold anything).
     let is_id = |id: &str| id.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
