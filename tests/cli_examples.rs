@@ -1,5 +1,6 @@
 //! Every example trace gives its expected outcome: `examples/traces/NAME.expect.json` names
-//! the profiles, schedules, exit status and finding kinds; this test runs the binary on each.
+//! the profiles, schedules, exit status, finding kinds and the findings themselves (reader,
+//! buffer and range, write seen, write expected, cache); this test runs the binary on each.
 
 use std::path::Path;
 use std::process::Command;
@@ -25,6 +26,18 @@ fn check(trace: &Path, failures: &mut Vec<String>) {
         for h in report["host_reads"].as_array().unwrap() {
             if h["reference_meets_expectation"] == serde_json::Value::Bool(false) {
                 failures.push(format!("{name}: the reference run does not meet the expectation of host read {}", h["label"]));
+            }
+        }
+        // Each named finding: a report finding by the same reader, of the same buffer, seeing the
+        // same write instead of the same expected one, through the same cache, within the range.
+        for want in run["findings"].as_array().map(Vec::as_slice).unwrap_or_default() {
+            let (lo, hi) = (want["offset"].as_u64().unwrap(), want["offset"].as_u64().unwrap() + want["size"].as_u64().unwrap());
+            let found = report["corruption"]["findings"].as_array().unwrap().iter().any(|f| {
+                let (o, n) = (f["offset"].as_u64().unwrap(), f["size"].as_u64().unwrap());
+                ["at", "resource", "seen_write", "expected_write", "via"].iter().all(|k| f[*k] == want[*k]) && o < hi && o + n > lo
+            });
+            if !found {
+                failures.push(format!("{name}: no finding like {want} in {}", report["corruption"]["findings"]));
             }
         }
         let kinds: Vec<&str> = run["kinds"].as_array().map(|k| k.iter().filter_map(|v| v.as_str()).collect()).unwrap_or_default();

@@ -206,21 +206,38 @@ fn spaced_hex(bytes: &[u8], more: bool) -> String {
 /// The most findings the text report lists (all of them are in the JSON report).
 pub const TEXT_FINDINGS: usize = 12;
 
-/// One finding as a paragraph.
+/// One finding as a paragraph: what was read, whose write it saw, whose it should have seen, and
+/// whether the two are ordered at all (stale) or not (a race).
 pub fn finding_text(w: &Workload, f: &Finding) -> String {
     let more = f.size as usize > f.seen.len();
     let through = if f.via == "VRAM" { "straight from VRAM".to_string() } else { format!("through {}", f.via) };
-    let text = format!(
-        "{} read bytes [{}, {}) of buffer {} {through}:\n  it saw {} — {};\n  the reference run saw {} — {}.",
+    let expected = if f.expected.is_empty() {
+        // Judged by the memory model: the reference run made no such read.
+        format!(
+            "{} happens before this read and after the write it saw (the reference run made no such read: timing decided that it happens)",
+            writer_text(w, &f.expected_write)
+        )
+    } else if f.kind == "race" {
+        format!(
+            "the reference run saw {} — {} (a race: nothing orders the two writes and this read)",
+            writer_text(w, &f.expected_write),
+            spaced_hex(&f.expected, more)
+        )
+    } else {
+        format!("the reference run saw {} — {}", writer_text(w, &f.expected_write), spaced_hex(&f.expected, more))
+    };
+    let mut text = format!(
+        "{} read bytes [{}, {}) of buffer {} {through}:\n  it saw {} — {};\n  {expected}.",
         command_text(w, &f.at),
         f.offset,
         f.offset + f.size,
         f.resource,
         writer_text(w, &f.seen_write),
         spaced_hex(&f.seen, more),
-        writer_text(w, &f.expected_write),
-        spaced_hex(&f.expected, more),
     );
+    if f.diverged {
+        text.push_str("\n  Then the invocation took another path than in the reference run (a stale value decided it): its later reads are not compared.");
+    }
     text.replace("….", "…")
 }
 
@@ -264,7 +281,11 @@ pub fn text_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> S
             let _ = writeln!(o, "\n... and {} more finding(s) (all are in --report json).", r.findings.len() - TEXT_FINDINGS);
         }
         if r.findings.is_empty() && r.corrupted_bytes > 0 {
-            let _ = writeln!(o, "\nNo read saw stale bytes, but memory differs at the end: a write-back of stale data (a lost update) overwrote newer bytes.");
+            let _ = writeln!(
+                o,
+                "\nNo read saw stale bytes, but memory differs at the end: bytes of another write than the reference run's survive there\n\
+                 (a write-back of stale data, a lost update, or writes that race)."
+            );
         }
         let _ = writeln!(
             o,
