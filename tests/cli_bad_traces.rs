@@ -376,3 +376,78 @@ fn long_errors_are_cut() {
     let tail: String = err.chars().rev().take(100).collect::<Vec<_>>().into_iter().rev().collect();
     assert!(err.len() < 4200 && err.trim_end().ends_with("more bytes)"), "{} bytes, ending: {tail}", err.len());
 }
+
+/// An access in a barrier's access mask that no stage of its stage mask performs (the table of
+/// supported access types): refused at the access mask, naming the command and the VUID of the
+/// barrier's shape, in memory and buffer barriers, in pipeline barriers and events.
+#[test]
+fn accesses_no_stage_of_the_barrier_performs() {
+    let cases: Vec<(&str, String, Vec<&str>)> = vec![
+        (
+            "shader-write-at-top",
+            with_timeline(r#"{"cmd": "pipeline_barrier", "memory_barriers": [{"src_stage_mask": "TOP_OF_PIPE", "src_access_mask": "SHADER_WRITE", "dst_stage_mask": "COMPUTE_SHADER", "dst_access_mask": "SHADER_READ"}]}"#, SUBMIT),
+            vec![
+                ":9:",
+                "command_buffers[0].commands[0].memory_barriers[0].src_access_mask: vkCmdPipelineBarrier2: VUID-VkMemoryBarrier2-srcAccessMask-03909: src_access_mask has SHADER_WRITE, which no stage in src_stage_mask (TOP_OF_PIPE) performs; SHADER_WRITE is performed only by a shader stage",
+            ],
+        ),
+        (
+            "color-write-at-compute",
+            with_timeline(r#"{"cmd": "pipeline_barrier", "buffer_memory_barriers": [{"buffer": "A", "src_stage_mask": "CLEAR", "src_access_mask": "TRANSFER_WRITE", "dst_stage_mask": "COMPUTE_SHADER", "dst_access_mask": "SHADER_READ|COLOR_ATTACHMENT_WRITE"}]}"#, SUBMIT),
+            vec!["commands[0].buffer_memory_barriers[0].dst_access_mask", "VUID-VkBufferMemoryBarrier2-dstAccessMask-03911: dst_access_mask has COLOR_ATTACHMENT_WRITE, which no stage in dst_stage_mask (COMPUTE_SHADER) performs; COLOR_ATTACHMENT_WRITE is performed only by COLOR_ATTACHMENT_OUTPUT, ALL_GRAPHICS or ALL_COMMANDS"],
+        ),
+        (
+            "transfer-write-at-compute-set-event",
+            with_timeline(
+                r#"{"cmd": "set_event", "event": "e0", "dependency": {"memory_barriers": [{"src_stage_mask": "COMPUTE_SHADER", "src_access_mask": "TRANSFER_WRITE", "dst_stage_mask": "COMPUTE_SHADER", "dst_access_mask": "SHADER_STORAGE_READ"}]}}"#,
+                SUBMIT,
+            ),
+            vec!["commands[0].dependency.memory_barriers[0].src_access_mask", "vkCmdSetEvent2: VUID-VkMemoryBarrier2-srcAccessMask-03915: src_access_mask has TRANSFER_WRITE"],
+        ),
+        (
+            "host-read-at-all-commands-wait",
+            with_timeline(
+                r#"{"cmd": "set_event", "event": "e0", "dependency": {"memory_barriers": [{"src_stage_mask": "CLEAR", "src_access_mask": "TRANSFER_WRITE", "dst_stage_mask": "ALL_COMMANDS", "dst_access_mask": "HOST_READ"}]}},
+                   {"cmd": "wait_events", "events": ["e0"], "dependencies": [{"memory_barriers": [{"src_stage_mask": "CLEAR", "src_access_mask": "TRANSFER_WRITE", "dst_stage_mask": "ALL_COMMANDS", "dst_access_mask": "HOST_READ"}]}]}"#,
+                SUBMIT,
+            ),
+            vec!["commands[0].dependency.memory_barriers[0].dst_access_mask", "vkCmdSetEvent2: VUID-VkMemoryBarrier2-dstAccessMask-03916", "HOST_READ is performed only by HOST (ALL_COMMANDS does not include it)"],
+        ),
+        (
+            "wait-events-dependency",
+            with_timeline(
+                r#"{"cmd": "set_event", "event": "e0", "dependency": {"memory_barriers": [{"src_stage_mask": "CLEAR", "src_access_mask": "TRANSFER_WRITE"}]}},
+                   {"cmd": "wait_events", "events": ["e0"], "dependencies": [{"buffer_memory_barriers": [{"buffer": "A", "src_stage_mask": "CLEAR", "src_access_mask": "TRANSFER_WRITE", "dst_stage_mask": "COPY", "dst_access_mask": "UNIFORM_READ"}]}]}"#,
+                SUBMIT,
+            ),
+            vec!["commands[1].dependencies[0].buffer_memory_barriers[0].dst_access_mask", "vkCmdWaitEvents2: VUID-VkBufferMemoryBarrier2-dstAccessMask-03904"],
+        ),
+        (
+            "sync1-pipeline-barrier",
+            with_timeline(r#"{"cmd": "pipeline_barrier", "src_stage_mask": "COMPUTE_SHADER", "dst_stage_mask": "TRANSFER", "memory_barriers": [{"src_access_mask": "TRANSFER_WRITE", "dst_access_mask": "TRANSFER_READ"}]}"#, SUBMIT),
+            vec![
+                "commands[0].memory_barriers[0].src_access_mask",
+                "vkCmdPipelineBarrier: VUID-vkCmdPipelineBarrier-srcAccessMask-02815: src_access_mask has TRANSFER_WRITE, which no stage in the command's src_stage_mask (COMPUTE_SHADER) performs",
+            ],
+        ),
+        (
+            "sync1-wait-events-buffer",
+            with_timeline(
+                r#"{"cmd": "set_event", "event": "e0", "stage_mask": "COMPUTE_SHADER"},
+                   {"cmd": "wait_events", "events": ["e0"], "src_stage_mask": "COMPUTE_SHADER", "dst_stage_mask": "TRANSFER", "buffer_memory_barriers": [{"buffer": "A", "src_access_mask": "SHADER_WRITE", "dst_access_mask": "HOST_READ"}]}"#,
+                SUBMIT,
+            ),
+            vec!["commands[1].buffer_memory_barriers[0].dst_access_mask", "vkCmdWaitEvents: VUID-vkCmdWaitEvents-pBufferMemoryBarriers-02818: dst_access_mask has HOST_READ"],
+        ),
+    ];
+    let failures: Vec<String> = cases.iter().filter_map(|(n, t, f)| run_bad(n, t, f).err()).collect();
+    assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), cases.len(), failures.join("\n"));
+    // The umbrellas and meta stages that make these valid run.
+    for cmd in [
+        r#"{"cmd": "pipeline_barrier", "memory_barriers": [{"src_stage_mask": "TOP_OF_PIPE", "src_access_mask": "MEMORY_WRITE", "dst_stage_mask": "ALL_COMMANDS", "dst_access_mask": "SHADER_READ|TRANSFER_READ|MEMORY_READ"}]}"#,
+        r#"{"cmd": "pipeline_barrier", "src_stage_mask": "TRANSFER", "dst_stage_mask": "ALL_GRAPHICS|COMPUTE_SHADER", "memory_barriers": [{"src_access_mask": "TRANSFER_WRITE", "dst_access_mask": "SHADER_READ|UNIFORM_READ|COLOR_ATTACHMENT_READ"}]}"#,
+    ] {
+        let out = run_trace("valid-accesses", &with_timeline(cmd, SUBMIT), &[]);
+        assert_eq!(out.status.code(), Some(0), "{cmd}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}

@@ -363,6 +363,15 @@ fn check_command(w: &Workload, c: &Command) -> Result<(), String> {
                     return Err(format!("buffer barrier range [{}, +{size}) is outside buffer `{}`", b.offset, bb.name));
                 }
             }
+            // Each access must be performed by a stage of its stage mask (the loader checks
+            // traces first, with the synchronization1 shape's own VUIDs and the exact JSON path).
+            use crate::sync::valid::{BarrierKind, Shape, check_access_stages};
+            for (i, b) in dep.memory_barriers.iter().enumerate() {
+                check_access_stages(b, BarrierKind::Memory, Shape::Sync2).map_err(|e| format!("memory_barriers[{i}]: {e}"))?;
+            }
+            for (i, b) in dep.buffer_memory_barriers.iter().enumerate() {
+                check_access_stages(&b.barrier, BarrierKind::Buffer, Shape::Sync2).map_err(|e| format!("buffer_memory_barriers[{i}]: {e}"))?;
+            }
             match c {
                 Command::SetEvent { event, .. } if *event >= w.events.len() => return Err("unknown event".into()),
                 Command::WaitEvents { events, .. } if events.iter().any(|&e| e >= w.events.len()) => return Err("unknown event".into()),
