@@ -9,7 +9,8 @@
 //!   legal (stage, access) pairs, and the [`StageAccess`] usages and [`UsageSet`]s they yield.
 //! - [`MemoryBarrier2`] and the barriers that model implicit synchronization (semaphores,
 //!   fences, vkQueueSubmit).
-//! - Valid usage the loader enforces ([`valid`]): accesses a barrier's stages can perform.
+//! - Valid usage the loader enforces ([`valid`]): accesses a barrier's stages can perform, and
+//!   events waited on the queue that set them.
 
 pub mod barrier;
 pub mod flags;

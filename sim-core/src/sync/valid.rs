@@ -3,6 +3,9 @@
 //! - **Accesses a barrier's stages can perform.** An access type in an access mask must be
 //!   performed by at least one stage of the matching stage mask (the specification's table of
 //!   supported access types, `VkAccessFlagBits2`): [`check_access_stages`], [`unsupported_access`].
+//! - **Events stay on one queue.** vkCmdWaitEvents / vkCmdWaitEvents2 must not wait on an event
+//!   signal operation that occurs on another queue; only the same queue or the host may signal
+//!   what a device wait waits on: [`EventQueues`].
 //!
 //! [`Program`]: crate::engine::program::Program
 
@@ -372,6 +375,123 @@ pub fn check_access_stages(b: &MemoryBarrier2, kind: BarrierKind, shape: Shape) 
     Ok(())
 }
 
+/// Where a device event operation is: the submission (timeline index), its queue, and the
+/// command (command buffer name, index).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EventSite {
+    /// Index of the queue_submit in the timeline.
+    pub timeline: usize,
+    /// The queue it was submitted to.
+    pub queue: usize,
+    /// The command buffer's name.
+    pub command_buffer: String,
+    /// The command's index in it.
+    pub command: usize,
+}
+
+/// The signal operation an event's state comes from, as far as the timeline says.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Signal {
+    /// Unsignaled (never set, or reset by a command).
+    None,
+    /// vkSetEvent on the host.
+    Host,
+    /// vkCmdSetEvent(2) in a submission.
+    Device(EventSite),
+}
+
+/// A vkCmdWaitEvents(2) that waits on an event signal operation of another queue.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EventQueueError {
+    /// The event.
+    pub event: usize,
+    /// The set on one queue.
+    pub set: EventSite,
+    /// The wait on another.
+    pub wait: EventSite,
+}
+
+impl EventQueueError {
+    /// The message, with the trace's queue and event names.
+    pub fn message(&self, queues: &[String], events: &[String]) -> String {
+        let name = |v: &[String], i: usize| v.get(i).cloned().unwrap_or_else(|| i.to_string());
+        let (s, w) = (&self.set, &self.wait);
+        let order = if s.timeline <= w.timeline { "" } else { " later" };
+        format!(
+            "vkCmdWaitEvents2 in {}[{}], submitted to queue `{}`, waits on event `{}`, which vkCmdSetEvent2 in {}[{}] sets on queue `{}` \
+             (submitted{order} at timeline[{}]): vkCmdWaitEvents must not be used to wait on event signal operations occurring on other \
+             queues (the Vulkan specification, vkCmdWaitEvents and vkCmdWaitEvents2; the validation layers' \
+             UNASSIGNED-SubmitValidation-WaitEvents-WrongQueue); events order work within one queue or after the host, \
+             use a semaphore between queues",
+            w.command_buffer,
+            w.command,
+            name(queues, w.queue),
+            name(events, self.event),
+            s.command_buffer,
+            s.command,
+            name(queues, s.queue),
+            s.timeline,
+        )
+    }
+}
+
+/// Follows events through the timeline (in host order, which is each queue's submission order)
+/// to find device waits on event signal operations of another queue. A wait submitted while its
+/// event is signaled checks the queue of the signal operation that signaled it (none for the
+/// host); a wait submitted while it is unsignaled waits for the next signal operation, which
+/// must then be the host's or its own queue's.
+#[derive(Clone, Debug)]
+pub struct EventQueues {
+    last: Vec<Signal>,
+    pending: Vec<Vec<EventSite>>,
+}
+
+impl EventQueues {
+    /// No event signaled yet.
+    pub fn new(events: usize) -> EventQueues {
+        EventQueues { last: vec![Signal::None; events], pending: vec![Vec::new(); events] }
+    }
+
+    /// vkSetEvent on the host: it satisfies the waits pending on the event.
+    pub fn host_set(&mut self, event: usize) {
+        if let Some(l) = self.last.get_mut(event) {
+            *l = Signal::Host;
+            self.pending[event].clear();
+        }
+    }
+
+    /// vkCmdSetEvent(2) at `site`: an error when a wait pending on the event is on another queue.
+    pub fn device_set(&mut self, event: usize, site: EventSite) -> Result<(), EventQueueError> {
+        let Some(l) = self.last.get_mut(event) else { return Ok(()) };
+        let pending = std::mem::take(&mut self.pending[event]);
+        if let Some(wait) = pending.into_iter().find(|w| w.queue != site.queue) {
+            return Err(EventQueueError { event, set: site, wait });
+        }
+        *l = Signal::Device(site);
+        Ok(())
+    }
+
+    /// vkCmdResetEvent(2): the event is unsignaled.
+    pub fn device_reset(&mut self, event: usize) {
+        if let Some(l) = self.last.get_mut(event) {
+            *l = Signal::None;
+        }
+    }
+
+    /// vkCmdWaitEvents(2) at `site`: an error when the event's signal operation is another
+    /// queue's.
+    pub fn device_wait(&mut self, event: usize, site: EventSite) -> Result<(), EventQueueError> {
+        match self.last.get(event) {
+            Some(Signal::Device(set)) if set.queue != site.queue => Err(EventQueueError { event, set: set.clone(), wait: site }),
+            Some(Signal::None) => {
+                self.pending[event].push(site);
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -464,5 +584,43 @@ mod tests {
                 assert_eq!(check_access_stages(&b, BarrierKind::Memory, shape), Ok(()), "{b:?}");
             }
         }
+    }
+
+    fn site(timeline: usize, queue: usize) -> EventSite {
+        EventSite { timeline, queue, command_buffer: format!("cb{timeline}"), command: 0 }
+    }
+
+    #[test]
+    fn events_are_waited_on_the_queue_that_set_them() {
+        // Set on queue 0, waited on queue 1: refused, naming both.
+        let mut q = EventQueues::new(1);
+        q.device_set(0, site(0, 0)).unwrap();
+        let e = q.device_wait(0, site(1, 1)).unwrap_err();
+        assert_eq!((e.set.queue, e.wait.queue, e.set.timeline, e.wait.timeline), (0, 1, 0, 1));
+        let m = e.message(&["q0".into(), "q1".into()], &["e0".into()]);
+        assert!(m.contains("vkCmdWaitEvents2 in cb1[0], submitted to queue `q1`, waits on event `e0`, which vkCmdSetEvent2 in cb0[0] sets on queue `q0` (submitted at timeline[0])"), "{m}");
+        assert!(m.contains("must not be used to wait on event signal operations occurring on other queues"), "{m}");
+        // The same queue, or the host after another queue's set, is fine.
+        let mut q = EventQueues::new(1);
+        q.device_set(0, site(0, 0)).unwrap();
+        q.device_wait(0, site(1, 0)).unwrap();
+        q.host_set(0);
+        q.device_wait(0, site(2, 1)).unwrap();
+        // A wait submitted before the set (the event unsignaled) waits for the next signal.
+        let mut q = EventQueues::new(1);
+        q.device_wait(0, site(0, 1)).unwrap();
+        let e = q.device_set(0, site(1, 0)).unwrap_err();
+        assert_eq!((e.set.timeline, e.wait.timeline), (1, 0));
+        assert!(e.message(&["q0".into(), "q1".into()], &["e0".into()]).contains("(submitted later at timeline[1])"));
+        let mut q = EventQueues::new(1);
+        q.device_wait(0, site(0, 1)).unwrap();
+        q.host_set(0);
+        q.device_set(0, site(2, 0)).unwrap();
+        // A reset leaves the event unsignaled: the set before it no longer counts.
+        let mut q = EventQueues::new(1);
+        q.device_set(0, site(0, 0)).unwrap();
+        q.device_reset(0);
+        q.device_wait(0, site(1, 1)).unwrap();
+        assert!(q.device_set(0, site(2, 1)).is_ok());
     }
 }
