@@ -451,3 +451,52 @@ fn accesses_no_stage_of_the_barrier_performs() {
         assert_eq!(out.status.code(), Some(0), "{cmd}: {}", String::from_utf8_lossy(&out.stderr));
     }
 }
+
+/// An event set on one queue and waited on another: refused at the wait's submission, naming the
+/// event, both queues and both submissions, whichever is submitted first. A wait on the same
+/// queue, or after a host vkSetEvent, runs.
+#[test]
+fn events_waited_on_another_queue() {
+    let events_trace = |timeline: &str| {
+        format!(
+            r#"{{"gpusim_trace": 1, "name": "events",
+  "queues": ["q0", "q1"],
+  "memory": [{{"id": "dev", "size": 8192, "properties": "DEVICE_LOCAL"}}],
+  "buffers": [{{"id": "A", "memory": "dev", "size": 4096}}],
+  "events": ["e0"], "fences": ["f0", "f1"],
+  "command_buffers": [
+    {{"id": "setter", "commands": [{FILL}, {{"cmd": "set_event", "event": "e0", "stage_mask": "CLEAR"}}]}},
+    {{"id": "waiter", "commands": [{{"cmd": "wait_events", "events": ["e0"], "src_stage_mask": "CLEAR", "dst_stage_mask": "TRANSFER",
+      "memory_barriers": [{{"src_access_mask": "TRANSFER_WRITE", "dst_access_mask": "TRANSFER_WRITE"}}]}}, {FILL}]}}
+  ],
+  "timeline": [{timeline}]
+}}"#
+        )
+    };
+    let submit = |cb: &str, q: &str, f: &str| format!(r#"{{"op": "queue_submit", "queue": "{q}", "command_buffers": ["{cb}"], "fence": "{f}"}}"#);
+    let wait = r#"{"op": "wait_for_fences", "fences": ["f0", "f1"]}"#;
+    let set_first = format!("{}, {}, {wait}", submit("setter", "q0", "f0"), submit("waiter", "q1", "f1"));
+    run_bad(
+        "event-other-queue",
+        &events_trace(&set_first),
+        &[
+            "timeline[1]: vkCmdWaitEvents2 in waiter[0], submitted to queue `q1`, waits on event `e0`, which vkCmdSetEvent2 in setter[1] sets on queue `q0` (submitted at timeline[0])",
+            "must not be used to wait on event signal operations occurring on other queues",
+        ],
+    )
+    .unwrap();
+    // The wait submitted first, the set later on the other queue.
+    let wait_first = format!("{}, {}, {wait}", submit("waiter", "q1", "f1"), submit("setter", "q0", "f0"));
+    run_bad("event-other-queue-later", &events_trace(&wait_first), &["timeline[0]: vkCmdWaitEvents2 in waiter[0], submitted to queue `q1`", "sets on queue `q0` (submitted later at timeline[1])"]).unwrap();
+    // Both on q0, or the wait on q1 after the host set the event: valid.
+    let same = format!("{}, {}, {wait}", submit("setter", "q0", "f0"), submit("waiter", "q0", "f1"));
+    let host = format!(
+        r#"{}, {{"op": "wait_for_fences", "fences": ["f0"]}}, {{"op": "set_event", "event": "e0"}}, {}, {{"op": "wait_for_fences", "fences": ["f1"]}}"#,
+        submit("setter", "q0", "f0"),
+        submit("waiter", "q1", "f1")
+    );
+    for (name, timeline) in [("event-same-queue", same), ("event-host-set", host)] {
+        let out = run_trace(name, &events_trace(&timeline), &[]);
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}

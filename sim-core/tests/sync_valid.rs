@@ -1,5 +1,5 @@
 //! Valid usage Program::new enforces on workloads built in code (traces are checked by the
-//! loader first): accesses a barrier's stages do not perform.
+//! loader first): accesses a barrier's stages do not perform, and events waited on another queue.
 
 use sim_core::engine::{BufferMemoryBarrier, Command, DependencyInfo, HostOp, Program, Workload, WorkloadError};
 use sim_core::sync::{AccessFlags2 as A, MemoryBarrier2, PipelineStageFlags2 as S};
@@ -47,4 +47,42 @@ fn barrier_accesses_need_a_stage_that_performs_them() {
     // Valid pairs make a program.
     let ok = Command::PipelineBarrier(DependencyInfo::memory(S::CLEAR | S::TOP_OF_PIPE, A::TRANSFER_WRITE | A::MEMORY_WRITE, S::ALL_COMMANDS, A::SHADER_READ | A::UNIFORM_READ));
     assert!(Program::new(&one_command(ok)).is_ok());
+}
+
+/// q0 sets e0; q1 waits on it, submitted after or before the set.
+fn two_queues(wait_first: bool, host_set_between: bool) -> Workload {
+    let mut w = Workload::new("events");
+    let q1 = w.queue("q1");
+    let e = w.event("e0");
+    let set = w.command_buffer("setter", vec![Command::SetEvent { event: e, dependency: DependencyInfo::memory(S::ALL_COMMANDS, A::NONE, S::NONE, A::NONE) }]);
+    let wait = w.command_buffer("waiter", vec![Command::WaitEvents { events: vec![e], dependency: DependencyInfo::memory(S::ALL_COMMANDS, A::NONE, S::ALL_COMMANDS, A::NONE) }]);
+    let (f0, f1) = (w.fence("f0"), w.fence("f1"));
+    if wait_first {
+        w.submit(q1, vec![wait], Some(f1));
+        w.submit(0, vec![set], Some(f0));
+    } else {
+        w.submit(0, vec![set], Some(f0));
+        if host_set_between {
+            w.host(HostOp::WaitForFences(vec![f0]));
+            w.host(HostOp::SetEvent(e));
+        }
+        w.submit(q1, vec![wait], Some(f1));
+    }
+    w.host(HostOp::WaitForFences(vec![f0, f1]));
+    w
+}
+
+#[test]
+fn events_are_not_waited_on_another_queue() {
+    let (at, message) = invalid(&two_queues(false, false));
+    assert_eq!(at, "timeline[1]");
+    assert!(
+        message.starts_with("vkCmdWaitEvents2 in waiter[0], submitted to queue `q1`, waits on event `e0`, which vkCmdSetEvent2 in setter[0] sets on queue `q0` (submitted at timeline[0])"),
+        "{message}"
+    );
+    let (at, message) = invalid(&two_queues(true, false));
+    assert_eq!(at, "timeline[0]");
+    assert!(message.contains("(submitted later at timeline[1])"), "{message}");
+    // After a host vkSetEvent the wait waits on the host's signal, which any queue may.
+    assert!(Program::new(&two_queues(false, true)).is_ok());
 }
