@@ -376,3 +376,127 @@ fn long_errors_are_cut() {
     let tail: String = err.chars().rev().take(100).collect::<Vec<_>>().into_iter().rev().collect();
     assert!(err.len() < 4200 && err.trim_end().ends_with("more bytes)"), "{} bytes, ending: {tail}", err.len());
 }
+
+/// An access in a barrier's access mask that no stage of its stage mask performs (the table of
+/// supported access types): refused at the access mask, naming the command and the VUID of the
+/// barrier's shape, in memory and buffer barriers, in pipeline barriers and events.
+#[test]
+fn accesses_no_stage_of_the_barrier_performs() {
+    let cases: Vec<(&str, String, Vec<&str>)> = vec![
+        (
+            "shader-write-at-top",
+            with_timeline(r#"{"cmd": "pipeline_barrier", "memory_barriers": [{"src_stage_mask": "TOP_OF_PIPE", "src_access_mask": "SHADER_WRITE", "dst_stage_mask": "COMPUTE_SHADER", "dst_access_mask": "SHADER_READ"}]}"#, SUBMIT),
+            vec![
+                ":9:",
+                "command_buffers[0].commands[0].memory_barriers[0].src_access_mask: vkCmdPipelineBarrier2: VUID-VkMemoryBarrier2-srcAccessMask-03909: src_access_mask has SHADER_WRITE, which no stage in src_stage_mask (TOP_OF_PIPE) performs; SHADER_WRITE is performed only by a shader stage",
+            ],
+        ),
+        (
+            "color-write-at-compute",
+            with_timeline(r#"{"cmd": "pipeline_barrier", "buffer_memory_barriers": [{"buffer": "A", "src_stage_mask": "CLEAR", "src_access_mask": "TRANSFER_WRITE", "dst_stage_mask": "COMPUTE_SHADER", "dst_access_mask": "SHADER_READ|COLOR_ATTACHMENT_WRITE"}]}"#, SUBMIT),
+            vec!["commands[0].buffer_memory_barriers[0].dst_access_mask", "VUID-VkBufferMemoryBarrier2-dstAccessMask-03911: dst_access_mask has COLOR_ATTACHMENT_WRITE, which no stage in dst_stage_mask (COMPUTE_SHADER) performs; COLOR_ATTACHMENT_WRITE is performed only by COLOR_ATTACHMENT_OUTPUT, ALL_GRAPHICS or ALL_COMMANDS"],
+        ),
+        (
+            "transfer-write-at-compute-set-event",
+            with_timeline(
+                r#"{"cmd": "set_event", "event": "e0", "dependency": {"memory_barriers": [{"src_stage_mask": "COMPUTE_SHADER", "src_access_mask": "TRANSFER_WRITE", "dst_stage_mask": "COMPUTE_SHADER", "dst_access_mask": "SHADER_STORAGE_READ"}]}}"#,
+                SUBMIT,
+            ),
+            vec!["commands[0].dependency.memory_barriers[0].src_access_mask", "vkCmdSetEvent2: VUID-VkMemoryBarrier2-srcAccessMask-03915: src_access_mask has TRANSFER_WRITE"],
+        ),
+        (
+            "host-read-at-all-commands-wait",
+            with_timeline(
+                r#"{"cmd": "set_event", "event": "e0", "dependency": {"memory_barriers": [{"src_stage_mask": "CLEAR", "src_access_mask": "TRANSFER_WRITE", "dst_stage_mask": "ALL_COMMANDS", "dst_access_mask": "HOST_READ"}]}},
+                   {"cmd": "wait_events", "events": ["e0"], "dependencies": [{"memory_barriers": [{"src_stage_mask": "CLEAR", "src_access_mask": "TRANSFER_WRITE", "dst_stage_mask": "ALL_COMMANDS", "dst_access_mask": "HOST_READ"}]}]}"#,
+                SUBMIT,
+            ),
+            vec!["commands[0].dependency.memory_barriers[0].dst_access_mask", "vkCmdSetEvent2: VUID-VkMemoryBarrier2-dstAccessMask-03916", "HOST_READ is performed only by HOST (ALL_COMMANDS does not include it)"],
+        ),
+        (
+            "wait-events-dependency",
+            with_timeline(
+                r#"{"cmd": "set_event", "event": "e0", "dependency": {"memory_barriers": [{"src_stage_mask": "CLEAR", "src_access_mask": "TRANSFER_WRITE"}]}},
+                   {"cmd": "wait_events", "events": ["e0"], "dependencies": [{"buffer_memory_barriers": [{"buffer": "A", "src_stage_mask": "CLEAR", "src_access_mask": "TRANSFER_WRITE", "dst_stage_mask": "COPY", "dst_access_mask": "UNIFORM_READ"}]}]}"#,
+                SUBMIT,
+            ),
+            vec!["commands[1].dependencies[0].buffer_memory_barriers[0].dst_access_mask", "vkCmdWaitEvents2: VUID-VkBufferMemoryBarrier2-dstAccessMask-03904"],
+        ),
+        (
+            "sync1-pipeline-barrier",
+            with_timeline(r#"{"cmd": "pipeline_barrier", "src_stage_mask": "COMPUTE_SHADER", "dst_stage_mask": "TRANSFER", "memory_barriers": [{"src_access_mask": "TRANSFER_WRITE", "dst_access_mask": "TRANSFER_READ"}]}"#, SUBMIT),
+            vec![
+                "commands[0].memory_barriers[0].src_access_mask",
+                "vkCmdPipelineBarrier: VUID-vkCmdPipelineBarrier-srcAccessMask-02815: src_access_mask has TRANSFER_WRITE, which no stage in the command's src_stage_mask (COMPUTE_SHADER) performs",
+            ],
+        ),
+        (
+            "sync1-wait-events-buffer",
+            with_timeline(
+                r#"{"cmd": "set_event", "event": "e0", "stage_mask": "COMPUTE_SHADER"},
+                   {"cmd": "wait_events", "events": ["e0"], "src_stage_mask": "COMPUTE_SHADER", "dst_stage_mask": "TRANSFER", "buffer_memory_barriers": [{"buffer": "A", "src_access_mask": "SHADER_WRITE", "dst_access_mask": "HOST_READ"}]}"#,
+                SUBMIT,
+            ),
+            vec!["commands[1].buffer_memory_barriers[0].dst_access_mask", "vkCmdWaitEvents: VUID-vkCmdWaitEvents-pBufferMemoryBarriers-02818: dst_access_mask has HOST_READ"],
+        ),
+    ];
+    let failures: Vec<String> = cases.iter().filter_map(|(n, t, f)| run_bad(n, t, f).err()).collect();
+    assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), cases.len(), failures.join("\n"));
+    // The umbrellas and meta stages that make these valid run.
+    for cmd in [
+        r#"{"cmd": "pipeline_barrier", "memory_barriers": [{"src_stage_mask": "TOP_OF_PIPE", "src_access_mask": "MEMORY_WRITE", "dst_stage_mask": "ALL_COMMANDS", "dst_access_mask": "SHADER_READ|TRANSFER_READ|MEMORY_READ"}]}"#,
+        r#"{"cmd": "pipeline_barrier", "src_stage_mask": "TRANSFER", "dst_stage_mask": "ALL_GRAPHICS|COMPUTE_SHADER", "memory_barriers": [{"src_access_mask": "TRANSFER_WRITE", "dst_access_mask": "SHADER_READ|UNIFORM_READ|COLOR_ATTACHMENT_READ"}]}"#,
+    ] {
+        let out = run_trace("valid-accesses", &with_timeline(cmd, SUBMIT), &[]);
+        assert_eq!(out.status.code(), Some(0), "{cmd}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}
+
+/// An event set on one queue and waited on another: refused at the wait's submission, naming the
+/// event, both queues and both submissions, whichever is submitted first. A wait on the same
+/// queue, or after a host vkSetEvent, runs.
+#[test]
+fn events_waited_on_another_queue() {
+    let events_trace = |timeline: &str| {
+        format!(
+            r#"{{"gpusim_trace": 1, "name": "events",
+  "queues": ["q0", "q1"],
+  "memory": [{{"id": "dev", "size": 8192, "properties": "DEVICE_LOCAL"}}],
+  "buffers": [{{"id": "A", "memory": "dev", "size": 4096}}],
+  "events": ["e0"], "fences": ["f0", "f1"],
+  "command_buffers": [
+    {{"id": "setter", "commands": [{FILL}, {{"cmd": "set_event", "event": "e0", "stage_mask": "CLEAR"}}]}},
+    {{"id": "waiter", "commands": [{{"cmd": "wait_events", "events": ["e0"], "src_stage_mask": "CLEAR", "dst_stage_mask": "TRANSFER",
+      "memory_barriers": [{{"src_access_mask": "TRANSFER_WRITE", "dst_access_mask": "TRANSFER_WRITE"}}]}}, {FILL}]}}
+  ],
+  "timeline": [{timeline}]
+}}"#
+        )
+    };
+    let submit = |cb: &str, q: &str, f: &str| format!(r#"{{"op": "queue_submit", "queue": "{q}", "command_buffers": ["{cb}"], "fence": "{f}"}}"#);
+    let wait = r#"{"op": "wait_for_fences", "fences": ["f0", "f1"]}"#;
+    let set_first = format!("{}, {}, {wait}", submit("setter", "q0", "f0"), submit("waiter", "q1", "f1"));
+    run_bad(
+        "event-other-queue",
+        &events_trace(&set_first),
+        &[
+            "timeline[1]: vkCmdWaitEvents2 in waiter[0], submitted to queue `q1`, waits on event `e0`, which vkCmdSetEvent2 in setter[1] sets on queue `q0` (submitted at timeline[0])",
+            "must not be used to wait on event signal operations occurring on other queues",
+        ],
+    )
+    .unwrap();
+    // The wait submitted first, the set later on the other queue.
+    let wait_first = format!("{}, {}, {wait}", submit("waiter", "q1", "f1"), submit("setter", "q0", "f0"));
+    run_bad("event-other-queue-later", &events_trace(&wait_first), &["timeline[0]: vkCmdWaitEvents2 in waiter[0], submitted to queue `q1`", "sets on queue `q0` (submitted later at timeline[1])"]).unwrap();
+    // Both on q0, or the wait on q1 after the host set the event: valid.
+    let same = format!("{}, {}, {wait}", submit("setter", "q0", "f0"), submit("waiter", "q0", "f1"));
+    let host = format!(
+        r#"{}, {{"op": "wait_for_fences", "fences": ["f0"]}}, {{"op": "set_event", "event": "e0"}}, {}, {{"op": "wait_for_fences", "fences": ["f1"]}}"#,
+        submit("setter", "q0", "f0"),
+        submit("waiter", "q1", "f1")
+    );
+    for (name, timeline) in [("event-same-queue", same), ("event-host-set", host)] {
+        let out = run_trace(name, &events_trace(&timeline), &[]);
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}

@@ -267,8 +267,10 @@ fn s6(set_stage: S) -> Workload {
     let b = w.device_buffer("B", N);
     let e = w.event("e0");
     let p = w.wgsl_pipeline("add_one", ADD_ONE, "main").unwrap();
-    let dep_set = DependencyInfo::memory(set_stage, A::TRANSFER_WRITE, S::COMPUTE_SHADER, A::SHADER_STORAGE_READ);
-    let dep_wait = DependencyInfo::memory(set_stage, A::TRANSFER_WRITE, S::COMPUTE_SHADER, A::SHADER_STORAGE_READ);
+    // TRANSFER_WRITE only where the stage performs it: Vulkan forbids it beside COMPUTE_SHADER.
+    let src_access = if set_stage.contains(S::CLEAR) { A::TRANSFER_WRITE } else { A::NONE };
+    let dep_set = DependencyInfo::memory(set_stage, src_access, S::COMPUTE_SHADER, A::SHADER_STORAGE_READ);
+    let dep_wait = DependencyInfo::memory(set_stage, src_access, S::COMPUTE_SHADER, A::SHADER_STORAGE_READ);
     let c = vec![
         Command::FillBuffer { dst: a, offset: 0, size: None, data: 3 },
         Command::SetEvent { event: e, dependency: dep_set },

@@ -154,6 +154,8 @@ impl<'w> Program<'w> {
         // covered yet: submitting it again then needs SIMULTANEOUS_USE (Vulkan's pending state).
         let mut pending: Vec<Option<(usize, usize)>> = vec![None; cbs.len()];
         let mut fence_submit: Vec<Option<(usize, usize)>> = vec![None; w.fences.len()];
+        // Which queue's signal operation each event's device waits wait on.
+        let mut event_queues = crate::sync::valid::EventQueues::new(w.events.len());
         for (t, op) in w.timeline.iter().enumerate() {
             let at = format!("timeline[{t}]");
             match op {
@@ -212,6 +214,18 @@ impl<'w> Program<'w> {
                                 if instances.len() >= MAX_COMMAND_INSTANCES {
                                     return Err(invalid(&at, format!("more than {MAX_COMMAND_INSTANCES} command instances")));
                                 }
+                                let site = || crate::sync::valid::EventSite { timeline: t, queue: *queue, command_buffer: desc.name.clone(), command: index };
+                                let cross = |e: crate::sync::valid::EventQueueError| invalid(format!("timeline[{}]", e.wait.timeline), e.message(&w.queues, &w.events));
+                                match &desc.commands[index] {
+                                    Command::SetEvent { event, .. } => event_queues.device_set(*event, site()).map_err(cross)?,
+                                    Command::ResetEvent { event, .. } => event_queues.device_reset(*event),
+                                    Command::WaitEvents { events, .. } => {
+                                        for &e in events {
+                                            event_queues.device_wait(e, site()).map_err(cross)?;
+                                        }
+                                    }
+                                    _ => {}
+                                }
                                 let r = CommandRef { submit: t, batch: b, command_buffer: desc.name.clone(), command: index };
                                 let tag = writers.len() as Tag;
                                 writers.push(Writer::Command(r.clone()));
@@ -257,6 +271,7 @@ impl<'w> Program<'w> {
                     if *e >= w.events.len() {
                         return Err(invalid(at, "unknown event"));
                     }
+                    event_queues.host_set(*e);
                 }
                 HostOp::FlushMappedMemoryRanges(ranges) | HostOp::InvalidateMappedMemoryRanges(ranges) => {
                     for (i, r) in ranges.iter().enumerate() {
@@ -362,6 +377,15 @@ fn check_command(w: &Workload, c: &Command) -> Result<(), String> {
                 if !fits(b.offset, size, bb.size) {
                     return Err(format!("buffer barrier range [{}, +{size}) is outside buffer `{}`", b.offset, bb.name));
                 }
+            }
+            // Each access must be performed by a stage of its stage mask (the loader checks
+            // traces first, with the synchronization1 shape's own VUIDs and the exact JSON path).
+            use crate::sync::valid::{BarrierKind, Shape, check_access_stages};
+            for (i, b) in dep.memory_barriers.iter().enumerate() {
+                check_access_stages(b, BarrierKind::Memory, Shape::Sync2).map_err(|e| format!("memory_barriers[{i}]: {e}"))?;
+            }
+            for (i, b) in dep.buffer_memory_barriers.iter().enumerate() {
+                check_access_stages(&b.barrier, BarrierKind::Buffer, Shape::Sync2).map_err(|e| format!("buffer_memory_barriers[{i}]: {e}"))?;
             }
             match c {
                 Command::SetEvent { event, .. } if *event >= w.events.len() => return Err("unknown event".into()),

@@ -9,10 +9,13 @@
 //!   legal (stage, access) pairs, and the [`StageAccess`] usages and [`UsageSet`]s they yield.
 //! - [`MemoryBarrier2`] and the barriers that model implicit synchronization (semaphores,
 //!   fences, vkQueueSubmit).
+//! - Valid usage the loader enforces ([`valid`]): accesses a barrier's stages can perform, and
+//!   events waited on the queue that set them.
 
 pub mod barrier;
 pub mod flags;
 pub mod scope;
+pub mod valid;
 
 pub use barrier::MemoryBarrier2;
 pub use flags::{AccessFlags2, FlagParseError, PipelineStageFlags2};

@@ -15,6 +15,7 @@ use crate::engine::{
     BufferBinding, BufferCopy, BufferMemoryBarrier, Command, DependencyInfo, HostOp, MappedRange, MemoryDesc, MemoryProperties, SubmitBatch,
     Workload,
 };
+use crate::sync::valid::{BarrierKind, Shape, check_access_stages};
 use crate::sync::{AccessFlags2 as A, MemoryBarrier2, PipelineStageFlags2 as S};
 
 /// A load error: the JSON path and the message.
@@ -466,18 +467,37 @@ impl Builder<'_> {
         Ok(BufferMemoryBarrier { barrier, buffer, offset: b.offset, size })
     }
 
-    fn dependency(&self, cmd_stages: Option<(S, S)>, mem: &[Barrier], bufs: &[BufferBarrier], images: &[serde_json::Value], path: &str) -> R<DependencyInfo> {
+    /// The dependency of command `cmd` (`pipeline_barrier`, `set_event` or `wait_events`),
+    /// each barrier checked for accesses its stages do not perform (with the VUIDs of the
+    /// synchronization1 shape when `cmd_stages` is given).
+    fn dependency(&self, cmd: &str, cmd_stages: Option<(S, S)>, mem: &[Barrier], bufs: &[BufferBarrier], images: &[serde_json::Value], path: &str) -> R<DependencyInfo> {
         if !images.is_empty() {
             return fail(format!("{path}.image_memory_barriers[0]"), "image memory barriers are not supported yet by the engine (images are not)");
         }
         check_len(mem, path)?;
         check_len(bufs, path)?;
+        let (shape, vk) = match (cmd_stages.is_some(), cmd) {
+            (true, "wait_events") => (Shape::Sync1WaitEvents, "vkCmdWaitEvents"),
+            (true, _) => (Shape::Sync1PipelineBarrier, "vkCmdPipelineBarrier"),
+            (false, "wait_events") => (Shape::Sync2, "vkCmdWaitEvents2"),
+            (false, "set_event") => (Shape::Sync2, "vkCmdSetEvent2"),
+            (false, _) => (Shape::Sync2, "vkCmdPipelineBarrier2"),
+        };
+        let accesses = |b: &MemoryBarrier2, kind: BarrierKind, p: String| -> R<()> {
+            check_access_stages(b, kind, shape).or_else(|e| fail(format!("{p}.{}", e.field()), format!("{vk}: {e}")))
+        };
         let mut d = DependencyInfo::default();
         for (i, b) in mem.iter().enumerate() {
-            d.memory_barriers.push(self.barrier(b, cmd_stages, &format!("{path}.memory_barriers[{i}]"))?);
+            let p = format!("{path}.memory_barriers[{i}]");
+            let barrier = self.barrier(b, cmd_stages, &p)?;
+            accesses(&barrier, BarrierKind::Memory, p)?;
+            d.memory_barriers.push(barrier);
         }
         for (i, b) in bufs.iter().enumerate() {
-            d.buffer_memory_barriers.push(self.buffer_barrier(b, cmd_stages, &format!("{path}.buffer_memory_barriers[{i}]"))?);
+            let p = format!("{path}.buffer_memory_barriers[{i}]");
+            let barrier = self.buffer_barrier(b, cmd_stages, &p)?;
+            accesses(&barrier.barrier, BarrierKind::Buffer, p)?;
+            d.buffer_memory_barriers.push(barrier);
         }
         if let Some((src, dst)) = cmd_stages
             && mem.is_empty()
@@ -601,6 +621,7 @@ impl Builder<'_> {
             "pipeline_barrier" => {
                 let stages = sync1_stages(c, path)?;
                 Command::PipelineBarrier(self.dependency(
+                    name,
                     stages,
                     c.memory_barriers.as_deref().unwrap_or_default(),
                     c.buffer_memory_barriers.as_deref().unwrap_or_default(),
@@ -618,7 +639,7 @@ impl Builder<'_> {
                     (Some(_), Some(_)) => return fail(path, "give `dependency` (synchronization2) or `stage_mask` (synchronization1), not both"),
                     (Some(d), None) => {
                         let p = format!("{path}.dependency");
-                        let dep = self.dependency(None, &d.memory_barriers, &d.buffer_memory_barriers, &d.image_memory_barriers, &p)?;
+                        let dep = self.dependency(name, None, &d.memory_barriers, &d.buffer_memory_barriers, &d.image_memory_barriers, &p)?;
                         (dep.clone(), Some(dep))
                     }
                     // vkCmdSetEvent has only a stage mask: an execution dependency's first
@@ -652,13 +673,14 @@ impl Builder<'_> {
                         }
                         let mut merged = DependencyInfo::default();
                         for (i, d) in ds.iter().enumerate() {
-                            let dep = self.dependency(None, &d.memory_barriers, &d.buffer_memory_barriers, &d.image_memory_barriers, &format!("{path}.dependencies[{i}]"))?;
+                            let dep = self.dependency(name, None, &d.memory_barriers, &d.buffer_memory_barriers, &d.image_memory_barriers, &format!("{path}.dependencies[{i}]"))?;
                             merged.memory_barriers.extend(dep.memory_barriers);
                             merged.buffer_memory_barriers.extend(dep.buffer_memory_barriers);
                         }
                         merged
                     }
                     (None, Some(_)) => self.dependency(
+                        name,
                         stages,
                         c.memory_barriers.as_deref().unwrap_or_default(),
                         c.buffer_memory_barriers.as_deref().unwrap_or_default(),
@@ -786,7 +808,7 @@ impl Builder<'_> {
                     let Some((sc, sk, Some(set_dep))) = set else { continue };
                     let path = format!("command_buffers[{ci}].commands[{k}].dependencies[{i}]");
                     let d = &ds[i];
-                    let dep = self.dependency(None, &d.memory_barriers, &d.buffer_memory_barriers, &d.image_memory_barriers, &path)?;
+                    let dep = self.dependency("wait_events", None, &d.memory_barriers, &d.buffer_memory_barriers, &d.image_memory_barriers, &path)?;
                     if !same_dependency(&dep, set_dep) {
                         return fail(
                             path,
