@@ -112,6 +112,9 @@ pub fn json_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> s
         seen_hex: String,
         expected_hex: String,
         cycle: u64,
+        kind: &'static str,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        diverged: bool,
     }
     let findings: Vec<F> = r
         .findings
@@ -128,6 +131,8 @@ pub fn json_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> s
             seen_hex: hex(&f.seen),
             expected_hex: hex(&f.expected),
             cycle: f.cycle,
+            kind: f.kind,
+            diverged: f.diverged,
         })
         .collect();
     let host_reads: Vec<serde_json::Value> = r
