@@ -2,17 +2,32 @@
 //! about every read.
 //!
 //! # How a run works
+//! ```text
+//!   Workload -> Program (checked, numbered) -> Stream (nodes per queue, dependency rules)
+//!                                                  |            |             |
+//!                               reference run <----+   timed engine (Sim)   gpusim graph
+//!                               (each queue in       on the profile's
+//!                               order, flat memory)  machine
+//!                                     |                     |
+//!                                     +--> oracle: Verdict per read, Order + WriteLog
+//!                                           for reads the reference never made
+//! ```
 //! 1. [`Program`] checks a [`Workload`] and numbers it: command instances, provenance tags
 //!    (one per command instance and host write), device addresses of memory objects.
-//! 2. The reference run ([`reference::reference_run`]) executes it in submission order on flat
-//!    memory and fingerprints every read.
-//! 3. The simulated run ([`run::Sim`]) executes it on the machine a [`Profile`] describes:
-//!    commands overlap unless synchronization orders them, barriers perform the profile's cache
-//!    operations, and every read is fingerprinted and checked against the reference.
-//! 4. If reads differed, the reference runs once more to capture those reads in detail, and
-//!    each difference becomes a [`Finding`]: which command read which bytes of which buffer,
-//!    through which cache, whose write it saw and whose it should have seen. Final memory is
-//!    compared byte for byte.
+//! 2. [`stream::Stream`] lowers it to queues once: action commands, sync nodes, host gates, and
+//!    the one set of dependency rules every reader shares ([`order::Order`] answers
+//!    happens-before from them).
+//! 3. The reference run ([`reference::reference_run`]) executes the stream in submission order
+//!    on flat memory, each queue held back only by its own unmet waits, and fingerprints every
+//!    read: its bytes, where it read, and whose writes it saw.
+//! 4. The simulated run ([`run::Sim`]) executes the stream on the machine a [`Profile`]
+//!    describes: commands overlap unless synchronization orders them, barriers perform the
+//!    profile's cache operations, and the oracle ([`oracle`]) judges every read: stale, racing,
+//!    or different only because timing decided its writers' output or its very existence.
+//! 5. If reads were stale, the reference runs once more to capture those reads in detail, and
+//!    each becomes a [`Finding`]: which command read which bytes of which buffer, through
+//!    which cache, whose write it saw and whose it should have seen. Final memory is compared
+//!    byte for byte, by writer.
 //!
 //! Functional effect and timing stay apart: caches move bytes ([`machine`]); the timing model
 //! turns what they report into cycles.
