@@ -97,12 +97,13 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     dst[id.x] = 1000u + id.x;
 }
 "#;
-    for (idle, gated) in [(HostOp::QueueWaitIdle(0), true), (HostOp::DeviceWaitIdle, true), (HostOp::QueueWaitIdle(0), false)] {
+    for (idle, gated) in [(HostOp::QueueWaitIdle(0), true), (HostOp::QueueWaitIdle(0), false), (HostOp::DeviceWaitIdle, false)] {
         let mut w = Workload::new(format!("{idle:?}-then-{}copy", if gated { "gated-" } else { "" }));
         let a = w.device_buffer("A", N);
         let b = w.device_buffer("B", N);
         let p = w.wgsl_pipeline("write_value", WRITE_VALUE, "main").unwrap();
         let e = w.event("e");
+        let q1 = w.queue("q1");
         let write = w.command_buffer("write", vec![dispatch(p, (N / 256) as u32, vec![storage(0, a)])]);
         let mut then = vec![copy(a, b, N)];
         if gated {
@@ -110,10 +111,15 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         }
         let read = w.command_buffer("copy", then);
         w.submit(0, vec![write], None);
-        w.host(idle.clone());
-        w.submit(0, vec![read], None);
         if gated {
+            // Submitted on q1 before the wait: its submission's own operations come too early,
+            // and only the idle wait's fence signal makes the dispatch's bytes available.
+            w.submit(q1, vec![read], None);
+            w.host(idle.clone());
             w.host(HostOp::SetEvent(e));
+        } else {
+            w.host(idle.clone());
+            w.submit(0, vec![read], None);
         }
         w.host(HostOp::DeviceWaitIdle);
         assert_clean_everywhere(&w);
