@@ -40,9 +40,12 @@ fn run(trace: &str, name: &str, extra: &[&str]) -> (Value, Value) {
     (report, timeline)
 }
 
-/// The slices of each (pid, tid), as (start, end, event) in nanoseconds.
-fn slices(timeline: &Value) -> BTreeMap<(u64, u64), Vec<(i64, i64, &Value)>> {
-    let mut by_thread: BTreeMap<(u64, u64), Vec<(i64, i64, &Value)>> = BTreeMap::new();
+/// A slice: (start, end, event), times in nanoseconds.
+type Slice<'a> = (i64, i64, &'a Value);
+
+/// The slices of each (pid, tid).
+fn slices(timeline: &Value) -> BTreeMap<(u64, u64), Vec<Slice<'_>>> {
+    let mut by_thread: BTreeMap<(u64, u64), Vec<Slice<'_>>> = BTreeMap::new();
     for e in timeline["traceEvents"].as_array().unwrap() {
         if e["ph"] == "X" {
             let (start, dur) = (ns(&e["ts"]), ns(&e["dur"]));
@@ -76,11 +79,11 @@ fn partly_overlapping(timeline: &Value) -> Vec<String> {
             while open.last().is_some_and(|&(_, end, _)| end <= s) {
                 open.pop();
             }
-            if let Some(&(os, oe, oev)) = open.last() {
-                if e > oe {
-                    bad.push(format!("{thread:?}: [{os}, {oe}) {} and [{s}, {e}) {}", oev["name"], ev["name"]));
-                    continue;
-                }
+            if let Some(&(os, oe, oev)) = open.last()
+                && e > oe
+            {
+                bad.push(format!("{thread:?}: [{os}, {oe}) {} and [{s}, {e}) {}", oev["name"], ev["name"]));
+                continue;
             }
             open.push((s, e, ev));
         }
@@ -191,7 +194,7 @@ fn many_workgroups_on_one_cu_each_get_a_slot() {
     check_findings(&report, &timeline);
     let names = thread_names(&timeline);
     let all = slices(&timeline);
-    let workgroups: Vec<(&(u64, u64), &(i64, i64, &Value))> = all.iter().flat_map(|(t, v)| v.iter().filter(|s| s.2["cat"] == "workgroup").map(move |s| (t, s))).collect();
+    let workgroups: Vec<(&(u64, u64), &Slice)> = all.iter().flat_map(|(t, v)| v.iter().filter(|s| s.2["cat"] == "workgroup").map(move |s| (t, s))).collect();
     assert_eq!(workgroups.len(), 4096);
     // Each workgroup on a thread `CU c slot s`, s below the profile's 4 slots; on one CU, the
     // slots' slices overlapped in time (several workgroups at once).

@@ -20,14 +20,7 @@ fn tail(set_binding: (u32, u32), buffer: BufferId) -> BufferBinding {
 }
 
 use samples::ADD_ONE_WGSL as ADD_ONE;
-
-const WRITE_VALUE: &str = r#"
-@group(0) @binding(0) var<storage, read_write> dst: array<u32>;
-@compute @workgroup_size(64)
-fn main(@builtin(global_invocation_id) id: vec3<u32>) {
-    dst[id.x] = 1000u + id.x;
-}
-"#;
+use samples::WRITE_VALUE_WGSL as WRITE_VALUE;
 
 /// `dst[i] = u.v[i % 16].x`, read through the uniform cache: the example traces' shader.
 const READ_UNIFORM: &str = include_str!("../../examples/traces/shaders/read_uniform.wgsl");

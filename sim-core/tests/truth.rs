@@ -90,18 +90,11 @@ fn a_host_event_holds_back_only_the_waiting_queue() {
 /// bytes even where the copy reads VRAM and the dispatch left them dirty in the L2.
 #[test]
 fn idle_waits_make_writes_available() {
-    const WRITE_VALUE: &str = r#"
-@group(0) @binding(0) var<storage, read_write> dst: array<u32>;
-@compute @workgroup_size(64)
-fn main(@builtin(global_invocation_id) id: vec3<u32>) {
-    dst[id.x] = 1000u + id.x;
-}
-"#;
     for (idle, gated) in [(HostOp::QueueWaitIdle(0), true), (HostOp::QueueWaitIdle(0), false), (HostOp::DeviceWaitIdle, false)] {
         let mut w = Workload::new(format!("{idle:?}-then-{}copy", if gated { "gated-" } else { "" }));
         let a = w.device_buffer("A", N);
         let b = w.device_buffer("B", N);
-        let p = w.wgsl_pipeline("write_value", WRITE_VALUE, "main").unwrap();
+        let p = w.wgsl_pipeline("write_value", samples::WRITE_VALUE_WGSL, "main").unwrap();
         let e = w.event("e");
         let q1 = w.queue("q1");
         let write = w.command_buffer("write", vec![dispatch(p, (N / 256) as u32, vec![storage(0, a)])]);

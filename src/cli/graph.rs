@@ -307,7 +307,9 @@ fn merge_ranges(mut r: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
 /// the label of its edge.
 fn missing_edges(nodes: &[GraphNode], findings: &[Finding]) -> BTreeMap<(usize, usize), Vec<String>> {
     let by_command: HashMap<&CommandRef, usize> = nodes.iter().enumerate().filter(|(_, n)| n.inst.is_some()).filter_map(|(i, n)| n.at.as_ref().map(|at| (at, i))).collect();
-    let mut pairs: BTreeMap<(usize, usize), BTreeMap<&str, Vec<(u64, u64)>>> = BTreeMap::new();
+    // Per (writer node, reader node), per buffer: the (offset, size) ranges of its findings.
+    type Ranges<'a> = BTreeMap<&'a str, Vec<(u64, u64)>>;
+    let mut pairs: BTreeMap<(usize, usize), Ranges> = BTreeMap::new();
     for f in findings {
         let Writer::Command(writer) = &f.expected_write else { continue };
         let (Some(&w), Some(&r)) = (by_command.get(writer), by_command.get(&f.at)) else { continue };

@@ -228,8 +228,8 @@ pub fn chrome_trace(out: &mut dyn Write, w: &Workload, p: &Profile, r: &RunResul
     for lane in 0..transfer_lanes[0].max(1) {
         ev.push(meta(PID_TRANSFER, Some(u64::from(lane)), &lane_name("transfer engine", lane)))?;
     }
-    for cu in 0..cus {
-        for s in 0..slots[cu].max(1) {
+    for (cu, &n) in slots.iter().enumerate().take(cus) {
+        for s in 0..n.max(1) {
             ev.push(meta(PID_CUS, Some(cu as u64 * slot_width + u64::from(s)), &format!("CU {cu} slot {s}")))?;
         }
     }

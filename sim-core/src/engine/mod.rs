@@ -366,7 +366,6 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
     let keys: HashSet<ReadKey> = sim.stale.iter().map(|s| s.key).collect();
     let captured = if keys.is_empty() { std::collections::HashMap::new() } else { reference::reference_run_with(&prog, &stream, config.subgroup_size, &keys, &options.limits)?.truth.captured };
 
-    let order = order::Order::new(&prog, &stream);
     let mut findings = Vec::new();
     for s in &sim.stale {
         let inst = &prog.instances[s.key.inst as usize];
@@ -382,22 +381,7 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
         }
     }
     merge_adjacent(&mut findings);
-    // Stale or racing: the seen write older than the expected one in happens-before, and the
-    // expected one before the read, is stale; anything else is a race.
-    let instance_of: std::collections::HashMap<&CommandRef, usize> =
-        if findings.is_empty() { Default::default() } else { prog.instances.iter().enumerate().map(|(i, ins)| (&ins.at, i)).collect() };
-    for f in &mut findings {
-        let reader = order::Agent::Node(order.node_of(f.key.inst as usize));
-        let agent = |w: &Writer| match w {
-            Writer::Initial => order::Agent::Initial,
-            Writer::Host { timeline } => order::Agent::Host(*timeline),
-            Writer::Command(c) => instance_of.get(c).map_or(order::Agent::Initial, |&i| order::Agent::Node(order.node_of(i))),
-        };
-        let (seen, expected) = (agent(&f.seen_write), agent(&f.expected_write));
-        if order.before(seen, expected) && order.before(expected, reader) {
-            f.kind = "stale";
-        }
-    }
+    classify(&mut findings, &prog, &stream);
     // The first finding of each subgroup that diverged says so.
     for d in &sim.divergences {
         if let Some(f) = findings.iter_mut().find(|f| f.key.inst == d.key.inst && f.key.a == d.key.a && f.key.b == d.key.b) {
@@ -599,6 +583,29 @@ fn push_differences(
             kind: "race",
             diverged: false,
         });
+    }
+}
+
+/// Marks each finding compared with the reference run stale when the write seen happens before
+/// the write expected, which happens before the read; the rest stay races. (Findings of the
+/// memory model are stale by construction.)
+fn classify(findings: &mut [Finding], prog: &Program<'_>, stream: &stream::Stream) {
+    if findings.is_empty() {
+        return;
+    }
+    let hb = order::Order::new(prog, stream);
+    let instance_of: std::collections::HashMap<&CommandRef, usize> = prog.instances.iter().enumerate().map(|(i, ins)| (&ins.at, i)).collect();
+    let agent = |w: &Writer| match w {
+        Writer::Initial => order::Agent::Initial,
+        Writer::Host { timeline } => order::Agent::Host(*timeline),
+        Writer::Command(c) => instance_of.get(c).map_or(order::Agent::Initial, |&i| order::Agent::Node(hb.node_of(i))),
+    };
+    for f in findings.iter_mut().filter(|f| f.kind == "race") {
+        let reader = order::Agent::Node(hb.node_of(f.key.inst as usize));
+        let (seen, expected) = (agent(&f.seen_write), agent(&f.expected_write));
+        if hb.before(seen, expected) && hb.before(expected, reader) {
+            f.kind = "stale";
+        }
     }
 }
 

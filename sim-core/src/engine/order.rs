@@ -24,7 +24,7 @@ use std::collections::HashMap;
 use sim_caches::Tag;
 
 use crate::engine::program::{Program, Writer};
-use crate::engine::stream::{Family, NodeKind, Stream, bits};
+use crate::engine::stream::{NodeKind, Stream, bits};
 
 /// Who performed an access, as happens-before sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -98,14 +98,9 @@ impl<'s> Order<'s> {
                 }
             }
             host_before[i] = m;
-            let (q, lists) = match &node.kind {
-                NodeKind::Action { stage, .. } => (node.queue, Some((Family::Actions, *stage))),
-                NodeKind::Sync(y) => (node.queue, Some((Family::Syncs, y.dst))),
-                NodeKind::HostGate { .. } => (node.queue, None),
-            };
-            if let Some((f, stages)) = lists {
+            if let Some((f, stages)) = stream.membership(i) {
                 for b in bits(stages) {
-                    let slot = &mut list_max[q][f as usize][b];
+                    let slot = &mut list_max[node.queue][f as usize][b];
                     *slot = (*slot).max(m);
                 }
             }

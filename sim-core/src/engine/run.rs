@@ -35,7 +35,7 @@ use crate::engine::machine::{CacheOp, Machine, MachineConfig, via_name};
 use crate::engine::program::{CommandRef, Program, fill_size};
 use crate::engine::rng::{Rng, fingerprint};
 use crate::engine::workload::{Command, HostOp};
-use crate::engine::stream::{NodeKind, Stream, bits};
+use crate::engine::stream::{Family, NodeKind, Stream, bits};
 use crate::sync::{MemoryBarrier2, PipelineStageFlags2 as S};
 
 /// Bytes one transfer-engine step moves.
@@ -240,6 +240,8 @@ struct Item {
     /// The cache operations a sync node performs when it fires (planned from the profile's
     /// table when it is put on its queue).
     ops: Vec<CacheOp>,
+    /// Cycle it was put on its queue (from here to its start a sync node drains).
+    pushed: u64,
     start: u64,
 }
 
@@ -588,7 +590,9 @@ impl InstructionBudget {
 pub struct Sim<'p, 'w> {
     prog: &'p Program<'w>,
     stream: &'p Stream,
-    order: Order<'p>,
+    /// Happens-before, built when a read first needs the memory model's verdict (a read the
+    /// reference run never made): most runs never do.
+    order: std::cell::OnceCell<Order<'p>>,
     log: WriteLog,
     tainted: Vec<bool>,
     planner: &'p dyn BarrierPlanner,
@@ -616,8 +620,6 @@ pub struct Sim<'p, 'w> {
     free_slots: Vec<usize>,
     scratch: Scratch,
     host: sim_host::HostSide,
-    /// Cycle each item was pushed (by item index), for the drain of sync nodes in timelines.
-    pushed_at: Vec<u64>,
     /// How many workgroup spans to record (for timelines).
     record_workgroups: usize,
     /// The bytes of the transfer chunk being moved, reused from chunk to chunk.
@@ -657,7 +659,7 @@ impl<'p, 'w> Sim<'p, 'w> {
         Ok(Sim {
             prog,
             stream,
-            order: Order::new(prog, stream),
+            order: std::cell::OnceCell::new(),
             log: WriteLog::new(prog.writers.len()),
             tainted: vec![false; prog.writers.len()],
             planner,
@@ -682,7 +684,6 @@ impl<'p, 'w> Sim<'p, 'w> {
             free_slots: Vec::new(),
             scratch: Scratch::default(),
             host: crate::engine::host_side(prog, config, seed)?,
-            pushed_at: Vec::new(),
             record_workgroups: 0,
             chunk_bytes: Vec::new(),
             max_cycles: RunLimits::default().max_cycles,
@@ -936,8 +937,7 @@ impl<'p, 'w> Sim<'p, 'w> {
             HostOp::QueueSubmit { fence, .. } => {
                 self.push_nodes(t);
                 if let Some(f) = fence {
-                    // The fence's signal is the submission's last node.
-                    self.fence_item[*f] = Some(self.stream.added[t].end - 1);
+                    self.fence_item[*f] = self.stream.fence_signal[t];
                 }
             }
             HostOp::WaitForFences(_) => {
@@ -1033,12 +1033,8 @@ impl<'p, 'w> Sim<'p, 'w> {
                 }
                 ops.extend(second);
             }
-            self.items.push(Item { queue: node.queue, state: State::Waiting, ops, start: 0 });
+            self.items.push(Item { queue: node.queue, state: State::Waiting, ops, pushed: self.now, start: 0 });
             self.open[node.queue] += 1;
-            if self.pushed_at.len() <= i {
-                self.pushed_at.resize(i + 1, self.now);
-            }
-            self.pushed_at[i] = self.now;
             // A host gate is opened by the host, never started.
             if !matches!(node.kind, NodeKind::HostGate { .. }) {
                 self.waiting.push(i);
@@ -1048,44 +1044,40 @@ impl<'p, 'w> Sim<'p, 'w> {
 
     // ----- starting items -----------------------------------------------------------------------
 
+    /// How much of list (queue `q`, family `f`, stage bit `b`) is done from its front: the
+    /// recorded prefix, extended past items finished since.
+    fn done_upto(&self, q: usize, f: Family, b: usize) -> usize {
+        let list = self.stream.family(q, f, b);
+        let mut p = self.done_prefix[q][f as usize][b];
+        while p < list.len() && list[p] < self.items.len() && self.items[list[p]].state == State::Done {
+            p += 1;
+        }
+        p
+    }
+
     /// Whether every dependency of item `i` is done: its explicit ones, and every earlier member
-    /// of the lists it waits on ([`Stream::waits_for`]). Each list's done prefix only grows, so
-    /// the walk resumes where it stopped.
+    /// of the lists it waits on ([`Stream::waits_for`]). Each list's done prefix only grows
+    /// ([`Sim::ready`] records it), so the walk resumes where it stopped.
     fn deps_done(&self, i: usize) -> bool {
         let node = &self.stream.nodes[i];
         if node.explicit.iter().any(|&d| self.items[d].state != State::Done) {
             return false;
         }
-        for (f, stages) in self.stream.waits_for(i) {
-            for b in bits(stages) {
+        self.stream.waits_for(i).into_iter().all(|(f, stages)| {
+            bits(stages).all(|b| {
                 let list = self.stream.family(node.queue, f, b);
-                let mut p = self.done_prefix[node.queue][f as usize][b];
-                while p < list.len() && list[p] < self.items.len() && self.items[list[p]].state == State::Done {
-                    p += 1;
-                }
-                if p < list.len() && list[p] < i {
-                    return false;
-                }
-            }
-        }
-        true
-    }
-
-    fn advance_prefixes(&mut self, i: usize) {
-        let node = &self.stream.nodes[i];
-        for (f, stages) in self.stream.waits_for(i) {
-            for b in bits(stages) {
-                let list = self.stream.family(node.queue, f, b);
-                let p = &mut self.done_prefix[node.queue][f as usize][b];
-                while *p < list.len() && list[*p] < self.items.len() && self.items[list[*p]].state == State::Done {
-                    *p += 1;
-                }
-            }
-        }
+                list.get(self.done_upto(node.queue, f, b)).is_none_or(|&j| j >= i)
+            })
+        })
     }
 
     fn ready(&mut self, i: usize) -> bool {
-        self.advance_prefixes(i);
+        let q = self.stream.nodes[i].queue;
+        for (f, stages) in self.stream.waits_for(i) {
+            for b in bits(stages) {
+                self.done_prefix[q][f as usize][b] = self.done_upto(q, f, b);
+            }
+        }
         self.deps_done(i) && self.stream.nodes[i].start_after.is_none_or(|a| self.items[a].state != State::Waiting)
     }
 
@@ -1130,7 +1122,7 @@ impl<'p, 'w> Sim<'p, 'w> {
                 }
                 let label = label.clone();
                 let queue = self.items[i].queue;
-                let queued = self.pushed_at.get(i).copied().unwrap_or(self.now);
+                let queued = self.items[i].pushed;
                 self.out.syncs.push(SyncLog { label, queue, queued, fired: self.now, released: self.now + cycles, ops: log });
                 self.schedule(self.now + cycles, Ev::Release(i));
             }
@@ -1244,7 +1236,9 @@ impl<'p, 'w> Sim<'p, 'w> {
     fn stale_words(&mut self, inst: usize, req: &sim_shader::MemRequest, bound: &[Bound]) -> Vec<(u64, Tag)> {
         let b = &bound[req.binding_index as usize];
         let reader_tag = self.prog.instances[inst].tag;
-        let reader = crate::engine::order::Agent::Node(self.order.node_of(inst));
+        let (prog, stream) = (self.prog, self.stream);
+        let order = self.order.get_or_init(|| Order::new(prog, stream));
+        let reader = crate::engine::order::Agent::Node(order.node_of(inst));
         let mut out = Vec::new();
         for (ri, r) in self.scratch.runs.iter().enumerate() {
             let run_addr = b.base + r.offset;
@@ -1252,7 +1246,7 @@ impl<'p, 'w> Sim<'p, 'w> {
             for k in 0..word_span(run_addr, r.len as usize) {
                 let addr = (run_addr / 4 + k as u64) * 4;
                 let seen = self.scratch.tags[start + k];
-                if let Some(newer) = self.log.newer_write(&self.order, reader, reader_tag, addr, seen) {
+                if let Some(newer) = self.log.newer_write(order, reader, reader_tag, addr, seen) {
                     out.push((addr, newer));
                 }
             }

@@ -19,6 +19,16 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
 }
 "#;
 
+/// `dst[i] = 1000 + i`: a dispatch that writes values of its own, for scenarios whose reader
+/// must see them.
+pub const WRITE_VALUE_WGSL: &str = r#"
+@group(0) @binding(0) var<storage, read_write> dst: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    dst[id.x] = 1000u + id.x;
+}
+"#;
+
 /// The tiled matrix multiply: 16x16 tiles staged through workgroup memory with barriers.
 pub const MATMUL_WGSL: &str = r#"
 struct Dims { n: u32 }

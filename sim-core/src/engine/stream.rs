@@ -126,6 +126,8 @@ pub struct Stream {
     pub host_waits: Vec<Vec<usize>>,
     /// Per timeline index of a vkSetEvent, the host gates it opens.
     pub opens: Vec<Vec<usize>>,
+    /// Per timeline index of a submission with a fence, that fence's signal node.
+    pub fence_signal: Vec<Option<usize>>,
     /// Per queue, per family, per stage bit: the nodes in that list, in order.
     lists: Vec<[Vec<Vec<usize>>; 2]>,
     /// Number of queues.
@@ -158,6 +160,8 @@ struct Lowering<'p, 'w> {
     prog: &'p Program<'w>,
     s: Stream,
     last_action: Vec<Option<usize>>,
+    /// Queues that have had any node.
+    used: Vec<bool>,
     queue_stages: Vec<S>,
     sem_pending: Vec<Option<usize>>,
     fence_node: Vec<Option<usize>>,
@@ -181,10 +185,12 @@ impl Stream {
                 added: Vec::with_capacity(w.timeline.len()),
                 host_waits: vec![Vec::new(); w.timeline.len()],
                 opens: vec![Vec::new(); w.timeline.len()],
+                fence_signal: vec![None; w.timeline.len()],
                 lists: (0..nq).map(|_| [vec![Vec::new(); 64], vec![Vec::new(); 64]]).collect(),
                 queues: nq,
             },
             last_action: vec![None; nq],
+            used: vec![false; nq],
             queue_stages: vec![S::NONE; nq],
             sem_pending: vec![None; w.semaphores.len()],
             fence_node: vec![None; w.fences.len()],
@@ -199,6 +205,16 @@ impl Stream {
             l.s.added.push(start..l.s.nodes.len());
         }
         Ok(l.s)
+    }
+
+    /// The lists node `i` is a member of: an action by its stage, a sync node by each of its
+    /// second-scope stages; a host gate is in none.
+    pub fn membership(&self, i: usize) -> Option<(Family, S)> {
+        match &self.nodes[i].kind {
+            NodeKind::Action { stage, .. } => Some((Family::Actions, *stage)),
+            NodeKind::Sync(y) => Some((Family::Syncs, y.dst)),
+            NodeKind::HostGate { .. } => None,
+        }
     }
 
     /// The list of queue `q`, family `f`, stage bit `b`.
@@ -238,23 +254,18 @@ impl Lowering<'_, '_> {
     fn push(&mut self, queue: usize, kind: NodeKind, explicit: Vec<usize>) -> usize {
         let i = self.s.nodes.len();
         let mut start_after = None;
-        match &kind {
-            NodeKind::Action { stage, .. } => {
-                start_after = self.last_action[queue];
-                self.last_action[queue] = Some(i);
-                self.queue_stages[queue] |= *stage;
-                for b in bits(*stage) {
-                    self.s.lists[queue][Family::Actions as usize][b].push(i);
-                }
-            }
-            NodeKind::Sync(y) => {
-                for b in bits(y.dst) {
-                    self.s.lists[queue][Family::Syncs as usize][b].push(i);
-                }
-            }
-            NodeKind::HostGate { .. } => {}
+        if let NodeKind::Action { stage, .. } = &kind {
+            start_after = self.last_action[queue];
+            self.last_action[queue] = Some(i);
+            self.queue_stages[queue] |= *stage;
         }
+        self.used[queue] = true;
         self.s.nodes.push(Node { queue, kind, explicit, start_after, from: self.now });
+        if let Some((f, stages)) = self.s.membership(i) {
+            for b in bits(stages) {
+                self.s.lists[queue][f as usize][b].push(i);
+            }
+        }
         i
     }
 
@@ -333,6 +344,7 @@ impl Lowering<'_, '_> {
                     let k = self.signal(format!("fence `{}` signal (timeline[{t}])", w.fences[f]), queue, MemoryBarrier2::fence_signal().src_stage_mask);
                     let i = self.push(queue, k, Vec::new());
                     self.fence_node[f] = Some(i);
+                    self.s.fence_signal[t] = Some(i);
                 }
             }
             HostOp::WaitForFences(fs) => {
@@ -348,7 +360,7 @@ impl Lowering<'_, '_> {
             // signal's availability operation is what makes the queue's writes available.
             HostOp::QueueWaitIdle(q) => self.idle(t, &[*q], "vkQueueWaitIdle"),
             HostOp::DeviceWaitIdle => {
-                let used: Vec<usize> = (0..self.s.queues).filter(|&q| self.last_action[q].is_some() || self.s.lists[q][1].iter().any(|l| !l.is_empty())).collect();
+                let used: Vec<usize> = (0..self.s.queues).filter(|&q| self.used[q]).collect();
                 self.idle(t, &used, "vkDeviceWaitIdle");
             }
             HostOp::SetEvent(e) => {

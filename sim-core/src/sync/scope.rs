@@ -133,6 +133,23 @@ pub enum Scope {
     Second,
 }
 
+/// The members of the grouping stages in `stages`: ALL_TRANSFER's transfer stages, VERTEX_INPUT's
+/// index and attribute input, PRE_RASTERIZATION_SHADERS's shader stages (the core ones; callers
+/// add extension stages they know of).
+pub fn grouped_stage_members(stages: S) -> S {
+    let mut out = S::NONE;
+    if stages.contains(S::ALL_TRANSFER) {
+        out |= S::COPY | S::BLIT | S::RESOLVE | S::CLEAR;
+    }
+    if stages.contains(S::VERTEX_INPUT) {
+        out |= S::INDEX_INPUT | S::VERTEX_ATTRIBUTE_INPUT;
+    }
+    if stages.contains(S::PRE_RASTERIZATION_SHADERS) {
+        out |= S::VERTEX_SHADER | S::TESSELLATION_CONTROL_SHADER | S::TESSELLATION_EVALUATION_SHADER | S::GEOMETRY_SHADER | S::TASK_SHADER | S::MESH_SHADER;
+    }
+    out
+}
+
 /// Replaces meta stages by their members. Returns (stages that carry accesses, stages that only
 /// carry execution): TOP_OF_PIPE in a second scope and BOTTOM_OF_PIPE in a first scope stand
 /// for every stage but with no access, so they land in the second set.
@@ -145,20 +162,7 @@ pub fn substitute_meta_stages(stages: S, scope: Scope, pipeline: Option<Pipeline
     if stages.contains(S::ALL_GRAPHICS) {
         access_stages |= all_graphics_stages().intersection(device_stages_of(pipeline));
     }
-    if stages.contains(S::ALL_TRANSFER) {
-        access_stages |= S::COPY | S::BLIT | S::RESOLVE | S::CLEAR;
-    }
-    if stages.contains(S::VERTEX_INPUT) {
-        access_stages |= S::INDEX_INPUT | S::VERTEX_ATTRIBUTE_INPUT;
-    }
-    if stages.contains(S::PRE_RASTERIZATION_SHADERS) {
-        access_stages |= S::VERTEX_SHADER
-            | S::TESSELLATION_CONTROL_SHADER
-            | S::TESSELLATION_EVALUATION_SHADER
-            | S::GEOMETRY_SHADER
-            | S::TASK_SHADER
-            | S::MESH_SHADER;
-    }
+    access_stages |= grouped_stage_members(stages);
     let whole_pipe = match scope {
         Scope::First => S::BOTTOM_OF_PIPE,
         Scope::Second => S::TOP_OF_PIPE,

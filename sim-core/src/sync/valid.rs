@@ -210,24 +210,16 @@ fn row(access: A) -> Option<&'static Row> {
 /// PRE_RASTERIZATION_SHADERS by their members (ALL_COMMANDS is handled by the caller: it allows
 /// every device access). TOP_OF_PIPE and BOTTOM_OF_PIPE perform no access.
 fn performing_stages(stages: S) -> S {
-    let mut out = stages;
+    let mut out = stages | crate::sync::scope::grouped_stage_members(stages);
     if stages.contains(S::ALL_GRAPHICS) {
         out |= ALL_GRAPHICS_STAGES;
     }
+    // Extension members the core expansion leaves out.
     if stages.contains(S::ALL_TRANSFER) {
-        out |= S::COPY | S::BLIT | S::RESOLVE | S::CLEAR | ext::ACCELERATION_STRUCTURE_COPY;
-    }
-    if stages.contains(S::VERTEX_INPUT) {
-        out |= S::INDEX_INPUT | S::VERTEX_ATTRIBUTE_INPUT;
+        out |= ext::ACCELERATION_STRUCTURE_COPY;
     }
     if stages.contains(S::PRE_RASTERIZATION_SHADERS) {
-        out |= S::VERTEX_SHADER
-            | S::TESSELLATION_CONTROL_SHADER
-            | S::TESSELLATION_EVALUATION_SHADER
-            | S::GEOMETRY_SHADER
-            | S::TASK_SHADER
-            | S::MESH_SHADER
-            | ext::CLUSTER_CULLING_SHADER;
+        out |= ext::CLUSTER_CULLING_SHADER;
     }
     out
 }
