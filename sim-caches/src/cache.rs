@@ -983,6 +983,10 @@ impl Cache {
             self.read_slow(next, addr, data, tags, &mut report)
         };
         result.map_err(|e| *e)?;
+        // A read of several lines recorded each line's depth; one of a single line has its own.
+        if report.line_depths == 0 {
+            report.set_line_depth(0, report.depth);
+        }
         Ok(report)
     }
 
@@ -1103,8 +1107,11 @@ impl Cache {
         Tags::Words(tags).check(addr, data.len())?;
         self.stats.reads += 1;
         let mut report = AccessReport::default();
+        let first_line = addr >> self.line_shift;
         for seg in self.segments(addr, data.len()) {
             let Segment { line, off, n, .. } = seg;
+            // Each line's own depth, the access's the deepest of them.
+            let deepest = std::mem::take(&mut report.depth);
             let slot = match self.lookup(line) {
                 Some(s) if self.covers::<0>(&self.valid, s, off, n) => {
                     report.hits += 1;
@@ -1124,6 +1131,8 @@ impl Cache {
                     s
                 }
             };
+            report.set_line_depth((line - first_line) as usize, report.depth);
+            report.depth = report.depth.max(deepest);
             let f = self.frame::<0>(slot);
             self.copy_segment_out(f, &seg, addr, data, tags);
             self.touch(slot);

@@ -168,6 +168,10 @@ pub struct AccessReport {
     /// How far below this level the access had to go: 0 when it was served here, 1 when the
     /// next level served it, and so on. The timing model adds the latencies of the levels passed.
     pub depth: u8,
+    /// How far below this level each line of a read went, two bits a line from the read's first
+    /// line (3: three levels or more): which level served which bytes. Lines past the 32nd
+    /// share `depth`. See [`AccessReport::line_depth`].
+    pub line_depths: u64,
     /// 32-byte transactions read from the backing store (device memory) by this access.
     pub dram_read_transactions: u64,
     /// 32-byte transactions written to the backing store by this access.
@@ -176,7 +180,31 @@ pub struct AccessReport {
     pub lines_examined: u64,
 }
 
+/// The lines whose depth [`AccessReport::line_depths`] records.
+pub const LINE_DEPTH_LINES: usize = 32;
+
+/// Line `k`'s depth in a report's `line_depths`, `depth` for a line past the recorded ones.
+#[inline]
+pub fn line_depth(line_depths: u64, depth: u8, k: usize) -> u8 {
+    if k < LINE_DEPTH_LINES { ((line_depths >> (2 * k)) & 3) as u8 } else { depth }
+}
+
 impl AccessReport {
+    /// How far below this level line `k` of a read (counted from the read's first line) went:
+    /// 0 when this level served it.
+    #[inline]
+    pub fn line_depth(&self, k: usize) -> u8 {
+        line_depth(self.line_depths, self.depth, k)
+    }
+
+    /// Records that line `k` of a read went `depth` levels below this one.
+    #[inline]
+    pub fn set_line_depth(&mut self, k: usize, depth: u8) {
+        if k < LINE_DEPTH_LINES {
+            self.line_depths = (self.line_depths & !(3 << (2 * k))) | (u64::from(depth.min(3)) << (2 * k));
+        }
+    }
+
     /// Folds in what the next level reported for a request this level made.
     #[inline]
     pub fn absorb_below(&mut self, below: &AccessReport) {

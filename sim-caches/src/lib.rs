@@ -25,6 +25,6 @@ pub mod store;
 
 pub use cache::{Cache, CacheStats, Chained, Maintenance};
 pub use error::{AccessError, SpecError};
-pub use level::{AccessReport, MemoryLevel, TAG_GRANULE, TRANSACTION_BYTES, Tag, Tags, transaction_span, word_span};
+pub use level::{AccessReport, LINE_DEPTH_LINES, MemoryLevel, TAG_GRANULE, line_depth, TRANSACTION_BYTES, Tag, Tags, transaction_span, word_span};
 pub use spec::{CacheSpec, DirtyOnInvalidate, MAX_CACHE_HOST_BYTES, Replacement, WritePolicy};
 pub use store::{BackingStore, ChannelStats};

@@ -277,3 +277,59 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         assert!(r.stale_reads > 0, "{name}: the consumer read before the producer stored (spans {:?})", r.spans);
     }
 }
+
+/// A subgroup's load that spans two lines, one stale in the CU's L1 and one the L1 misses: the
+/// stale bytes are named as served by the L1, not by the level the other line came from.
+#[test]
+fn via_names_the_cache_that_served_each_stale_line() {
+    const WARM: &str = r#"
+@group(0) @binding(0) var<storage, read> a: array<u32>;
+@group(0) @binding(1) var<storage, read_write> sink: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wg: vec3<u32>) {
+    if li < 16u { sink[wg.x * 16u + li] = a[li]; }
+}
+"#;
+    const READ_TWO_LINES: &str = r#"
+@group(0) @binding(0) var<storage, read> a: array<u32>;
+@group(0) @binding(1) var<storage, read_write> out: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) li: u32) {
+    if li < 32u { out[li] = a[li]; }
+}
+"#;
+    let mut w = Workload::new("stale-l1-line-beside-a-miss");
+    let a = w.device_buffer("A", N);
+    let sink = w.device_buffer("SINK", N);
+    let out = w.device_buffer("OUT", N);
+    let warm = w.wgsl_pipeline("warm", WARM, "main").unwrap();
+    let write = w.wgsl_pipeline("write_value", samples::WRITE_VALUE_WGSL, "main").unwrap();
+    let read = w.wgsl_pipeline("read", READ_TWO_LINES, "main").unwrap();
+    let f = w.fence("f");
+    let cb = w.command_buffer(
+        "cb",
+        vec![
+            // Every CU's L1 holds A's first line (zeroes).
+            dispatch(warm, 64, vec![storage(0, a), storage(1, sink)]),
+            barrier(S::COMPUTE_SHADER, A::NONE, S::COMPUTE_SHADER, A::NONE),
+            dispatch(write, 1, vec![storage(0, a)]),
+            // Names UNIFORM_READ, not SHADER_STORAGE_READ: the L1s are not invalidated.
+            barrier(S::COMPUTE_SHADER, A::SHADER_STORAGE_WRITE, S::COMPUTE_SHADER, A::UNIFORM_READ),
+            dispatch(read, 1, vec![storage(0, a), storage(1, out)]),
+        ],
+    );
+    w.submit(0, vec![cb], Some(f));
+    w.host(HostOp::WaitForFences(vec![f]));
+    let p = Profile::builtin("seed-l2").unwrap();
+    let mut stale_seen = 0;
+    for seed in 0..SEEDS {
+        let r = run_workload(&w, &p, seed).unwrap();
+        for f in r.findings.iter().filter(|f| f.resource == "A") {
+            // Only the L1 held the zeroes: the L2 has the write.
+            assert_eq!(f.via, "L1", "seed {seed}: {f:?}");
+            assert!(f.offset + f.size <= 64, "seed {seed}: only the first line was cached: {f:?}");
+            stale_seen += 1;
+        }
+    }
+    assert!(stale_seen > 0, "no seed read the stale L1 line");
+}

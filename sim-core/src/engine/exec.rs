@@ -5,14 +5,15 @@ use sim_caches::{AccessError, TAG_GRANULE, Tag, word_span};
 use sim_shader::{BindingKind, MemOp, MemRequest};
 
 use crate::engine::dispatch::{Bound, Run, coalesce};
+use crate::engine::machine::Served;
 use crate::engine::rng::fingerprint;
 
 /// Memory as a dispatch sees it.
 pub trait Port {
     /// Loads through the path for `kind` (at the coherence point when `coherent`: atomicLoad, or
     /// any load of a buffer, or of a block member, the shader declares `Coherent`);
-    /// returns latency, depth reached and the first level's name.
-    fn load(&mut self, cu: usize, kind: BindingKind, coherent: bool, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<(u64, u8, &'static str), AccessError>;
+    /// returns latency and which level served each line.
+    fn load(&mut self, cu: usize, kind: BindingKind, coherent: bool, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<(u64, Served), AccessError>;
     /// Stores through the storage path (at the coherence point when `coherent`: atomicStore, or
     /// any store to a `Coherent` buffer or block member);
     /// returns latency.
@@ -44,6 +45,8 @@ pub struct Scratch {
     pub tags: Vec<Tag>,
     /// Start of each run's tags in `tags`.
     pub run_tags: Vec<usize>,
+    /// Each load piece's first address, and which level served its lines.
+    pub served: Vec<(u64, Served)>,
 }
 
 /// What performing a request produced.
@@ -57,14 +60,12 @@ pub struct Performed {
     pub addrs: u64,
     /// Fingerprint of a load's lanes, offsets and the writer of every word it read.
     pub writers: u64,
-    /// The first level of a load's path and the deepest level it reached.
-    pub via: (&'static str, u8),
 }
 
 /// Performs `req` against `bound` bindings through `port`, leaving results in `scratch`.
 pub fn perform<P: Port>(port: &mut P, cu: usize, req: &MemRequest, bound: &[Bound], tag: Tag, scratch: &mut Scratch) -> Result<Performed, AccessError> {
     let b = &bound[req.binding_index as usize];
-    let mut out = Performed { latency: 0, fingerprint: 0, addrs: 0, writers: 0, via: ("", 0) };
+    let mut out = Performed { latency: 0, fingerprint: 0, addrs: 0, writers: 0 };
     scratch.results.clear();
     match req.op {
         MemOp::Load => {
@@ -73,6 +74,7 @@ pub fn perform<P: Port>(port: &mut P, cu: usize, req: &MemRequest, bound: &[Boun
             scratch.results.resize(total, 0);
             scratch.tags.clear();
             scratch.run_tags.clear();
+            scratch.served.clear();
             if scratch.runs.len() >= PREFETCH_MIN_RUNS {
                 for r in &scratch.runs {
                     port.prefetch(cu, b.kind, req.atomic || b.coherence_from(r.offset, r.offset + r.len).0, b.base + r.offset);
@@ -90,12 +92,9 @@ pub fn perform<P: Port>(port: &mut P, cu: usize, req: &MemRequest, bound: &[Boun
                     let (coherent, end) = b.coherence_from(r.offset + done, r.offset + r.len);
                     let (a, n) = (addr + done, (end - r.offset - done) as usize);
                     let (d0, t0) = (r.data_pos + done as usize, start + (a / TAG_GRANULE - addr / TAG_GRANULE) as usize);
-                    let (lat, depth, first) =
-                        port.load(cu, b.kind, req.atomic || coherent, a, &mut scratch.results[d0..d0 + n], &mut scratch.tags[t0..t0 + word_span(a, n)])?;
-                    if lat >= out.latency {
-                        out.latency = lat;
-                        out.via = (first, depth.max(out.via.1));
-                    }
+                    let (lat, served) = port.load(cu, b.kind, req.atomic || coherent, a, &mut scratch.results[d0..d0 + n], &mut scratch.tags[t0..t0 + word_span(a, n)])?;
+                    out.latency = out.latency.max(lat);
+                    scratch.served.push((a, served));
                     done += n as u64;
                 }
             }
@@ -160,6 +159,8 @@ pub struct LaneRead {
     pub bytes: Vec<u8>,
     /// Provenance of each byte (the tag of its word).
     pub byte_tags: Vec<Tag>,
+    /// The cache (or VRAM) that returned the bytes ("" in the reference run).
+    pub via: &'static str,
 }
 
 /// Splits a performed load into per-lane reads (with per-byte provenance).
@@ -177,12 +178,15 @@ pub fn lane_reads(req: &MemRequest, bound: &[Bound], scratch: &Scratch) -> Vec<L
         let addr = b.base + l.offset;
         let tags = &scratch.tags[scratch.run_tags[run]..];
         let byte_tags = byte_tags(tags, run_addr, addr, l.size as u64);
+        // The load piece holding the lane: pieces are in address order within a run.
+        let via = scratch.served.iter().rev().find(|(start, _)| *start <= addr).map_or("", |(start, s)| s.via(*start, addr));
         out.push(LaneRead {
             lane: l.lane,
             buffer: b.buffer,
             offset: b.buffer_offset + l.offset,
             bytes: scratch.results[pos..pos + l.size as usize].to_vec(),
             byte_tags,
+            via,
         });
         pos += l.size as usize;
     }
@@ -203,12 +207,12 @@ mod tests {
     }
 
     impl Port for Recorder {
-        fn load(&mut self, _cu: usize, _kind: BindingKind, coherent: bool, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<(u64, u8, &'static str), AccessError> {
+        fn load(&mut self, _cu: usize, _kind: BindingKind, coherent: bool, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<(u64, Served), AccessError> {
             self.calls.push((addr, data.len(), coherent));
             assert_eq!(tags.len(), word_span(addr, data.len()));
             data.copy_from_slice(&self.bytes[addr as usize..addr as usize + data.len()]);
             tags.fill(addr as Tag);
-            Ok((1, 0, "L1"))
+            Ok((1, Served { first: "L1", ..Served::default() }))
         }
         fn store(&mut self, _cu: usize, coherent: bool, addr: u64, data: &[u8], _tag: Tag) -> Result<u64, AccessError> {
             self.calls.push((addr, data.len(), coherent));

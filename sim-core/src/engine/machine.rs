@@ -126,12 +126,39 @@ pub struct ComputeUnit {
     pub free_slots: u32,
 }
 
-/// Which level served a read: named in findings ("via").
-pub fn via_name(first: &str, depth: u8, has_l2: bool) -> String {
+/// Which level served a read: named in findings ("via"). `depth` counts from the CU's first
+/// level (an access that starts at the L2 has depth at least 1).
+pub fn via_name(first: &'static str, depth: u8, has_l2: bool) -> &'static str {
     match (depth, has_l2) {
-        (0, _) => first.to_string(),
-        (1, true) => "L2".into(),
-        _ => "VRAM".into(),
+        (0, _) => first,
+        (1, true) => "L2",
+        _ => "VRAM",
+    }
+}
+
+/// Which level served each line of a read: what a finding names as "via" for the bytes it
+/// shows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Served {
+    /// The level the read entered ("L1", "U$", "L2", "VRAM").
+    pub first: &'static str,
+    /// Line size of that level (0: no lines, one level).
+    pub line_bytes: u64,
+    /// Depth below that level per line of the read ([`AccessReport::line_depths`]).
+    pub line_depths: u64,
+    /// The read's deepest depth below that level (for lines past the recorded ones).
+    pub depth: u8,
+    /// Levels above the first that the CU's depth counts (1 when the read entered at the L2).
+    pub depth_offset: u8,
+    /// Whether an L2 lies below the first level.
+    pub has_l2: bool,
+}
+
+impl Served {
+    /// The level that served the byte at `addr` of a read that started at `start`.
+    pub fn via(&self, start: u64, addr: u64) -> &'static str {
+        let k = if self.line_bytes == 0 { 0 } else { (addr / self.line_bytes - start / self.line_bytes) as usize };
+        via_name(self.first, sim_caches::line_depth(self.line_depths, self.depth, k) + self.depth_offset, self.has_l2)
     }
 }
 
@@ -225,15 +252,17 @@ impl Machine {
     }
 
     /// A shader storage load through the CU's L1 (or the L2 when there is none).
-    pub fn storage_load(&mut self, cu: usize, now: u64, addr: u64, data: &mut [u8], tags: &mut [Tag], jitter: u64) -> Result<(Timed, &'static str), AccessError> {
+    pub fn storage_load(&mut self, cu: usize, now: u64, addr: u64, data: &mut [u8], tags: &mut [Tag], jitter: u64) -> Result<(Timed, Served), AccessError> {
         let Machine { l2, vram, cus, .. } = self;
-        let (report, first, at_l2) = match (&mut cus[cu].l1, l2.as_mut()) {
-            (Some(l1), Some(l2)) => (l1.read(&mut Chained { cache: l2, next: vram }, addr, data, tags)?, "L1", false),
-            (Some(l1), None) => (l1.read(vram, addr, data, tags)?, "L1", false),
-            (None, Some(l2)) => (l2.read(vram, addr, data, tags)?, "L2", true),
-            (None, None) => (vram.read(addr, data, tags)?, "VRAM", true),
+        let has_l2 = l2.is_some();
+        let (report, first, line_bytes, at_l2) = match (&mut cus[cu].l1, l2.as_mut()) {
+            (Some(l1), Some(l2)) => (l1.read(&mut Chained { cache: l2, next: vram }, addr, data, tags)?, "L1", l1.spec().line_bytes as u64, false),
+            (Some(l1), None) => (l1.read(vram, addr, data, tags)?, "L1", l1.spec().line_bytes as u64, false),
+            (None, Some(l2)) => (l2.read(vram, addr, data, tags)?, "L2", l2.spec().line_bytes as u64, true),
+            (None, None) => (vram.read(addr, data, tags)?, "VRAM", 0, true),
         };
-        Ok((self.time(now, addr, data.len() as u64, &report, at_l2, jitter), first))
+        let served = Served { first, line_bytes, line_depths: report.line_depths, depth: report.depth, depth_offset: u8::from(at_l2 && has_l2), has_l2 };
+        Ok((self.time(now, addr, data.len() as u64, &report, at_l2, jitter), served))
     }
 
     /// Hints the host that a shader load at `addr` through the path for `kind` (at the coherence
@@ -257,17 +286,20 @@ impl Machine {
     }
 
     /// A shader uniform-buffer load through the CU's U$ (or the storage path when there is none).
-    pub fn uniform_load(&mut self, cu: usize, now: u64, addr: u64, data: &mut [u8], tags: &mut [Tag], jitter: u64) -> Result<(Timed, &'static str), AccessError> {
+    pub fn uniform_load(&mut self, cu: usize, now: u64, addr: u64, data: &mut [u8], tags: &mut [Tag], jitter: u64) -> Result<(Timed, Served), AccessError> {
         if self.cus[cu].uniform.is_none() {
             return self.storage_load(cu, now, addr, data, tags, jitter);
         }
         let Machine { l2, vram, cus, .. } = self;
+        let has_l2 = l2.is_some();
         let u = cus[cu].uniform.as_mut().expect("checked above");
+        let line_bytes = u.spec().line_bytes as u64;
         let report = match l2.as_mut() {
             Some(l2) => u.read(&mut Chained { cache: l2, next: vram }, addr, data, tags)?,
             None => u.read(vram, addr, data, tags)?,
         };
-        Ok((self.time(now, addr, data.len() as u64, &report, false, jitter), "U$"))
+        let served = Served { first: "U$", line_bytes, line_depths: report.line_depths, depth: report.depth, depth_offset: 0, has_l2 };
+        Ok((self.time(now, addr, data.len() as u64, &report, false, jitter), served))
     }
 
     /// A shader storage store through the CU's L1 (per its write policy).
@@ -316,8 +348,10 @@ impl Machine {
     /// access): performed at the L2, the device's coherence point, after the CU's L1 has written
     /// back and dropped its copy of those bytes, as for read-modify-write atomics.
     #[allow(clippy::too_many_arguments)]
-    pub fn coherent(&mut self, cu: usize, now: u64, addr: u64, load: Option<(&mut [u8], &mut [Tag])>, store: Option<(&[u8], Tag)>, jitter: u64) -> Result<Timed, AccessError> {
+    pub fn coherent(&mut self, cu: usize, now: u64, addr: u64, load: Option<(&mut [u8], &mut [Tag])>, store: Option<(&[u8], Tag)>, jitter: u64) -> Result<(Timed, Served), AccessError> {
         let Machine { l2, vram, cus, .. } = self;
+        let has_l2 = l2.is_some();
+        let line_bytes = l2.as_ref().map_or(0, |l2| l2.spec().line_bytes as u64);
         let len = load.as_ref().map(|(d, _)| d.len()).or(store.map(|(d, _)| d.len())).unwrap_or(0) as u64;
         if let Some(l1) = cus[cu].l1.as_mut() {
             match l2.as_mut() {
@@ -325,33 +359,33 @@ impl Machine {
                 None => l1.maintain(vram, Maintenance::FlushInvalidate, Some((addr, len)))?,
             };
         }
-        let mut report = AccessReport::default();
-        if let Some((data, tags)) = load {
-            report.merge(&match l2.as_mut() {
+        let mut report = match load {
+            Some((data, tags)) => match l2.as_mut() {
                 Some(l2) => l2.read(vram, addr, data, tags)?,
                 None => vram.read(addr, data, tags)?,
-            });
-        }
+            },
+            None => AccessReport::default(),
+        };
         if let Some((data, tag)) = store {
             report.merge(&match l2.as_mut() {
                 Some(l2) => l2.write(vram, addr, data, Tags::One(tag), None)?,
                 None => vram.write(addr, data, Tags::One(tag), None)?,
             });
         }
-        Ok(self.time(now, addr, len, &report, true, jitter))
+        let served = Served { first: if has_l2 { "L2" } else { "VRAM" }, line_bytes, line_depths: report.line_depths, depth: report.depth, depth_offset: u8::from(has_l2), has_l2 };
+        Ok((self.time(now, addr, len, &report, true, jitter), served))
     }
 
     /// A transfer-engine read (per the profile's transfer path).
-    pub fn transfer_read(&mut self, now: u64, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<(Timed, &'static str), AccessError> {
+    pub fn transfer_read(&mut self, now: u64, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<(Timed, Served), AccessError> {
         let Machine { l2, vram, config, .. } = self;
-        let (report, via) = match (config.transfer_path, l2.as_mut()) {
-            (TransferPath::ThroughL2, Some(l2)) => {
-                let r = l2.read(vram, addr, data, tags)?;
-                (r, if r.depth == 0 { "L2" } else { "VRAM" })
-            }
-            _ => (vram.read(addr, data, tags)?, "VRAM"),
+        let (report, first, line_bytes) = match (config.transfer_path, l2.as_mut()) {
+            (TransferPath::ThroughL2, Some(l2)) => (l2.read(vram, addr, data, tags)?, "L2", l2.spec().line_bytes as u64),
+            _ => (vram.read(addr, data, tags)?, "VRAM", 0),
         };
-        Ok((self.time(now, addr, data.len() as u64, &report, true, 0), via))
+        let has_l2 = first == "L2";
+        let served = Served { first, line_bytes, line_depths: report.line_depths, depth: report.depth, depth_offset: u8::from(has_l2), has_l2 };
+        Ok((self.time(now, addr, data.len() as u64, &report, true, 0), served))
     }
 
     /// A transfer-engine write (per the profile's transfer path).

@@ -374,10 +374,14 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
             continue;
         }
         let expected = captured.get(&s.key);
-        for (i, lane) in s.lanes.iter().enumerate() {
-            let exp = expected.and_then(|e| e.iter().find(|l| l.lane == lane.lane && l.offset == lane.offset)).or_else(|| expected.and_then(|e| e.get(i)));
+        for lane in &s.lanes {
+            // The reference's read of the same lane and bytes (a copy chunk's read is one piece
+            // there, and one piece per serving level here).
+            let end = lane.offset + lane.bytes.len() as u64;
+            let exp = expected.and_then(|e| e.iter().find(|l| l.lane == lane.lane && l.offset <= lane.offset && end <= l.offset + l.bytes.len() as u64));
             let Some(exp) = exp else { continue };
-            push_differences(&mut findings, &prog, &inst.at, lane.buffer, lane.offset, &lane.bytes, &lane.byte_tags, &exp.bytes, &exp.byte_tags, &s.via, s.key, s.cycle);
+            let at = (lane.offset - exp.offset) as usize..(end - exp.offset) as usize;
+            push_differences(&mut findings, &prog, &inst.at, lane, &exp.bytes[at.clone()], &exp.byte_tags[at], s.key, s.cycle);
         }
     }
     merge_adjacent(&mut findings);
@@ -537,20 +541,8 @@ pub fn check_limits(prog: &Program<'_>, profile: &Profile) -> Result<(), Workloa
 }
 
 #[allow(clippy::too_many_arguments)]
-fn push_differences(
-    out: &mut Vec<Finding>,
-    prog: &Program<'_>,
-    at: &CommandRef,
-    buffer: usize,
-    offset: u64,
-    seen: &[u8],
-    seen_tags: &[Tag],
-    exp: &[u8],
-    exp_tags: &[Tag],
-    via: &str,
-    key: ReadKey,
-    cycle: u64,
-) {
+fn push_differences(out: &mut Vec<Finding>, prog: &Program<'_>, at: &CommandRef, lane: &exec::LaneRead, exp: &[u8], exp_tags: &[Tag], key: ReadKey, cycle: u64) {
+    let (buffer, offset, seen, seen_tags) = (lane.buffer, lane.offset, &lane.bytes[..], &lane.byte_tags[..]);
     // Compare word by word (the provenance granule), so a value differing in one byte is one
     // finding of its whole word, and neighbouring lanes' words join up.
     let n = seen.len().min(exp.len());
@@ -575,7 +567,7 @@ fn push_differences(
             size: (k - start) as u64,
             seen_write: prog.writer(sw).clone(),
             expected_write: prog.writer(ew).clone(),
-            via: via.to_string(),
+            via: lane.via.to_string(),
             key,
             seen: seen[start..start + shown].to_vec(),
             expected: exp[start..start + shown].to_vec(),
@@ -624,7 +616,7 @@ fn push_model_findings(out: &mut Vec<Finding>, prog: &Program<'_>, at: &CommandR
                 size: chunk.len() as u64,
                 seen_write: prog.writer(lane.byte_tags[4 * k]).clone(),
                 expected_write: prog.writer(expected).clone(),
-                via: s.via.clone(),
+                via: lane.via.to_string(),
                 key: s.key,
                 seen: chunk.to_vec(),
                 expected: Vec::new(),

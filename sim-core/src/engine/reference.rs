@@ -11,6 +11,7 @@ use sim_shader::{BindingKind, MemOp, Step, WorkgroupConfig};
 use crate::engine::dispatch::resolve;
 use crate::engine::error::WorkloadError;
 use crate::engine::exec::{Port, Scratch, lane_reads, perform, tags_fingerprint};
+use crate::engine::machine::Served;
 use crate::engine::program::Program;
 use crate::engine::stream::{NodeKind, Stream};
 use crate::engine::rng::fingerprint;
@@ -30,9 +31,9 @@ pub struct Reference {
 struct Flat<'a>(&'a mut BackingStore);
 
 impl Port for Flat<'_> {
-    fn load(&mut self, _cu: usize, _kind: BindingKind, _coherent: bool, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<(u64, u8, &'static str), AccessError> {
+    fn load(&mut self, _cu: usize, _kind: BindingKind, _coherent: bool, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<(u64, Served), AccessError> {
         self.0.read(addr, data, tags)?;
-        Ok((0, 0, "memory"))
+        Ok((0, Served { first: "memory", ..Served::default() }))
     }
 
     fn store(&mut self, _cu: usize, _coherent: bool, addr: u64, data: &[u8], tag: Tag) -> Result<u64, AccessError> {
@@ -147,7 +148,7 @@ fn run_command(
                         record_read(truth, c.key, print, MAX_RECORDED_READS, || ins.at.to_string(), "copies of more than 2 GiB in all?")?;
                         if capture.contains(&c.key) {
                             let byte_tags = crate::engine::exec::byte_tags(&tags, addr, addr, data.len() as u64);
-                            truth.captured.insert(c.key, vec![crate::engine::exec::LaneRead { lane: 0, buffer, offset, bytes: data.clone(), byte_tags }]);
+                            truth.captured.insert(c.key, vec![crate::engine::exec::LaneRead { lane: 0, buffer, offset, bytes: data.clone(), byte_tags, via: "" }]);
                         }
                     }
                 }

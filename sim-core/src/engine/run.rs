@@ -31,7 +31,7 @@ use crate::engine::error::{Budget, WorkloadError};
 use crate::engine::exec::{LaneRead, Port, Scratch, lane_reads, perform, tags_fingerprint};
 use crate::engine::oracle::{Verdict, WriteLog, verdict};
 use crate::engine::order::Order;
-use crate::engine::machine::{CacheOp, Machine, MachineConfig, via_name};
+use crate::engine::machine::{CacheOp, Machine, MachineConfig, Served};
 use crate::engine::program::{CommandRef, Program, fill_size};
 use crate::engine::rng::{Rng, fingerprint};
 use crate::engine::workload::{Command, HostOp};
@@ -125,10 +125,8 @@ pub struct HostReadSeen {
 pub struct StaleRead {
     /// Which read.
     pub key: ReadKey,
-    /// Lane-level detail of what the simulated run read.
+    /// Lane-level detail of what the simulated run read, each with the cache that served it.
     pub lanes: Vec<LaneRead>,
-    /// The cache (or VRAM) that returned the bytes.
-    pub via: String,
     /// Cycle of the read.
     pub cycle: u64,
     /// For a read the reference run did not make (or made elsewhere), judged by the memory
@@ -405,24 +403,21 @@ impl SimPort<'_> {
 }
 
 impl Port for SimPort<'_> {
-    fn load(&mut self, cu: usize, kind: BindingKind, coherent: bool, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<(u64, u8, &'static str), AccessError> {
+    fn load(&mut self, cu: usize, kind: BindingKind, coherent: bool, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<(u64, Served), AccessError> {
         let j = self.jitter();
-        if coherent {
-            let t = self.m.coherent(cu, self.now, addr, Some((data, tags)), None, j)?;
-            return Ok((t.latency, t.depth, "L2"));
-        }
-        let (t, first) = match kind {
+        let (t, served) = match kind {
+            _ if coherent => self.m.coherent(cu, self.now, addr, Some((data, tags)), None, j)?,
             BindingKind::UniformBuffer => self.m.uniform_load(cu, self.now, addr, data, tags, j)?,
             BindingKind::StorageBuffer { .. } => self.m.storage_load(cu, self.now, addr, data, tags, j)?,
         };
-        Ok((t.latency, t.depth, first))
+        Ok((t.latency, served))
     }
 
     fn store(&mut self, cu: usize, coherent: bool, addr: u64, data: &[u8], tag: Tag) -> Result<u64, AccessError> {
         let j = self.jitter();
         self.log.add(tag, addr, data.len() as u64);
         if coherent {
-            return Ok(self.m.coherent(cu, self.now, addr, None, Some((data, tag)), j)?.latency);
+            return Ok(self.m.coherent(cu, self.now, addr, None, Some((data, tag)), j)?.0.latency);
         }
         Ok(self.m.storage_store(cu, self.now, addr, data, tag, j)?.latency)
     }
@@ -1187,17 +1182,16 @@ impl<'p, 'w> Sim<'p, 'w> {
             ChunkData::Copy => {
                 let (src_addr, buffer, offset) = chunk.src.expect("copy chunks have a source");
                 let mut tags = vec![0; word_span(src_addr, data.len())];
-                let (t, via) = self.machine.transfer_read(self.now, src_addr, &mut data, &mut tags).map_err(|e| exec_err(at(), e))?;
+                let (t, served) = self.machine.transfer_read(self.now, src_addr, &mut data, &mut tags).map_err(|e| exec_err(at(), e))?;
                 latency = t.latency;
                 // A copy reads the same places in both runs: its writers tell stale from timing.
                 match verdict(self.truth.fingerprints.get(&chunk.key), fingerprint(0, &data), 0, tags_fingerprint(0, &tags)) {
                     Verdict::Same => {}
                     Verdict::SameWriters => self.taint_if_any(ins.tag, &tags),
                     Verdict::OtherWriters | Verdict::NoCounterpart => {
-                        let byte_tags = crate::engine::exec::byte_tags(&tags, src_addr, src_addr, data.len() as u64);
-                        let lanes = vec![LaneRead { lane: 0, buffer, offset, bytes: data.clone(), byte_tags }];
+                        let lanes = chunk_reads(buffer, offset, src_addr, &data, &tags, &served);
                         self.tainted[ins.tag as usize] = true;
-                        self.record_stale(chunk.key, lanes, via.to_string(), Vec::new());
+                        self.record_stale(chunk.key, lanes, Vec::new());
                     }
                 }
             }
@@ -1215,10 +1209,10 @@ impl<'p, 'w> Sim<'p, 'w> {
         Ok(())
     }
 
-    fn record_stale(&mut self, key: ReadKey, lanes: Vec<LaneRead>, via: String, model: Vec<(u64, Tag)>) {
+    fn record_stale(&mut self, key: ReadKey, lanes: Vec<LaneRead>, model: Vec<(u64, Tag)>) {
         self.out.stale_count += 1;
         if self.out.stale.len() < MAX_DETAILED_STALE_READS {
-            self.out.stale.push(StaleRead { key, lanes, via, cycle: self.now, model });
+            self.out.stale.push(StaleRead { key, lanes, cycle: self.now, model });
         }
     }
 
@@ -1423,10 +1417,9 @@ impl<'p, 'w> Sim<'p, 'w> {
             };
             if let Some(model) = model {
                 let lanes = lane_reads(req, &bound, &self.scratch);
-                let via = via_name(performed.via.0, performed.via.1, self.machine.l2.is_some());
                 self.tainted[reader as usize] = true;
                 self.slots[s].stale_seen[sg] = true;
-                self.record_stale(key, lanes, via, model);
+                self.record_stale(key, lanes, model);
             }
         }
         wg.complete(sg, &self.scratch.results).map_err(|e| exec_err(at(), e))?;
@@ -1507,6 +1500,24 @@ fn host_op_name(op: &HostOp) -> &'static str {
         HostOp::FlushMappedMemoryRanges(_) => "vkFlushMappedMemoryRanges",
         HostOp::InvalidateMappedMemoryRanges(_) => "vkInvalidateMappedMemoryRanges",
     }
+}
+
+/// A copy chunk's read as lane reads, one per stretch of bytes that one level served: `data` at
+/// device address `addr` (offset `offset` of `buffer`), `tags` one per word.
+fn chunk_reads(buffer: usize, offset: u64, addr: u64, data: &[u8], tags: &[Tag], served: &Served) -> Vec<LaneRead> {
+    let mut out: Vec<LaneRead> = Vec::new();
+    let mut start = 0;
+    while start < data.len() {
+        let via = served.via(addr, addr + start as u64);
+        let mut end = start + 1;
+        while end < data.len() && served.via(addr, addr + end as u64) == via {
+            end += 1;
+        }
+        let byte_tags = crate::engine::exec::byte_tags(tags, addr, addr + start as u64, (end - start) as u64);
+        out.push(LaneRead { lane: 0, buffer, offset: offset + start as u64, bytes: data[start..end].to_vec(), byte_tags, via });
+        start = end;
+    }
+    out
 }
 
 /// The chunks a transfer command moves, in order (the same in both runs).
