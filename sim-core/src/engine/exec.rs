@@ -56,16 +56,15 @@ pub struct Performed {
     pub latency: u64,
     /// Fingerprint of a load's lanes, offsets and bytes (0 for stores and atomics).
     pub fingerprint: u64,
-    /// Fingerprint of a load's lanes and offsets alone: where it read.
+    /// Fingerprint of a load's lanes and offsets alone: where it read. The writers' fingerprint
+    /// is [`tags_fingerprint`]`(addrs, &scratch.tags)`, made only where it is needed.
     pub addrs: u64,
-    /// Fingerprint of a load's lanes, offsets and the writer of every word it read.
-    pub writers: u64,
 }
 
 /// Performs `req` against `bound` bindings through `port`, leaving results in `scratch`.
 pub fn perform<P: Port>(port: &mut P, cu: usize, req: &MemRequest, bound: &[Bound], tag: Tag, scratch: &mut Scratch) -> Result<Performed, AccessError> {
     let b = &bound[req.binding_index as usize];
-    let mut out = Performed { latency: 0, fingerprint: 0, addrs: 0, writers: 0 };
+    let mut out = Performed { latency: 0, fingerprint: 0, addrs: 0 };
     scratch.results.clear();
     match req.op {
         MemOp::Load => {
@@ -105,7 +104,6 @@ pub fn perform<P: Port>(port: &mut P, cu: usize, req: &MemRequest, bound: &[Boun
             }
             out.fingerprint = fingerprint(h, &scratch.results);
             out.addrs = h;
-            out.writers = tags_fingerprint(h, &scratch.tags);
         }
         MemOp::Store => {
             coalesce(&req.lanes, &mut scratch.runs);
@@ -135,9 +133,10 @@ pub fn perform<P: Port>(port: &mut P, cu: usize, req: &MemRequest, bound: &[Boun
     Ok(out)
 }
 
-/// Continues fingerprint `h` over provenance tags.
+/// Continues fingerprint `h` over provenance tags, a word at a time (FNV-1a's step on whole
+/// tags: the reference run makes one for every read).
 pub fn tags_fingerprint(h: u64, tags: &[Tag]) -> u64 {
-    tags.iter().fold(h, |h, t| fingerprint(h, &t.to_le_bytes()))
+    tags.iter().fold(h, |h, &t| (h ^ u64::from(t)).wrapping_mul(0x0000_0100_0000_01B3))
 }
 
 /// Expands word provenance to one tag per byte: `word_tags` belongs to an access starting at
@@ -163,8 +162,9 @@ pub struct LaneRead {
     pub via: &'static str,
 }
 
-/// Splits a performed load into per-lane reads (with per-byte provenance).
-pub fn lane_reads(req: &MemRequest, bound: &[Bound], scratch: &Scratch) -> Vec<LaneRead> {
+/// Splits a performed load into per-lane reads (with per-byte provenance); `via` names the level
+/// that served a byte (its load piece's report, the piece's start, the byte's address).
+pub fn lane_reads(req: &MemRequest, bound: &[Bound], scratch: &Scratch, via: impl Fn(&Served, u64, u64) -> &'static str) -> Vec<LaneRead> {
     let b = &bound[req.binding_index as usize];
     let mut out = Vec::with_capacity(req.lanes.len());
     let mut pos = 0usize;
@@ -179,7 +179,7 @@ pub fn lane_reads(req: &MemRequest, bound: &[Bound], scratch: &Scratch) -> Vec<L
         let tags = &scratch.tags[scratch.run_tags[run]..];
         let byte_tags = byte_tags(tags, run_addr, addr, l.size as u64);
         // The load piece holding the lane: pieces are in address order within a run.
-        let via = scratch.served.iter().rev().find(|(start, _)| *start <= addr).map_or("", |(start, s)| s.via(*start, addr));
+        let via = scratch.served.iter().rev().find(|(start, _)| *start <= addr).map_or("", |(start, s)| via(s, *start, addr));
         out.push(LaneRead {
             lane: l.lane,
             buffer: b.buffer,
@@ -212,7 +212,7 @@ mod tests {
             assert_eq!(tags.len(), word_span(addr, data.len()));
             data.copy_from_slice(&self.bytes[addr as usize..addr as usize + data.len()]);
             tags.fill(addr as Tag);
-            Ok((1, Served { first: "L1", ..Served::default() }))
+            Ok((1, Served::default()))
         }
         fn store(&mut self, _cu: usize, coherent: bool, addr: u64, data: &[u8], _tag: Tag) -> Result<u64, AccessError> {
             self.calls.push((addr, data.len(), coherent));

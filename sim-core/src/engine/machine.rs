@@ -136,29 +136,37 @@ pub fn via_name(first: &'static str, depth: u8, has_l2: bool) -> &'static str {
     }
 }
 
-/// Which level served each line of a read: what a finding names as "via" for the bytes it
-/// shows.
+/// The level a read entered the memory system at.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Entry {
+    /// Flat memory (the reference run): no levels.
+    #[default]
+    Flat,
+    /// The CU's L1.
+    L1,
+    /// The CU's uniform cache.
+    Uniform,
+    /// The L2 (a coherent access, a transfer through the L2, or a CU without an L1).
+    L2,
+    /// VRAM, no cache in front.
+    Vram,
+}
+
+/// Which level served each line of a read, as the read reported it: kept for every load, so
+/// compact; [`Machine::via`] names the level of a byte when a stale read is explained.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Served {
-    /// The level the read entered ("L1", "U$", "L2", "VRAM").
-    pub first: &'static str,
-    /// Line size of that level (0: no lines, one level).
-    pub line_bytes: u64,
-    /// Depth below that level per line of the read ([`AccessReport::line_depths`]).
-    pub line_depths: u64,
+    /// The level the read entered at.
+    pub entry: Entry,
     /// The read's deepest depth below that level (for lines past the recorded ones).
     pub depth: u8,
-    /// Levels above the first that the CU's depth counts (1 when the read entered at the L2).
-    pub depth_offset: u8,
-    /// Whether an L2 lies below the first level.
-    pub has_l2: bool,
+    /// Depth below that level per line of the read ([`AccessReport::line_depths`]).
+    pub line_depths: u64,
 }
 
 impl Served {
-    /// The level that served the byte at `addr` of a read that started at `start`.
-    pub fn via(&self, start: u64, addr: u64) -> &'static str {
-        let k = if self.line_bytes == 0 { 0 } else { (addr / self.line_bytes - start / self.line_bytes) as usize };
-        via_name(self.first, sim_caches::line_depth(self.line_depths, self.depth, k) + self.depth_offset, self.has_l2)
+    fn of(entry: Entry, report: &AccessReport) -> Served {
+        Served { entry, depth: report.depth, line_depths: report.line_depths }
     }
 }
 
@@ -188,6 +196,22 @@ pub struct Timed {
 }
 
 impl Machine {
+    /// The level that served the byte at `addr` of a read that started at `start` and was
+    /// served as `served` says: what a finding names as "via".
+    pub fn via(&self, served: &Served, start: u64, addr: u64) -> &'static str {
+        let line = |c: &Option<Cache>| c.as_ref().map_or(0, |c| c.spec().line_bytes as u64);
+        let cu = self.cus.first();
+        let (first, line_bytes, depth_offset) = match served.entry {
+            Entry::Flat => return "memory",
+            Entry::L1 => ("L1", cu.map_or(0, |c| line(&c.l1)), 0),
+            Entry::Uniform => ("U$", cu.map_or(0, |c| line(&c.uniform)), 0),
+            Entry::L2 => ("L2", line(&self.l2), 1),
+            Entry::Vram => ("VRAM", 0, 0),
+        };
+        let k = (addr.checked_div(line_bytes).unwrap_or(0) - start.checked_div(line_bytes).unwrap_or(0)) as usize;
+        via_name(first, sim_caches::line_depth(served.line_depths, served.depth, k) + depth_offset, self.l2.is_some())
+    }
+
     /// Builds the memory system over an address space of `address_space` bytes.
     pub fn new(config: MachineConfig, address_space: u64, rng: &mut Rng) -> Result<Machine, String> {
         let vram = BackingStore::new(address_space.max(1 << 16), config.vram_channels, config.vram_interleave_bytes)
@@ -254,15 +278,13 @@ impl Machine {
     /// A shader storage load through the CU's L1 (or the L2 when there is none).
     pub fn storage_load(&mut self, cu: usize, now: u64, addr: u64, data: &mut [u8], tags: &mut [Tag], jitter: u64) -> Result<(Timed, Served), AccessError> {
         let Machine { l2, vram, cus, .. } = self;
-        let has_l2 = l2.is_some();
-        let (report, first, line_bytes, at_l2) = match (&mut cus[cu].l1, l2.as_mut()) {
-            (Some(l1), Some(l2)) => (l1.read(&mut Chained { cache: l2, next: vram }, addr, data, tags)?, "L1", l1.spec().line_bytes as u64, false),
-            (Some(l1), None) => (l1.read(vram, addr, data, tags)?, "L1", l1.spec().line_bytes as u64, false),
-            (None, Some(l2)) => (l2.read(vram, addr, data, tags)?, "L2", l2.spec().line_bytes as u64, true),
-            (None, None) => (vram.read(addr, data, tags)?, "VRAM", 0, true),
+        let (report, entry, at_l2) = match (&mut cus[cu].l1, l2.as_mut()) {
+            (Some(l1), Some(l2)) => (l1.read(&mut Chained { cache: l2, next: vram }, addr, data, tags)?, Entry::L1, false),
+            (Some(l1), None) => (l1.read(vram, addr, data, tags)?, Entry::L1, false),
+            (None, Some(l2)) => (l2.read(vram, addr, data, tags)?, Entry::L2, true),
+            (None, None) => (vram.read(addr, data, tags)?, Entry::Vram, true),
         };
-        let served = Served { first, line_bytes, line_depths: report.line_depths, depth: report.depth, depth_offset: u8::from(at_l2 && has_l2), has_l2 };
-        Ok((self.time(now, addr, data.len() as u64, &report, at_l2, jitter), served))
+        Ok((self.time(now, addr, data.len() as u64, &report, at_l2, jitter), Served::of(entry, &report)))
     }
 
     /// Hints the host that a shader load at `addr` through the path for `kind` (at the coherence
@@ -291,15 +313,12 @@ impl Machine {
             return self.storage_load(cu, now, addr, data, tags, jitter);
         }
         let Machine { l2, vram, cus, .. } = self;
-        let has_l2 = l2.is_some();
         let u = cus[cu].uniform.as_mut().expect("checked above");
-        let line_bytes = u.spec().line_bytes as u64;
         let report = match l2.as_mut() {
             Some(l2) => u.read(&mut Chained { cache: l2, next: vram }, addr, data, tags)?,
             None => u.read(vram, addr, data, tags)?,
         };
-        let served = Served { first: "U$", line_bytes, line_depths: report.line_depths, depth: report.depth, depth_offset: 0, has_l2 };
-        Ok((self.time(now, addr, data.len() as u64, &report, false, jitter), served))
+        Ok((self.time(now, addr, data.len() as u64, &report, false, jitter), Served::of(Entry::Uniform, &report)))
     }
 
     /// A shader storage store through the CU's L1 (per its write policy).
@@ -350,8 +369,7 @@ impl Machine {
     #[allow(clippy::too_many_arguments)]
     pub fn coherent(&mut self, cu: usize, now: u64, addr: u64, load: Option<(&mut [u8], &mut [Tag])>, store: Option<(&[u8], Tag)>, jitter: u64) -> Result<(Timed, Served), AccessError> {
         let Machine { l2, vram, cus, .. } = self;
-        let has_l2 = l2.is_some();
-        let line_bytes = l2.as_ref().map_or(0, |l2| l2.spec().line_bytes as u64);
+        let entry = if l2.is_some() { Entry::L2 } else { Entry::Vram };
         let len = load.as_ref().map(|(d, _)| d.len()).or(store.map(|(d, _)| d.len())).unwrap_or(0) as u64;
         if let Some(l1) = cus[cu].l1.as_mut() {
             match l2.as_mut() {
@@ -372,20 +390,17 @@ impl Machine {
                 None => vram.write(addr, data, Tags::One(tag), None)?,
             });
         }
-        let served = Served { first: if has_l2 { "L2" } else { "VRAM" }, line_bytes, line_depths: report.line_depths, depth: report.depth, depth_offset: u8::from(has_l2), has_l2 };
-        Ok((self.time(now, addr, len, &report, true, jitter), served))
+        Ok((self.time(now, addr, len, &report, true, jitter), Served::of(entry, &report)))
     }
 
     /// A transfer-engine read (per the profile's transfer path).
     pub fn transfer_read(&mut self, now: u64, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<(Timed, Served), AccessError> {
         let Machine { l2, vram, config, .. } = self;
-        let (report, first, line_bytes) = match (config.transfer_path, l2.as_mut()) {
-            (TransferPath::ThroughL2, Some(l2)) => (l2.read(vram, addr, data, tags)?, "L2", l2.spec().line_bytes as u64),
-            _ => (vram.read(addr, data, tags)?, "VRAM", 0),
+        let (report, entry) = match (config.transfer_path, l2.as_mut()) {
+            (TransferPath::ThroughL2, Some(l2)) => (l2.read(vram, addr, data, tags)?, Entry::L2),
+            _ => (vram.read(addr, data, tags)?, Entry::Vram),
         };
-        let has_l2 = first == "L2";
-        let served = Served { first, line_bytes, line_depths: report.line_depths, depth: report.depth, depth_offset: u8::from(has_l2), has_l2 };
-        Ok((self.time(now, addr, data.len() as u64, &report, true, 0), served))
+        Ok((self.time(now, addr, data.len() as u64, &report, true, 0), Served::of(entry, &report)))
     }
 
     /// A transfer-engine write (per the profile's transfer path).

@@ -41,12 +41,14 @@ pub enum Verdict {
     NoCounterpart,
 }
 
-/// Compares a read with the reference's fingerprints of it.
-pub fn verdict(reference: Option<&crate::engine::run::ReadPrint>, bytes: u64, addrs: u64, writers: u64) -> Verdict {
+/// Compares a read with the reference's fingerprints of it; `writers` makes the read's
+/// writers' fingerprint, asked for only when the bytes differ.
+pub fn verdict(reference: Option<&crate::engine::run::ReadPrint>, bytes: u64, addrs: u64, writers: impl FnOnce() -> u64) -> Verdict {
     match reference {
         Some(r) if r.bytes == bytes => Verdict::Same,
-        Some(r) if r.addrs == addrs && r.writers == writers => Verdict::SameWriters,
-        Some(r) if r.addrs == addrs => Verdict::OtherWriters,
+        Some(r) if r.addrs == addrs => {
+            if r.writers == writers() { Verdict::SameWriters } else { Verdict::OtherWriters }
+        }
         _ => Verdict::NoCounterpart,
     }
 }

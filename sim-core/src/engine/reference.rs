@@ -33,7 +33,7 @@ struct Flat<'a>(&'a mut BackingStore);
 impl Port for Flat<'_> {
     fn load(&mut self, _cu: usize, _kind: BindingKind, _coherent: bool, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<(u64, Served), AccessError> {
         self.0.read(addr, data, tags)?;
-        Ok((0, Served { first: "memory", ..Served::default() }))
+        Ok((0, Served::default()))
     }
 
     fn store(&mut self, _cu: usize, _coherent: bool, addr: u64, data: &[u8], tag: Tag) -> Result<u64, AccessError> {
@@ -186,10 +186,10 @@ fn run_command(
                                 if req.op == MemOp::Load && !req.atomic {
                                     let key = ReadKey { inst: inst as u32, a: wg_index as u32, b: sg as u32, c: loads[sg] };
                                     loads[sg] += 1;
-                                    let print = ReadPrint { bytes: performed.fingerprint, addrs: performed.addrs, writers: performed.writers };
+                                    let print = ReadPrint { bytes: performed.fingerprint, addrs: performed.addrs, writers: tags_fingerprint(performed.addrs, &scratch.tags) };
                                     record_read(truth, key, print, MAX_RECORDED_READS, || ins.at.to_string(), "a shader that never ends?")?;
                                     if capture.contains(&key) {
-                                        truth.captured.insert(key, lane_reads(req, &bound, scratch));
+                                        truth.captured.insert(key, lane_reads(req, &bound, scratch, |_, _, _| ""));
                                     }
                                 }
                                 wg.complete(sg, &scratch.results).map_err(|e| exec(&e))?;

@@ -1185,11 +1185,11 @@ impl<'p, 'w> Sim<'p, 'w> {
                 let (t, served) = self.machine.transfer_read(self.now, src_addr, &mut data, &mut tags).map_err(|e| exec_err(at(), e))?;
                 latency = t.latency;
                 // A copy reads the same places in both runs: its writers tell stale from timing.
-                match verdict(self.truth.fingerprints.get(&chunk.key), fingerprint(0, &data), 0, tags_fingerprint(0, &tags)) {
+                match verdict(self.truth.fingerprints.get(&chunk.key), fingerprint(0, &data), 0, || tags_fingerprint(0, &tags)) {
                     Verdict::Same => {}
                     Verdict::SameWriters => self.taint_if_any(ins.tag, &tags),
                     Verdict::OtherWriters | Verdict::NoCounterpart => {
-                        let lanes = chunk_reads(buffer, offset, src_addr, &data, &tags, &served);
+                        let lanes = chunk_reads(buffer, offset, src_addr, &data, &tags, |a| self.machine.via(&served, src_addr, a));
                         self.tainted[ins.tag as usize] = true;
                         self.record_stale(chunk.key, lanes, Vec::new());
                     }
@@ -1385,7 +1385,7 @@ impl<'p, 'w> Sim<'p, 'w> {
             let key = ReadKey { inst: inst as u32, a: slot.wg_index as u32, b: sg as u32, c: slot.loads[sg] };
             slot.loads[sg] += 1;
             let reader = self.prog.instances[inst].tag;
-            let v = verdict(self.truth.fingerprints.get(&key), performed.fingerprint, performed.addrs, performed.writers);
+            let v = verdict(self.truth.fingerprints.get(&key), performed.fingerprint, performed.addrs, || tags_fingerprint(performed.addrs, &self.scratch.tags));
             let model = match v {
                 Verdict::Same => None,
                 Verdict::SameWriters => {
@@ -1416,7 +1416,8 @@ impl<'p, 'w> Sim<'p, 'w> {
                 }
             };
             if let Some(model) = model {
-                let lanes = lane_reads(req, &bound, &self.scratch);
+                let machine = &self.machine;
+                let lanes = lane_reads(req, &bound, &self.scratch, |s, start, a| machine.via(s, start, a));
                 self.tainted[reader as usize] = true;
                 self.slots[s].stale_seen[sg] = true;
                 self.record_stale(key, lanes, model);
@@ -1504,13 +1505,13 @@ fn host_op_name(op: &HostOp) -> &'static str {
 
 /// A copy chunk's read as lane reads, one per stretch of bytes that one level served: `data` at
 /// device address `addr` (offset `offset` of `buffer`), `tags` one per word.
-fn chunk_reads(buffer: usize, offset: u64, addr: u64, data: &[u8], tags: &[Tag], served: &Served) -> Vec<LaneRead> {
+fn chunk_reads(buffer: usize, offset: u64, addr: u64, data: &[u8], tags: &[Tag], via_at: impl Fn(u64) -> &'static str) -> Vec<LaneRead> {
     let mut out: Vec<LaneRead> = Vec::new();
     let mut start = 0;
     while start < data.len() {
-        let via = served.via(addr, addr + start as u64);
+        let via = via_at(addr + start as u64);
         let mut end = start + 1;
-        while end < data.len() && served.via(addr, addr + end as u64) == via {
+        while end < data.len() && via_at(addr + end as u64) == via {
             end += 1;
         }
         let byte_tags = crate::engine::exec::byte_tags(tags, addr, addr + start as u64, (end - start) as u64);
