@@ -75,16 +75,22 @@ pub struct MachineConfig {
     pub uniform: Option<CacheSpec>,
     /// Shared L2 (absent: everything below the CU goes to VRAM).
     pub l2: Option<CacheSpec>,
-    /// L2 banks (interleaved by line).
+    /// L2 banks.
     pub l2_banks: u32,
+    /// Bytes of consecutive addresses one L2 bank holds before the next bank's.
+    pub l2_bank_interleave_bytes: u64,
     /// VRAM channels.
     pub vram_channels: u32,
     /// VRAM channel interleave, bytes.
     pub vram_interleave_bytes: u64,
     /// Transfer engine path.
     pub transfer_path: TransferPath,
-    /// Cycles: hit in an L1, T$ or U$.
+    /// Cycles: hit in an L1.
     pub l1_hit_cycles: u64,
+    /// Cycles: hit in a U$.
+    pub uniform_hit_cycles: u64,
+    /// Cycles per subgroup-wide access to workgroup (shared) memory.
+    pub shared_memory_cycles: u64,
     /// Cycles added by going to the L2.
     pub l2_hit_cycles: u64,
     /// Cycles added by going to VRAM.
@@ -246,8 +252,18 @@ impl Machine {
     /// Turns an access report into a latency at cycle `now`, with contention at the L2 bank and
     /// VRAM channel of `addr`, and `jitter` extra cycles.
     fn time(&mut self, now: u64, addr: u64, bytes: u64, report: &AccessReport, first_level_is_l2: bool, jitter: u64) -> Timed {
+        self.time_from(now, addr, bytes, report, if first_level_is_l2 { Entry::L2 } else { Entry::L1 }, jitter)
+    }
+
+    /// [`Machine::time`] of an access that entered at `entry`, whose hit latency it starts from.
+    fn time_from(&mut self, now: u64, addr: u64, bytes: u64, report: &AccessReport, entry: Entry, jitter: u64) -> Timed {
         let c = &self.config;
-        let mut latency = if first_level_is_l2 { c.l2_hit_cycles } else { c.l1_hit_cycles };
+        let first_level_is_l2 = matches!(entry, Entry::L2 | Entry::Vram | Entry::Flat);
+        let mut latency = match entry {
+            Entry::Uniform => c.uniform_hit_cycles,
+            Entry::L1 => c.l1_hit_cycles,
+            Entry::L2 | Entry::Vram | Entry::Flat => c.l2_hit_cycles,
+        };
         let mut depth = report.depth;
         if first_level_is_l2 {
             depth += 1;
@@ -256,8 +272,7 @@ impl Machine {
             if !first_level_is_l2 {
                 latency += c.l2_hit_cycles;
             }
-            let line = self.l2.as_ref().map_or(64, |l| l.spec().line_bytes as u64);
-            let bank = ((addr / line) % self.l2_bank_free.len() as u64) as usize;
+            let bank = ((addr / c.l2_bank_interleave_bytes.max(1)) % self.l2_bank_free.len() as u64) as usize;
             let service = bytes.div_ceil(c.l2_bank_bytes_per_cycle.max(1));
             let start = self.l2_bank_free[bank].max(now);
             self.l2_bank_free[bank] = start + service;
@@ -318,7 +333,7 @@ impl Machine {
             Some(l2) => u.read(&mut Chained { cache: l2, next: vram }, addr, data, tags)?,
             None => u.read(vram, addr, data, tags)?,
         };
-        Ok((self.time(now, addr, data.len() as u64, &report, false, jitter), Served::of(Entry::Uniform, &report)))
+        Ok((self.time_from(now, addr, data.len() as u64, &report, Entry::Uniform, jitter), Served::of(Entry::Uniform, &report)))
     }
 
     /// A shader storage store through the CU's L1 (per its write policy).

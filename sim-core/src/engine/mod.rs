@@ -110,6 +110,7 @@ pub fn machine_config(p: &Profile) -> MachineConfig {
         uniform: m.cu.uniform_cache.clone(),
         l2: m.l2.cache.clone(),
         l2_banks: m.l2.banks,
+        l2_bank_interleave_bytes: m.l2.bank_interleave_bytes,
         vram_channels: m.vram.channels,
         vram_interleave_bytes: m.vram.channel_interleave_bytes,
         transfer_path: match m.transfer.path {
@@ -117,6 +118,8 @@ pub fn machine_config(p: &Profile) -> MachineConfig {
             crate::profile::machine::TransferPath::DirectToVram => TransferPath::DirectToVram,
         },
         l1_hit_cycles: t.l1_hit_cycles as u64,
+        uniform_hit_cycles: t.uniform_hit_cycles as u64,
+        shared_memory_cycles: t.shared_memory_cycles as u64,
         l2_hit_cycles: t.l2_hit_cycles as u64,
         vram_cycles: t.vram_latency_cycles as u64,
         cycles_per_instruction: 1,

@@ -365,6 +365,8 @@ struct Slot {
     sg_state: Vec<SgState>,
     loads: Vec<u32>,
     instr_seen: Vec<u64>,
+    /// Per subgroup: workgroup-memory lane accesses already charged.
+    shared_seen: Vec<u64>,
     start: u64,
     /// Per subgroup: whether it has read stale bytes, and whether its divergence was told.
     stale_seen: Vec<bool>,
@@ -1284,6 +1286,7 @@ impl<'p, 'w> Sim<'p, 'w> {
                 sg_state: vec![SgState::Running; n],
                 loads: vec![0; n],
                 instr_seen: vec![0; n],
+                shared_seen: vec![0; n],
                 start: self.now,
                 stale_seen: vec![false; n],
                 diverged: vec![false; n],
@@ -1434,12 +1437,16 @@ impl<'p, 'w> Sim<'p, 'w> {
         let st = wg.subgroup_stats(sg);
         let delta = st.instructions - self.slots[s].instr_seen[sg];
         self.slots[s].instr_seen[sg] = st.instructions;
+        // Workgroup memory: its latency once per subgroup-wide access (a subgroup's lanes access
+        // it together; the statistics count lanes).
+        let shared = st.workgroup_accesses - std::mem::replace(&mut self.slots[s].shared_seen[sg], st.workgroup_accesses);
+        let shared_cycles = shared.div_ceil(u64::from(self.machine.config.subgroup_size.max(1))).saturating_mul(self.machine.config.shared_memory_cycles);
         if self.instructions.spend(delta) {
             let inst = self.dispatches[self.slots[s].dispatch].inst;
             self.budget_spent_in = Some(inst);
             return Err(self.instructions.spent(self.prog.instances[inst].at.to_string(), self.out.stale_count));
         }
-        Ok(delta.saturating_mul(cpi))
+        Ok(delta.saturating_mul(cpi).saturating_add(shared_cycles))
     }
 
     fn release_barrier(&mut self, s: usize) {

@@ -243,18 +243,15 @@ pub struct Timing {
     pub core_clock_mhz: u32,
     /// L1 hit latency, cycles. Default 40.
     pub l1_hit_cycles: u32,
-    /// Texture cache hit latency, cycles. Default 60.
-    pub texture_hit_cycles: u32,
-    /// Uniform cache hit latency, cycles. Default 20.
+    /// Uniform cache hit latency, cycles (a uniform load's latency starts from it). Default 20.
     pub uniform_hit_cycles: u32,
     /// L2 hit latency (beyond the L1 lookup), cycles. Default 200.
     pub l2_hit_cycles: u32,
     /// VRAM access latency (beyond the L2 lookup), cycles. Default 500.
     pub vram_latency_cycles: u32,
-    /// Shared-memory access latency, cycles. Default 32.
+    /// Workgroup (shared) memory latency, cycles, charged once per subgroup-wide access.
+    /// Default 32.
     pub shared_memory_cycles: u32,
-    /// ROP tile cache hit latency, cycles. Default 20.
-    pub rop_hit_cycles: u32,
     /// Bandwidth of one L2 bank, bytes/cycle. Default 64.
     pub l2_bank_bytes_per_cycle: u32,
     /// Bandwidth of one VRAM channel, bytes/cycle. Default 32.
@@ -282,12 +279,10 @@ impl Default for Timing {
         Timing {
             core_clock_mhz: 1500,
             l1_hit_cycles: 40,
-            texture_hit_cycles: 60,
             uniform_hit_cycles: 20,
             l2_hit_cycles: 200,
             vram_latency_cycles: 500,
             shared_memory_cycles: 32,
-            rop_hit_cycles: 20,
             l2_bank_bytes_per_cycle: 64,
             vram_channel_bytes_per_cycle: 32,
             transfer_bytes_per_cycle: 64,
@@ -480,12 +475,10 @@ impl Timing {
         range(&["timing", "core_clock_mhz"], self.core_clock_mhz as u64, 1, 100_000)?;
         for (name, v) in [
             ("l1_hit_cycles", self.l1_hit_cycles),
-            ("texture_hit_cycles", self.texture_hit_cycles),
             ("uniform_hit_cycles", self.uniform_hit_cycles),
             ("l2_hit_cycles", self.l2_hit_cycles),
             ("vram_latency_cycles", self.vram_latency_cycles),
             ("shared_memory_cycles", self.shared_memory_cycles),
-            ("rop_hit_cycles", self.rop_hit_cycles),
             ("host_bus_latency_cycles", self.host_bus_latency_cycles),
             ("maintenance_cycles_per_line", self.maintenance_cycles_per_line),
             ("barrier_cycles", self.barrier_cycles),
