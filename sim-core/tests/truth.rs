@@ -333,3 +333,29 @@ fn main(@builtin(local_invocation_index) li: u32) {
     }
     assert!(stale_seen > 0, "no seed read the stale L1 line");
 }
+
+/// A host wait that can never end because the command processor launches in order: a fill
+/// outside a vkCmdWaitEvents2's scope sits behind a dispatch the wait holds, and the host sets
+/// the event only after waiting for that fill. The error says so, not "never signalled".
+#[test]
+fn a_deadlock_of_in_order_launch_says_so() {
+    let mut w = Workload::new("in-order-launch-behind-a-host-event");
+    let a = w.device_buffer("A", N);
+    let b = w.device_buffer("B", N);
+    let p = w.wgsl_pipeline("write_value", samples::WRITE_VALUE_WGSL, "main").unwrap();
+    let e = w.event("e");
+    let s = w.semaphore("s");
+    let q1 = w.queue("q1");
+    let f = w.fence("f");
+    let gated = w.command_buffer(
+        "gated",
+        vec![wait_host_event(e, S::COMPUTE_SHADER, A::SHADER_STORAGE_WRITE), dispatch(p, 1, vec![storage(0, a)]), Command::FillBuffer { dst: b, offset: 0, size: None, data: 1 }],
+    );
+    let after = w.command_buffer("after", vec![Command::FillBuffer { dst: b, offset: 0, size: Some(256), data: 2 }]);
+    w.host(HostOp::QueueSubmit { queue: 0, batches: vec![SubmitBatch { command_buffers: vec![gated], signal_semaphores: vec![(s, S::CLEAR)], ..SubmitBatch::default() }], fence: None });
+    w.host(HostOp::QueueSubmit { queue: q1, batches: vec![SubmitBatch { command_buffers: vec![after], wait_semaphores: vec![(s, S::CLEAR)], ..SubmitBatch::default() }], fence: Some(f) });
+    w.host(HostOp::WaitForFences(vec![f]));
+    w.host(HostOp::SetEvent(e));
+    let e = run_workload(&w, &Profile::builtin("seed-l2").unwrap(), 0).unwrap_err().to_string();
+    assert!(e.contains("in-order launch") && e.contains("vkCmdFillBuffer") && e.contains("vkCmdDispatch") && e.contains("vkSetEvent `e`"), "{e}");
+}

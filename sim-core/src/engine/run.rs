@@ -851,7 +851,8 @@ impl<'p, 'w> Sim<'p, 'w> {
             if matches!(self.stream.nodes[j].kind, NodeKind::HostGate { .. }) {
                 return Some(j);
             }
-            stack.extend(self.stream.nodes[j].explicit.iter().copied());
+            // Only on the way to an error: spelling out the dependencies is affordable.
+            stack.extend(self.stream.deps(j));
             stack.extend(self.stream.nodes[j].start_after);
         }
         None
