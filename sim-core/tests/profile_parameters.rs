@@ -1,8 +1,9 @@
-//! Every timing parameter of a profile does something: changing it changes the cycles of a
-//! workload that exercises it (and nothing else about the run).
+//! Every timing parameter and driver policy of a profile does something: changing it changes
+//! the cycles, or the cache operations, of a workload that exercises it, and correct programs
+//! stay correct.
 
 use sim_core::engine::*;
-use sim_core::profile::Profile;
+use sim_core::profile::{CuCacheWalks, EventFirstScope, Profile, SignalAvailability};
 use sim_core::sync::{AccessFlags2 as A, PipelineStageFlags2 as S};
 
 /// The cycles of `w` on seed-l2 changed by `edit`, with the run's result otherwise clean.
@@ -76,4 +77,77 @@ fn latencies_of_parts_not_simulated_are_refused() {
         let e = Profile::from_toml_str(&text, "test.toml").map(|_| ()).unwrap_err().to_string();
         assert!(e.contains(field), "{field}: {e}");
     }
+}
+
+/// A fill, a set of event `e` naming TRANSFER_WRITE, its wait, and a dispatch reading the fill.
+fn split_barrier() -> Workload {
+    let mut w = Workload::new("split-barrier");
+    let a = w.device_buffer("A", 4096);
+    let b = w.device_buffer("B", 4096);
+    let p = w.wgsl_pipeline("add_one", samples::ADD_ONE_WGSL, "main").unwrap();
+    let e = w.event("e");
+    let f = w.fence("f");
+    let dep = DependencyInfo::memory(S::CLEAR, A::TRANSFER_WRITE, S::COMPUTE_SHADER, A::SHADER_STORAGE_READ);
+    let bind = |binding, buffer| BufferBinding { set: 0, binding, buffer, offset: 0, range: None };
+    let cb = w.command_buffer(
+        "cb",
+        vec![
+            Command::FillBuffer { dst: a, offset: 0, size: None, data: 7 },
+            Command::SetEvent { event: e, dependency: dep.clone() },
+            Command::WaitEvents { events: vec![e], dependency: dep },
+            Command::Dispatch { pipeline: p, group_count: [16, 1, 1], base_group: [0; 3], bindings: vec![bind(0, a), bind(1, b)], push_constants: vec![] },
+        ],
+    );
+    w.submit(0, vec![cb], Some(f));
+    w.host(HostOp::WaitForFences(vec![f]));
+    w
+}
+
+/// The cache operations of the sync nodes whose label starts with `what`.
+fn ops_of(r: &RunResult, what: &str) -> usize {
+    r.syncs.iter().filter(|s| s.label.starts_with(what)).map(|s| s.ops.len()).sum()
+}
+
+#[test]
+fn event_first_scope_moves_the_flush_side_to_the_wait() {
+    let w = split_barrier();
+    let run = |policy| {
+        let mut p = Profile::builtin("seed-l2").unwrap();
+        p.policies.event_first_scope = policy;
+        let r = run_workload(&w, &p, 0).unwrap();
+        assert!(!r.corrupted(), "{policy:?}: {r:?}");
+        r
+    };
+    let (at_set, at_wait) = (run(EventFirstScope::Set), run(EventFirstScope::Wait));
+    // seed-l2's TRANSFER_WRITE row: "invalidate L2" on the flush side.
+    assert!(ops_of(&at_set, "vkCmdSetEvent2") > 0 && ops_of(&at_wait, "vkCmdSetEvent2") == 0);
+    assert!(ops_of(&at_wait, "vkCmdWaitEvents2") > ops_of(&at_set, "vkCmdWaitEvents2"));
+}
+
+#[test]
+fn signal_availability_plans_the_stages_that_ran_or_all() {
+    // Only a dispatch runs: its SHADER_WRITE row has no flush side on seed-l2, while
+    // MEMORY_WRITE at ALL_COMMANDS fires the TRANSFER_WRITE and HOST_WRITE rows too.
+    let w = samples::stream(1 << 16).unwrap();
+    let run = |policy| {
+        let mut p = Profile::builtin("seed-l2").unwrap();
+        p.policies.signal_availability = policy;
+        let r = run_workload(&w, &p, 0).unwrap();
+        assert!(!r.corrupted(), "{policy:?}: {r:?}");
+        ops_of(&r, "fence")
+    };
+    assert!(run(SignalAvailability::AllStages) > run(SignalAvailability::StagesThatRan));
+}
+
+#[test]
+fn cu_cache_walks_serial_charges_every_cu() {
+    let w = split_barrier();
+    let walk = |policy| {
+        let mut p = Profile::builtin("seed-l2").unwrap();
+        p.policies.cu_cache_walks = policy;
+        let r = run_workload(&w, &p, 0).unwrap();
+        r.syncs.iter().flat_map(|s| &s.ops).filter(|o| o.op.target == CacheTarget::L1).map(|o| o.cycles).sum::<u64>()
+    };
+    let (parallel, serial) = (walk(CuCacheWalks::Parallel), walk(CuCacheWalks::Serial));
+    assert!(serial > parallel, "{parallel} vs {serial}");
 }

@@ -152,6 +152,8 @@ fn render(p: &Profile, grid: &TableGrid) -> Result<String, CliError> {
     section(&mut out, &p.timing)?;
     let _ = writeln!(out, "\nlimits (bytes unless counts)");
     section(&mut out, &p.limits)?;
+    let _ = writeln!(out, "\npolicies (driver choices that are not table rows)");
+    section(&mut out, &p.policies)?;
     let range = serde_json::to_value(p.barriers.range)?;
     let _ = writeln!(
         out,

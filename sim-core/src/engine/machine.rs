@@ -118,6 +118,8 @@ pub struct MachineConfig {
     pub host: sim_host::HostSpec,
     /// Host bus latency and bandwidth.
     pub host_timing: sim_host::HostTiming,
+    /// Driver choices that are not table rows.
+    pub policies: crate::profile::Policies,
 }
 
 /// Per-CU caches.
@@ -458,10 +460,11 @@ impl Machine {
                 }
             }
         }
-        // CUs walk their caches in parallel: charge one CU's walk, but every written-back byte.
-        let walked = match op.target {
-            CacheTarget::L2 | CacheTarget::Rop => total.lines_examined,
-            _ => total.lines_examined / cus.len().max(1) as u64,
+        // CUs walk their caches in parallel (one CU's walk is charged) or one after another, as
+        // the profile's policy says; every written-back byte is charged.
+        let walked = match (op.target, config.policies.cu_cache_walks) {
+            (CacheTarget::L2 | CacheTarget::Rop, _) | (_, crate::profile::CuCacheWalks::Serial) => total.lines_examined,
+            (_, crate::profile::CuCacheWalks::Parallel) => total.lines_examined / cus.len().max(1) as u64,
         };
         let cycles = walked * config.maintenance_cycles_per_line
             + total.writeback_bytes.div_ceil(config.vram_channel_bytes_per_cycle.max(1) * config.vram_channels.max(1) as u64);

@@ -138,6 +138,7 @@ pub fn machine_config(p: &Profile) -> MachineConfig {
             non_coherent_atom_size: p.limits.non_coherent_atom_size,
         },
         host_timing: sim_host::HostTiming { bus_latency_cycles: t.host_bus_latency_cycles, bus_bytes_per_cycle: t.host_bus_bytes_per_cycle },
+        policies: p.policies,
     }
 }
 

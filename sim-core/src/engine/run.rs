@@ -35,7 +35,8 @@ use crate::engine::machine::{CacheOp, Machine, MachineConfig, Served};
 use crate::engine::program::{CommandRef, Program, fill_size};
 use crate::engine::rng::{Rng, fingerprint};
 use crate::engine::workload::{Command, HostOp};
-use crate::engine::stream::{Family, NodeKind, Stream, bits};
+use crate::engine::stream::{Family, NodeKind, Stream, SyncRole, bits};
+use crate::profile::{EventFirstScope, SignalAvailability};
 use crate::sync::{MemoryBarrier2, PipelineStageFlags2 as S};
 
 /// Bytes one transfer-engine step moves.
@@ -1019,10 +1020,23 @@ impl<'p, 'w> Sim<'p, 'w> {
             let node = &self.stream.nodes[i];
             let mut ops = Vec::new();
             if let NodeKind::Sync(y) = &node.kind {
+                let policies = self.machine.config.policies;
+                // The profile's policies decide where an event's first scope is performed and
+                // what a signal makes available; the stream holds the default choices.
+                let first = match (y.role, policies.event_first_scope) {
+                    (SyncRole::SetEvent, EventFirstScope::Wait) => false,
+                    (SyncRole::WaitEvents, EventFirstScope::Wait) => true,
+                    _ => y.first,
+                };
+                let all_stages = [(MemoryBarrier2::semaphore_signal(), None)];
+                let barriers = match (y.role, policies.signal_availability) {
+                    (SyncRole::Signal, SignalAvailability::AllStages) => &all_stages[..],
+                    _ => &y.barriers[..],
+                };
                 let mut second = Vec::new();
-                for (b, range) in &y.barriers {
+                for (b, range) in barriers {
                     let (f, s) = self.planner.plan(b, *range);
-                    if y.first {
+                    if first {
                         ops.extend(f);
                     }
                     if y.second {

@@ -61,10 +61,29 @@ pub enum NodeKind {
     },
 }
 
+/// What made a sync node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SyncRole {
+    /// vkQueueSubmit's host→device domain operation.
+    Submit,
+    /// A semaphore wait operation.
+    SemaphoreWait,
+    /// A semaphore or fence signal operation (a queue or device wait's too).
+    Signal,
+    /// vkCmdPipelineBarrier2.
+    Barrier,
+    /// vkCmdSetEvent2's half.
+    SetEvent,
+    /// vkCmdWaitEvents2's half.
+    WaitEvents,
+}
+
 /// A sync node: the stages it waits for and holds back, and the barriers whose cache
 /// operations it performs when it fires.
 #[derive(Clone, Debug)]
 pub struct SyncNode {
+    /// What made it.
+    pub role: SyncRole,
     /// What it is, for reports and timelines (`"vkCmdPipelineBarrier2 submit 0 cb0[1]"`).
     pub label: String,
     /// First-scope stages, expanded (logically earlier stages included); HOST is kept for
@@ -269,7 +288,7 @@ impl Lowering<'_, '_> {
         i
     }
 
-    fn sync(&self, label: String, barriers: Vec<RangedBarrier>, first: bool, second: bool) -> NodeKind {
+    fn sync(&self, role: SyncRole, label: String, barriers: Vec<RangedBarrier>, first: bool, second: bool) -> NodeKind {
         let mut src = S::NONE;
         let mut dst = S::NONE;
         for (b, _) in &barriers {
@@ -280,7 +299,7 @@ impl Lowering<'_, '_> {
                 dst |= second_scope_stages(b.dst_stage_mask, None);
             }
         }
-        NodeKind::Sync(SyncNode { label, src, dst, barriers, first, second })
+        NodeKind::Sync(SyncNode { role, label, src, dst, barriers, first, second })
     }
 
     /// A semaphore or fence signal operation: it waits for every earlier command in
@@ -293,7 +312,7 @@ impl Lowering<'_, '_> {
         let mut barrier = MemoryBarrier2::semaphore_signal();
         barrier.src_stage_mask = S(src.0 & self.queue_stages[queue].0);
         let barriers = if barrier.src_stage_mask.is_empty() { Vec::new() } else { vec![(barrier, None)] };
-        NodeKind::Sync(SyncNode { label, src, dst: S::NONE, barriers, first: true, second: false })
+        NodeKind::Sync(SyncNode { role: SyncRole::Signal, label, src, dst: S::NONE, barriers, first: true, second: false })
     }
 
     fn barrier_list(&self, dep: &DependencyInfo) -> Vec<RangedBarrier> {
@@ -318,14 +337,14 @@ impl Lowering<'_, '_> {
                     return Err(WorkloadError::Invalid { at: at(), message: format!("fence `{}` is submitted again without vkResetFences", w.fences[f]) });
                 }
                 // vkQueueSubmit: a host→device domain operation and a visibility operation.
-                let k = self.sync(format!("vkQueueSubmit timeline[{t}] (host→device domain operation)"), vec![(MemoryBarrier2::queue_submit_host_to_device(), None)], true, true);
+                let k = self.sync(SyncRole::Submit, format!("vkQueueSubmit timeline[{t}] (host→device domain operation)"), vec![(MemoryBarrier2::queue_submit_host_to_device(), None)], true, true);
                 self.push(queue, k, Vec::new());
                 for (b, batch) in batches.iter().enumerate() {
                     for &(s, stages) in &batch.wait_semaphores {
                         let Some(signal) = self.sem_pending[s].take() else {
                             return Err(WorkloadError::Deadlock { at: at(), message: format!("batch {b} waits on semaphore `{}`, which no earlier submission signals", w.semaphores[s]) });
                         };
-                        let k = self.sync(format!("semaphore `{}` wait (timeline[{t}])", w.semaphores[s]), vec![(MemoryBarrier2::semaphore_wait(stages), None)], false, true);
+                        let k = self.sync(SyncRole::SemaphoreWait, format!("semaphore `{}` wait (timeline[{t}])", w.semaphores[s]), vec![(MemoryBarrier2::semaphore_wait(stages), None)], false, true);
                         self.push(queue, k, vec![signal]);
                     }
                     for inst in self.prog.submit_batches[t][b].clone() {
@@ -403,11 +422,11 @@ impl Lowering<'_, '_> {
                 self.push(queue, NodeKind::Action { inst, stage: S::COMPUTE_SHADER }, Vec::new());
             }
             Command::PipelineBarrier(dep) => {
-                let k = self.sync(label, self.barrier_list(dep), true, true);
+                let k = self.sync(SyncRole::Barrier, label, self.barrier_list(dep), true, true);
                 self.push(queue, k, Vec::new());
             }
             Command::SetEvent { event, dependency } => {
-                let k = self.sync(label, self.barrier_list(dependency), true, false);
+                let k = self.sync(SyncRole::SetEvent, label, self.barrier_list(dependency), true, false);
                 let i = self.push(queue, k, Vec::new());
                 self.event_state[*event] = EventState::Node(i);
             }
@@ -444,7 +463,7 @@ impl Lowering<'_, '_> {
                         }
                     }
                 }
-                let mut k = self.sync(label, self.barrier_list(dependency), first_at_wait, true);
+                let mut k = self.sync(SyncRole::WaitEvents, label, self.barrier_list(dependency), first_at_wait, true);
                 // The wait is ordered after its sets' first scopes through the sets themselves
                 // (`explicit`), not after every earlier command of those stages: commands
                 // recorded between the set and the wait are outside the dependency.

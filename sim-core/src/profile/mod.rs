@@ -20,6 +20,7 @@
 //! [machine.host]                  # write_combining_buffers, write_combining_buffer_bytes, cache
 //! [timing]                        # latencies in cycles, bandwidths in bytes/cycle: see `Timing`
 //! [limits]                        # device limits: see `Limits`
+//! [policies]                      # driver choices that are not table rows: see `Policies`
 //! [barriers]
 //! range = "whole-cache"           # or "barrier-range"
 //! [[barriers.rows]]               # see `table`
@@ -40,6 +41,7 @@ pub mod error;
 pub mod grid;
 pub mod machine;
 pub mod plan;
+pub mod policies;
 pub mod table;
 
 use std::path::{Path, PathBuf};
@@ -48,6 +50,7 @@ use serde::{Deserialize, Serialize};
 use sim_caches::{CacheSpec, WritePolicy};
 
 pub use error::{FieldPath, ProfileError};
+pub use policies::{CuCacheWalks, EventFirstScope, Policies, SignalAvailability};
 pub use machine::{ComputeUnitSpec, HostSpec, L2Spec, Limits, Machine, RopSpec, Timing, TransferPath, TransferSpec, VramSpec};
 pub use plan::{CacheOp, OpRange, plan_barrier, plan_fence_signal, plan_queue_submit, plan_scope, plan_semaphore_signal, plan_semaphore_wait};
 pub use table::{BarrierRow, BarrierTable, CacheAction, CacheName, OpSpec, RangeMode};
@@ -82,6 +85,8 @@ pub struct Profile {
     pub timing: Timing,
     /// Device limits a trace is checked against.
     pub limits: Limits,
+    /// Driver choices that are not table rows.
+    pub policies: Policies,
     /// The barrier table.
     pub barriers: BarrierTable,
 }
@@ -96,6 +101,7 @@ impl Default for Profile {
             machine: Machine::default(),
             timing: Timing::default(),
             limits: Limits::default(),
+            policies: Policies::default(),
             barriers: BarrierTable::default(),
         }
     }

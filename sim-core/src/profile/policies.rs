@@ -1,0 +1,54 @@
+//! Driver choices that are not rows of the barrier table: when and how the engine applies
+//! what a barrier, an event or a signal asks for. Each is named, documented and has the
+//! built-in profiles' choice as its default.
+
+use serde::{Deserialize, Serialize};
+
+/// Where a vkCmdSetEvent2's first-scope cache operations are performed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EventFirstScope {
+    /// At the set when it names accesses (synchronization2); at the wait when it names only
+    /// stages (vkCmdSetEvent) or the host set the event, since only the wait knows the accesses.
+    #[default]
+    Set,
+    /// Always at the wait, whole (RADV's vkCmdWaitEvents2 performs the whole barrier there; the
+    /// set only writes the event after its stages).
+    Wait,
+}
+
+/// What a fence or semaphore signal operation makes available.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SignalAvailability {
+    /// The writes of the stages that ran work on the queue: MEMORY_WRITE planned over those
+    /// stages only (planning it over every stage would fire rows, such as the coherency-at-L2
+    /// table's TRANSFER_WRITE "invalidate L2", for writes that never happened).
+    #[default]
+    StagesThatRan,
+    /// MEMORY_WRITE at ALL_COMMANDS, whatever ran.
+    AllStages,
+}
+
+/// How the cycles of a maintenance operation on the per-CU caches are charged.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CuCacheWalks {
+    /// The CUs walk their caches at once: one CU's walk is charged (every written-back byte is).
+    #[default]
+    Parallel,
+    /// One CU after another: every CU's walk is charged.
+    Serial,
+}
+
+/// The driver policies of a profile (`[policies]`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Policies {
+    /// Where an event's first scope is performed.
+    pub event_first_scope: EventFirstScope,
+    /// What a fence or semaphore signal makes available.
+    pub signal_availability: SignalAvailability,
+    /// How per-CU cache maintenance is charged.
+    pub cu_cache_walks: CuCacheWalks,
+}
