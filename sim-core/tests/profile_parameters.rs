@@ -151,3 +151,29 @@ fn cu_cache_walks_serial_charges_every_cu() {
     let (parallel, serial) = (walk(CuCacheWalks::Parallel), walk(CuCacheWalks::Serial));
     assert!(serial > parallel, "{parallel} vs {serial}");
 }
+
+/// Each unit of the machine draws from its own random stream of the seed: a profile without a
+/// texture cache (which compute work never reads) makes the same choices, seed for seed, as one
+/// with it; the only difference is the cost of the barriers' T$ walks, which shifts the whole
+/// run. Once, removing it shifted every later draw (every cache's, placement's, jitter's).
+#[test]
+fn removing_an_unused_cache_reshuffles_nothing() {
+    let w = split_barrier();
+    let mut missing = w.clone();
+    // The racing variant: timing decides what it reads.
+    missing.command_buffers[0].commands.remove(2);
+    missing.command_buffers[0].commands.remove(1);
+    // What a run chose: what it read, and how long each command took.
+    let choices = |r: &RunResult| {
+        let findings: Vec<_> = r.findings.iter().map(|f| (f.offset, f.size, f.key, f.seen.clone(), f.via.clone())).collect();
+        let spans: Vec<_> = r.spans.iter().map(|(c, s, e)| (c.clone(), e - s)).collect();
+        (r.stale_reads, findings, spans)
+    };
+    for seed in 0..8 {
+        let with = Profile::builtin("seed-l2").unwrap();
+        let mut without = with.clone();
+        without.machine.cu.texture_cache = None;
+        let (a, b) = (run_workload(&missing, &with, seed).unwrap(), run_workload(&missing, &without, seed).unwrap());
+        assert_eq!(choices(&a), choices(&b), "seed {seed}");
+    }
+}

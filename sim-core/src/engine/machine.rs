@@ -221,22 +221,25 @@ impl Machine {
     }
 
     /// Builds the memory system over an address space of `address_space` bytes.
-    pub fn new(config: MachineConfig, address_space: u64, rng: &mut Rng) -> Result<Machine, String> {
+    /// Each cache's replacement draws from its own stream of `seed` ([`Rng::for_unit`]).
+    pub fn new(config: MachineConfig, address_space: u64, seed: u64) -> Result<Machine, String> {
+        let seed_of = |name: &str| Rng::for_unit(seed, name).next_u64();
         let vram = BackingStore::new(address_space.max(1 << 16), config.vram_channels, config.vram_interleave_bytes)
             .map_err(|e| e.to_string())?;
         let l2 = match &config.l2 {
-            Some(spec) => Some(Cache::new("L2", spec, rng.next_u64()).map_err(|e| e.to_string())?),
+            Some(spec) => Some(Cache::new("L2", spec, seed_of("L2")).map_err(|e| e.to_string())?),
             None => None,
         };
         let mut cus = Vec::new();
         for i in 0..config.compute_units {
-            let mk = |name: &str, spec: &Option<CacheSpec>, seed: u64| -> Result<Option<Cache>, String> {
-                spec.as_ref().map(|s| Cache::new(format!("{name}[{i}]"), s, seed).map_err(|e| e.to_string())).transpose()
+            let mk = |name: &str, spec: &Option<CacheSpec>| -> Result<Option<Cache>, String> {
+                let name = format!("{name}[{i}]");
+                spec.as_ref().map(|s| Cache::new(name.clone(), s, seed_of(&name)).map_err(|e| e.to_string())).transpose()
             };
             cus.push(ComputeUnit {
-                l1: mk("L1", &config.l1, rng.next_u64())?,
-                texture: mk("T$", &config.texture, rng.next_u64())?,
-                uniform: mk("U$", &config.uniform, rng.next_u64())?,
+                l1: mk("L1", &config.l1)?,
+                texture: mk("T$", &config.texture)?,
+                uniform: mk("U$", &config.uniform)?,
                 free_slots: config.workgroup_slots_per_cu,
             });
         }

@@ -11,6 +11,13 @@ impl Rng {
         Rng(seed ^ 0x5851_F42D_4C95_7F2D)
     }
 
+    /// The stream of unit `unit` ("placement", "cu3", "L1[3]") for `seed`: each unit of the
+    /// machine draws from its own, so that removing a cache or changing a latency reshuffles no
+    /// other unit's choices.
+    pub fn for_unit(seed: u64, unit: &str) -> Rng {
+        Rng::new(seed ^ fingerprint(0, unit.as_bytes()))
+    }
+
     /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);

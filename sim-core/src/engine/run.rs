@@ -1,23 +1,23 @@
 //! The event-driven simulation of a program on the machine.
 //!
 //! # Model
-//! Each queue holds *items* in submission order: action commands (fills, updates, copies,
-//! dispatches) and sync nodes (pipeline barriers, set/wait event halves, semaphore signal and
-//! wait operations, fence signals, and vkQueueSubmit's host→device domain operation). Following
-//! the execution-dependency formalization, a sync node with first-scope stages `S` waits for
-//! every earlier action command of its queue whose stage is in `S`, and for every earlier sync
-//! node whose second-scope stages meet `S` (that is how chains form); explicit edges join a
-//! wait to its set_event or semaphore signal. When its inputs are done the node *fires*: it
-//! performs the barrier table's cache operations (first scope, then second) and is released
-//! after the cycles they cost. An action command starts once every earlier sync node whose
-//! second scope holds its stage is released, and once the command before it on the queue has
-//! started (the command processor launches in order). Nothing else orders commands: a dispatch
-//! runs beside the fill before it unless a barrier says otherwise, and their memory requests
-//! interleave one subgroup step at a time.
+//! The queues hold the nodes of the lowered stream ([`crate::engine::stream`], which states the
+//! dependency rules): action commands, sync nodes and host gates, put on their queues as the
+//! host timeline reaches the operation that adds them. A sync node whose dependencies are done
+//! *fires*: it performs the cache operations the profile's barrier table plans for it (first
+//! scope, then second, as the profile's policies place them) and is released after the cycles
+//! they cost. An action command starts once its dependencies are released and the action before
+//! it on the queue has started (the command processor launches in order). Nothing else orders
+//! commands: a dispatch runs beside the fill before it unless a barrier says otherwise, and
+//! their memory requests interleave one subgroup step at a time. A subgroup's memory request
+//! is performed when the instructions before it are done.
 //!
-//! Time advances through an event queue ordered by (cycle, sequence number). The seed perturbs
-//! only what hardware leaves open: which CU a workgroup lands on, latency jitter, random
-//! replacement. The same program, machine and seed always give the same run.
+//! Time advances through an event queue ordered by (cycle, unit, the unit's own count of events
+//! it scheduled): units are the host, each queue's command processor, the transfer engine and
+//! each CU, and no count is shared between them. The seed perturbs only what hardware leaves
+//! open: which CU a workgroup lands on, latency jitter, random replacement; each unit draws from
+//! its own stream of the seed ([`Rng::for_unit`]). The same program, machine and seed always
+//! give the same run.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
@@ -596,10 +596,16 @@ pub struct Sim<'p, 'w> {
     planner: &'p dyn BarrierPlanner,
     truth: &'p ReadTruth,
     machine: Machine,
-    rng: Rng,
+    /// Which CU a workgroup lands on: the dispatcher's own random stream.
+    placement: Rng,
+    /// Per CU: its own random stream (latency jitter of its accesses and launches).
+    cu_rng: Vec<Rng>,
     now: u64,
-    seq: u64,
-    events: BinaryHeap<Reverse<(u64, u64, Ev)>>,
+    /// Per unit (host, each queue's command processor, the transfer engine, each CU): how many
+    /// events it has scheduled. Events are ordered by (cycle, unit, that count): no count is
+    /// shared between units.
+    unit_seq: Vec<u64>,
+    events: BinaryHeap<Reverse<(u64, u32, u64, Ev)>>,
     items: Vec<Item>,
     /// Per queue, per family, per stage bit: how much of the stream's list is known done.
     done_prefix: Vec<[Vec<usize>; 2]>,
@@ -651,8 +657,7 @@ fn exec_err(at: impl Into<String>, e: impl std::fmt::Display) -> WorkloadError {
 impl<'p, 'w> Sim<'p, 'w> {
     /// Prepares a run of `prog` on a machine built from `config`, with `seed`.
     pub fn new(prog: &'p Program<'w>, stream: &'p Stream, config: &MachineConfig, planner: &'p dyn BarrierPlanner, truth: &'p ReadTruth, seed: u64) -> Result<Self, WorkloadError> {
-        let mut rng = Rng::new(seed);
-        let machine = Machine::new(config.clone(), prog.address_space, &mut rng).map_err(|e| WorkloadError::Invalid { at: "profile".into(), message: e })?;
+        let machine = Machine::new(config.clone(), prog.address_space, seed).map_err(|e| WorkloadError::Invalid { at: "profile".into(), message: e })?;
         let w = prog.workload;
         Ok(Sim {
             prog,
@@ -663,9 +668,10 @@ impl<'p, 'w> Sim<'p, 'w> {
             planner,
             truth,
             machine,
-            rng,
+            placement: Rng::for_unit(seed, "placement"),
+            cu_rng: (0..config.compute_units).map(|c| Rng::for_unit(seed, &format!("cu{c}"))).collect(),
             now: 0,
-            seq: 0,
+            unit_seq: vec![0; 2 + w.queues.len() + config.compute_units as usize],
             events: BinaryHeap::new(),
             items: Vec::new(),
             done_prefix: (0..w.queues.len()).map(|_| [vec![0; 64], vec![0; 64]]).collect(),
@@ -707,8 +713,17 @@ impl<'p, 'w> Sim<'p, 'w> {
     }
 
     fn schedule(&mut self, at: u64, ev: Ev) {
-        self.seq += 1;
-        self.events.push(Reverse((at, self.seq, ev)));
+        // Units: the host 0, queue q's command processor 1 + q, the transfer engine after them,
+        // then the CUs.
+        let queues = self.open.len();
+        let unit = match ev {
+            Ev::Host => 0,
+            Ev::Release(i) => 1 + self.items[i].queue,
+            Ev::Transfer(_) => 1 + queues,
+            Ev::Step(s, _) => 2 + queues + self.slots[s].cu,
+        };
+        self.unit_seq[unit] += 1;
+        self.events.push(Reverse((at, unit as u32, self.unit_seq[unit], ev)));
     }
 
     /// Runs to the end: every host operation done and the device idle. A run that spends one of
@@ -798,7 +813,7 @@ impl<'p, 'w> Sim<'p, 'w> {
                 self.start_ready()?;
                 self.place_workgroups()?;
             }
-            let Some(Reverse((t, _, ev))) = self.events.pop() else {
+            let Some(Reverse((t, _, _, ev))) = self.events.pop() else {
                 if self.host_pc >= self.prog.workload.timeline.len() && self.waiting.is_empty() {
                     break;
                 }
@@ -1277,7 +1292,7 @@ impl<'p, 'w> Sim<'p, 'w> {
                 return Ok(());
             }
             // Which CU a workgroup lands on is the hardware's choice: the seed decides.
-            let cu = free[self.rng.below(free.len() as u64) as usize];
+            let cu = free[self.placement.below(free.len() as u64) as usize];
             self.machine.cus[cu].free_slots -= 1;
             let dr = &mut self.dispatches[d];
             let wg_index = dr.next_wg;
@@ -1319,7 +1334,7 @@ impl<'p, 'w> Sim<'p, 'w> {
             };
             let launch = self.machine.config.workgroup_launch_cycles;
             for sg in 0..n {
-                let j = self.rng.below(self.machine.config.latency_jitter_cycles + 1);
+                let j = self.cu_rng[cu].below(self.machine.config.latency_jitter_cycles + 1);
                 self.schedule(self.now + launch + j, Ev::Step(s, sg));
             }
         }
@@ -1396,7 +1411,7 @@ impl<'p, 'w> Sim<'p, 'w> {
         let tag = self.prog.instances[inst].tag;
         let bound = self.dispatches[d].bound.clone();
         let cu = self.slots[s].cu;
-        let mut port = SimPort { m: &mut self.machine, now: self.now, rng: &mut self.rng, log: &mut self.log };
+        let mut port = SimPort { m: &mut self.machine, now: self.now, rng: &mut self.cu_rng[cu], log: &mut self.log };
         let performed = perform(&mut port, cu, req, &bound, tag, &mut self.scratch).map_err(|e| exec_err(self.prog.instances[inst].at.to_string(), e))?;
         if req.op == MemOp::Load && !req.atomic {
             let slot = &mut self.slots[s];
@@ -1465,13 +1480,12 @@ impl<'p, 'w> Sim<'p, 'w> {
     }
 
     fn release_barrier(&mut self, s: usize) {
-        let slot = &mut self.slots[s];
-        if slot.sg_state.iter().all(|&x| x != SgState::Running) && slot.sg_state.contains(&SgState::AtBarrier) {
-            for sg in 0..slot.sg_state.len() {
-                if slot.sg_state[sg] == SgState::AtBarrier {
-                    slot.sg_state[sg] = SgState::Running;
-                    self.seq += 1;
-                    self.events.push(Reverse((self.now + 1, self.seq, Ev::Step(s, sg))));
+        let states = &self.slots[s].sg_state;
+        if states.iter().all(|&x| x != SgState::Running) && states.contains(&SgState::AtBarrier) {
+            for sg in 0..states.len() {
+                if self.slots[s].sg_state[sg] == SgState::AtBarrier {
+                    self.slots[s].sg_state[sg] = SgState::Running;
+                    self.schedule(self.now + 1, Ev::Step(s, sg));
                 }
             }
         }
