@@ -11,7 +11,7 @@ impl Rng {
         Rng(seed ^ 0x5851_F42D_4C95_7F2D)
     }
 
-    /// The stream of unit `unit` ("placement", "cu3", "L1[3]") for `seed`: each unit of the
+    /// The stream of unit `unit` (`"placement"`, `"cu3"`, `"L1[3]"`) for `seed`: each unit of the
     /// machine draws from its own, so that removing a cache or changing a latency reshuffles no
     /// other unit's choices.
     pub fn for_unit(seed: u64, unit: &str) -> Rng {
