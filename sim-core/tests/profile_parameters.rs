@@ -177,3 +177,26 @@ fn removing_an_unused_cache_reshuffles_nothing() {
         assert_eq!(choices(&a), choices(&b), "seed {seed}");
     }
 }
+
+/// The machine's named paths follow the profile: a CU without a U$ sends uniform loads down
+/// the storage path, a transfer engine that writes VRAM has no L2 on its path, sampled reads
+/// start at the T$.
+#[test]
+fn paths_are_built_from_the_profile() {
+    use sim_core::engine::machine::{CuCache, Machine, Path, PathName};
+    let machine = |p: &Profile| Machine::new(machine_config(p), 1 << 20, 0).unwrap();
+    let l2 = Profile::builtin("seed-l2").unwrap();
+    let m = machine(&l2);
+    assert_eq!(m.path(PathName::Storage), Path { cu_cache: Some(CuCache::L1), l2: true });
+    assert_eq!(m.path(PathName::Uniform), Path { cu_cache: Some(CuCache::Uniform), l2: true });
+    assert_eq!(m.path(PathName::Sampled), Path { cu_cache: Some(CuCache::Texture), l2: true });
+    assert_eq!(m.path(PathName::Coherent), Path { cu_cache: None, l2: true });
+    assert_eq!(m.path(PathName::Transfer), Path { cu_cache: None, l2: true });
+    let mut no_uniform = l2.clone();
+    no_uniform.machine.cu.uniform_cache = None;
+    assert_eq!(machine(&no_uniform).path(PathName::Uniform), machine(&no_uniform).path(PathName::Storage));
+    let vram = machine(&Profile::builtin("seed-vram").unwrap());
+    assert_eq!(vram.path(PathName::Transfer), Path { cu_cache: None, l2: false });
+    let ideal = machine(&Profile::builtin("ideal").unwrap());
+    assert_eq!(ideal.path(PathName::Storage), Path { cu_cache: None, l2: false });
+}

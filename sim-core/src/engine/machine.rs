@@ -6,7 +6,6 @@
 //! a latency, adding queueing at L2 banks and VRAM channels so contention shows up in cycles.
 
 use sim_caches::{AccessError, AccessReport, BackingStore, Cache, CacheSpec, CacheStats, Chained, Maintenance, MemoryLevel, Tag, Tags};
-use sim_shader::BindingKind;
 
 use crate::engine::rng::Rng;
 
@@ -134,6 +133,26 @@ pub struct ComputeUnit {
     pub free_slots: u32,
 }
 
+impl ComputeUnit {
+    /// The cache `c`, if this CU has one.
+    pub fn cache(&self, c: CuCache) -> Option<&Cache> {
+        match c {
+            CuCache::L1 => self.l1.as_ref(),
+            CuCache::Texture => self.texture.as_ref(),
+            CuCache::Uniform => self.uniform.as_ref(),
+        }
+    }
+
+    /// The cache `c`, if this CU has one, to access.
+    pub fn cache_mut(&mut self, c: CuCache) -> Option<&mut Cache> {
+        match c {
+            CuCache::L1 => self.l1.as_mut(),
+            CuCache::Texture => self.texture.as_mut(),
+            CuCache::Uniform => self.uniform.as_mut(),
+        }
+    }
+}
+
 /// Which level served a read: named in findings ("via"). `depth` counts from the CU's first
 /// level (an access that starts at the L2 has depth at least 1).
 pub fn via_name(first: &'static str, depth: u8, has_l2: bool) -> &'static str {
@@ -158,6 +177,55 @@ pub enum Entry {
     L2,
     /// VRAM, no cache in front.
     Vram,
+}
+
+/// A per-CU cache a path may start at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CuCache {
+    /// The L1 data cache.
+    L1,
+    /// The texture cache.
+    Texture,
+    /// The uniform cache.
+    Uniform,
+}
+
+/// A path through the memory system: the per-CU cache an access starts at (if the profile has
+/// one there), whether the L2 comes next, then VRAM.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Path {
+    /// The per-CU cache first on the path.
+    pub cu_cache: Option<CuCache>,
+    /// Whether the path goes through the L2.
+    pub l2: bool,
+}
+
+impl Path {
+    /// The level an access on this path enters at: what its timing starts from and what a
+    /// finding names first.
+    pub fn entry(self) -> Entry {
+        match (self.cu_cache, self.l2) {
+            (Some(CuCache::L1 | CuCache::Texture), _) => Entry::L1,
+            (Some(CuCache::Uniform), _) => Entry::Uniform,
+            (None, true) => Entry::L2,
+            (None, false) => Entry::Vram,
+        }
+    }
+}
+
+/// The agents' named paths, built once from the profile ([`Machine::path`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PathName {
+    /// Shader storage loads and stores: the L1, the L2.
+    Storage = 0,
+    /// Shader uniform loads: the U$ (the storage path when the CU has none), the L2.
+    Uniform = 1,
+    /// Sampled reads once images exist: the T$, the L2.
+    Sampled = 2,
+    /// Atomics and coherent accesses: the L2, the device's coherence point.
+    Coherent = 3,
+    /// The transfer engine: the L2 or straight to VRAM, as the profile's transfer path says.
+    Transfer = 4,
 }
 
 /// Which level served each line of a read, as the read reported it: kept for every load, so
@@ -192,6 +260,8 @@ pub struct Machine {
     vram_channel_free: Vec<u64>,
     /// Cycle at which the transfer engine is free.
     pub transfer_free: u64,
+    /// The named paths ([`PathName`] indexes them).
+    paths: [Path; 5],
 }
 
 /// Outcome of one access: latency and which level served it.
@@ -243,7 +313,17 @@ impl Machine {
                 free_slots: config.workgroup_slots_per_cu,
             });
         }
+        let has_l2 = l2.is_some();
+        let storage = Path { cu_cache: config.l1.as_ref().map(|_| CuCache::L1), l2: has_l2 };
+        let paths = [
+            storage,
+            if config.uniform.is_some() { Path { cu_cache: Some(CuCache::Uniform), l2: has_l2 } } else { storage },
+            Path { cu_cache: config.texture.as_ref().map(|_| CuCache::Texture), l2: has_l2 },
+            Path { cu_cache: None, l2: has_l2 },
+            Path { cu_cache: None, l2: has_l2 && config.transfer_path == TransferPath::ThroughL2 },
+        ];
         Ok(Machine {
+            paths,
             l2_bank_free: vec![0; config.l2_banks.max(1) as usize],
             vram_channel_free: vec![0; config.vram_channels.max(1) as usize],
             transfer_free: 0,
@@ -254,14 +334,10 @@ impl Machine {
         })
     }
 
-    /// Turns an access report into a latency at cycle `now`, with contention at the L2 bank and
-    /// VRAM channel of `addr`, and `jitter` extra cycles.
-    fn time(&mut self, now: u64, addr: u64, bytes: u64, report: &AccessReport, first_level_is_l2: bool, jitter: u64) -> Timed {
-        self.time_from(now, addr, bytes, report, if first_level_is_l2 { Entry::L2 } else { Entry::L1 }, jitter)
-    }
-
-    /// [`Machine::time`] of an access that entered at `entry`, whose hit latency it starts from.
-    fn time_from(&mut self, now: u64, addr: u64, bytes: u64, report: &AccessReport, entry: Entry, jitter: u64) -> Timed {
+    /// Turns an access report into a latency at cycle `now` for an access that entered at
+    /// `entry` (whose hit latency it starts from), with contention at the L2 bank and VRAM channel
+    /// of `addr`, and `jitter` extra cycles.
+    fn time(&mut self, now: u64, addr: u64, bytes: u64, report: &AccessReport, entry: Entry, jitter: u64) -> Timed {
         let c = &self.config;
         let first_level_is_l2 = matches!(entry, Entry::L2 | Entry::Vram | Entry::Flat);
         let mut latency = match entry {
@@ -295,31 +371,54 @@ impl Machine {
         Timed { latency: latency + jitter, depth }
     }
 
-    /// A shader storage load through the CU's L1 (or the L2 when there is none).
-    pub fn storage_load(&mut self, cu: usize, now: u64, addr: u64, data: &mut [u8], tags: &mut [Tag], jitter: u64) -> Result<(Timed, Served), AccessError> {
-        let Machine { l2, vram, cus, .. } = self;
-        let (report, entry, at_l2) = match (&mut cus[cu].l1, l2.as_mut()) {
-            (Some(l1), Some(l2)) => (l1.read(&mut Chained { cache: l2, next: vram }, addr, data, tags)?, Entry::L1, false),
-            (Some(l1), None) => (l1.read(vram, addr, data, tags)?, Entry::L1, false),
-            (None, Some(l2)) => (l2.read(vram, addr, data, tags)?, Entry::L2, true),
-            (None, None) => (vram.read(addr, data, tags)?, Entry::Vram, true),
-        };
-        Ok((self.time(now, addr, data.len() as u64, &report, at_l2, jitter), Served::of(entry, &report)))
+    /// The path for `name`.
+    pub fn path(&self, name: PathName) -> Path {
+        self.paths[name as usize]
     }
 
-    /// Hints the host that a shader load at `addr` through the path for `kind` (at the coherence
-    /// point when `coherent`) is coming, so that the host's memory latency for its cache state
-    /// and bytes overlaps with other work ([`sim_caches::MemoryLevel::prefetch`]). Changes nothing
-    /// simulated.
-    pub fn prefetch_load(&mut self, cu: usize, kind: BindingKind, coherent: bool, addr: u64) {
+    /// Reads through `path` for CU `cu`: the one place an access walks caches and memory.
+    fn read_path(&mut self, path: Path, cu: usize, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<AccessReport, AccessError> {
+        let Machine { l2, vram, cus, .. } = self;
+        let first = path.cu_cache.and_then(|c| cus[cu].cache_mut(c));
+        match (first, l2.as_mut().filter(|_| path.l2)) {
+            (Some(c), Some(l2)) => c.read(&mut Chained { cache: l2, next: vram }, addr, data, tags),
+            (Some(c), None) => c.read(vram, addr, data, tags),
+            (None, Some(l2)) => l2.read(vram, addr, data, tags),
+            (None, None) => vram.read(addr, data, tags),
+        }
+    }
+
+    /// Writes through `path` for CU `cu`, each level per its write policy.
+    fn write_path(&mut self, path: Path, cu: usize, addr: u64, data: &[u8], tag: Tag) -> Result<AccessReport, AccessError> {
+        let Machine { l2, vram, cus, .. } = self;
+        let first = path.cu_cache.and_then(|c| cus[cu].cache_mut(c));
+        match (first, l2.as_mut().filter(|_| path.l2)) {
+            (Some(c), Some(l2)) => c.write(&mut Chained { cache: l2, next: vram }, addr, data, Tags::One(tag), None),
+            (Some(c), None) => c.write(vram, addr, data, Tags::One(tag), None),
+            (None, Some(l2)) => l2.write(vram, addr, data, Tags::One(tag), None),
+            (None, None) => vram.write(addr, data, Tags::One(tag), None),
+        }
+    }
+
+    /// A shader load on path `name` (storage: the L1; uniform: the U$; each then the L2 and
+    /// VRAM, as the profile built them), timed from the level it entered at.
+    #[allow(clippy::too_many_arguments)]
+    pub fn load(&mut self, name: PathName, cu: usize, now: u64, addr: u64, data: &mut [u8], tags: &mut [Tag], jitter: u64) -> Result<(Timed, Served), AccessError> {
+        let path = self.path(name);
+        let report = self.read_path(path, cu, addr, data, tags)?;
+        let entry = path.entry();
+        Ok((self.time(now, addr, data.len() as u64, &report, entry, jitter), Served::of(entry, &report)))
+    }
+
+    /// Hints the host that a shader load at `addr` on path `name` is coming, so that the host's
+    /// memory latency for its cache state and bytes overlaps with other work
+    /// ([`sim_caches::MemoryLevel::prefetch`]). Changes nothing simulated.
+    pub fn prefetch_load(&mut self, name: PathName, cu: usize, addr: u64) {
+        let path = self.path(name);
         let Machine { l2, vram, cus, .. } = self;
         let Some(unit) = cus.get(cu) else { return };
-        let first = match kind {
-            _ if coherent => None,
-            BindingKind::UniformBuffer => unit.uniform.as_ref().or(unit.l1.as_ref()),
-            BindingKind::StorageBuffer { .. } => unit.l1.as_ref(),
-        };
-        match (first, l2.as_mut()) {
+        let first = path.cu_cache.and_then(|c| unit.cache(c));
+        match (first, l2.as_mut().filter(|_| path.l2)) {
             (Some(c), Some(l2)) => c.prefetch(&Chained { cache: l2, next: vram }, addr),
             (Some(c), None) => c.prefetch(&*vram, addr),
             (None, Some(l2)) => l2.prefetch(&*vram, addr),
@@ -327,33 +426,27 @@ impl Machine {
         }
     }
 
-    /// A shader uniform-buffer load through the CU's U$ (or the storage path when there is none).
-    pub fn uniform_load(&mut self, cu: usize, now: u64, addr: u64, data: &mut [u8], tags: &mut [Tag], jitter: u64) -> Result<(Timed, Served), AccessError> {
-        if self.cus[cu].uniform.is_none() {
-            return self.storage_load(cu, now, addr, data, tags, jitter);
-        }
-        let Machine { l2, vram, cus, .. } = self;
-        let u = cus[cu].uniform.as_mut().expect("checked above");
-        let report = match l2.as_mut() {
-            Some(l2) => u.read(&mut Chained { cache: l2, next: vram }, addr, data, tags)?,
-            None => u.read(vram, addr, data, tags)?,
-        };
-        Ok((self.time_from(now, addr, data.len() as u64, &report, Entry::Uniform, jitter), Served::of(Entry::Uniform, &report)))
-    }
-
-    /// A shader storage store through the CU's L1 (per its write policy).
+    /// A shader storage store on the storage path (the L1 per its write policy).
     pub fn storage_store(&mut self, cu: usize, now: u64, addr: u64, data: &[u8], tag: Tag, jitter: u64) -> Result<Timed, AccessError> {
-        let Machine { l2, vram, cus, .. } = self;
-        let (report, at_l2) = match (&mut cus[cu].l1, l2.as_mut()) {
-            (Some(l1), Some(l2)) => (l1.write(&mut Chained { cache: l2, next: vram }, addr, data, Tags::One(tag), None)?, false),
-            (Some(l1), None) => (l1.write(vram, addr, data, Tags::One(tag), None)?, false),
-            (None, Some(l2)) => (l2.write(vram, addr, data, Tags::One(tag), None)?, true),
-            (None, None) => (vram.write(addr, data, Tags::One(tag), None)?, true),
-        };
+        let path = self.path(PathName::Storage);
+        let report = self.write_path(path, cu, addr, data, tag)?;
         // A store completes when the first level accepts it; what it costs below is bandwidth.
-        let mut t = self.time(now, addr, data.len() as u64, &report, at_l2, jitter);
+        let mut t = self.time(now, addr, data.len() as u64, &report, path.entry(), jitter);
         t.latency = t.latency.min(self.config.l1_hit_cycles + jitter);
         Ok(t)
+    }
+
+    /// Writes back and drops what CU `cu`'s L1 holds of `[addr, addr + len)`: an access at the
+    /// coherence point must not leave the CU reading a copy older than it.
+    fn drop_from_l1(&mut self, cu: usize, addr: u64, len: u64) -> Result<(), AccessError> {
+        let Machine { l2, vram, cus, .. } = self;
+        if let Some(l1) = cus[cu].l1.as_mut() {
+            match l2.as_mut() {
+                Some(l2) => l1.maintain(&mut Chained { cache: l2, next: vram }, Maintenance::FlushInvalidate, Some((addr, len)))?,
+                None => l1.maintain(vram, Maintenance::FlushInvalidate, Some((addr, len)))?,
+            };
+        }
+        Ok(())
     }
 
     /// An atomic read-modify-write, performed at the L2 (the device's coherence point for
@@ -361,14 +454,9 @@ impl Machine {
     /// the CU does not keep reading a value older than its own atomic.
     #[allow(clippy::too_many_arguments)]
     pub fn atomic(&mut self, cu: usize, now: u64, addr: u64, old: &mut [u8], tag: Tag, jitter: u64, op: impl FnOnce(&[u8], &mut [u8])) -> Result<Timed, AccessError> {
-        let Machine { l2, vram, cus, .. } = self;
-        if let Some(l1) = cus[cu].l1.as_mut() {
-            // Atomics bypass the L1: write back and drop what it holds of these bytes.
-            match l2.as_mut() {
-                Some(l2) => l1.maintain(&mut Chained { cache: l2, next: vram }, Maintenance::FlushInvalidate, Some((addr, old.len() as u64)))?,
-                None => l1.maintain(vram, Maintenance::FlushInvalidate, Some((addr, old.len() as u64)))?,
-            };
-        }
+        // Atomics bypass the L1: write back and drop what it holds of these bytes.
+        self.drop_from_l1(cu, addr, old.len() as u64)?;
+        let Machine { l2, vram, .. } = self;
         let report = match l2.as_mut() {
             Some(l2) => l2.read_modify_write(vram, addr, old, tag, op)?,
             None => {
@@ -380,57 +468,42 @@ impl Machine {
                 r
             }
         };
-        Ok(self.time(now, addr, old.len() as u64 * 2, &report, true, jitter))
+        let entry = self.path(PathName::Coherent).entry();
+        Ok(self.time(now, addr, old.len() as u64 * 2, &report, entry, jitter))
     }
 
     /// A coherent load or store (an atomicLoad / atomicStore, or any device-scope coherent
-    /// access): performed at the L2, the device's coherence point, after the CU's L1 has written
-    /// back and dropped its copy of those bytes, as for read-modify-write atomics.
+    /// access): performed on the coherent path (the L2, the device's coherence point), after the
+    /// CU's L1 has written back and dropped its copy of those bytes, as for read-modify-write
+    /// atomics.
     #[allow(clippy::too_many_arguments)]
     pub fn coherent(&mut self, cu: usize, now: u64, addr: u64, load: Option<(&mut [u8], &mut [Tag])>, store: Option<(&[u8], Tag)>, jitter: u64) -> Result<(Timed, Served), AccessError> {
-        let Machine { l2, vram, cus, .. } = self;
-        let entry = if l2.is_some() { Entry::L2 } else { Entry::Vram };
+        let path = self.path(PathName::Coherent);
         let len = load.as_ref().map(|(d, _)| d.len()).or(store.map(|(d, _)| d.len())).unwrap_or(0) as u64;
-        if let Some(l1) = cus[cu].l1.as_mut() {
-            match l2.as_mut() {
-                Some(l2) => l1.maintain(&mut Chained { cache: l2, next: vram }, Maintenance::FlushInvalidate, Some((addr, len)))?,
-                None => l1.maintain(vram, Maintenance::FlushInvalidate, Some((addr, len)))?,
-            };
-        }
+        self.drop_from_l1(cu, addr, len)?;
         let mut report = match load {
-            Some((data, tags)) => match l2.as_mut() {
-                Some(l2) => l2.read(vram, addr, data, tags)?,
-                None => vram.read(addr, data, tags)?,
-            },
+            Some((data, tags)) => self.read_path(path, cu, addr, data, tags)?,
             None => AccessReport::default(),
         };
         if let Some((data, tag)) = store {
-            report.merge(&match l2.as_mut() {
-                Some(l2) => l2.write(vram, addr, data, Tags::One(tag), None)?,
-                None => vram.write(addr, data, Tags::One(tag), None)?,
-            });
+            report.merge(&self.write_path(path, cu, addr, data, tag)?);
         }
-        Ok((self.time(now, addr, len, &report, true, jitter), Served::of(entry, &report)))
+        Ok((self.time(now, addr, len, &report, path.entry(), jitter), Served::of(path.entry(), &report)))
     }
 
-    /// A transfer-engine read (per the profile's transfer path).
+    /// A transfer-engine read, on the transfer path (through the L2 or straight to VRAM, as the
+    /// profile says).
     pub fn transfer_read(&mut self, now: u64, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<(Timed, Served), AccessError> {
-        let Machine { l2, vram, config, .. } = self;
-        let (report, entry) = match (config.transfer_path, l2.as_mut()) {
-            (TransferPath::ThroughL2, Some(l2)) => (l2.read(vram, addr, data, tags)?, Entry::L2),
-            _ => (vram.read(addr, data, tags)?, Entry::Vram),
-        };
-        Ok((self.time(now, addr, data.len() as u64, &report, true, 0), Served::of(entry, &report)))
+        let path = self.path(PathName::Transfer);
+        let report = self.read_path(path, 0, addr, data, tags)?;
+        Ok((self.time(now, addr, data.len() as u64, &report, path.entry(), 0), Served::of(path.entry(), &report)))
     }
 
-    /// A transfer-engine write (per the profile's transfer path).
+    /// A transfer-engine write, on the transfer path.
     pub fn transfer_write(&mut self, now: u64, addr: u64, data: &[u8], tag: Tag) -> Result<Timed, AccessError> {
-        let Machine { l2, vram, config, .. } = self;
-        let report = match (config.transfer_path, l2.as_mut()) {
-            (TransferPath::ThroughL2, Some(l2)) => l2.write(vram, addr, data, Tags::One(tag), None)?,
-            _ => vram.write(addr, data, Tags::One(tag), None)?,
-        };
-        Ok(self.time(now, addr, data.len() as u64, &report, true, 0))
+        let path = self.path(PathName::Transfer);
+        let report = self.write_path(path, 0, addr, data, tag)?;
+        Ok(self.time(now, addr, data.len() as u64, &report, path.entry(), 0))
     }
 
     /// Performs one barrier cache operation on every instance of its cache; returns the cycles

@@ -31,7 +31,7 @@ use crate::engine::error::{Budget, WorkloadError};
 use crate::engine::exec::{LaneRead, Port, Scratch, lane_reads, perform, tags_fingerprint};
 use crate::engine::oracle::{Verdict, WriteLog, verdict};
 use crate::engine::order::Order;
-use crate::engine::machine::{CacheOp, Machine, MachineConfig, Served};
+use crate::engine::machine::{CacheOp, Machine, MachineConfig, PathName, Served};
 use crate::engine::program::{CommandRef, Program, fill_size};
 use crate::engine::rng::{Rng, fingerprint};
 use crate::engine::workload::{Command, HostOp};
@@ -410,8 +410,8 @@ impl Port for SimPort<'_> {
         let j = self.jitter();
         let (t, served) = match kind {
             _ if coherent => self.m.coherent(cu, self.now, addr, Some((data, tags)), None, j)?,
-            BindingKind::UniformBuffer => self.m.uniform_load(cu, self.now, addr, data, tags, j)?,
-            BindingKind::StorageBuffer { .. } => self.m.storage_load(cu, self.now, addr, data, tags, j)?,
+            BindingKind::UniformBuffer => self.m.load(PathName::Uniform, cu, self.now, addr, data, tags, j)?,
+            BindingKind::StorageBuffer { .. } => self.m.load(PathName::Storage, cu, self.now, addr, data, tags, j)?,
         };
         Ok((t.latency, served))
     }
@@ -426,7 +426,12 @@ impl Port for SimPort<'_> {
     }
 
     fn prefetch(&mut self, cu: usize, kind: BindingKind, coherent: bool, addr: u64) {
-        self.m.prefetch_load(cu, kind, coherent, addr);
+        let path = match kind {
+            _ if coherent => PathName::Coherent,
+            BindingKind::UniformBuffer => PathName::Uniform,
+            BindingKind::StorageBuffer { .. } => PathName::Storage,
+        };
+        self.m.prefetch_load(path, cu, addr);
     }
 
     fn atomic(&mut self, cu: usize, addr: u64, old: &mut [u8; 4], tag: Tag, new: &dyn Fn(u32) -> u32) -> Result<u64, AccessError> {
