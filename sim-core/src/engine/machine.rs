@@ -1,9 +1,26 @@
 //! The simulated GPU's memory system: per-CU caches, the shared L2, VRAM, and the timing of
 //! requests through them.
 //!
+//! # Paths
+//! Every agent reaches memory along a named path, built once from the profile; a path is the
+//! per-CU cache it starts at (when the CU has one), the L2 (when there is one, and for the
+//! transfer engine when it goes through it), then VRAM:
+//! ```text
+//!   storage    CU --> L1 --+
+//!   uniform    CU --> U$ --+                (no U$: the storage path)
+//!   sampled    CU --> T$ --+--> L2 --> VRAM (images, when they exist)
+//!   coherent   CU ---------+                (atomics, coherent accesses: after the L1 drops
+//!   transfer   transfer engine -+-> L2 -+    its copy of the bytes)
+//!                               +-------+--> VRAM   (direct-to-vram transfer path)
+//! ```
+//! One read and one write walk a path ([`Machine::load`], [`Machine::storage_store`],
+//! [`Machine::coherent`], [`Machine::transfer_read`]); barriers maintain every instance of a
+//! cache ([`Machine::perform`]).
+//!
 //! Functional effect and timing are kept apart: every access is performed on the caches at
 //! once (the bytes and provenance move now), and the timing model turns the access report into
-//! a latency, adding queueing at L2 banks and VRAM channels so contention shows up in cycles.
+//! a latency from the level the access entered at, adding queueing at L2 banks and VRAM channels
+//! so contention shows up in cycles.
 
 use sim_caches::{AccessError, AccessReport, BackingStore, Cache, CacheSpec, CacheStats, Chained, Maintenance, MemoryLevel, Tag, Tags};
 
