@@ -27,7 +27,7 @@ fn bench_workload(c: &mut Criterion, name: &str, w: &Workload) {
     g.throughput(Throughput::Elements(probe.lane_ops));
     // The simulated run alone: the figure of merit.
     g.bench_function("simulated_run", |b| {
-        b.iter(|| black_box(run::Sim::new(&prog, &stream, &config, &profile, &truth, 0).expect("sim").run().expect("run").cycles))
+        b.iter(|| black_box(run::Sim::new(&prog, &stream, &config, &profile, Some(&truth), 0).expect("sim").run().expect("run").cycles))
     });
     // The reference run alone, on flat memory.
     g.bench_function("reference_run", |b| {
@@ -39,7 +39,7 @@ fn bench_workload(c: &mut Criterion, name: &str, w: &Workload) {
 
     // Simulated cycles per host second, from one timed run.
     let t = std::time::Instant::now();
-    let cycles = run::Sim::new(&prog, &stream, &config, &profile, &truth, 0).expect("sim").run().expect("run").cycles;
+    let cycles = run::Sim::new(&prog, &stream, &config, &profile, Some(&truth), 0).expect("sim").run().expect("run").cycles;
     eprintln!("{name}: {:.1} M simulated cycles/s", cycles as f64 / t.elapsed().as_secs_f64() / 1e6);
 }
 

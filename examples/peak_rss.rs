@@ -56,7 +56,7 @@ fn show_steps(w: &gpusim::core::engine::Workload, profile: &Profile) -> Result<(
         println!("resident with the workload built: {} MiB", rss());
         let r = reference::reference_run(&prog, &stream, config.subgroup_size, &HashSet::new())?;
         println!("after the reference run: {} MiB (its memory: {} MiB resident, {} reads fingerprinted)", rss(), r.memory.resident_bytes() >> 20, r.truth.fingerprints.len());
-        let sim = run::Sim::new(&prog, &stream, &config, profile, &r.truth, 0)?.run()?;
+        let sim = run::Sim::new(&prog, &stream, &config, profile, Some(&r.truth), 0)?.run()?;
         println!("after the simulated run: {} MiB (its VRAM: {} MiB resident)", rss(), sim.machine.vram.resident_bytes() >> 20);
     }
     Ok(())

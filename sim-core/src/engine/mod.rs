@@ -22,8 +22,10 @@
 //!    read: its bytes, where it read, and whose writes it saw.
 //! 4. The simulated run ([`run::Sim`]) executes the stream on the machine a [`Profile`]
 //!    describes: commands overlap unless synchronization orders them, barriers perform the
-//!    profile's cache operations, and the oracle ([`oracle`]) judges every read: stale, racing,
-//!    or different only because timing decided its writers' output or its very existence.
+//!    profile's cache operations. Observers ([`oracle::Observer`]) are told of every read, write
+//!    and sync node; the truth oracle ([`oracle::Oracle`]) is one, and judges every read: stale,
+//!    racing, or different only because timing decided its writers' output or its very
+//!    existence. A timed run needs no reference run (then no read is judged).
 //! 5. If reads were stale, the reference runs once more to capture those reads in detail, and
 //!    each becomes a [`Finding`]: which command read which bytes of which buffer, through
 //!    which cache, whose write it saw and whose it should have seen. Final memory is compared
@@ -309,7 +311,7 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
     let (prog, config) = checked_program(workload, profile, &options.limits)?;
     let stream = stream::Stream::lower(&prog)?;
     let reference = reference::reference_run_with(&prog, &stream, config.subgroup_size, &HashSet::new(), &options.limits)?;
-    let mut sim = run::Sim::new(&prog, &stream, &config, profile, &reference.truth, seed)?.limits(options.limits);
+    let mut sim = run::Sim::new(&prog, &stream, &config, profile, Some(&reference.truth), seed)?.limits(options.limits);
     if options.workgroup_spans > 0 {
         sim = sim.record_workgroups(options.workgroup_spans);
     }

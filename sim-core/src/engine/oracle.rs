@@ -1,5 +1,7 @@
 //! The truth oracle: whether a read of the simulated run is stale, racing, or legitimately
-//! different from the reference run.
+//! different from the reference run. It is an [`Observer`] of the run, as any other watcher
+//! (a hazard detector, a tracer) is: the engine tells it of every read and write and it changes
+//! nothing; a timed run without a reference has no oracle.
 //!
 //! # Design
 //! A read is compared with the reference run's same read (same command instance, workgroup,
@@ -24,9 +26,20 @@
 //! the word ranges it wrote. Once a subgroup has read stale bytes, its later reads with no
 //! counterpart are the reference's road not taken: the subgroup *diverged*, said once.
 
-use sim_caches::Tag;
+use std::cell::OnceCell;
+use std::collections::HashSet;
 
+use sim_caches::{Tag, word_span};
+use sim_shader::MemRequest;
+
+use crate::engine::dispatch::Bound;
+use crate::engine::exec::{LaneRead, Performed, Scratch, byte_tags, lane_reads, tags_fingerprint};
+use crate::engine::machine::Served;
 use crate::engine::order::{Agent, Order};
+use crate::engine::program::Program;
+use crate::engine::rng::fingerprint;
+use crate::engine::run::{Divergence, HostReadSeen, MAX_DETAILED_STALE_READS, ReadKey, ReadTruth, StaleRead, SyncLog};
+use crate::engine::stream::Stream;
 
 /// How a read compares with the reference run's same read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -140,4 +153,255 @@ impl WriteLog {
         }
         best
     }
+}
+
+/// A shader load the simulated run performed, as observers see it.
+pub struct Load<'a> {
+    /// Which read (the same key in both runs).
+    pub key: ReadKey,
+    /// The command instance that read.
+    pub inst: usize,
+    /// The request, the bindings it used, and what performing it left in `scratch`.
+    pub req: &'a MemRequest,
+    /// The dispatch's bindings.
+    pub bound: &'a [Bound],
+    /// The loaded bytes, their provenance and which level served each piece.
+    pub scratch: &'a Scratch,
+    /// Fingerprints of the load.
+    pub performed: &'a Performed,
+    /// Cycle of the read.
+    pub cycle: u64,
+}
+
+/// A copy chunk's read, as observers see it.
+pub struct CopyRead<'a> {
+    /// Which read.
+    pub key: ReadKey,
+    /// The copy's command instance.
+    pub inst: usize,
+    /// The source buffer and the offset of the chunk in it.
+    pub buffer: usize,
+    /// Offset in the buffer.
+    pub offset: u64,
+    /// Device address read.
+    pub addr: u64,
+    /// The bytes read and one tag per word.
+    pub data: &'a [u8],
+    /// Provenance, one tag per word.
+    pub tags: &'a [Tag],
+    /// Which level served the chunk.
+    pub served: Served,
+    /// Cycle of the read.
+    pub cycle: u64,
+}
+
+/// What watches a simulated run: it is told of every read and write as it happens, and of every
+/// sync node as it fires, and changes nothing. The truth oracle is one; a hazard detector, a
+/// statistics collector or a tracer attach the same way ([`crate::engine::run::Sim::observe`]).
+pub trait Observer {
+    /// A write of `len` bytes at `addr` by the writer of provenance tag `tag` (a shader store or
+    /// atomic, a transfer chunk, a host write).
+    fn on_write(&mut self, tag: Tag, addr: u64, len: u64) {
+        let _ = (tag, addr, len);
+    }
+    /// A shader load (not an atomic). `via` names the level that served a byte.
+    fn on_load(&mut self, load: &Load<'_>, via: &dyn Fn(&Served, u64, u64) -> &'static str) {
+        let _ = (load, via);
+    }
+    /// A copy chunk's read. `via` names the level that served a byte.
+    fn on_copy_read(&mut self, read: &CopyRead<'_>, via: &dyn Fn(&Served, u64, u64) -> &'static str) {
+        let _ = (read, via);
+    }
+    /// A sync node fired.
+    fn on_sync(&mut self, log: &SyncLog) {
+        let _ = log;
+    }
+}
+
+/// The truth oracle's findings at the end of a run.
+pub struct Judged {
+    /// Stale reads in detail (at most [`MAX_DETAILED_STALE_READS`]).
+    pub stale: Vec<StaleRead>,
+    /// All stale reads.
+    pub stale_count: u64,
+    /// Subgroups that diverged after a stale read.
+    pub divergences: Vec<Divergence>,
+    /// Per provenance tag: whether its writer read stale bytes.
+    pub tainted: Vec<bool>,
+    /// Whether every write was logged.
+    pub write_log_complete: bool,
+}
+
+/// The truth oracle: judges every read of a simulated run against the reference run's
+/// fingerprints and the memory model (the module documentation says how).
+pub struct Oracle<'p> {
+    prog: &'p Program<'p>,
+    stream: &'p Stream,
+    truth: &'p ReadTruth,
+    /// Happens-before, built when a read first needs the memory model's verdict (a read the
+    /// reference run never made): most runs never do.
+    order: OnceCell<Order<'p>>,
+    log: WriteLog,
+    tainted: Vec<bool>,
+    stale: Vec<StaleRead>,
+    stale_count: u64,
+    divergences: Vec<Divergence>,
+    /// Subgroups (instance, workgroup, subgroup) that read stale bytes, and those whose
+    /// divergence was told.
+    stale_seen: HashSet<(u32, u32, u32)>,
+    diverged: HashSet<(u32, u32, u32)>,
+}
+
+impl<'p> Oracle<'p> {
+    /// An oracle for a run of `prog` (lowered to `stream`) against the reference's `truth`.
+    pub fn new(prog: &'p Program<'p>, stream: &'p Stream, truth: &'p ReadTruth) -> Oracle<'p> {
+        Oracle {
+            prog,
+            stream,
+            truth,
+            order: OnceCell::new(),
+            log: WriteLog::new(prog.writers.len()),
+            tainted: vec![false; prog.writers.len()],
+            stale: Vec::new(),
+            stale_count: 0,
+            divergences: Vec::new(),
+            stale_seen: HashSet::new(),
+            diverged: HashSet::new(),
+        }
+    }
+
+    /// Stale reads so far.
+    pub fn stale_count(&self) -> u64 {
+        self.stale_count
+    }
+
+    /// What the oracle found.
+    pub fn judged(self) -> Judged {
+        Judged { write_log_complete: self.log.complete(), stale: self.stale, stale_count: self.stale_count, divergences: self.divergences, tainted: self.tainted }
+    }
+
+    fn is_tainted(&self, tag: Tag) -> bool {
+        self.tainted.get(tag as usize).copied().unwrap_or(false)
+    }
+
+    /// Taints `reader` when any of the words it read was written by a tainted writer: bytes
+    /// computed from stale bytes are corruption, not timing.
+    fn taint_if_any(&mut self, reader: Tag, tags: &[Tag]) {
+        if tags.iter().any(|&t| self.is_tainted(t)) {
+            self.tainted[reader as usize] = true;
+        }
+    }
+
+    fn record(&mut self, reader: Tag, key: ReadKey, lanes: Vec<LaneRead>, cycle: u64, model: Vec<(u64, Tag)>) {
+        self.tainted[reader as usize] = true;
+        self.stale_count += 1;
+        if self.stale.len() < MAX_DETAILED_STALE_READS {
+            self.stale.push(StaleRead { key, lanes, cycle, model });
+        }
+    }
+
+    /// The memory model's verdict on a load: each word whose writer is older than a write that
+    /// happens before the read, with that newer write.
+    fn stale_words(&mut self, load: &Load<'_>) -> Vec<(u64, Tag)> {
+        let b = &load.bound[load.req.binding_index as usize];
+        let reader_tag = self.prog.instances[load.inst].tag;
+        let (prog, stream) = (self.prog, self.stream);
+        let order = self.order.get_or_init(|| Order::new(prog, stream));
+        let reader = Agent::Node(order.node_of(load.inst));
+        let s = load.scratch;
+        let mut out = Vec::new();
+        for (ri, r) in s.runs.iter().enumerate() {
+            let run_addr = b.base + r.offset;
+            let start = s.run_tags[ri];
+            for k in 0..word_span(run_addr, r.len as usize) {
+                let addr = (run_addr / 4 + k as u64) * 4;
+                if let Some(newer) = self.log.newer_write(order, reader, reader_tag, addr, s.tags[start + k]) {
+                    out.push((addr, newer));
+                }
+            }
+        }
+        out
+    }
+
+    /// A host read of timeline entry `t`, compared with the reference run's: a byte differing
+    /// from the reference's is no corruption when the same write left it and that writer read
+    /// nothing stale (its value depends on timing).
+    pub fn host_read(&self, t: usize, bytes: Vec<u8>, tags: &[Tag]) -> Result<HostReadSeen, String> {
+        let reference = self.truth.host_reads.get(&t).ok_or("the reference run made no such host read")?;
+        let (mut differing_bytes, mut first_difference) = (0u64, None);
+        for (k, (seen, expected)) in bytes.iter().zip(&reference.bytes).enumerate() {
+            if seen != expected && (tags[k] != reference.tag_of(k) || self.is_tainted(tags[k])) {
+                differing_bytes += 1;
+                first_difference.get_or_insert((k as u64, tags[k], reference.tag_of(k)));
+            }
+        }
+        Ok(HostReadSeen { timeline: t, bytes, differing_bytes, first_difference })
+    }
+}
+
+impl Observer for Oracle<'_> {
+    fn on_write(&mut self, tag: Tag, addr: u64, len: u64) {
+        self.log.add(tag, addr, len);
+    }
+
+    fn on_load(&mut self, load: &Load<'_>, via: &dyn Fn(&Served, u64, u64) -> &'static str) {
+        let (key, p) = (load.key, load.performed);
+        let reader = self.prog.instances[load.inst].tag;
+        let subgroup = (key.inst, key.a, key.b);
+        let v = verdict(self.truth.fingerprints.get(&key), p.fingerprint, p.addrs, || tags_fingerprint(p.addrs, &load.scratch.tags));
+        let model = match v {
+            Verdict::Same => return,
+            Verdict::SameWriters => return self.taint_if_any(reader, &load.scratch.tags),
+            Verdict::OtherWriters => Vec::new(),
+            // A read the reference never made: after a stale read, the subgroup's own road
+            // (told once); before, the memory model judges it.
+            Verdict::NoCounterpart if self.stale_seen.contains(&subgroup) => {
+                if self.diverged.insert(subgroup) && self.divergences.len() < MAX_DETAILED_STALE_READS {
+                    self.divergences.push(Divergence { key, cycle: load.cycle });
+                }
+                return;
+            }
+            Verdict::NoCounterpart => {
+                let words = self.stale_words(load);
+                if words.is_empty() {
+                    return self.taint_if_any(reader, &load.scratch.tags);
+                }
+                words
+            }
+        };
+        let lanes = lane_reads(load.req, load.bound, load.scratch, via);
+        self.stale_seen.insert(subgroup);
+        self.record(reader, key, lanes, load.cycle, model);
+    }
+
+    fn on_copy_read(&mut self, read: &CopyRead<'_>, via: &dyn Fn(&Served, u64, u64) -> &'static str) {
+        let reader = self.prog.instances[read.inst].tag;
+        // A copy reads the same places in both runs: its writers tell stale from timing.
+        match verdict(self.truth.fingerprints.get(&read.key), fingerprint(0, read.data), 0, || tags_fingerprint(0, read.tags)) {
+            Verdict::Same => {}
+            Verdict::SameWriters => self.taint_if_any(reader, read.tags),
+            Verdict::OtherWriters | Verdict::NoCounterpart => {
+                let lanes = chunk_reads(read, |a| via(&read.served, read.addr, a));
+                self.record(reader, read.key, lanes, read.cycle, Vec::new());
+            }
+        }
+    }
+}
+
+/// A copy chunk's read as lane reads, one per stretch of bytes that one level served.
+fn chunk_reads(read: &CopyRead<'_>, via_at: impl Fn(u64) -> &'static str) -> Vec<LaneRead> {
+    let (addr, data) = (read.addr, read.data);
+    let mut out: Vec<LaneRead> = Vec::new();
+    let mut start = 0;
+    while start < data.len() {
+        let via = via_at(addr + start as u64);
+        let mut end = start + 1;
+        while end < data.len() && via_at(addr + end as u64) == via {
+            end += 1;
+        }
+        let byte_tags = byte_tags(read.tags, addr, addr + start as u64, (end - start) as u64);
+        out.push(LaneRead { lane: 0, buffer: read.buffer, offset: read.offset + start as u64, bytes: data[start..end].to_vec(), byte_tags, via });
+        start = end;
+    }
+    out
 }

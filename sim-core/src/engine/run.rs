@@ -28,12 +28,11 @@ use sim_shader::{BindingKind, ComputePipeline, MemOp, Step, Workgroup, Workgroup
 
 use crate::engine::dispatch::{Bound, resolve};
 use crate::engine::error::{Budget, WorkloadError};
-use crate::engine::exec::{LaneRead, Port, Scratch, lane_reads, perform, tags_fingerprint};
-use crate::engine::oracle::{Verdict, WriteLog, verdict};
-use crate::engine::order::Order;
+use crate::engine::exec::{LaneRead, Port, Scratch, perform};
+use crate::engine::oracle::{CopyRead, Load, Observer, Oracle};
 use crate::engine::machine::{CacheOp, Machine, MachineConfig, PathName, Served};
 use crate::engine::program::{CommandRef, Program, fill_size};
-use crate::engine::rng::{Rng, fingerprint};
+use crate::engine::rng::Rng;
 use crate::engine::workload::{Command, HostOp};
 use crate::engine::stream::{Family, NodeKind, Stream, SyncRole, bits};
 use crate::profile::{EventFirstScope, SignalAvailability};
@@ -369,9 +368,6 @@ struct Slot {
     /// Per subgroup: workgroup-memory lane accesses already charged.
     shared_seen: Vec<u64>,
     start: u64,
-    /// Per subgroup: whether it has read stale bytes, and whether its divergence was told.
-    stale_seen: Vec<bool>,
-    diverged: Vec<bool>,
     /// Per subgroup: what it does when its compute is done (the interpreter ran ahead).
     deferred: Vec<Deferred>,
 }
@@ -395,7 +391,8 @@ struct SimPort<'a> {
     m: &'a mut Machine,
     now: u64,
     rng: &'a mut Rng,
-    log: &'a mut WriteLog,
+    /// Writes performed, (tag, address, bytes), for the observers.
+    writes: &'a mut Vec<(Tag, u64, u64)>,
 }
 
 impl SimPort<'_> {
@@ -418,7 +415,7 @@ impl Port for SimPort<'_> {
 
     fn store(&mut self, cu: usize, coherent: bool, addr: u64, data: &[u8], tag: Tag) -> Result<u64, AccessError> {
         let j = self.jitter();
-        self.log.add(tag, addr, data.len() as u64);
+        self.writes.push((tag, addr, data.len() as u64));
         if coherent {
             return Ok(self.m.coherent(cu, self.now, addr, None, Some((data, tag)), j)?.0.latency);
         }
@@ -436,7 +433,7 @@ impl Port for SimPort<'_> {
 
     fn atomic(&mut self, cu: usize, addr: u64, old: &mut [u8; 4], tag: Tag, new: &dyn Fn(u32) -> u32) -> Result<u64, AccessError> {
         let j = self.jitter();
-        self.log.add(tag, addr, 4);
+        self.writes.push((tag, addr, 4));
         let t = self.m.atomic(cu, self.now, addr, old, tag, j, |o, n| {
             let v = new(u32::from_le_bytes([o[0], o[1], o[2], o[3]]));
             n.copy_from_slice(&v.to_le_bytes());
@@ -593,13 +590,13 @@ impl InstructionBudget {
 pub struct Sim<'p, 'w> {
     prog: &'p Program<'w>,
     stream: &'p Stream,
-    /// Happens-before, built when a read first needs the memory model's verdict (a read the
-    /// reference run never made): most runs never do.
-    order: std::cell::OnceCell<Order<'p>>,
-    log: WriteLog,
-    tainted: Vec<bool>,
+    /// The truth oracle, when a reference run is there to judge against.
+    oracle: Option<Oracle<'p>>,
+    /// Other observers of the run.
+    observers: Vec<&'p mut dyn Observer>,
+    /// Writes the last memory request performed, for the observers.
+    writes: Vec<(Tag, u64, u64)>,
     planner: &'p dyn BarrierPlanner,
-    truth: &'p ReadTruth,
     machine: Machine,
     /// Which CU a workgroup lands on: the dispatcher's own random stream.
     placement: Rng,
@@ -643,9 +640,6 @@ pub struct Sim<'p, 'w> {
 
 #[derive(Default)]
 struct SimOutcomeParts {
-    stale: Vec<StaleRead>,
-    stale_count: u64,
-    divergences: Vec<Divergence>,
     host_reads: Vec<HostReadSeen>,
     spans: Vec<(usize, u64, u64)>,
     syncs: Vec<SyncLog>,
@@ -661,17 +655,18 @@ fn exec_err(at: impl Into<String>, e: impl std::fmt::Display) -> WorkloadError {
 
 impl<'p, 'w> Sim<'p, 'w> {
     /// Prepares a run of `prog` on a machine built from `config`, with `seed`.
-    pub fn new(prog: &'p Program<'w>, stream: &'p Stream, config: &MachineConfig, planner: &'p dyn BarrierPlanner, truth: &'p ReadTruth, seed: u64) -> Result<Self, WorkloadError> {
+    /// `truth`, the reference run's, lets the truth oracle judge every read; without it the run
+    /// is timed alone (no read is judged, `stale_count` stays 0).
+    pub fn new(prog: &'p Program<'w>, stream: &'p Stream, config: &MachineConfig, planner: &'p dyn BarrierPlanner, truth: Option<&'p ReadTruth>, seed: u64) -> Result<Self, WorkloadError> {
         let machine = Machine::new(config.clone(), prog.address_space, seed).map_err(|e| WorkloadError::Invalid { at: "profile".into(), message: e })?;
         let w = prog.workload;
         Ok(Sim {
             prog,
             stream,
-            order: std::cell::OnceCell::new(),
-            log: WriteLog::new(prog.writers.len()),
-            tainted: vec![false; prog.writers.len()],
+            oracle: truth.map(|t| Oracle::new(prog, stream, t)),
+            observers: Vec::new(),
+            writes: Vec::new(),
             planner,
-            truth,
             machine,
             placement: Rng::for_unit(seed, "placement"),
             cu_rng: (0..config.compute_units).map(|c| Rng::for_unit(seed, &format!("cu{c}"))).collect(),
@@ -717,6 +712,29 @@ impl<'p, 'w> Sim<'p, 'w> {
         self
     }
 
+    /// Attaches `observer`: it is told of every read, write and sync node of the run.
+    pub fn observe(mut self, observer: &'p mut dyn Observer) -> Self {
+        self.observers.push(observer);
+        self
+    }
+
+    /// Stale reads so far (0 without a reference run).
+    fn stale_count(&self) -> u64 {
+        self.oracle.as_ref().map_or(0, Oracle::stale_count)
+    }
+
+    /// Tells the oracle and the observers of the writes the last request performed.
+    fn tell_writes(&mut self) {
+        for (tag, addr, len) in self.writes.drain(..) {
+            if let Some(o) = self.oracle.as_mut() {
+                o.on_write(tag, addr, len);
+            }
+            for o in &mut self.observers {
+                o.on_write(tag, addr, len);
+            }
+        }
+    }
+
     fn schedule(&mut self, at: u64, ev: Ev) {
         // Units: the host 0, queue q's command processor 1 + q, the transfer engine after them,
         // then the CUs.
@@ -741,7 +759,7 @@ impl<'p, 'w> Sim<'p, 'w> {
             Ok(()) => None,
             // Only the instruction budget proves a runaway (the reference run passed the same
             // one); the reference run has no cycles, so a cycle stop stays an error.
-            Err(WorkloadError::Budget { budget: Budget::Instructions, at, message }) if self.out.stale_count > 0 => {
+            Err(WorkloadError::Budget { budget: Budget::Instructions, at, message }) if self.stale_count() > 0 => {
                 let command = self.budget_spent_in.map(|inst| self.prog.instances[inst].at.clone());
                 Some(Stopped { at, command, message })
             }
@@ -790,14 +808,19 @@ impl<'p, 'w> Sim<'p, 'w> {
             self.host.flush_mapped_ranges(&held, &mut self.machine.vram).map_err(|e| exec_err("end of run", e))?;
         }
         let o = self.out;
+        let judged = self.oracle.map(Oracle::judged);
+        let (stale, stale_count, divergences, tainted, write_log_complete) = match judged {
+            Some(j) => (j.stale, j.stale_count, j.divergences, j.tainted, j.write_log_complete),
+            None => (Vec::new(), 0, Vec::new(), Vec::new(), true),
+        };
         Ok(SimOutcome {
             cycles: self.now,
             machine: self.machine,
-            stale: o.stale,
-            stale_count: o.stale_count,
-            divergences: o.divergences,
-            tainted: self.tainted,
-            write_log_complete: self.log.complete(),
+            stale,
+            stale_count,
+            divergences,
+            tainted,
+            write_log_complete,
             host_reads: o.host_reads,
             spans: o.spans,
             syncs: o.syncs,
@@ -832,7 +855,7 @@ impl<'p, 'w> Sim<'p, 'w> {
                         "the simulated run (seed {}) went past its budget of {} and was stopped{} (raise the budget with --max-cycles)",
                         self.seed,
                         count(self.max_cycles, "cycle", "cycles"),
-                        if self.out.stale_count > 0 { format!("; {}", stale_note(self.out.stale_count)) } else { String::new() }
+                        if self.stale_count() > 0 { format!("; {}", stale_note(self.stale_count())) } else { String::new() }
                     ),
                 });
             }
@@ -989,7 +1012,8 @@ impl<'p, 'w> Sim<'p, 'w> {
                 }
             }
             HostOp::HostWrite { memory, offset, data } => {
-                self.log.add(self.prog.host_tags[t], self.prog.memory_base[*memory] + offset, data.len() as u64);
+                self.writes.push((self.prog.host_tags[t], self.prog.memory_base[*memory] + offset, data.len() as u64));
+                self.tell_writes();
                 let r = self.host.write(*memory, *offset, data, self.prog.host_tags[t], &mut self.machine.vram).map_err(host_err)?;
                 cycles += timing.cycles(&r);
             }
@@ -998,18 +1022,11 @@ impl<'p, 'w> Sim<'p, 'w> {
                 let mut tags = vec![0; *size as usize];
                 let r = self.host.read(*memory, *offset, &mut bytes, &mut tags, &mut self.machine.vram).map_err(host_err)?;
                 cycles += timing.cycles(&r);
-                let reference = self.truth.host_reads.get(&t).ok_or_else(|| exec_err(format!("timeline[{t}]"), "the reference run made no such host read"))?;
-                // One pass over the read: how many bytes differ, and the first that does.
-                let (mut differing_bytes, mut first_difference) = (0u64, None);
-                // A byte differing from the reference's is no corruption when it comes from the
-                // same write, and that writer read nothing stale: its value depends on timing.
-                for (k, (seen, expected)) in bytes.iter().zip(&reference.bytes).enumerate() {
-                    if seen != expected && (tags[k] != reference.tag_of(k) || self.tainted.get(tags[k] as usize).copied().unwrap_or(false)) {
-                        differing_bytes += 1;
-                        first_difference.get_or_insert((k as u64, tags[k], reference.tag_of(k)));
-                    }
-                }
-                self.out.host_reads.push(HostReadSeen { timeline: t, bytes, differing_bytes, first_difference });
+                let seen = match &self.oracle {
+                    Some(o) => o.host_read(t, bytes, &tags).map_err(|m| exec_err(format!("timeline[{t}]"), m))?,
+                    None => HostReadSeen { timeline: t, bytes, differing_bytes: 0, first_difference: None },
+                };
+                self.out.host_reads.push(seen);
             }
             HostOp::SetEvent(_) => {
                 for &g in &self.stream.opens[t] {
@@ -1155,7 +1172,11 @@ impl<'p, 'w> Sim<'p, 'w> {
                 let label = label.clone();
                 let queue = self.items[i].queue;
                 let queued = self.items[i].pushed;
-                self.out.syncs.push(SyncLog { label, queue, queued, fired: self.now, released: self.now + cycles, ops: log });
+                let log = SyncLog { label, queue, queued, fired: self.now, released: self.now + cycles, ops: log };
+                for o in &mut self.observers {
+                    o.on_sync(&log);
+                }
+                self.out.syncs.push(log);
                 self.schedule(self.now + cycles, Ev::Release(i));
             }
             NodeKind::Action { inst, .. } => {
@@ -1221,68 +1242,30 @@ impl<'p, 'w> Sim<'p, 'w> {
                 let mut tags = vec![0; word_span(src_addr, data.len())];
                 let (t, served) = self.machine.transfer_read(self.now, src_addr, &mut data, &mut tags).map_err(|e| exec_err(at(), e))?;
                 latency = t.latency;
-                // A copy reads the same places in both runs: its writers tell stale from timing.
-                match verdict(self.truth.fingerprints.get(&chunk.key), fingerprint(0, &data), 0, || tags_fingerprint(0, &tags)) {
-                    Verdict::Same => {}
-                    Verdict::SameWriters => self.taint_if_any(ins.tag, &tags),
-                    Verdict::OtherWriters | Verdict::NoCounterpart => {
-                        let lanes = chunk_reads(buffer, offset, src_addr, &data, &tags, |a| self.machine.via(&served, src_addr, a));
-                        self.tainted[ins.tag as usize] = true;
-                        self.record_stale(chunk.key, lanes, Vec::new());
-                    }
+                let read = CopyRead { key: chunk.key, inst, buffer, offset, addr: src_addr, data: &data, tags: &tags, served, cycle: self.now };
+                let machine = &self.machine;
+                let via = |s: &Served, start: u64, a: u64| machine.via(s, start, a);
+                if let Some(o) = self.oracle.as_mut() {
+                    o.on_copy_read(&read, &via);
+                }
+                for o in &mut self.observers {
+                    o.on_copy_read(&read, &via);
                 }
             }
         }
         let run = &self.transfers[r];
         let chunk = &run.chunks[run.next];
         let t = self.machine.transfer_write(self.now, chunk.dst, &data, ins.tag).map_err(|e| exec_err(at(), e))?;
-        self.log.add(ins.tag, chunk.dst, chunk.len);
+        let (dst, len) = (chunk.dst, chunk.len);
+        self.writes.push((ins.tag, dst, len));
+        self.tell_writes();
         self.chunk_bytes = data;
-        let service = chunk.len.div_ceil(self.machine.config.transfer_bytes_per_cycle.max(1));
+        let service = len.div_ceil(self.machine.config.transfer_bytes_per_cycle.max(1));
         self.machine.transfer_free = self.now + service;
         self.transfers[r].next += 1;
         let next = self.now + service.max(latency.max(t.latency) / 4).max(1);
         self.schedule(next, Ev::Transfer(r));
         Ok(())
-    }
-
-    fn record_stale(&mut self, key: ReadKey, lanes: Vec<LaneRead>, model: Vec<(u64, Tag)>) {
-        self.out.stale_count += 1;
-        if self.out.stale.len() < MAX_DETAILED_STALE_READS {
-            self.out.stale.push(StaleRead { key, lanes, cycle: self.now, model });
-        }
-    }
-
-    /// Taints `reader` when any of the words it read was written by a tainted writer: bytes
-    /// computed from stale bytes are corruption, not timing.
-    fn taint_if_any(&mut self, reader: Tag, tags: &[Tag]) {
-        if tags.iter().any(|&t| self.tainted.get(t as usize).copied().unwrap_or(false)) {
-            self.tainted[reader as usize] = true;
-        }
-    }
-
-    /// The memory model's verdict on the load just performed (in `self.scratch`) by command
-    /// instance `inst`: each word whose writer is older than a write that happens before the
-    /// read, with that newer write.
-    fn stale_words(&mut self, inst: usize, req: &sim_shader::MemRequest, bound: &[Bound]) -> Vec<(u64, Tag)> {
-        let b = &bound[req.binding_index as usize];
-        let reader_tag = self.prog.instances[inst].tag;
-        let (prog, stream) = (self.prog, self.stream);
-        let order = self.order.get_or_init(|| Order::new(prog, stream));
-        let reader = crate::engine::order::Agent::Node(order.node_of(inst));
-        let mut out = Vec::new();
-        for (ri, r) in self.scratch.runs.iter().enumerate() {
-            let run_addr = b.base + r.offset;
-            let start = self.scratch.run_tags[ri];
-            for k in 0..word_span(run_addr, r.len as usize) {
-                let addr = (run_addr / 4 + k as u64) * 4;
-                let seen = self.scratch.tags[start + k];
-                if let Some(newer) = self.log.newer_write(order, reader, reader_tag, addr, seen) {
-                    out.push((addr, newer));
-                }
-            }
-        }
-        out
     }
 
     // ----- workgroups on CUs --------------------------------------------------------------------
@@ -1323,8 +1306,6 @@ impl<'p, 'w> Sim<'p, 'w> {
                 instr_seen: vec![0; n],
                 shared_seen: vec![0; n],
                 start: self.now,
-                stale_seen: vec![false; n],
-                diverged: vec![false; n],
                 deferred: vec![Deferred::None; n],
             };
             let s = match self.free_slots.pop() {
@@ -1373,7 +1354,7 @@ impl<'p, 'w> Sim<'p, 'w> {
                 Ok(step) => step,
                 Err(e) => {
                     self.budget_spent_in = Some(inst);
-                    return Err(self.instructions.shader_error(e, at, self.out.stale_count));
+                    return Err(self.instructions.shader_error(e, at, self.stale_count()));
                 }
             },
         };
@@ -1416,49 +1397,21 @@ impl<'p, 'w> Sim<'p, 'w> {
         let tag = self.prog.instances[inst].tag;
         let bound = self.dispatches[d].bound.clone();
         let cu = self.slots[s].cu;
-        let mut port = SimPort { m: &mut self.machine, now: self.now, rng: &mut self.cu_rng[cu], log: &mut self.log };
+        let mut port = SimPort { m: &mut self.machine, now: self.now, rng: &mut self.cu_rng[cu], writes: &mut self.writes };
         let performed = perform(&mut port, cu, req, &bound, tag, &mut self.scratch).map_err(|e| exec_err(self.prog.instances[inst].at.to_string(), e))?;
+        self.tell_writes();
         if req.op == MemOp::Load && !req.atomic {
             let slot = &mut self.slots[s];
             let key = ReadKey { inst: inst as u32, a: slot.wg_index as u32, b: sg as u32, c: slot.loads[sg] };
             slot.loads[sg] += 1;
-            let reader = self.prog.instances[inst].tag;
-            let v = verdict(self.truth.fingerprints.get(&key), performed.fingerprint, performed.addrs, || tags_fingerprint(performed.addrs, &self.scratch.tags));
-            let model = match v {
-                Verdict::Same => None,
-                Verdict::SameWriters => {
-                    let tags = std::mem::take(&mut self.scratch.tags);
-                    self.taint_if_any(reader, &tags);
-                    self.scratch.tags = tags;
-                    None
-                }
-                Verdict::OtherWriters => Some(Vec::new()),
-                // A read the reference never made: after a stale read, the subgroup's
-                // own road (told once); before, the memory model judges it.
-                Verdict::NoCounterpart if self.slots[s].stale_seen[sg] => {
-                    if !std::mem::replace(&mut self.slots[s].diverged[sg], true) && self.out.divergences.len() < MAX_DETAILED_STALE_READS {
-                        self.out.divergences.push(Divergence { key, cycle: self.now });
-                    }
-                    None
-                }
-                Verdict::NoCounterpart => {
-                    let words = self.stale_words(inst, req, &bound);
-                    if words.is_empty() {
-                        let tags = std::mem::take(&mut self.scratch.tags);
-                        self.taint_if_any(reader, &tags);
-                        self.scratch.tags = tags;
-                        None
-                    } else {
-                        Some(words)
-                    }
-                }
-            };
-            if let Some(model) = model {
-                let machine = &self.machine;
-                let lanes = lane_reads(req, &bound, &self.scratch, |s, start, a| machine.via(s, start, a));
-                self.tainted[reader as usize] = true;
-                self.slots[s].stale_seen[sg] = true;
-                self.record_stale(key, lanes, model);
+            let load = Load { key, inst, req, bound: &bound, scratch: &self.scratch, performed: &performed, cycle: self.now };
+            let machine = &self.machine;
+            let via = |s: &Served, start: u64, a: u64| machine.via(s, start, a);
+            if let Some(o) = self.oracle.as_mut() {
+                o.on_load(&load, &via);
+            }
+            for o in &mut self.observers {
+                o.on_load(&load, &via);
             }
         }
         wg.complete(sg, &self.scratch.results).map_err(|e| exec_err(at(), e))?;
@@ -1479,7 +1432,7 @@ impl<'p, 'w> Sim<'p, 'w> {
         if self.instructions.spend(delta) {
             let inst = self.dispatches[self.slots[s].dispatch].inst;
             self.budget_spent_in = Some(inst);
-            return Err(self.instructions.spent(self.prog.instances[inst].at.to_string(), self.out.stale_count));
+            return Err(self.instructions.spent(self.prog.instances[inst].at.to_string(), self.stale_count()));
         }
         Ok(delta.saturating_mul(cpi).saturating_add(shared_cycles))
     }
@@ -1542,24 +1495,6 @@ fn host_op_name(op: &HostOp) -> &'static str {
         HostOp::FlushMappedMemoryRanges(_) => "vkFlushMappedMemoryRanges",
         HostOp::InvalidateMappedMemoryRanges(_) => "vkInvalidateMappedMemoryRanges",
     }
-}
-
-/// A copy chunk's read as lane reads, one per stretch of bytes that one level served: `data` at
-/// device address `addr` (offset `offset` of `buffer`), `tags` one per word.
-fn chunk_reads(buffer: usize, offset: u64, addr: u64, data: &[u8], tags: &[Tag], via_at: impl Fn(u64) -> &'static str) -> Vec<LaneRead> {
-    let mut out: Vec<LaneRead> = Vec::new();
-    let mut start = 0;
-    while start < data.len() {
-        let via = via_at(addr + start as u64);
-        let mut end = start + 1;
-        while end < data.len() && via_at(addr + end as u64) == via {
-            end += 1;
-        }
-        let byte_tags = crate::engine::exec::byte_tags(tags, addr, addr + start as u64, (end - start) as u64);
-        out.push(LaneRead { lane: 0, buffer, offset: offset + start as u64, bytes: data[start..end].to_vec(), byte_tags, via });
-        start = end;
-    }
-    out
 }
 
 /// The chunks a transfer command moves, in order (the same in both runs).
