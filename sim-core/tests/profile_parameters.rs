@@ -200,3 +200,22 @@ fn paths_are_built_from_the_profile() {
     let ideal = machine(&Profile::builtin("ideal").unwrap());
     assert_eq!(ideal.path(PathName::Storage), Path { cu_cache: None, l2: false });
 }
+
+/// A table row naming the ROPs' tile caches maintains every ROP's tile cache, and costs the
+/// walk of its lines; a machine without tile caches has nothing there to walk.
+#[test]
+fn rop_rows_maintain_the_tile_caches() {
+    let w = split_barrier();
+    let rop_cycles = |p: &Profile| {
+        let r = run_workload(&w, p, 0).unwrap();
+        let ops: Vec<_> = r.syncs.iter().flat_map(|s| &s.ops).filter(|o| o.op.target == CacheTarget::Rop).collect();
+        assert!(!ops.is_empty(), "seed-l2's submission invalidates the ROPs (COLOR_ATTACHMENT rows)");
+        (ops.iter().map(|o| o.cycles).sum::<u64>(), r.caches.iter().filter(|(n, _)| n.starts_with("ROP$")).map(|(_, s)| s.invalidations).sum::<u64>())
+    };
+    let with = Profile::builtin("seed-l2").unwrap();
+    let mut without = with.clone();
+    without.machine.rop.tile_cache = None;
+    let (cycles, invalidations) = rop_cycles(&with);
+    assert!(cycles > 0 && invalidations >= u64::from(with.machine.rop.units), "{cycles} cycles, {invalidations} invalidations");
+    assert_eq!(rop_cycles(&without), (0, 0));
+}

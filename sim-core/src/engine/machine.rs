@@ -15,7 +15,8 @@
 //! ```
 //! One read and one write walk a path ([`Machine::load`], [`Machine::storage_store`],
 //! [`Machine::coherent`], [`Machine::transfer_read`]); barriers maintain every instance of a
-//! cache ([`Machine::perform`]).
+//! cache ([`Machine::perform`]), the ROPs' tile caches included (nothing writes them until
+//! draws exist, so their rows cost the walk and write back nothing).
 //!
 //! Functional effect and timing are kept apart: every access is performed on the caches at
 //! once (the bytes and provenance move now), and the timing model turns the access report into
@@ -37,7 +38,8 @@ pub enum CacheTarget {
     Uniform,
     /// The shared L2.
     L2,
-    /// The ROP tile caches (no ROPs on the compute path yet: operations on them cost nothing).
+    /// Every ROP's tile cache (nothing writes them until draws exist: their maintenance walks
+    /// and costs what the profile's tiles take).
     Rop,
 }
 
@@ -91,6 +93,10 @@ pub struct MachineConfig {
     pub uniform: Option<CacheSpec>,
     /// Shared L2 (absent: everything below the CU goes to VRAM).
     pub l2: Option<CacheSpec>,
+    /// Each ROP's colour/depth tile cache (absent: attachment writes go to the L2).
+    pub rop_tile_cache: Option<CacheSpec>,
+    /// ROP units.
+    pub rop_units: u32,
     /// L2 banks.
     pub l2_banks: u32,
     /// Bytes of consecutive addresses one L2 bank holds before the next bank's.
@@ -273,6 +279,8 @@ pub struct Machine {
     pub l2: Option<Cache>,
     /// Compute units.
     pub cus: Vec<ComputeUnit>,
+    /// Each ROP's tile cache.
+    pub rops: Vec<Cache>,
     l2_bank_free: Vec<u64>,
     vram_channel_free: Vec<u64>,
     /// Cycle at which the transfer engine is free.
@@ -330,6 +338,13 @@ impl Machine {
                 free_slots: config.workgroup_slots_per_cu,
             });
         }
+        let mut rops = Vec::new();
+        if let Some(spec) = &config.rop_tile_cache {
+            for i in 0..config.rop_units {
+                let name = format!("ROP$[{i}]");
+                rops.push(Cache::new(name.clone(), spec, seed_of(&name)).map_err(|e| e.to_string())?);
+            }
+        }
         let has_l2 = l2.is_some();
         let storage = Path { cu_cache: config.l1.as_ref().map(|_| CuCache::L1), l2: has_l2 };
         let paths = [
@@ -348,6 +363,7 @@ impl Machine {
             vram,
             l2,
             cus,
+            rops,
         })
     }
 
@@ -527,7 +543,7 @@ impl Machine {
     /// it takes (lines walked, plus the bandwidth of what was written back) and the number of
     /// lines written back.
     pub fn perform(&mut self, op: &CacheOp) -> Result<(u64, u64), AccessError> {
-        let Machine { l2, vram, cus, config, .. } = self;
+        let Machine { l2, vram, cus, rops, config, .. } = self;
         let mut total = AccessReport::default();
         match op.target {
             CacheTarget::L2 => {
@@ -535,7 +551,15 @@ impl Machine {
                     total.merge(&l2.maintain(vram, op.action, op.range)?);
                 }
             }
-            CacheTarget::Rop => {}
+            CacheTarget::Rop => {
+                for c in rops.iter_mut() {
+                    let r = match l2.as_mut() {
+                        Some(l2) => c.maintain(&mut Chained { cache: l2, next: vram }, op.action, op.range)?,
+                        None => c.maintain(vram, op.action, op.range)?,
+                    };
+                    total.merge(&r);
+                }
+            }
             t => {
                 for cu in cus.iter_mut() {
                     let c = match t {
@@ -556,7 +580,9 @@ impl Machine {
         // CUs walk their caches in parallel (one CU's walk is charged) or one after another, as
         // the profile's policy says; every written-back byte is charged.
         let walked = match (op.target, config.policies.cu_cache_walks) {
-            (CacheTarget::L2 | CacheTarget::Rop, _) | (_, crate::profile::CuCacheWalks::Serial) => total.lines_examined,
+            (CacheTarget::L2, _) | (_, crate::profile::CuCacheWalks::Serial) => total.lines_examined,
+            // The ROPs, like the CUs, walk their tile caches at once.
+            (CacheTarget::Rop, crate::profile::CuCacheWalks::Parallel) => total.lines_examined / rops.len().max(1) as u64,
             (_, crate::profile::CuCacheWalks::Parallel) => total.lines_examined / cus.len().max(1) as u64,
         };
         let cycles = walked * config.maintenance_cycles_per_line
@@ -583,6 +609,9 @@ impl Machine {
         }
         if let Some(l2) = &self.l2 {
             out.push(("L2".into(), l2.stats()));
+        }
+        for c in &self.rops {
+            out.push((c.name().to_string(), c.stats()));
         }
         out
     }

@@ -111,6 +111,8 @@ pub fn machine_config(p: &Profile) -> MachineConfig {
         texture: m.cu.texture_cache.clone(),
         uniform: m.cu.uniform_cache.clone(),
         l2: m.l2.cache.clone(),
+        rop_tile_cache: m.rop.tile_cache.clone(),
+        rop_units: m.rop.units,
         l2_banks: m.l2.banks,
         l2_bank_interleave_bytes: m.l2.bank_interleave_bytes,
         vram_channels: m.vram.channels,
