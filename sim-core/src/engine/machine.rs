@@ -152,8 +152,6 @@ pub struct ComputeUnit {
     pub texture: Option<Cache>,
     /// Uniform cache.
     pub uniform: Option<Cache>,
-    /// Free workgroup slots.
-    pub free_slots: u32,
 }
 
 impl ComputeUnit {
@@ -283,8 +281,6 @@ pub struct Machine {
     pub rops: Vec<Cache>,
     l2_bank_free: Vec<u64>,
     vram_channel_free: Vec<u64>,
-    /// Cycle at which the transfer engine is free.
-    pub transfer_free: u64,
     /// The named paths ([`PathName`] indexes them).
     paths: [Path; 5],
 }
@@ -335,7 +331,6 @@ impl Machine {
                 l1: mk("L1", &config.l1)?,
                 texture: mk("T$", &config.texture)?,
                 uniform: mk("U$", &config.uniform)?,
-                free_slots: config.workgroup_slots_per_cu,
             });
         }
         let mut rops = Vec::new();
@@ -358,7 +353,6 @@ impl Machine {
             paths,
             l2_bank_free: vec![0; config.l2_banks.max(1) as usize],
             vram_channel_free: vec![0; config.vram_channels.max(1) as usize],
-            transfer_free: 0,
             config,
             vram,
             l2,

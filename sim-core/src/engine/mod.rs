@@ -46,6 +46,7 @@ pub mod rng;
 pub mod run;
 pub mod samples;
 pub mod stream;
+pub mod units;
 pub mod workload;
 
 use std::collections::HashSet;

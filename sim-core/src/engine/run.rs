@@ -23,10 +23,10 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::sync::Arc;
 
-use sim_caches::{AccessError, Tag, word_span};
-use sim_shader::{BindingKind, ComputePipeline, MemOp, Step, Workgroup, WorkgroupConfig};
+use sim_caches::{AccessError, Tag};
+use sim_shader::{BindingKind, MemOp, Step, Workgroup};
 
-use crate::engine::dispatch::{Bound, resolve};
+use crate::engine::dispatch::resolve;
 use crate::engine::error::{Budget, WorkloadError};
 use crate::engine::exec::{LaneRead, Port, Scratch, perform};
 use crate::engine::oracle::{CopyRead, Load, Observer, Oracle};
@@ -35,6 +35,8 @@ use crate::engine::program::{CommandRef, Program, fill_size};
 use crate::engine::rng::Rng;
 use crate::engine::workload::{Command, HostOp};
 use crate::engine::stream::{Family, NodeKind, Stream, SyncRole, bits};
+use crate::engine::units::compute::{ComputeUnits, Deferred, DispatchRun, SgState};
+use crate::engine::units::transfer::{TransferEngine, TransferStep};
 use crate::profile::{EventFirstScope, SignalAvailability};
 use crate::sync::{MemoryBarrier2, PipelineStageFlags2 as S};
 
@@ -275,13 +277,6 @@ enum Ev {
     Host,
 }
 
-struct TransferRun {
-    item: usize,
-    inst: usize,
-    chunks: Vec<Chunk>,
-    next: usize,
-}
-
 /// Where a copy chunk reads: device address, buffer, offset in the buffer.
 pub(crate) type ChunkSource = Option<(u64, usize, u64)>;
 
@@ -334,57 +329,6 @@ pub(crate) enum ChunkData {
     Inline(usize),
     /// The source of a copy.
     Copy,
-}
-
-struct DispatchRun {
-    item: usize,
-    inst: usize,
-    pipeline: Arc<ComputePipeline>,
-    bound: Arc<Vec<Bound>>,
-    sizes: Vec<u64>,
-    push: Vec<u8>,
-    group_count: [u32; 3],
-    base_group: [u32; 3],
-    next_wg: u64,
-    total_wg: u64,
-    done_wg: u64,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum SgState {
-    Running,
-    AtBarrier,
-    Done,
-}
-
-struct Slot {
-    dispatch: usize,
-    wg_index: u64,
-    cu: usize,
-    wg: Option<Workgroup>,
-    sg_state: Vec<SgState>,
-    loads: Vec<u32>,
-    instr_seen: Vec<u64>,
-    /// Per subgroup: workgroup-memory lane accesses already charged.
-    shared_seen: Vec<u64>,
-    start: u64,
-    /// Per subgroup: what it does when its compute is done (the interpreter ran ahead).
-    deferred: Vec<Deferred>,
-}
-
-/// What a subgroup does once the instructions it ran before it are paid for: the interpreter
-/// runs to the next memory operation, barrier or end at once, and the engine performs that
-/// operation at the cycle the compute before it reaches.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Deferred {
-    /// Nothing pending: step the interpreter.
-    None,
-    /// Perform the memory request it yielded.
-    Memory,
-    /// Arrive at the control barrier it reached.
-    Barrier,
-    /// Finish.
-    Done,
 }
 
 struct SimPort<'a> {
@@ -598,10 +542,6 @@ pub struct Sim<'p, 'w> {
     writes: Vec<(Tag, u64, u64)>,
     planner: &'p dyn BarrierPlanner,
     machine: Machine,
-    /// Which CU a workgroup lands on: the dispatcher's own random stream.
-    placement: Rng,
-    /// Per CU: its own random stream (latency jitter of its accesses and launches).
-    cu_rng: Vec<Rng>,
     now: u64,
     /// Per unit (host, each queue's command processor, the transfer engine, each CU): how many
     /// events it has scheduled. Events are ordered by (cycle, unit, that count): no count is
@@ -619,17 +559,12 @@ pub struct Sim<'p, 'w> {
     host_ready_at: u64,
     /// Per fence: the node of its pending signal (for vkResetFences' check).
     fence_item: Vec<Option<usize>>,
-    transfers: Vec<TransferRun>,
-    dispatches: Vec<DispatchRun>,
-    active_dispatches: Vec<usize>,
-    slots: Vec<Slot>,
-    free_slots: Vec<usize>,
+    transfer: TransferEngine,
+    compute: ComputeUnits,
     scratch: Scratch,
     host: sim_host::HostSide,
     /// How many workgroup spans to record (for timelines).
     record_workgroups: usize,
-    /// The bytes of the transfer chunk being moved, reused from chunk to chunk.
-    chunk_bytes: Vec<u8>,
     max_cycles: u64,
     instructions: InstructionBudget,
     /// The command instance whose shader was running when the instruction budget ran out.
@@ -668,8 +603,6 @@ impl<'p, 'w> Sim<'p, 'w> {
             writes: Vec::new(),
             planner,
             machine,
-            placement: Rng::for_unit(seed, "placement"),
-            cu_rng: (0..config.compute_units).map(|c| Rng::for_unit(seed, &format!("cu{c}"))).collect(),
             now: 0,
             unit_seq: vec![0; 2 + w.queues.len() + config.compute_units as usize],
             events: BinaryHeap::new(),
@@ -681,15 +614,11 @@ impl<'p, 'w> Sim<'p, 'w> {
             host_pc: 0,
             host_ready_at: 0,
             fence_item: vec![None; w.fences.len()],
-            transfers: Vec::new(),
-            dispatches: Vec::new(),
-            active_dispatches: Vec::new(),
-            slots: Vec::new(),
-            free_slots: Vec::new(),
+            transfer: TransferEngine::new(config.transfer_bytes_per_cycle),
+            compute: ComputeUnits::new(config.compute_units, config.workgroup_slots_per_cu, config.subgroup_size, config.workgroup_launch_cycles, config.latency_jitter_cycles, seed),
             scratch: Scratch::default(),
             host: crate::engine::host_side(prog, config, seed)?,
             record_workgroups: 0,
-            chunk_bytes: Vec::new(),
             max_cycles: RunLimits::default().max_cycles,
             instructions: InstructionBudget::new(&RunLimits::default(), format!("the simulated run (seed {seed})")),
             budget_spent_in: None,
@@ -743,7 +672,7 @@ impl<'p, 'w> Sim<'p, 'w> {
             Ev::Host => 0,
             Ev::Release(i) => 1 + self.items[i].queue,
             Ev::Transfer(_) => 1 + queues,
-            Ev::Step(s, _) => 2 + queues + self.slots[s].cu,
+            Ev::Step(s, _) => 2 + queues + self.compute.slots[s].cu,
         };
         self.unit_seq[unit] += 1;
         self.events.push(Reverse((at, unit as u32, self.unit_seq[unit], ev)));
@@ -770,9 +699,9 @@ impl<'p, 'w> Sim<'p, 'w> {
             // are of everything executed, so they pass the budget that stopped the run; and
             // their spans and their commands' end at the stop, so that the timeline shows what
             // ran on.
-            let free: HashSet<usize> = self.free_slots.iter().copied().collect();
-            for s in 0..self.slots.len() {
-                if let (false, Some(wg)) = (free.contains(&s), &self.slots[s].wg) {
+            let free: HashSet<usize> = self.compute.free.iter().copied().collect();
+            for s in 0..self.compute.slots.len() {
+                if let (false, Some(wg)) = (free.contains(&s), &self.compute.slots[s].wg) {
                     let st = wg.stats();
                     self.out.instructions += st.instructions;
                     self.out.lane_ops += st.lane_ops;
@@ -1189,7 +1118,7 @@ impl<'p, 'w> Sim<'p, 'w> {
                     let bound = resolve(self.prog, &p, bindings).map_err(|m| WorkloadError::Invalid { at: ins.at.to_string(), message: m })?;
                     let total_wg = group_count.iter().map(|&g| g as u64).product();
                     let sizes = bound.iter().map(|b| b.range).collect();
-                    self.dispatches.push(DispatchRun {
+                    let has_work = self.compute.start(DispatchRun {
                         item: i,
                         inst,
                         pipeline: p,
@@ -1202,16 +1131,12 @@ impl<'p, 'w> Sim<'p, 'w> {
                         total_wg,
                         done_wg: 0,
                     });
-                    if total_wg == 0 {
+                    if !has_work {
                         self.schedule(self.now, Ev::Release(i));
-                    } else {
-                        self.active_dispatches.push(self.dispatches.len() - 1);
                     }
                 } else {
-                    let chunks = transfer_chunks(self.prog, inst, cmd);
-                    self.transfers.push(TransferRun { item: i, inst, chunks, next: 0 });
-                    let at = self.now.max(self.machine.transfer_free);
-                    self.schedule(at, Ev::Transfer(self.transfers.len() - 1));
+                    let (r, at) = self.transfer.start(self.prog, i, inst, self.now);
+                    self.schedule(at, Ev::Transfer(r));
                 }
             }
         }
@@ -1221,49 +1146,26 @@ impl<'p, 'w> Sim<'p, 'w> {
     // ----- the transfer engine ------------------------------------------------------------------
 
     fn transfer_step(&mut self, r: usize) -> Result<(), WorkloadError> {
-        let run = &self.transfers[r];
-        let Some(chunk) = run.chunks.get(run.next) else {
-            let item = run.item;
-            self.schedule(self.now, Ev::Release(item));
-            return Ok(());
+        let (inst, read, write, next) = match self.transfer.step(r, self.now, &mut self.machine, self.prog)? {
+            TransferStep::Finished { item } => {
+                self.schedule(self.now, Ev::Release(item));
+                return Ok(());
+            }
+            TransferStep::Moved { inst, read, write, next } => (inst, read, write, next),
         };
-        let inst = run.inst;
-        let ins = &self.prog.instances[inst];
-        let at = || ins.at.to_string();
-        let w = self.prog.workload;
-        // One buffer for every chunk of the run, taken out while the machine is borrowed.
-        let mut data = std::mem::take(&mut self.chunk_bytes);
-        chunk.bytes_into(&w.command_buffers[ins.cb].commands[ins.index], &mut data);
-        let mut latency = 0;
-        match &chunk.data {
-            ChunkData::Pattern(_) | ChunkData::Inline(_) => {}
-            ChunkData::Copy => {
-                let (src_addr, buffer, offset) = chunk.src.expect("copy chunks have a source");
-                let mut tags = vec![0; word_span(src_addr, data.len())];
-                let (t, served) = self.machine.transfer_read(self.now, src_addr, &mut data, &mut tags).map_err(|e| exec_err(at(), e))?;
-                latency = t.latency;
-                let read = CopyRead { key: chunk.key, inst, buffer, offset, addr: src_addr, data: &data, tags: &tags, served, cycle: self.now };
-                let machine = &self.machine;
-                let via = |s: &Served, start: u64, a: u64| machine.via(s, start, a);
-                if let Some(o) = self.oracle.as_mut() {
-                    o.on_copy_read(&read, &via);
-                }
-                for o in &mut self.observers {
-                    o.on_copy_read(&read, &via);
-                }
+        if let Some(c) = read {
+            let read = CopyRead { key: c.key, inst, buffer: c.buffer, offset: c.offset, addr: c.addr, data: c.data, tags: c.tags, served: c.served, cycle: self.now };
+            let machine = &self.machine;
+            let via = |s: &Served, start: u64, a: u64| machine.via(s, start, a);
+            if let Some(o) = self.oracle.as_mut() {
+                o.on_copy_read(&read, &via);
+            }
+            for o in &mut self.observers {
+                o.on_copy_read(&read, &via);
             }
         }
-        let run = &self.transfers[r];
-        let chunk = &run.chunks[run.next];
-        let t = self.machine.transfer_write(self.now, chunk.dst, &data, ins.tag).map_err(|e| exec_err(at(), e))?;
-        let (dst, len) = (chunk.dst, chunk.len);
-        self.writes.push((ins.tag, dst, len));
+        self.writes.push(write);
         self.tell_writes();
-        self.chunk_bytes = data;
-        let service = len.div_ceil(self.machine.config.transfer_bytes_per_cycle.max(1));
-        self.machine.transfer_free = self.now + service;
-        self.transfers[r].next += 1;
-        let next = self.now + service.max(latency.max(t.latency) / 4).max(1);
         self.schedule(next, Ev::Transfer(r));
         Ok(())
     }
@@ -1271,78 +1173,31 @@ impl<'p, 'w> Sim<'p, 'w> {
     // ----- workgroups on CUs --------------------------------------------------------------------
 
     fn place_workgroups(&mut self) -> Result<(), WorkloadError> {
-        loop {
-            let Some(&d) = self.active_dispatches.iter().find(|&&d| self.dispatches[d].next_wg < self.dispatches[d].total_wg) else {
-                return Ok(());
-            };
-            let free: Vec<usize> = (0..self.machine.cus.len()).filter(|&c| self.machine.cus[c].free_slots > 0).collect();
-            if free.is_empty() {
-                return Ok(());
-            }
-            // Which CU a workgroup lands on is the hardware's choice: the seed decides.
-            let cu = free[self.placement.below(free.len() as u64) as usize];
-            self.machine.cus[cu].free_slots -= 1;
-            let dr = &mut self.dispatches[d];
-            let wg_index = dr.next_wg;
-            dr.next_wg += 1;
-            let cfg = WorkgroupConfig {
-                workgroup_id: crate::engine::dispatch::workgroup_id(wg_index, dr.group_count, dr.base_group),
-                num_workgroups: dr.group_count,
-                subgroup_size: self.machine.config.subgroup_size,
-                push_constants: &dr.push,
-                binding_sizes: &dr.sizes,
-                max_instructions: self.instructions.subgroup_limit(),
-            };
-            let at = self.prog.instances[dr.inst].at.to_string();
-            let wg = dr.pipeline.workgroup(&cfg).map_err(|e| exec_err(at, e))?;
-            let n = wg.num_subgroups();
-            let slot = Slot {
-                dispatch: d,
-                wg_index,
-                cu,
-                wg: Some(wg),
-                sg_state: vec![SgState::Running; n],
-                loads: vec![0; n],
-                instr_seen: vec![0; n],
-                shared_seen: vec![0; n],
-                start: self.now,
-                deferred: vec![Deferred::None; n],
-            };
-            let s = match self.free_slots.pop() {
-                Some(s) => {
-                    self.slots[s] = slot;
-                    s
-                }
-                None => {
-                    self.slots.push(slot);
-                    self.slots.len() - 1
-                }
-            };
-            let launch = self.machine.config.workgroup_launch_cycles;
-            for sg in 0..n {
-                let j = self.cu_rng[cu].below(self.machine.config.latency_jitter_cycles + 1);
-                self.schedule(self.now + launch + j, Ev::Step(s, sg));
-            }
+        let limit = self.instructions.subgroup_limit();
+        let starts = self.compute.place(self.now, limit).map_err(|(inst, e)| exec_err(self.prog.instances[inst].at.to_string(), e))?;
+        for (s, sg, at) in starts {
+            self.schedule(at, Ev::Step(s, sg));
         }
+        Ok(())
     }
 
     fn step(&mut self, s: usize, sg: usize) -> Result<(), WorkloadError> {
-        let mut wg = self.slots[s].wg.take().expect("a scheduled slot holds its workgroup");
+        let mut wg = self.compute.slots[s].wg.take().expect("a scheduled slot holds its workgroup");
         let result = self.step_inner(s, sg, &mut wg);
-        self.slots[s].wg = Some(wg);
+        self.compute.slots[s].wg = Some(wg);
         result
     }
 
     fn step_inner(&mut self, s: usize, sg: usize, wg: &mut Workgroup) -> Result<(), WorkloadError> {
-        let d = self.slots[s].dispatch;
-        let inst = self.dispatches[d].inst;
+        let d = self.compute.slots[s].dispatch;
+        let inst = self.compute.dispatches[d].inst;
         let at = || self.prog.instances[inst].at.to_string();
         let cpi = self.machine.config.cycles_per_instruction;
-        let deferred = std::mem::replace(&mut self.slots[s].deferred[sg], Deferred::None);
+        let deferred = std::mem::replace(&mut self.compute.slots[s].deferred[sg], Deferred::None);
         let step = match deferred {
             Deferred::Memory => return self.perform_request(s, sg, wg),
             Deferred::Barrier => {
-                self.slots[s].sg_state[sg] = SgState::AtBarrier;
+                self.compute.slots[s].sg_state[sg] = SgState::AtBarrier;
                 self.release_barrier(s);
                 return Ok(());
             }
@@ -1370,18 +1225,18 @@ impl<'p, 'w> Sim<'p, 'w> {
             Step::Done => (self.compute_cycles(s, sg, wg, cpi)?, Deferred::Done),
         };
         if compute > 0 {
-            self.slots[s].deferred[sg] = next;
+            self.compute.slots[s].deferred[sg] = next;
             self.schedule(self.now + compute, Ev::Step(s, sg));
             return Ok(());
         }
-        self.slots[s].deferred[sg] = next;
+        self.compute.slots[s].deferred[sg] = next;
         self.step_inner(s, sg, wg)
     }
 
     /// Finishes subgroup `sg` of slot `s`, and its workgroup when it was the last.
     fn subgroup_done(&mut self, s: usize, sg: usize, wg: &Workgroup) {
-        self.slots[s].sg_state[sg] = SgState::Done;
-        if self.slots[s].sg_state.iter().all(|&x| x == SgState::Done) {
+        self.compute.slots[s].sg_state[sg] = SgState::Done;
+        if self.compute.slots[s].sg_state.iter().all(|&x| x == SgState::Done) {
             self.workgroup_done(s, wg);
         } else {
             self.release_barrier(s);
@@ -1390,18 +1245,18 @@ impl<'p, 'w> Sim<'p, 'w> {
 
     /// Performs the memory request subgroup `sg` yielded, now that its compute is done.
     fn perform_request(&mut self, s: usize, sg: usize, wg: &mut Workgroup) -> Result<(), WorkloadError> {
-        let d = self.slots[s].dispatch;
-        let inst = self.dispatches[d].inst;
+        let d = self.compute.slots[s].dispatch;
+        let inst = self.compute.dispatches[d].inst;
         let at = || self.prog.instances[inst].at.to_string();
         let req = wg.pending_request(sg).ok_or_else(|| exec_err(at(), "a deferred memory request is gone"))?;
         let tag = self.prog.instances[inst].tag;
-        let bound = self.dispatches[d].bound.clone();
-        let cu = self.slots[s].cu;
-        let mut port = SimPort { m: &mut self.machine, now: self.now, rng: &mut self.cu_rng[cu], writes: &mut self.writes };
+        let bound = self.compute.dispatches[d].bound.clone();
+        let cu = self.compute.slots[s].cu;
+        let mut port = SimPort { m: &mut self.machine, now: self.now, rng: &mut self.compute.cu_rng[cu], writes: &mut self.writes };
         let performed = perform(&mut port, cu, req, &bound, tag, &mut self.scratch).map_err(|e| exec_err(self.prog.instances[inst].at.to_string(), e))?;
         self.tell_writes();
         if req.op == MemOp::Load && !req.atomic {
-            let slot = &mut self.slots[s];
+            let slot = &mut self.compute.slots[s];
             let key = ReadKey { inst: inst as u32, a: slot.wg_index as u32, b: sg as u32, c: slot.loads[sg] };
             slot.loads[sg] += 1;
             let load = Load { key, inst, req, bound: &bound, scratch: &self.scratch, performed: &performed, cycle: self.now };
@@ -1423,14 +1278,14 @@ impl<'p, 'w> Sim<'p, 'w> {
     /// against the run's instruction budget.
     fn compute_cycles(&mut self, s: usize, sg: usize, wg: &Workgroup, cpi: u64) -> Result<u64, WorkloadError> {
         let st = wg.subgroup_stats(sg);
-        let delta = st.instructions - self.slots[s].instr_seen[sg];
-        self.slots[s].instr_seen[sg] = st.instructions;
+        let delta = st.instructions - self.compute.slots[s].instr_seen[sg];
+        self.compute.slots[s].instr_seen[sg] = st.instructions;
         // Workgroup memory: its latency once per subgroup-wide access (a subgroup's lanes access
         // it together; the statistics count lanes).
-        let shared = st.workgroup_accesses - std::mem::replace(&mut self.slots[s].shared_seen[sg], st.workgroup_accesses);
+        let shared = st.workgroup_accesses - std::mem::replace(&mut self.compute.slots[s].shared_seen[sg], st.workgroup_accesses);
         let shared_cycles = shared.div_ceil(u64::from(self.machine.config.subgroup_size.max(1))).saturating_mul(self.machine.config.shared_memory_cycles);
         if self.instructions.spend(delta) {
-            let inst = self.dispatches[self.slots[s].dispatch].inst;
+            let inst = self.compute.dispatches[self.compute.slots[s].dispatch].inst;
             self.budget_spent_in = Some(inst);
             return Err(self.instructions.spent(self.prog.instances[inst].at.to_string(), self.stale_count()));
         }
@@ -1438,11 +1293,11 @@ impl<'p, 'w> Sim<'p, 'w> {
     }
 
     fn release_barrier(&mut self, s: usize) {
-        let states = &self.slots[s].sg_state;
+        let states = &self.compute.slots[s].sg_state;
         if states.iter().all(|&x| x != SgState::Running) && states.contains(&SgState::AtBarrier) {
             for sg in 0..states.len() {
-                if self.slots[s].sg_state[sg] == SgState::AtBarrier {
-                    self.slots[s].sg_state[sg] = SgState::Running;
+                if self.compute.slots[s].sg_state[sg] == SgState::AtBarrier {
+                    self.compute.slots[s].sg_state[sg] = SgState::Running;
                     self.schedule(self.now + 1, Ev::Step(s, sg));
                 }
             }
@@ -1453,9 +1308,9 @@ impl<'p, 'w> Sim<'p, 'w> {
     /// for and there is room.
     fn record_workgroup(&mut self, s: usize) {
         if self.record_workgroups > 0 {
-            let slot = &self.slots[s];
+            let slot = &self.compute.slots[s];
             if self.out.workgroups.len() < self.record_workgroups {
-                self.out.workgroups.push((self.dispatches[slot.dispatch].inst, slot.wg_index, slot.cu, slot.start, self.now));
+                self.out.workgroups.push((self.compute.dispatches[slot.dispatch].inst, slot.wg_index, slot.cu, slot.start, self.now));
             } else {
                 self.out.workgroups_not_recorded += 1;
             }
@@ -1467,15 +1322,7 @@ impl<'p, 'w> Sim<'p, 'w> {
         self.out.instructions += st.instructions;
         self.out.lane_ops += st.lane_ops;
         self.record_workgroup(s);
-        let slot = &self.slots[s];
-        let d = slot.dispatch;
-        self.machine.cus[slot.cu].free_slots += 1;
-        self.free_slots.push(s);
-        let dr = &mut self.dispatches[d];
-        dr.done_wg += 1;
-        if dr.done_wg == dr.total_wg {
-            let item = dr.item;
-            self.active_dispatches.retain(|&x| x != d);
+        if let Some(item) = self.compute.workgroup_done(s) {
             self.finish(item);
         }
         self.dirty = true;

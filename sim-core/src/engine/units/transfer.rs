@@ -1,0 +1,123 @@
+//! The transfer engine: fills, updates and copies, moved a chunk at a time.
+//!
+//! # Design
+//! A transfer command is a list of chunks of at most [`TRANSFER_CHUNK`] bytes
+//! ([`transfer_chunks`], the same list the reference run moves). The engine moves one chunk per
+//! step: a copy reads its source, then every chunk writes its destination, both on the
+//! machine's transfer path. It is busy for the chunk's bytes at its bandwidth, and keeps
+//! [`CHUNKS_IN_FLIGHT`] chunks in flight, so a chunk's memory latency is mostly hidden behind
+//! the ones after it.
+
+use sim_caches::{Tag, word_span};
+
+use crate::engine::error::WorkloadError;
+use crate::engine::machine::{Machine, Served};
+use crate::engine::program::Program;
+use crate::engine::run::{Chunk, ChunkData, ReadKey};
+
+pub use crate::engine::run::TRANSFER_CHUNK;
+
+/// Chunks the engine keeps in flight: a chunk's latency is charged divided by this, overlapped
+/// with the chunks after it.
+pub const CHUNKS_IN_FLIGHT: u64 = 4;
+
+struct TransferRun {
+    item: usize,
+    inst: usize,
+    chunks: Vec<Chunk>,
+    next: usize,
+}
+
+/// A copy chunk's read, as the engine made it.
+pub struct ChunkRead<'a> {
+    /// Which read.
+    pub key: ReadKey,
+    /// The source buffer and the chunk's offset in it.
+    pub buffer: usize,
+    /// Offset in the buffer.
+    pub offset: u64,
+    /// Device address read.
+    pub addr: u64,
+    /// The bytes read.
+    pub data: &'a [u8],
+    /// Their provenance, one tag per word.
+    pub tags: &'a [Tag],
+    /// Which level served them.
+    pub served: Served,
+}
+
+/// What one step of the engine did.
+pub enum TransferStep<'a> {
+    /// The run's last chunk had been moved: its command (queue item) is done.
+    Finished {
+        /// The queue item.
+        item: usize,
+    },
+    /// A chunk moved.
+    Moved {
+        /// The command instance.
+        inst: usize,
+        /// The copy's read of its source (copies only).
+        read: Option<ChunkRead<'a>>,
+        /// The write: writer tag, address, bytes.
+        write: (Tag, u64, u64),
+        /// Cycle of the next step.
+        next: u64,
+    },
+}
+
+/// The transfer engine and its work.
+pub struct TransferEngine {
+    runs: Vec<TransferRun>,
+    /// Cycle at which the engine can take the next chunk.
+    free_at: u64,
+    bytes_per_cycle: u64,
+    /// The chunk being moved and its provenance, reused from chunk to chunk.
+    data: Vec<u8>,
+    tags: Vec<Tag>,
+}
+
+impl TransferEngine {
+    /// An idle engine moving `bytes_per_cycle`.
+    pub fn new(bytes_per_cycle: u64) -> TransferEngine {
+        TransferEngine { runs: Vec::new(), free_at: 0, bytes_per_cycle: bytes_per_cycle.max(1), data: Vec::new(), tags: Vec::new() }
+    }
+
+    /// Takes the transfer command of queue item `item` (instance `inst`) at cycle `now`: the run
+    /// to step, and the cycle of its first step (when the engine is free).
+    pub fn start(&mut self, prog: &Program<'_>, item: usize, inst: usize, now: u64) -> (usize, u64) {
+        let ins = &prog.instances[inst];
+        let cmd = &prog.workload.command_buffers[ins.cb].commands[ins.index];
+        self.runs.push(TransferRun { item, inst, chunks: crate::engine::run::transfer_chunks(prog, inst, cmd), next: 0 });
+        (self.runs.len() - 1, now.max(self.free_at))
+    }
+
+    /// Moves run `r`'s next chunk at cycle `now` on `machine`.
+    pub fn step(&mut self, r: usize, now: u64, machine: &mut Machine, prog: &Program<'_>) -> Result<TransferStep<'_>, WorkloadError> {
+        let run = &self.runs[r];
+        let Some(chunk) = run.chunks.get(run.next) else {
+            return Ok(TransferStep::Finished { item: run.item });
+        };
+        let inst = run.inst;
+        let ins = &prog.instances[inst];
+        let err = |e: sim_caches::AccessError| WorkloadError::Execution { at: ins.at.to_string(), message: e.to_string() };
+        chunk.bytes_into(&prog.workload.command_buffers[ins.cb].commands[ins.index], &mut self.data);
+        let mut latency = 0;
+        let mut read = None;
+        if let (ChunkData::Copy, Some((src_addr, buffer, offset))) = (&chunk.data, chunk.src) {
+            self.tags.clear();
+            self.tags.resize(word_span(src_addr, self.data.len()), 0);
+            let (t, served) = machine.transfer_read(now, src_addr, &mut self.data, &mut self.tags).map_err(err)?;
+            latency = t.latency;
+            read = Some((chunk.key, buffer, offset, src_addr, served));
+        }
+        let t = machine.transfer_write(now, chunk.dst, &self.data, ins.tag).map_err(err)?;
+        let service = chunk.len.div_ceil(self.bytes_per_cycle);
+        let write = (ins.tag, chunk.dst, chunk.len);
+        self.free_at = now + service;
+        self.runs[r].next += 1;
+        let next = now + service.max(latency.max(t.latency) / CHUNKS_IN_FLIGHT).max(1);
+        let read = read.map(|(key, buffer, offset, addr, served)| ChunkRead { key, buffer, offset, addr, data: &self.data, tags: &self.tags, served });
+        Ok(TransferStep::Moved { inst, read, write, next })
+    }
+}
