@@ -34,10 +34,10 @@ use crate::engine::machine::{CacheOp, Machine, MachineConfig, PathName, Served};
 use crate::engine::program::{CommandRef, Program, fill_size};
 use crate::engine::rng::Rng;
 use crate::engine::workload::{Command, HostOp};
-use crate::engine::stream::{Family, NodeKind, Stream, SyncRole, bits};
+use crate::engine::stream::{NodeKind, Stream};
+use crate::engine::units::cp::{CommandProcessors, State};
 use crate::engine::units::compute::{ComputeUnits, Deferred, DispatchRun, SgState};
 use crate::engine::units::transfer::{TransferEngine, TransferStep};
-use crate::profile::{EventFirstScope, SignalAvailability};
 use crate::sync::{MemoryBarrier2, PipelineStageFlags2 as S};
 
 /// Bytes one transfer-engine step moves.
@@ -225,24 +225,6 @@ pub struct Stopped {
     pub command: Option<CommandRef>,
     /// Which budget, how to raise it, and the stale reads made before.
     pub message: String,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum State {
-    Waiting,
-    Running,
-    Done,
-}
-
-struct Item {
-    queue: usize,
-    state: State,
-    /// The cache operations a sync node performs when it fires (planned from the profile's
-    /// table when it is put on its queue).
-    ops: Vec<CacheOp>,
-    /// Cycle it was put on its queue (from here to its start a sync node drains).
-    pushed: u64,
-    start: u64,
 }
 
 /// One item of a queue in the execution-dependency graph: an action command, or a sync node
@@ -548,12 +530,8 @@ pub struct Sim<'p, 'w> {
     /// shared between units.
     unit_seq: Vec<u64>,
     events: BinaryHeap<Reverse<(u64, u32, u64, Ev)>>,
-    items: Vec<Item>,
-    /// Per queue, per family, per stage bit: how much of the stream's list is known done.
-    done_prefix: Vec<[Vec<usize>; 2]>,
-    /// Per queue: items on it not yet done.
-    open: Vec<usize>,
-    waiting: Vec<usize>,
+    /// Each queue's command processor.
+    cp: CommandProcessors,
     dirty: bool,
     host_pc: usize,
     host_ready_at: u64,
@@ -606,10 +584,7 @@ impl<'p, 'w> Sim<'p, 'w> {
             now: 0,
             unit_seq: vec![0; 2 + w.queues.len() + config.compute_units as usize],
             events: BinaryHeap::new(),
-            items: Vec::new(),
-            done_prefix: (0..w.queues.len()).map(|_| [vec![0; 64], vec![0; 64]]).collect(),
-            open: vec![0; w.queues.len()],
-            waiting: Vec::new(),
+            cp: CommandProcessors::new(w.queues.len()),
             dirty: true,
             host_pc: 0,
             host_ready_at: 0,
@@ -667,10 +642,10 @@ impl<'p, 'w> Sim<'p, 'w> {
     fn schedule(&mut self, at: u64, ev: Ev) {
         // Units: the host 0, queue q's command processor 1 + q, the transfer engine after them,
         // then the CUs.
-        let queues = self.open.len();
+        let queues = self.cp.queues();
         let unit = match ev {
             Ev::Host => 0,
-            Ev::Release(i) => 1 + self.items[i].queue,
+            Ev::Release(i) => 1 + self.cp.items[i].queue,
             Ev::Transfer(_) => 1 + queues,
             Ev::Step(s, _) => 2 + queues + self.compute.slots[s].cu,
         };
@@ -708,7 +683,7 @@ impl<'p, 'w> Sim<'p, 'w> {
                     self.record_workgroup(s);
                 }
             }
-            for (i, item) in self.items.iter().enumerate() {
+            for (i, item) in self.cp.items.iter().enumerate() {
                 if let (State::Running, NodeKind::Action { inst, .. }) = (item.state, &self.stream.nodes[i].kind) {
                     self.out.spans.push((*inst, item.start, self.now));
                 }
@@ -771,7 +746,7 @@ impl<'p, 'w> Sim<'p, 'w> {
                 self.place_workgroups()?;
             }
             let Some(Reverse((t, _, _, ev))) = self.events.pop() else {
-                if self.host_pc >= self.prog.workload.timeline.len() && self.waiting.is_empty() {
+                if self.host_pc >= self.prog.workload.timeline.len() && self.cp.waiting.is_empty() {
                     break;
                 }
                 return Err(self.deadlock());
@@ -818,7 +793,7 @@ impl<'p, 'w> Sim<'p, 'w> {
         let mut seen = HashSet::new();
         let mut stack = vec![i];
         while let Some(j) = stack.pop() {
-            if !seen.insert(j) || self.items.get(j).is_none_or(|it| it.state == State::Done) {
+            if !seen.insert(j) || self.cp.items.get(j).is_none_or(|it| it.state == State::Done) {
                 continue;
             }
             if matches!(self.stream.nodes[j].kind, NodeKind::HostGate { .. }) {
@@ -833,14 +808,14 @@ impl<'p, 'w> Sim<'p, 'w> {
 
     fn deadlock(&self) -> WorkloadError {
         // The first device item still waiting is where the chain of waits ends.
-        let first = self.waiting.first().copied();
+        let first = self.cp.waiting.first().copied();
         let stuck = first.map(|i| self.node_text(i));
         if let Some(op) = self.prog.workload.timeline.get(self.host_pc) {
             // An action whose own dependencies are met but which the command processor cannot
             // launch: the action before it waits for a vkSetEvent the host has not reached.
-            let in_order = self.waiting.iter().find_map(|&i| {
+            let in_order = self.cp.waiting.iter().find_map(|&i| {
                 let a = self.stream.nodes[i].start_after?;
-                if !self.deps_done(i) || self.items[a].state != State::Waiting {
+                if !self.cp.deps_done(self.stream, i) || self.cp.items[a].state != State::Waiting {
                     return None;
                 }
                 let gate = self.gate_behind(a)?;
@@ -862,10 +837,9 @@ impl<'p, 'w> Sim<'p, 'w> {
     }
 
     fn finish(&mut self, i: usize) {
-        self.items[i].state = State::Done;
-        self.open[self.items[i].queue] -= 1;
+        self.cp.finish(i);
         if let NodeKind::Action { inst, .. } = self.stream.nodes[i].kind {
-            self.out.spans.push((inst, self.items[i].start, self.now));
+            self.out.spans.push((inst, self.cp.items[i].start, self.now));
         }
         self.dirty = true;
     }
@@ -912,14 +886,14 @@ impl<'p, 'w> Sim<'p, 'w> {
                 }
             }
             HostOp::WaitForFences(_) => {
-                if self.stream.host_waits[t].iter().any(|&i| self.items[i].state != State::Done) {
+                if self.stream.host_waits[t].iter().any(|&i| !self.cp.done(i)) {
                     return Ok(None);
                 }
             }
             HostOp::ResetFences(fs) => {
                 for &f in fs {
                     if let Some(i) = self.fence_item[f]
-                        && self.items[i].state != State::Done
+                        && !self.cp.done(i)
                     {
                         return Err(WorkloadError::Invalid { at: at(), message: format!("vkResetFences on fence `{}` while its submission is still pending", w.fences[f]) });
                     }
@@ -930,13 +904,13 @@ impl<'p, 'w> Sim<'p, 'w> {
             // everything else on the queue.
             HostOp::QueueWaitIdle(q) => {
                 self.push_nodes(t);
-                if self.open[*q] > 0 {
+                if self.cp.busy(*q) {
                     return Ok(None);
                 }
             }
             HostOp::DeviceWaitIdle => {
                 self.push_nodes(t);
-                if self.open.iter().any(|&n| n > 0) {
+                if self.cp.any_busy() {
                     return Ok(None);
                 }
             }
@@ -974,115 +948,17 @@ impl<'p, 'w> Sim<'p, 'w> {
         Ok(Some(cycles))
     }
 
-    /// Puts the nodes host operation `t` adds on their queues (once: a host wait that must
-    /// wait is performed again later). A sync node's cache operations are planned here, from the
-    /// profile's table: the first scope's (flush side) for every barrier, then the second's.
+    /// Puts the nodes host operation `t` adds on their queues.
     fn push_nodes(&mut self, t: usize) {
-        let added = self.stream.added[t].clone();
-        if self.items.len() >= added.end {
-            return;
-        }
-        for i in added {
-            let node = &self.stream.nodes[i];
-            let mut ops = Vec::new();
-            if let NodeKind::Sync(y) = &node.kind {
-                let policies = self.machine.config.policies;
-                // The profile's policies decide where an event's first scope is performed and
-                // what a signal makes available; the stream holds the default choices.
-                let first = match (y.role, policies.event_first_scope) {
-                    (SyncRole::SetEvent, EventFirstScope::Wait) => false,
-                    (SyncRole::WaitEvents, EventFirstScope::Wait) => true,
-                    _ => y.first,
-                };
-                let all_stages = [(MemoryBarrier2::semaphore_signal(), None)];
-                let barriers = match (y.role, policies.signal_availability) {
-                    (SyncRole::Signal, SignalAvailability::AllStages) => &all_stages[..],
-                    _ => &y.barriers[..],
-                };
-                let mut second = Vec::new();
-                for (b, range) in barriers {
-                    let (f, s) = self.planner.plan(b, *range);
-                    if first {
-                        ops.extend(f);
-                    }
-                    if y.second {
-                        second.extend(s);
-                    }
-                }
-                ops.extend(second);
-            }
-            self.items.push(Item { queue: node.queue, state: State::Waiting, ops, pushed: self.now, start: 0 });
-            self.open[node.queue] += 1;
-            // A host gate is opened by the host, never started.
-            if !matches!(node.kind, NodeKind::HostGate { .. }) {
-                self.waiting.push(i);
-            }
-        }
+        self.cp.push(self.stream, t, self.now, self.planner, self.machine.config.policies);
     }
 
     // ----- starting items -----------------------------------------------------------------------
 
-    /// How much of list (queue `q`, family `f`, stage bit `b`) is done from its front: the
-    /// recorded prefix, extended past items finished since.
-    fn done_upto(&self, q: usize, f: Family, b: usize) -> usize {
-        let list = self.stream.family(q, f, b);
-        let mut p = self.done_prefix[q][f as usize][b];
-        while p < list.len() && list[p] < self.items.len() && self.items[list[p]].state == State::Done {
-            p += 1;
-        }
-        p
-    }
-
-    /// Whether every dependency of item `i` is done: its explicit ones, and every earlier member
-    /// of the lists it waits on ([`Stream::waits_for`]). Each list's done prefix only grows
-    /// ([`Sim::ready`] records it), so the walk resumes where it stopped.
-    fn deps_done(&self, i: usize) -> bool {
-        let node = &self.stream.nodes[i];
-        if node.explicit.iter().any(|&d| self.items[d].state != State::Done) {
-            return false;
-        }
-        self.stream.waits_for(i).into_iter().all(|(f, stages)| {
-            bits(stages).all(|b| {
-                let list = self.stream.family(node.queue, f, b);
-                list.get(self.done_upto(node.queue, f, b)).is_none_or(|&j| j >= i)
-            })
-        })
-    }
-
-    fn ready(&mut self, i: usize) -> bool {
-        let q = self.stream.nodes[i].queue;
-        for (f, stages) in self.stream.waits_for(i) {
-            for b in bits(stages) {
-                self.done_prefix[q][f as usize][b] = self.done_upto(q, f, b);
-            }
-        }
-        self.deps_done(i) && self.stream.nodes[i].start_after.is_none_or(|a| self.items[a].state != State::Waiting)
-    }
-
     fn start_ready(&mut self) -> Result<(), WorkloadError> {
-        // `waiting` is in push order. Starting an item can make only later items ready (in-order
-        // launch: an item's `start_after` is an earlier item, and a start finishes nothing), so
-        // one pass starts what rescanning from the front after each start did, in the same order,
-        // in time linear in the waiting items instead of their square.
-        let waiting = std::mem::take(&mut self.waiting);
-        let mut kept = Vec::with_capacity(waiting.len());
-        for (k, &i) in waiting.iter().enumerate() {
-            if !self.ready(i) {
-                kept.push(i);
-                continue;
-            }
-            self.items[i].state = State::Running;
-            self.items[i].start = self.now;
-            if let Err(e) = self.start_item(i) {
-                kept.extend_from_slice(&waiting[k + 1..]);
-                kept.append(&mut self.waiting);
-                self.waiting = kept;
-                return Err(e);
-            }
+        for i in self.cp.take_ready(self.stream, self.now) {
+            self.start_item(i)?;
         }
-        // Anything pushed meanwhile comes after.
-        kept.append(&mut self.waiting);
-        self.waiting = kept;
         Ok(())
     }
 
@@ -1093,14 +969,14 @@ impl<'p, 'w> Sim<'p, 'w> {
                 let label = &y.label;
                 let mut cycles = self.machine.config.barrier_cycles;
                 let mut log = Vec::new();
-                for op in self.items[i].ops.clone() {
+                for op in self.cp.items[i].ops.clone() {
                     let (c, lines) = self.machine.perform(&op).map_err(|e| exec_err(label.clone(), e))?;
                     cycles += c;
                     log.push(SyncOp { op, lines_written_back: lines, cycles: c });
                 }
                 let label = label.clone();
-                let queue = self.items[i].queue;
-                let queued = self.items[i].pushed;
+                let queue = self.cp.items[i].queue;
+                let queued = self.cp.items[i].pushed;
                 let log = SyncLog { label, queue, queued, fired: self.now, released: self.now + cycles, ops: log };
                 for o in &mut self.observers {
                     o.on_sync(&log);

@@ -1,0 +1,190 @@
+//! The command processors: each queue's nodes of the stream, put on the queue as the host
+//! submits them, started when their dependencies are done, launched in order.
+//!
+//! # Design
+//! An item is a node of the lowered stream ([`Stream`]) on its queue: waiting, running or done.
+//! Readiness follows the stream's rules: explicit dependencies done, every earlier member of
+//! the (queue, family, stage) lists the node waits on done (each list's done prefix only grows,
+//! so it is walked once), and the action before it on the queue started (in-order launch). A
+//! sync node's cache operations are planned from the profile's barrier table when it is put on
+//! its queue, as the profile's policies place them.
+
+use crate::engine::machine::CacheOp;
+use crate::engine::run::BarrierPlanner;
+use crate::engine::stream::{Family, NodeKind, Stream, SyncNode, SyncRole, bits};
+use crate::profile::{EventFirstScope, Policies, SignalAvailability};
+use crate::sync::MemoryBarrier2;
+
+/// Where an item is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum State {
+    /// Not started.
+    Waiting,
+    /// Started, not done.
+    Running,
+    /// Done (a sync node released, an action finished, a host gate opened).
+    Done,
+}
+
+/// A node of the stream on its queue.
+pub struct Item {
+    /// Its queue.
+    pub queue: usize,
+    /// Where it is.
+    pub state: State,
+    /// The cache operations a sync node performs when it fires.
+    pub ops: Vec<CacheOp>,
+    /// Cycle it was put on its queue (from here to its start a sync node drains).
+    pub pushed: u64,
+    /// Cycle it started.
+    pub start: u64,
+}
+
+/// Every queue's command processor.
+pub struct CommandProcessors {
+    /// Every item put on a queue so far, by node index.
+    pub items: Vec<Item>,
+    /// Per queue, per family, per stage bit: how much of the stream's list is known done.
+    done_prefix: Vec<[Vec<usize>; 2]>,
+    /// Per queue: items on it not yet done.
+    open: Vec<usize>,
+    /// Items not started, in push order (host gates are opened, never started).
+    pub waiting: Vec<usize>,
+}
+
+impl CommandProcessors {
+    /// Idle processors for `queues` queues.
+    pub fn new(queues: usize) -> CommandProcessors {
+        CommandProcessors { items: Vec::new(), done_prefix: (0..queues).map(|_| [vec![0; 64], vec![0; 64]]).collect(), open: vec![0; queues], waiting: Vec::new() }
+    }
+
+    /// The number of queues.
+    pub fn queues(&self) -> usize {
+        self.open.len()
+    }
+
+    /// Whether queue `q` has items not done.
+    pub fn busy(&self, q: usize) -> bool {
+        self.open[q] > 0
+    }
+
+    /// Whether any queue has items not done.
+    pub fn any_busy(&self) -> bool {
+        self.open.iter().any(|&n| n > 0)
+    }
+
+    /// Whether item `i` is done.
+    pub fn done(&self, i: usize) -> bool {
+        self.items[i].state == State::Done
+    }
+
+    /// Puts the nodes host operation `t` adds on their queues at cycle `now` (once: a host wait
+    /// that must wait is performed again later), planning each sync node's cache operations.
+    pub fn push(&mut self, stream: &Stream, t: usize, now: u64, planner: &dyn BarrierPlanner, policies: Policies) {
+        let added = stream.added[t].clone();
+        if self.items.len() >= added.end {
+            return;
+        }
+        for i in added {
+            let node = &stream.nodes[i];
+            let ops = match &node.kind {
+                NodeKind::Sync(y) => plan(y, planner, policies),
+                _ => Vec::new(),
+            };
+            self.items.push(Item { queue: node.queue, state: State::Waiting, ops, pushed: now, start: 0 });
+            self.open[node.queue] += 1;
+            if !matches!(node.kind, NodeKind::HostGate { .. }) {
+                self.waiting.push(i);
+            }
+        }
+    }
+
+    /// Item `i` is done.
+    pub fn finish(&mut self, i: usize) {
+        self.items[i].state = State::Done;
+        self.open[self.items[i].queue] -= 1;
+    }
+
+    /// How much of list (queue `q`, family `f`, stage bit `b`) is done from its front: the
+    /// recorded prefix, extended past items finished since.
+    fn done_upto(&self, stream: &Stream, q: usize, f: Family, b: usize) -> usize {
+        let list = stream.family(q, f, b);
+        let mut p = self.done_prefix[q][f as usize][b];
+        while p < list.len() && list[p] < self.items.len() && self.items[list[p]].state == State::Done {
+            p += 1;
+        }
+        p
+    }
+
+    /// Whether every dependency of item `i` is done: its explicit ones, and every earlier member
+    /// of the lists it waits on ([`Stream::waits_for`]).
+    pub fn deps_done(&self, stream: &Stream, i: usize) -> bool {
+        let node = &stream.nodes[i];
+        if node.explicit.iter().any(|&d| self.items[d].state != State::Done) {
+            return false;
+        }
+        stream.waits_for(i).into_iter().all(|(f, stages)| {
+            bits(stages).all(|b| {
+                let list = stream.family(node.queue, f, b);
+                list.get(self.done_upto(stream, node.queue, f, b)).is_none_or(|&j| j >= i)
+            })
+        })
+    }
+
+    fn ready(&mut self, stream: &Stream, i: usize) -> bool {
+        let q = stream.nodes[i].queue;
+        for (f, stages) in stream.waits_for(i) {
+            for b in bits(stages) {
+                self.done_prefix[q][f as usize][b] = self.done_upto(stream, q, f, b);
+            }
+        }
+        self.deps_done(stream, i) && stream.nodes[i].start_after.is_none_or(|a| self.items[a].state != State::Waiting)
+    }
+
+    /// Starts, at cycle `now`, every waiting item that is ready, in push order: the items to
+    /// start. Starting an item can make only later items ready (in-order launch: an item's
+    /// `start_after` is an earlier item, and a start finishes nothing), so one pass starts what
+    /// rescanning from the front after each start would, in time linear in the waiting items.
+    pub fn take_ready(&mut self, stream: &Stream, now: u64) -> Vec<usize> {
+        let waiting = std::mem::take(&mut self.waiting);
+        let mut started = Vec::new();
+        for &i in &waiting {
+            if self.ready(stream, i) {
+                self.items[i].state = State::Running;
+                self.items[i].start = now;
+                started.push(i);
+            } else {
+                self.waiting.push(i);
+            }
+        }
+        started
+    }
+}
+
+/// The cache operations of sync node `y`: the first scope's (flush side) for every barrier, then
+/// the second's, as the profile's policies place them (where an event's first scope is
+/// performed, what a signal makes available; the stream holds the default choices).
+fn plan(y: &SyncNode, planner: &dyn BarrierPlanner, policies: Policies) -> Vec<CacheOp> {
+    let first = match (y.role, policies.event_first_scope) {
+        (SyncRole::SetEvent, EventFirstScope::Wait) => false,
+        (SyncRole::WaitEvents, EventFirstScope::Wait) => true,
+        _ => y.first,
+    };
+    let all_stages = [(MemoryBarrier2::semaphore_signal(), None)];
+    let barriers = match (y.role, policies.signal_availability) {
+        (SyncRole::Signal, SignalAvailability::AllStages) => &all_stages[..],
+        _ => &y.barriers[..],
+    };
+    let (mut ops, mut second) = (Vec::new(), Vec::new());
+    for (b, range) in barriers {
+        let (f, s) = planner.plan(b, *range);
+        if first {
+            ops.extend(f);
+        }
+        if y.second {
+            second.extend(s);
+        }
+    }
+    ops.extend(second);
+    ops
+}
