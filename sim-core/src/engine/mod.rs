@@ -4,13 +4,19 @@
 //! # How a run works
 //! ```text
 //!   Workload -> Program (checked, numbered) -> Stream (nodes per queue, dependency rules)
-//!                                                  |            |             |
-//!                               reference run <----+   timed engine (Sim)   gpusim graph
-//!                               (each queue in       on the profile's
-//!                               order, flat memory)  machine
-//!                                     |                     |
-//!                                     +--> oracle: Verdict per read, Order + WriteLog
-//!                                           for reads the reference never made
+//!                                                  |                 |               |
+//!                       reference run <------------+                 |          gpusim graph
+//!                       (each queue in order,                        v
+//!                        flat memory)            timed engine (run.rs: event loop, host timeline)
+//!                             |                    units/cp.rs        command processors
+//!                             |                    units/transfer.rs  transfer engine
+//!                             |                    units/compute.rs   CU dispatcher -> subgroups
+//!                             |                    machine.rs         named paths: L1/U$/T$ -> L2 -> VRAM
+//!                             |                         |
+//!                             |                         | every read, write, sync node
+//!                             v                         v
+//!                     fingerprints ----------> observers: the truth oracle (oracle.rs, with
+//!                                                         order.rs and its write log), any other
 //! ```
 //! 1. [`Program`] checks a [`Workload`] and numbers it: command instances, provenance tags
 //!    (one per command instance and host write), device addresses of memory objects.
