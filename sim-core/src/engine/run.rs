@@ -96,7 +96,7 @@ pub struct ReferenceHostRead {
     pub addr: u64,
     /// The bytes read.
     pub bytes: Vec<u8>,
-    /// One tag per word of `[addr, addr + bytes.len())` ([`word_span`]).
+    /// One tag per word of `[addr, addr + bytes.len())` ([`sim_caches::word_span`]).
     pub word_tags: Vec<Tag>,
 }
 
