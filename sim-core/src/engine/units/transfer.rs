@@ -2,7 +2,7 @@
 //!
 //! # Design
 //! A transfer command is a list of chunks of at most [`TRANSFER_CHUNK`] bytes
-//! ([`transfer_chunks`], the same list the reference run moves). The engine moves one chunk per
+//! (`transfer_chunks`, the same list the reference run moves). The engine moves one chunk per
 //! step: a copy reads its source, then every chunk writes its destination, both on the
 //! machine's transfer path. It is busy for the chunk's bytes at its bandwidth, and keeps
 //! [`CHUNKS_IN_FLIGHT`] chunks in flight, so a chunk's memory latency is mostly hidden behind
