@@ -779,8 +779,8 @@ impl Cache {
         };
         Self::clear(&mut self.dirty, slot, self.mask_words);
         // A write-back is buffered: it costs bandwidth, not latency.
-        report.dram_read_transactions += below.dram_read_transactions;
-        report.dram_write_transactions += below.dram_write_transactions;
+        report.dram_read_transactions = report.dram_read_transactions.saturating_add(below.dram_read_transactions);
+        report.dram_write_transactions = report.dram_write_transactions.saturating_add(below.dram_write_transactions);
         report.writeback_lines += 1;
         report.writeback_bytes += bytes;
         self.stats.writebacks += 1;
@@ -1345,7 +1345,7 @@ impl Cache {
                 let first = addr >> self.line_shift;
                 let last = addr.saturating_add(size - 1) >> self.line_shift;
                 for line in first..=last {
-                    report.lines_examined += 1;
+                    report.lines_examined = report.lines_examined.saturating_add(1);
                     if let Some(slot) = self.lookup(line) {
                         self.maintain_slot(slot, next, op, &mut report)?;
                     }
@@ -1357,7 +1357,7 @@ impl Cache {
                     None => (0, u64::MAX),
                 };
                 for slot in 0..self.lines.len() {
-                    report.lines_examined += 1;
+                    report.lines_examined = report.lines_examined.saturating_add(1);
                     let line = self.lines[slot];
                     if line != INVALID && line >= lo && line <= hi {
                         self.maintain_slot(slot, next, op, &mut report)?;

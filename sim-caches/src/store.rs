@@ -671,7 +671,7 @@ impl MemoryLevel for BackingStore {
     fn read(&mut self, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<AccessReport, AccessError> {
         self.peek(addr, data, tags)?;
         let t = self.count(addr, data.len(), false);
-        Ok(AccessReport { dram_read_transactions: t, ..AccessReport::default() })
+        Ok(AccessReport { dram_read_transactions: u32::try_from(t).unwrap_or(u32::MAX), ..AccessReport::default() })
     }
 
     fn write(
@@ -693,7 +693,7 @@ impl MemoryLevel for BackingStore {
             None => self.count(addr, data.len(), true),
             Some(m) => self.count_masked(addr, data.len(), m),
         };
-        Ok(AccessReport { dram_write_transactions: t, ..AccessReport::default() })
+        Ok(AccessReport { dram_write_transactions: u32::try_from(t).unwrap_or(u32::MAX), ..AccessReport::default() })
     }
 
     #[inline]

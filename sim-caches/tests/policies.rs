@@ -207,8 +207,8 @@ fn statistics_add_up() {
     let mem = vram.total_stats();
     assert_eq!(mem.read_bytes, s.fills * 64);
     assert_eq!(mem.write_bytes, s.write_through_bytes);
-    assert_eq!(mem.read_transactions, report_sum.dram_read_transactions);
-    assert_eq!(mem.write_transactions, report_sum.dram_write_transactions);
+    assert_eq!(mem.read_transactions, u64::from(report_sum.dram_read_transactions));
+    assert_eq!(mem.write_transactions, u64::from(report_sum.dram_write_transactions));
 }
 
 #[test]

@@ -507,8 +507,8 @@ fn fold_cache(cache: &Cache, r: &AccessReport, report: &mut HostReport) {
     report.round_trips += r.fills as u64;
     report.bytes_to_device += r.writeback_bytes + r.write_through_bytes;
     report.bus_transactions += r.fills as u64 + r.writeback_lines as u64 + u64::from(r.write_through_bytes > 0);
-    report.device_read_transactions += r.dram_read_transactions;
-    report.device_write_transactions += r.dram_write_transactions;
+    report.device_read_transactions += u64::from(r.dram_read_transactions);
+    report.device_write_transactions += u64::from(r.dram_write_transactions);
 }
 
 /// Expands per-word provenance of the bytes at `addr` to one tag per byte.

@@ -53,7 +53,7 @@ impl HostReport {
 
     /// Folds in what the device level reported for an access made directly to it.
     pub(crate) fn absorb_device(&mut self, below: &AccessReport) {
-        self.device_read_transactions += below.dram_read_transactions;
-        self.device_write_transactions += below.dram_write_transactions;
+        self.device_read_transactions += u64::from(below.dram_read_transactions);
+        self.device_write_transactions += u64::from(below.dram_write_transactions);
     }
 }

@@ -386,7 +386,7 @@ impl Machine {
             self.l2_bank_free[bank] = start + service;
             latency += start - now;
         }
-        let vram_transactions = report.dram_read_transactions + report.dram_write_transactions;
+        let vram_transactions = u64::from(report.dram_read_transactions) + u64::from(report.dram_write_transactions);
         if vram_transactions > 0 || (depth >= 2) || (depth >= 1 && self.l2.is_none()) {
             latency += c.vram_cycles;
             let ch = self.vram.channel_of(addr) as usize;
@@ -574,10 +574,10 @@ impl Machine {
         // CUs walk their caches in parallel (one CU's walk is charged) or one after another, as
         // the profile's policy says; every written-back byte is charged.
         let walked = match (op.target, config.policies.cu_cache_walks) {
-            (CacheTarget::L2, _) | (_, crate::profile::CuCacheWalks::Serial) => total.lines_examined,
+            (CacheTarget::L2, _) | (_, crate::profile::CuCacheWalks::Serial) => u64::from(total.lines_examined),
             // The ROPs, like the CUs, walk their tile caches at once.
-            (CacheTarget::Rop, crate::profile::CuCacheWalks::Parallel) => total.lines_examined / rops.len().max(1) as u64,
-            (_, crate::profile::CuCacheWalks::Parallel) => total.lines_examined / cus.len().max(1) as u64,
+            (CacheTarget::Rop, crate::profile::CuCacheWalks::Parallel) => u64::from(total.lines_examined) / rops.len().max(1) as u64,
+            (_, crate::profile::CuCacheWalks::Parallel) => u64::from(total.lines_examined) / cus.len().max(1) as u64,
         };
         let cycles = walked * config.maintenance_cycles_per_line
             + total.writeback_bytes.div_ceil(config.vram_channel_bytes_per_cycle.max(1) * config.vram_channels.max(1) as u64);
