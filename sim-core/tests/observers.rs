@@ -1,5 +1,6 @@
 //! Observers attach to a simulated run without changing it, and a timed run needs no reference
-//! run: the seams a hazard detector, a tracer or a statistics collector use.
+//! run: the seams the truth oracle, the timeline's recorder, a hazard detector or a statistics
+//! collector use.
 
 use sim_core::engine::machine::Served;
 use sim_core::engine::oracle::{CopyRead, Load, Observer};
@@ -17,6 +18,8 @@ struct Counter {
     loads: u64,
     copy_reads: u64,
     syncs: u64,
+    spans: u64,
+    workgroups: u64,
 }
 
 impl Observer for Counter {
@@ -32,6 +35,12 @@ impl Observer for Counter {
     }
     fn on_sync(&mut self, _log: &SyncLog) {
         self.syncs += 1;
+    }
+    fn on_span(&mut self, _inst: usize, _start: u64, _end: u64) {
+        self.spans += 1;
+    }
+    fn on_workgroup(&mut self, _span: (usize, u64, usize, u64, u64)) {
+        self.workgroups += 1;
     }
 }
 
@@ -76,6 +85,9 @@ fn an_observer_sees_every_read_write_and_sync_and_changes_nothing() {
     assert_eq!(counter.copy_reads, 16);
     assert_eq!(counter.loads, 16);
     assert_eq!(counter.syncs as usize, watched.syncs.len());
+    // The timeline's recording is an observer too: the same spans, whoever records them.
+    assert_eq!(counter.spans as usize, watched.spans.len());
+    assert_eq!(counter.workgroups, 16);
 }
 
 #[test]

@@ -216,6 +216,49 @@ pub trait Observer {
     fn on_sync(&mut self, log: &SyncLog) {
         let _ = log;
     }
+    /// Command instance `inst` ran from cycle `start` to `end` (or to the stop of a stopped run).
+    fn on_span(&mut self, inst: usize, start: u64, end: u64) {
+        let _ = (inst, start, end);
+    }
+    /// A workgroup ran: (instance, workgroup, CU, start, end).
+    fn on_workgroup(&mut self, span: (usize, u64, usize, u64, u64)) {
+        let _ = span;
+    }
+}
+
+/// The run as a timeline and a report need it, recorded as an observer: every command's span,
+/// every sync node fired, and as many workgroup spans as asked for (the rest counted).
+#[derive(Default)]
+pub struct Recorder {
+    /// (instance, start, end) of each command that ran.
+    pub spans: Vec<(usize, u64, u64)>,
+    /// Sync nodes fired.
+    pub syncs: Vec<SyncLog>,
+    /// Workgroup spans: (instance, workgroup, CU, start, end).
+    pub workgroups: Vec<(usize, u64, usize, u64, u64)>,
+    /// Workgroups past the most recorded.
+    pub workgroups_not_recorded: u64,
+    /// The most workgroup spans to record (0: none, and none counted).
+    pub most_workgroups: usize,
+}
+
+impl Observer for Recorder {
+    fn on_sync(&mut self, log: &SyncLog) {
+        self.syncs.push(log.clone());
+    }
+    fn on_span(&mut self, inst: usize, start: u64, end: u64) {
+        self.spans.push((inst, start, end));
+    }
+    fn on_workgroup(&mut self, span: (usize, u64, usize, u64, u64)) {
+        if self.most_workgroups == 0 {
+            return;
+        }
+        if self.workgroups.len() < self.most_workgroups {
+            self.workgroups.push(span);
+        } else {
+            self.workgroups_not_recorded += 1;
+        }
+    }
 }
 
 /// The truth oracle's findings at the end of a run.

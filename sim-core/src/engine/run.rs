@@ -29,7 +29,7 @@ use sim_shader::{BindingKind, MemOp, Step, Workgroup};
 use crate::engine::dispatch::resolve;
 use crate::engine::error::{Budget, WorkloadError};
 use crate::engine::exec::{LaneRead, Port, Scratch, perform};
-use crate::engine::oracle::{CopyRead, Load, Observer, Oracle};
+use crate::engine::oracle::{CopyRead, Load, Observer, Oracle, Recorder};
 use crate::engine::machine::{CacheOp, Machine, MachineConfig, PathName, Served};
 use crate::engine::program::{CommandRef, Program, fill_size};
 use crate::engine::rng::Rng;
@@ -542,7 +542,8 @@ pub struct Sim<'p, 'w> {
     scratch: Scratch,
     host: sim_host::HostSide,
     /// How many workgroup spans to record (for timelines).
-    record_workgroups: usize,
+    /// The timeline's recording: an observer of its own.
+    recorder: Recorder,
     max_cycles: u64,
     instructions: InstructionBudget,
     /// The command instance whose shader was running when the instruction budget ran out.
@@ -554,10 +555,6 @@ pub struct Sim<'p, 'w> {
 #[derive(Default)]
 struct SimOutcomeParts {
     host_reads: Vec<HostReadSeen>,
-    spans: Vec<(usize, u64, u64)>,
-    syncs: Vec<SyncLog>,
-    workgroups: Vec<(usize, u64, usize, u64, u64)>,
-    workgroups_not_recorded: u64,
     instructions: u64,
     lane_ops: u64,
 }
@@ -593,7 +590,7 @@ impl<'p, 'w> Sim<'p, 'w> {
             compute: ComputeUnits::new(config.compute_units, config.workgroup_slots_per_cu, config.subgroup_size, config.workgroup_launch_cycles, config.latency_jitter_cycles, seed),
             scratch: Scratch::default(),
             host: crate::engine::host_side(prog, config, seed)?,
-            record_workgroups: 0,
+            recorder: Recorder::default(),
             max_cycles: RunLimits::default().max_cycles,
             instructions: InstructionBudget::new(&RunLimits::default(), format!("the simulated run (seed {seed})")),
             budget_spent_in: None,
@@ -605,7 +602,7 @@ impl<'p, 'w> Sim<'p, 'w> {
     /// Records the CU, start and end of the first `most` workgroups to finish (for timelines),
     /// and counts the rest.
     pub fn record_workgroups(mut self, most: usize) -> Self {
-        self.record_workgroups = most;
+        self.recorder.most_workgroups = most;
         self
     }
 
@@ -683,10 +680,14 @@ impl<'p, 'w> Sim<'p, 'w> {
                     self.record_workgroup(s);
                 }
             }
+            let mut spans = Vec::new();
             for (i, item) in self.cp.items.iter().enumerate() {
                 if let (State::Running, NodeKind::Action { inst, .. }) = (item.state, &self.stream.nodes[i].kind) {
-                    self.out.spans.push((*inst, item.start, self.now));
+                    spans.push((*inst, item.start));
                 }
+            }
+            for (inst, start) in spans {
+                self.span(inst, start);
             }
         }
         // Write-combining buffers of HOST_COHERENT memory go out on their own in finite time, and
@@ -726,10 +727,10 @@ impl<'p, 'w> Sim<'p, 'w> {
             tainted,
             write_log_complete,
             host_reads: o.host_reads,
-            spans: o.spans,
-            syncs: o.syncs,
-            workgroups: o.workgroups,
-            workgroups_not_recorded: o.workgroups_not_recorded,
+            spans: self.recorder.spans,
+            syncs: self.recorder.syncs,
+            workgroups: self.recorder.workgroups,
+            workgroups_not_recorded: self.recorder.workgroups_not_recorded,
             instructions: o.instructions,
             lane_ops: o.lane_ops,
             stopped,
@@ -839,7 +840,7 @@ impl<'p, 'w> Sim<'p, 'w> {
     fn finish(&mut self, i: usize) {
         self.cp.finish(i);
         if let NodeKind::Action { inst, .. } = self.stream.nodes[i].kind {
-            self.out.spans.push((inst, self.cp.items[i].start, self.now));
+            self.span(inst, self.cp.items[i].start);
         }
         self.dirty = true;
     }
@@ -978,10 +979,10 @@ impl<'p, 'w> Sim<'p, 'w> {
                 let queue = self.cp.items[i].queue;
                 let queued = self.cp.items[i].pushed;
                 let log = SyncLog { label, queue, queued, fired: self.now, released: self.now + cycles, ops: log };
+                self.recorder.on_sync(&log);
                 for o in &mut self.observers {
                     o.on_sync(&log);
                 }
-                self.out.syncs.push(log);
                 self.schedule(self.now + cycles, Ev::Release(i));
             }
             NodeKind::Action { inst, .. } => {
@@ -1180,16 +1181,22 @@ impl<'p, 'w> Sim<'p, 'w> {
         }
     }
 
-    /// Records the span of the workgroup in slot `s`, from its start to now, if spans are asked
-    /// for and there is room.
+    /// Tells the recorder and the observers that the workgroup in slot `s` ran until now.
     fn record_workgroup(&mut self, s: usize) {
-        if self.record_workgroups > 0 {
-            let slot = &self.compute.slots[s];
-            if self.out.workgroups.len() < self.record_workgroups {
-                self.out.workgroups.push((self.compute.dispatches[slot.dispatch].inst, slot.wg_index, slot.cu, slot.start, self.now));
-            } else {
-                self.out.workgroups_not_recorded += 1;
-            }
+        let slot = &self.compute.slots[s];
+        let span = (self.compute.dispatches[slot.dispatch].inst, slot.wg_index, slot.cu, slot.start, self.now);
+        self.recorder.on_workgroup(span);
+        for o in &mut self.observers {
+            o.on_workgroup(span);
+        }
+    }
+
+    /// Tells the recorder and the observers that command instance `inst` ran from `start` until
+    /// now.
+    fn span(&mut self, inst: usize, start: u64) {
+        self.recorder.on_span(inst, start, self.now);
+        for o in &mut self.observers {
+            o.on_span(inst, start, self.now);
         }
     }
 
