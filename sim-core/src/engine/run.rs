@@ -243,7 +243,7 @@ pub struct GraphNode {
     pub dst: S,
     /// What the node is, for a sync node (`"vkCmdPipelineBarrier2 submit 0 cb0[1]"`, ...).
     pub label: String,
-    /// Items it waits for: the rules of `push_item`, without the pruning of finished items.
+    /// Items it waits for ([`Stream::deps`]: the stream's rules, spelled out).
     pub deps: Vec<usize>,
     /// Explicit edges (set_event → wait_events, semaphore signal → wait), a subset of `deps`.
     pub explicit: Vec<usize>,
