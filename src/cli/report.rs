@@ -170,6 +170,7 @@ pub fn json_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> s
             "stale_reads": r.stale_reads,
             "corrupted_bytes": r.corrupted_bytes,
             "findings": findings,
+            "memory_model_complete": r.memory_model_complete,
         },
         "hazards": [],
         "host_reads": host_reads,
@@ -299,6 +300,12 @@ pub fn text_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> S
         );
     } else {
         let _ = writeln!(o, "No corruption: every read saw what the reference run saw, and final memory matches.");
+    }
+    if !r.memory_model_complete {
+        let _ = writeln!(
+            o,
+            "\nNote: past the memory model's budget, some reads the reference run never made were not judged (taken as correct)."
+        );
     }
     if !r.host_reads.is_empty() {
         let _ = writeln!(o, "\nHost reads:");

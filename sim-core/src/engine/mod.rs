@@ -274,6 +274,10 @@ pub struct RunResult {
     /// `stale_reads`, `findings` and `host_reads` are those made until then, and final memory
     /// is not compared (`corrupted_bytes` is 0): the run never finished.
     pub stopped: Option<Stopped>,
+    /// Whether every read the reference run did not make was judged by the memory model (false
+    /// past its budgets: [`oracle::MAX_WRITE_LOG_RANGES`], [`oracle::MAX_MODEL_CHECKS`]; such
+    /// reads are then taken as correct).
+    pub memory_model_complete: bool,
 }
 
 /// A workgroup as it ran: for timelines.
@@ -441,6 +445,7 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
         reference_instructions,
         lane_ops: sim.lane_ops,
         stopped: sim.stopped,
+        memory_model_complete: sim.write_log_complete,
     })
 }
 

@@ -70,6 +70,12 @@ pub fn verdict(reference: Option<&crate::engine::run::ReadPrint>, bytes: u64, ad
 /// judged (they are taken as correct) and [`WriteLog::complete`] says so.
 pub const MAX_WRITE_LOG_RANGES: usize = 1 << 24;
 
+/// The most (word, writer) pairs the memory-model verdict examines in a run: each word of a read
+/// with no counterpart is checked against every writer that wrote anything, so a program of many
+/// commands whose reads all depend on timing could otherwise take hours. Beyond it, such reads
+/// are no longer judged and [`WriteLog::complete`] says so.
+pub const MAX_MODEL_CHECKS: u64 = 1 << 30;
+
 /// Per provenance tag, the byte ranges (whole words) it wrote, for the memory-model verdict.
 #[derive(Default)]
 pub struct WriteLog {
@@ -77,12 +83,16 @@ pub struct WriteLog {
     sorted: Vec<bool>,
     total: usize,
     overflowed: bool,
+    /// Writers that wrote anything, and the (word, writer) checks made.
+    writers: Vec<Tag>,
+    checks: u64,
+    max_checks: u64,
 }
 
 impl WriteLog {
     /// A log for `tags` provenance tags.
     pub fn new(tags: usize) -> WriteLog {
-        WriteLog { ranges: vec![Vec::new(); tags], sorted: vec![true; tags], total: 0, overflowed: false }
+        WriteLog { ranges: vec![Vec::new(); tags], sorted: vec![true; tags], total: 0, overflowed: false, writers: Vec::new(), checks: 0, max_checks: MAX_MODEL_CHECKS }
     }
 
     /// Records that `tag` wrote `[addr, addr + len)` (widened to whole words).
@@ -103,12 +113,28 @@ impl WriteLog {
         if list.last().is_some_and(|l| l.0 > start) {
             self.sorted[tag as usize] = false;
         }
+        if list.is_empty() {
+            self.writers.push(tag);
+        }
         list.push((start, end));
         self.total += 1;
     }
 
-    /// Whether every write was logged.
+    /// Whether every write was logged and every read with no counterpart judged.
     pub fn complete(&self) -> bool {
+        !self.overflowed
+    }
+
+    /// Counts one word's checks against every writer; false once the budget is spent (and from
+    /// then on), the log then incomplete.
+    fn spend(&mut self) -> bool {
+        if self.overflowed {
+            return false;
+        }
+        self.checks += self.writers.len() as u64;
+        if self.checks > self.max_checks {
+            self.overflowed = true;
+        }
         !self.overflowed
     }
 
@@ -136,14 +162,15 @@ impl WriteLog {
     /// `seen`: the latest write (in happens-before) of that word that happens after `seen` and
     /// before the read, if there is one (then the read is stale).
     pub fn newer_write(&mut self, order: &Order<'_>, reader: Agent, reader_tag: Tag, addr: u64, seen: Tag) -> Option<Tag> {
-        if seen == reader_tag {
+        if seen == reader_tag || !self.spend() {
             return None;
         }
         let seen_agent = order.agent(seen);
         let mut best: Option<Tag> = None;
-        for t in 0..self.ranges.len() {
-            let tag = t as Tag;
-            if tag == seen || tag == reader_tag || self.ranges[t].is_empty() || !self.wrote(t, addr) {
+        for w in 0..self.writers.len() {
+            let tag = self.writers[w];
+            let t = tag as usize;
+            if tag == seen || tag == reader_tag || !self.wrote(t, addr) {
                 continue;
             }
             let a = order.agent(tag);
@@ -447,4 +474,30 @@ fn chunk_reads(read: &CopyRead<'_>, via_at: impl Fn(u64) -> &'static str) -> Vec
         start = end;
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Ranges merge as stores continue each other; a word's writers are found; past its budget
+    /// of checks the verdict stops judging and says the log is incomplete.
+    #[test]
+    fn the_write_log_finds_writers_and_keeps_to_its_budget() {
+        let mut log = WriteLog::new(4);
+        log.add(1, 64, 8);
+        log.add(1, 72, 8);
+        log.add(2, 0, 4);
+        log.add(1, 0, 2);
+        assert_eq!(log.ranges[1], vec![(64, 80), (0, 4)]);
+        assert!(log.wrote(1, 76) && log.wrote(1, 0) && !log.wrote(1, 80) && log.wrote(2, 0) && !log.wrote(3, 0));
+        assert_eq!(log.ranges[1], vec![(0, 4), (64, 80)], "sorted when asked");
+        assert_eq!(log.writers, vec![1, 2]);
+        assert!(log.complete());
+        // Two writers a word: a budget of 5 checks judges two words, not a third.
+        log.max_checks = 5;
+        assert!(log.spend() && log.spend());
+        assert!(!log.spend() && !log.complete());
+        assert!(!log.spend(), "spent stays spent");
+    }
 }
