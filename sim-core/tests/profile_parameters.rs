@@ -3,7 +3,7 @@
 //! stay correct.
 
 use sim_core::engine::*;
-use sim_core::profile::{CuCacheWalks, EventFirstScope, Profile, SignalAvailability};
+use sim_core::profile::{AtomicsAt, CuCacheWalks, EventFirstScope, Profile, SignalAvailability};
 use sim_core::sync::{AccessFlags2 as A, PipelineStageFlags2 as S};
 
 /// The cycles of `w` on seed-l2 changed by `edit`, with the run's result otherwise clean.
@@ -218,4 +218,42 @@ fn rop_rows_maintain_the_tile_caches() {
     let (cycles, invalidations) = rop_cycles(&with);
     assert!(cycles > 0 && invalidations >= u64::from(with.machine.rop.units), "{cycles} cycles, {invalidations} invalidations");
     assert_eq!(rop_cycles(&without), (0, 0));
+}
+
+/// Atomics performed at memory instead of the L2: the L2 performs none, and programs whose
+/// workgroups race for an atomic counter stay correct.
+#[test]
+fn atomics_at_memory_bypass_the_l2() {
+    const COUNT: &str = r#"
+@group(0) @binding(0) var<storage, read_write> counter: atomic<u32>;
+@compute @workgroup_size(64)
+fn main() {
+    atomicAdd(&counter, 1u);
+}
+"#;
+    let mut w = Workload::new("count");
+    let (m, c) = w.host_buffer("C", 256);
+    let p = w.wgsl_pipeline("count", COUNT, "main").unwrap();
+    let f = w.fence("f");
+    let cb = w.command_buffer(
+        "cb",
+        vec![
+            Command::Dispatch { pipeline: p, group_count: [16, 1, 1], base_group: [0; 3], bindings: vec![BufferBinding { set: 0, binding: 0, buffer: c, offset: 0, range: None }], push_constants: vec![] },
+            Command::PipelineBarrier(DependencyInfo::memory(S::COMPUTE_SHADER, A::SHADER_STORAGE_WRITE, S::HOST, A::HOST_READ)),
+        ],
+    );
+    w.submit(0, vec![cb], Some(f));
+    w.host(HostOp::WaitForFences(vec![f]));
+    w.host(HostOp::HostRead { memory: m, offset: 0, size: 4, label: "count".into(), expect: Some(1024u32.to_le_bytes().to_vec()) });
+    for (policy, l2_atomics) in [(AtomicsAt::L2, true), (AtomicsAt::Memory, false)] {
+        let mut profile = Profile::builtin("seed-l2").unwrap();
+        profile.policies.atomics_at = policy;
+        for seed in 0..4 {
+            let r = run_workload(&w, &profile, seed).unwrap();
+            assert!(!r.corrupted(), "{policy:?} seed {seed}: {r:?}");
+            assert_eq!(r.host_reads[0].data, 1024u32.to_le_bytes());
+            let at_l2 = r.caches.iter().find(|(n, _)| n == "L2").unwrap().1.atomics;
+            assert_eq!(at_l2 > 0, l2_atomics, "{policy:?}: {at_l2} atomics at the L2");
+        }
+    }
 }

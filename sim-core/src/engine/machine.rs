@@ -346,7 +346,7 @@ impl Machine {
             storage,
             if config.uniform.is_some() { Path { cu_cache: Some(CuCache::Uniform), l2: has_l2 } } else { storage },
             Path { cu_cache: config.texture.as_ref().map(|_| CuCache::Texture), l2: has_l2 },
-            Path { cu_cache: None, l2: has_l2 },
+            Path { cu_cache: None, l2: has_l2 && config.policies.atomics_at == crate::profile::AtomicsAt::L2 },
             Path { cu_cache: None, l2: has_l2 && config.transfer_path == TransferPath::ThroughL2 },
         ];
         Ok(Machine {
@@ -463,15 +463,21 @@ impl Machine {
         Ok(t)
     }
 
-    /// Writes back and drops what CU `cu`'s L1 holds of `[addr, addr + len)`: an access at the
-    /// coherence point must not leave the CU reading a copy older than it.
+    /// Writes back and drops what CU `cu`'s L1 holds of `[addr, addr + len)` (and the L2, when
+    /// the coherent path bypasses it): an access at the coherence point must not leave a cache
+    /// above it holding a copy older than it.
     fn drop_from_l1(&mut self, cu: usize, addr: u64, len: u64) -> Result<(), AccessError> {
+        let bypass_l2 = !self.path(PathName::Coherent).l2;
         let Machine { l2, vram, cus, .. } = self;
         if let Some(l1) = cus[cu].l1.as_mut() {
             match l2.as_mut() {
                 Some(l2) => l1.maintain(&mut Chained { cache: l2, next: vram }, Maintenance::FlushInvalidate, Some((addr, len)))?,
                 None => l1.maintain(vram, Maintenance::FlushInvalidate, Some((addr, len)))?,
             };
+        }
+        // After the L1, whose write-back may have landed in the L2.
+        if bypass_l2 && let Some(l2) = l2.as_mut() {
+            l2.maintain(vram, Maintenance::FlushInvalidate, Some((addr, len)))?;
         }
         Ok(())
     }
@@ -483,8 +489,9 @@ impl Machine {
     pub fn atomic(&mut self, cu: usize, now: u64, addr: u64, old: &mut [u8], tag: Tag, jitter: u64, op: impl FnOnce(&[u8], &mut [u8])) -> Result<Timed, AccessError> {
         // Atomics bypass the L1: write back and drop what it holds of these bytes.
         self.drop_from_l1(cu, addr, old.len() as u64)?;
+        let at_l2 = self.path(PathName::Coherent).l2;
         let Machine { l2, vram, .. } = self;
-        let report = match l2.as_mut() {
+        let report = match l2.as_mut().filter(|_| at_l2) {
             Some(l2) => l2.read_modify_write(vram, addr, old, tag, op)?,
             None => {
                 let mut tags = vec![0; sim_caches::word_span(addr, old.len())];

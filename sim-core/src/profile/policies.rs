@@ -41,6 +41,18 @@ pub enum CuCacheWalks {
     Serial,
 }
 
+/// Where atomics and coherent accesses are performed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AtomicsAt {
+    /// At the L2, the device's coherence point (VRAM without an L2).
+    #[default]
+    L2,
+    /// At memory: the L2 writes back and drops its copy of the bytes first (as system-scope
+    /// atomics are performed on some hardware).
+    Memory,
+}
+
 /// The driver policies of a profile (`[policies]`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -51,4 +63,6 @@ pub struct Policies {
     pub signal_availability: SignalAvailability,
     /// How per-CU cache maintenance is charged.
     pub cu_cache_walks: CuCacheWalks,
+    /// Where atomics and coherent accesses are performed.
+    pub atomics_at: AtomicsAt,
 }
