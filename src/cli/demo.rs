@@ -78,7 +78,7 @@ pub fn run(args: DemoArgs) -> Result<ExitCode, CliError> {
     for name in ["seed-l2", "seed-vram"] {
         let p = Profile::builtin(name).ok_or_else(|| format!("built-in profile `{name}` is missing"))?;
         let (r, seed) = first_corrupt(&broken, &p, args.seeds)?;
-        let _ = writeln!(o, "== {name} ({}), seed {seed}", p.description.lines().next().unwrap_or(""));
+        let _ = writeln!(o, "== {name}, seed {seed}: {}", p.description.lines().next().unwrap_or(""));
         if found_something(&r) {
             let _ = writeln!(o, "STALE DATA: {} read(s) differ from the reference run. First finding:", r.stale_reads);
             if let Some(f) = r.findings.first() {
