@@ -359,3 +359,56 @@ fn a_deadlock_of_in_order_launch_says_so() {
     let e = run_workload(&w, &Profile::builtin("seed-l2").unwrap(), 0).unwrap_err().to_string();
     assert!(e.contains("in-order launch") && e.contains("vkCmdFillBuffer") && e.contains("vkCmdDispatch") && e.contains("vkSetEvent `e`"), "{e}");
 }
+
+/// A loop bound read stale: the invocation runs iterations the reference run never ran. Their
+/// reads have no counterpart there; the report says once that the invocation diverged, instead
+/// of a finding for every extra iteration.
+#[test]
+fn a_stale_loop_bound_is_one_divergence() {
+    const SUM_N: &str = r#"
+@group(0) @binding(0) var<storage, read> n: array<u32>;
+@group(0) @binding(1) var<storage, read> data: array<u32>;
+@group(0) @binding(2) var<storage, read_write> out: array<u32>;
+@compute @workgroup_size(1)
+fn main() {
+    var s = 0u;
+    let k = n[63];
+    for (var i = 0u; i < k; i++) { s += data[i * 16u]; }
+    out[0] = s;
+}
+"#;
+    const BIG: u64 = 1 << 20;
+    let mut w = Workload::new("stale-loop-bound");
+    let n = w.device_buffer("N", BIG);
+    let data = w.device_buffer("DATA", N);
+    let out = w.device_buffer("OUT", 256);
+    let p = w.wgsl_pipeline("sum_n", SUM_N, "main").unwrap();
+    let f = w.fence("f");
+    let tail = BufferBinding { set: 0, binding: 0, buffer: n, offset: BIG - 256, range: Some(256) };
+    let cb = w.command_buffer(
+        "cb",
+        vec![
+            Command::FillBuffer { dst: n, offset: 0, size: None, data: 60 },
+            Command::FillBuffer { dst: data, offset: 0, size: None, data: 1 },
+            barrier(S::CLEAR, A::TRANSFER_WRITE, S::CLEAR | S::COMPUTE_SHADER, A::TRANSFER_WRITE | A::SHADER_STORAGE_READ),
+            // Not ordered before the dispatch: its last bytes arrive long after the dispatch read.
+            Command::FillBuffer { dst: n, offset: 0, size: None, data: 2 },
+            dispatch(p, 1, vec![tail, storage(1, data), storage(2, out)]),
+        ],
+    );
+    w.submit(0, vec![cb], Some(f));
+    w.host(HostOp::WaitForFences(vec![f]));
+    let p = Profile::builtin("seed-l2").unwrap();
+    let mut diverged = 0;
+    for seed in 0..SEEDS {
+        let r = run_workload(&w, &p, seed).unwrap();
+        if r.findings.iter().any(|f| f.diverged) {
+            diverged += 1;
+            // The bound's read, and the first iterations' reads that the reference also made
+            // (the same places, the same writers, so clean): no finding per extra iteration.
+            assert!(r.stale_reads <= 2, "seed {seed}: {} stale reads, findings {:?}", r.stale_reads, r.findings);
+            assert_eq!(r.findings.iter().filter(|f| f.diverged).count(), 1, "seed {seed}: {:?}", r.findings);
+        }
+    }
+    assert!(diverged > 0, "no seed read the stale bound");
+}
