@@ -29,7 +29,7 @@ use sim_shader::{BindingKind, MemOp, Step, Workgroup};
 use crate::engine::dispatch::resolve;
 use crate::engine::error::{Budget, WorkloadError};
 use crate::engine::exec::{LaneRead, Port, Scratch, perform};
-use crate::engine::oracle::{CopyRead, Load, Observer, Oracle, Recorder};
+use crate::engine::oracle::{Load, Observer, Oracle, Recorder};
 use crate::engine::machine::{CacheOp, Machine, MachineConfig, PathName, Served};
 use crate::engine::program::{CommandRef, Program, fill_size};
 use crate::engine::rng::Rng;
@@ -1023,23 +1023,15 @@ impl<'p, 'w> Sim<'p, 'w> {
     // ----- the transfer engine ------------------------------------------------------------------
 
     fn transfer_step(&mut self, r: usize) -> Result<(), WorkloadError> {
-        let (inst, read, write, next) = match self.transfer.step(r, self.now, &mut self.machine, self.prog)? {
+        let (read, write, next) = match self.transfer.step(r, self.now, &mut self.machine, self.prog)? {
             TransferStep::Finished { item } => {
                 self.schedule(self.now, Ev::Release(item));
                 return Ok(());
             }
-            TransferStep::Moved { inst, read, write, next } => (inst, read, write, next),
+            TransferStep::Moved { read, write, next } => (read, write, next),
         };
-        if let Some(c) = read {
-            let read = CopyRead { key: c.key, inst, buffer: c.buffer, offset: c.offset, addr: c.addr, data: c.data, tags: c.tags, served: c.served, cycle: self.now };
-            let machine = &self.machine;
-            let via = |s: &Served, start: u64, a: u64| machine.via(s, start, a);
-            if let Some(o) = self.oracle.as_mut() {
-                o.on_copy_read(&read, &via);
-            }
-            for o in &mut self.observers {
-                o.on_copy_read(&read, &via);
-            }
+        if let Some(read) = read {
+            tell_read(&self.machine, self.oracle.as_mut(), &mut self.observers, |o, via| o.on_copy_read(&read, via));
         }
         self.writes.push(write);
         self.tell_writes();
@@ -1137,14 +1129,7 @@ impl<'p, 'w> Sim<'p, 'w> {
             let key = ReadKey { inst: inst as u32, a: slot.wg_index as u32, b: sg as u32, c: slot.loads[sg] };
             slot.loads[sg] += 1;
             let load = Load { key, inst, req, bound: &bound, scratch: &self.scratch, performed: &performed, cycle: self.now };
-            let machine = &self.machine;
-            let via = |s: &Served, start: u64, a: u64| machine.via(s, start, a);
-            if let Some(o) = self.oracle.as_mut() {
-                o.on_load(&load, &via);
-            }
-            for o in &mut self.observers {
-                o.on_load(&load, &via);
-            }
+            tell_read(&self.machine, self.oracle.as_mut(), &mut self.observers, |o, via| o.on_load(&load, via));
         }
         wg.complete(sg, &self.scratch.results).map_err(|e| exec_err(at(), e))?;
         self.schedule(self.now + performed.latency.max(1), Ev::Step(s, sg));
@@ -1209,6 +1194,18 @@ impl<'p, 'w> Sim<'p, 'w> {
             self.finish(item);
         }
         self.dirty = true;
+    }
+}
+
+/// Tells the oracle (when there is one) and every observer of a read, with how to name the level
+/// that served a byte of it.
+fn tell_read(machine: &Machine, oracle: Option<&mut Oracle<'_>>, observers: &mut [&mut dyn Observer], tell: impl Fn(&mut dyn Observer, &dyn Fn(&Served, u64, u64) -> &'static str)) {
+    let via = |s: &Served, start: u64, a: u64| machine.via(s, start, a);
+    if let Some(o) = oracle {
+        tell(o, &via);
+    }
+    for o in observers.iter_mut() {
+        tell(&mut **o, &via);
     }
 }
 

@@ -11,9 +11,10 @@
 use sim_caches::{Tag, word_span};
 
 use crate::engine::error::WorkloadError;
-use crate::engine::machine::{Machine, Served};
+use crate::engine::machine::Machine;
+use crate::engine::oracle::CopyRead;
 use crate::engine::program::Program;
-use crate::engine::run::{Chunk, ChunkData, ReadKey};
+use crate::engine::run::{Chunk, ChunkData};
 
 pub use crate::engine::run::TRANSFER_CHUNK;
 
@@ -28,24 +29,6 @@ struct TransferRun {
     next: usize,
 }
 
-/// A copy chunk's read, as the engine made it.
-pub struct ChunkRead<'a> {
-    /// Which read.
-    pub key: ReadKey,
-    /// The source buffer and the chunk's offset in it.
-    pub buffer: usize,
-    /// Offset in the buffer.
-    pub offset: u64,
-    /// Device address read.
-    pub addr: u64,
-    /// The bytes read.
-    pub data: &'a [u8],
-    /// Their provenance, one tag per word.
-    pub tags: &'a [Tag],
-    /// Which level served them.
-    pub served: Served,
-}
-
 /// What one step of the engine did.
 pub enum TransferStep<'a> {
     /// The run's last chunk had been moved: its command (queue item) is done.
@@ -55,10 +38,8 @@ pub enum TransferStep<'a> {
     },
     /// A chunk moved.
     Moved {
-        /// The command instance.
-        inst: usize,
         /// The copy's read of its source (copies only).
-        read: Option<ChunkRead<'a>>,
+        read: Option<CopyRead<'a>>,
         /// The write: writer tag, address, bytes.
         write: (Tag, u64, u64),
         /// Cycle of the next step.
@@ -117,7 +98,7 @@ impl TransferEngine {
         self.free_at = now + service;
         self.runs[r].next += 1;
         let next = now + service.max(latency.max(t.latency) / CHUNKS_IN_FLIGHT).max(1);
-        let read = read.map(|(key, buffer, offset, addr, served)| ChunkRead { key, buffer, offset, addr, data: &self.data, tags: &self.tags, served });
-        Ok(TransferStep::Moved { inst, read, write, next })
+        let read = read.map(|(key, buffer, offset, addr, served)| CopyRead { key, inst, buffer, offset, addr, data: &self.data, tags: &self.tags, served, cycle: now });
+        Ok(TransferStep::Moved { read, write, next })
     }
 }
