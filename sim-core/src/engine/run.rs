@@ -793,6 +793,9 @@ impl<'p, 'w> Sim<'p, 'w> {
     fn gate_behind(&self, i: usize) -> Option<usize> {
         let mut seen = HashSet::new();
         let mut stack = vec![i];
+        // Only on the way to an error, and bounded: a program of many commands gets the plainer
+        // message rather than a long search.
+        let mut work = 0usize;
         while let Some(j) = stack.pop() {
             if !seen.insert(j) || self.cp.items.get(j).is_none_or(|it| it.state == State::Done) {
                 continue;
@@ -800,8 +803,12 @@ impl<'p, 'w> Sim<'p, 'w> {
             if matches!(self.stream.nodes[j].kind, NodeKind::HostGate { .. }) {
                 return Some(j);
             }
-            // Only on the way to an error: spelling out the dependencies is affordable.
-            stack.extend(self.stream.deps(j));
+            let deps = self.stream.deps(j);
+            work += deps.len() + 1;
+            if work > 1 << 20 {
+                return None;
+            }
+            stack.extend(deps);
             stack.extend(self.stream.nodes[j].start_after);
         }
         None
