@@ -28,6 +28,8 @@ enum Command {
     Demo(cli::demo::DemoArgs),
     /// Write the execution-dependency graph of a trace as Graphviz DOT.
     Graph(cli::graph::GraphArgs),
+    /// Run a trace on a real Vulkan device (optionally under the Khronos validation layer) and compare with the reference run (exit 0: clean, 1: differences or layer messages, 2: cannot run).
+    Replay(cli::replay::ReplayArgs),
 }
 
 /// The stack of the thread that loads traces and compiles shaders. The shader front ends and the
@@ -54,6 +56,7 @@ fn run(cli: Cli) -> ExitCode {
         Command::Run(args) => cli::run::run(args),
         Command::Demo(args) => cli::demo::run(args),
         Command::Graph(args) => cli::graph::run(args),
+        Command::Replay(args) => cli::replay::run(args),
     };
     match result {
         Ok(code) => code,

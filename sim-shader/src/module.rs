@@ -13,6 +13,17 @@ use crate::program::{BindingInfo, Program};
 pub struct Module {
     name: String,
     programs: Vec<Arc<Program>>,
+    source: Arc<SpirvSource>,
+}
+
+/// What a module's SPIR-V comes from, for a real Vulkan device: the binary as given, or the
+/// validated IR that naga's SPIR-V back end writes out.
+#[derive(Debug)]
+enum SpirvSource {
+    /// A SPIR-V module as given (little-endian words).
+    Given(Vec<u32>),
+    /// WGSL or GLSL, parsed and validated.
+    Ir(naga::Module, naga::valid::ModuleInfo),
 }
 
 /// The largest shader source, WGSL or GLSL text or a SPIR-V binary, in bytes. naga's front ends
@@ -200,7 +211,7 @@ impl Module {
             name: name.to_string(),
             message: e.emit_to_string_with_path(source, name),
         })?;
-        Self::finish(module, Some(source), name, &CoherentMembers::new())
+        Self::finish(module, Some(source), name, &CoherentMembers::new(), None)
     }
 
     /// Parse, validate and compile a SPIR-V binary (little-endian words).
@@ -251,7 +262,9 @@ impl Module {
                 None => {}
             }
         }
-        Self::finish(module, None, name, &coherent_members)
+        // The binary goes to a device as it came: its decorations are the ones the user wrote.
+        let words = bytes.chunks_exact(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect();
+        Self::finish(module, None, name, &coherent_members, Some(words))
     }
 
     /// Parse, validate and compile GLSL compute-shader source (`#version 450` style).
@@ -270,10 +283,10 @@ impl Module {
             name: name.to_string(),
             message: e.emit_to_string_with_path(source, name),
         })?;
-        Self::finish(module, Some(source), name, &CoherentMembers::new())
+        Self::finish(module, Some(source), name, &CoherentMembers::new(), None)
     }
 
-    fn finish(module: naga::Module, source: Option<&str>, name: &str, coherent_members: &CoherentMembers) -> Result<Module, ShaderError> {
+    fn finish(module: naga::Module, source: Option<&str>, name: &str, coherent_members: &CoherentMembers, spirv: Option<Vec<u32>>) -> Result<Module, ShaderError> {
         let mut validator = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all());
         let info = validator.validate(&module).map_err(|e| ShaderError::Validation {
             name: name.to_string(),
@@ -288,7 +301,11 @@ impl Module {
                 programs.push(Arc::new(compile_entry_point(&module, &info, source, name, i, coherent_members)?));
             }
         }
-        Ok(Module { name: name.to_string(), programs })
+        let source = Arc::new(match spirv {
+            Some(words) => SpirvSource::Given(words),
+            None => SpirvSource::Ir(module, info),
+        });
+        Ok(Module { name: name.to_string(), programs, source })
     }
 
     /// Name given at load.
@@ -308,6 +325,7 @@ impl Module {
 #[derive(Debug, Clone)]
 pub struct ComputePipeline {
     prog: Arc<Program>,
+    source: Arc<SpirvSource>,
 }
 
 impl ComputePipeline {
@@ -317,8 +335,23 @@ impl ComputePipeline {
             .programs
             .iter()
             .find(|p| p.entry_point == entry_point)
-            .map(|p| ComputePipeline { prog: p.clone() })
+            .map(|p| ComputePipeline { prog: p.clone(), source: module.source.clone() })
             .ok_or_else(|| ShaderError::EntryPointNotFound { name: module.name.clone(), entry_point: entry_point.to_string() })
+    }
+
+    /// The module as SPIR-V words for a Vulkan device: a SPIR-V binary as it was given, WGSL and
+    /// GLSL written out by naga's SPIR-V back end with this entry point only.
+    pub fn spirv(&self) -> Result<Vec<u32>, ShaderError> {
+        match &*self.source {
+            SpirvSource::Given(words) => Ok(words.clone()),
+            SpirvSource::Ir(module, info) => {
+                let options = naga::back::spv::Options { lang_version: (1, 3), ..naga::back::spv::Options::default() };
+                let pipeline = naga::back::spv::PipelineOptions { shader_stage: naga::ShaderStage::Compute, entry_point: self.prog.entry_point.clone() };
+                naga::back::spv::write_vec(module, info, &options, Some(&pipeline))
+                    .map(|words| flatten_access_chains(&words))
+                    .map_err(|e| ShaderError::SpirV { name: self.prog.name.clone(), message: format!("naga's SPIR-V back end failed on it: {e}") })
+            }
+        }
     }
 
     /// Name of the module the entry point came from.
@@ -469,4 +502,53 @@ fn spirv_coherent_bindings(bytes: &[u8]) -> std::collections::HashMap<(u32, u32)
             _ => decls.iter().all(|d| matches!(d, Some(CoherentDecl::Whole))).then_some((place, CoherentDecl::Whole)),
         })
         .collect()
+}
+
+/// naga's SPIR-V back end reaches an element of a storage buffer through two access chains (the
+/// struct member, then the element). The Khronos validation layer (1.3.239 at least) decides
+/// whether a descriptor is written by following only one access chain from the variable to an
+/// OpStore or atomic, so it takes such a buffer for read-only and misses every hazard on its
+/// writes. This folds each access chain whose base is another access chain into one chain from
+/// the base's base, with the indices of both: the same pointer, so the same module. Result ids
+/// are defined before their uses (blocks come in dominance order), so one pass in order folds
+/// chains of any length.
+fn flatten_access_chains(words: &[u32]) -> Vec<u32> {
+    const OP_ACCESS_CHAIN: u32 = 65;
+    const OP_IN_BOUNDS_ACCESS_CHAIN: u32 = 66;
+    if words.len() < 5 {
+        return words.to_vec();
+    }
+    let mut out = words[..5].to_vec();
+    // Result id -> (base, indices) of every access chain seen so far, already folded.
+    let mut chains: std::collections::HashMap<u32, (u32, Vec<u32>)> = std::collections::HashMap::new();
+    let mut i = 5;
+    while i < words.len() {
+        let count = (words[i] >> 16) as usize;
+        let opcode = words[i] & 0xffff;
+        if count == 0 || i + count > words.len() {
+            // Malformed: leave the rest as it is (the device's own validation will say).
+            out.extend_from_slice(&words[i..]);
+            break;
+        }
+        let inst = &words[i..i + count];
+        if (opcode == OP_ACCESS_CHAIN || opcode == OP_IN_BOUNDS_ACCESS_CHAIN) && count >= 4 {
+            // OpAccessChain <result type> <result id> <base> <indexes>...
+            let (ty, id, base, indices) = (inst[1], inst[2], inst[3], &inst[4..]);
+            let (root, mut all) = match chains.get(&base) {
+                Some((root, first)) => (*root, first.clone()),
+                None => (base, Vec::new()),
+            };
+            all.extend_from_slice(indices);
+            chains.insert(id, (root, all.clone()));
+            // An in-bounds chain stays in bounds only if both were; keep the plain opcode then.
+            let op = if opcode == OP_IN_BOUNDS_ACCESS_CHAIN && root == base { OP_IN_BOUNDS_ACCESS_CHAIN } else { OP_ACCESS_CHAIN };
+            out.push(((4 + all.len() as u32) << 16) | op);
+            out.extend_from_slice(&[ty, id, root]);
+            out.extend_from_slice(&all);
+        } else {
+            out.extend_from_slice(inst);
+        }
+        i += count;
+    }
+    out
 }

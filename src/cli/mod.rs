@@ -3,6 +3,8 @@
 pub mod demo;
 pub mod graph;
 pub mod profile;
+pub mod replay;
+pub mod replay_report;
 pub mod report;
 pub mod run;
 pub mod timeline;

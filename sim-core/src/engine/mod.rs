@@ -63,7 +63,7 @@ use sim_caches::{CacheStats, Maintenance, Tag};
 pub use error::{Budget, WorkloadError};
 pub use machine::{CacheOp, CacheTarget, MachineConfig, TransferPath};
 pub use program::{CommandRef, Program, Writer};
-pub use run::{BarrierPlanner, GraphNode, MAX_CYCLES, MAX_TIMELINE_WORKGROUPS, ReadKey, RunLimits, Stopped, SyncLog, SyncOp};
+pub use run::{BarrierPlanner, GraphNode, MAX_CYCLES, MAX_TIMELINE_WORKGROUPS, ReadKey, ReferenceHostRead, RunLimits, Stopped, SyncLog, SyncOp};
 pub use workload::*;
 
 use crate::profile::Profile;
@@ -447,6 +447,49 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
         stopped: sim.stopped,
         memory_model_complete: sim.write_log_complete,
     })
+}
+
+/// What a correctly synchronized execution of a workload leaves: the reference run's host reads
+/// and final memory, with the writer of every word, for comparing a run made elsewhere (a real
+/// Vulkan device) with.
+pub struct ReferenceOutcome {
+    /// Each host read by timeline index: what the reference run read.
+    pub host_reads: std::collections::BTreeMap<usize, run::ReferenceHostRead>,
+    /// Each memory object's final contents (`None` when the workload leaves it out of the
+    /// comparison).
+    pub memories: Vec<Option<run::ReferenceHostRead>>,
+    /// The writer of each tag.
+    pub writers: Vec<Writer>,
+}
+
+impl ReferenceOutcome {
+    /// The writer of byte `k` of `read`.
+    pub fn writer_of(&self, read: &run::ReferenceHostRead, k: usize) -> &Writer {
+        self.writers.get(read.tag_of(k) as usize).unwrap_or(&Writer::Initial)
+    }
+}
+
+/// Runs `workload`'s reference run alone (no profile, no caches) with `subgroup_size` lanes
+/// per subgroup, and returns what it read and left.
+pub fn reference_outcome(workload: &Workload, subgroup_size: u32, limits: &RunLimits) -> Result<ReferenceOutcome, WorkloadError> {
+    limits.validate().map_err(|(field, message)| WorkloadError::Invalid { at: "run options".into(), message: format!("{field} {message}") })?;
+    let prog = Program::new(workload)?;
+    limits.check_transfers(&prog)?;
+    let stream = stream::Stream::lower(&prog)?;
+    let reference = reference::reference_run_with(&prog, &stream, subgroup_size, &HashSet::new(), limits)?;
+    let mut memories = Vec::new();
+    for (m, desc) in workload.memories.iter().enumerate() {
+        if !desc.compare {
+            memories.push(None);
+            continue;
+        }
+        let addr = prog.memory_base[m];
+        let mut bytes = vec![0u8; desc.size as usize];
+        let mut word_tags = vec![0 as Tag; sim_caches::word_span(addr, bytes.len())];
+        reference.memory.peek(addr, &mut bytes, &mut word_tags).map_err(|e| WorkloadError::Execution { at: "final memory".into(), message: e.to_string() })?;
+        memories.push(Some(run::ReferenceHostRead { addr, bytes, word_tags }));
+    }
+    Ok(ReferenceOutcome { host_reads: reference.truth.host_reads.into_iter().collect(), memories, writers: prog.writers.clone() })
 }
 
 /// The execution-dependency graph of `workload`: every queue item (action command, sync node

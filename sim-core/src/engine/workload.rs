@@ -158,6 +158,13 @@ pub struct DependencyInfo {
     pub memory_barriers: Vec<MemoryBarrier2>,
     /// Buffer memory barriers.
     pub buffer_memory_barriers: Vec<BufferMemoryBarrier>,
+    /// Recorded in the synchronization1 shape (vkCmdPipelineBarrier, vkCmdSetEvent with a stage
+    /// mask, vkCmdWaitEvents): the same dependency, kept so that a real device is given the
+    /// command the trace names. Every barrier then has the command's two stage masks.
+    pub sync1: bool,
+    /// For a vkCmdWaitEvents2 of several events, the trace's one VkDependencyInfo per event,
+    /// merged above: how many memory and buffer barriers each had, in order. Empty otherwise.
+    pub per_event: Vec<(usize, usize)>,
 }
 
 impl DependencyInfo {
@@ -171,6 +178,8 @@ impl DependencyInfo {
                 dst_access_mask: dst_access,
             }],
             buffer_memory_barriers: Vec::new(),
+            sync1: false,
+            per_event: Vec::new(),
         }
     }
 

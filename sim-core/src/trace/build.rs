@@ -484,9 +484,12 @@ impl Builder<'_> {
             (false, _) => (Shape::Sync2, "vkCmdPipelineBarrier2"),
         };
         let accesses = |b: &MemoryBarrier2, kind: BarrierKind, p: String| -> R<()> {
+            if shape != Shape::Sync2 {
+                sync1_bits(b, &p, vk)?;
+            }
             check_access_stages(b, kind, shape).or_else(|e| fail(format!("{p}.{}", e.field()), format!("{vk}: {e}")))
         };
-        let mut d = DependencyInfo::default();
+        let mut d = DependencyInfo { sync1: cmd_stages.is_some(), ..DependencyInfo::default() };
         for (i, b) in mem.iter().enumerate() {
             let p = format!("{path}.memory_barriers[{i}]");
             let barrier = self.barrier(b, cmd_stages, &p)?;
@@ -504,7 +507,9 @@ impl Builder<'_> {
             && bufs.is_empty()
         {
             // Synchronization1 with no barriers: an execution dependency only.
-            d.memory_barriers.push(MemoryBarrier2::new(src, A::NONE, dst, A::NONE));
+            let b = MemoryBarrier2::new(src, A::NONE, dst, A::NONE);
+            sync1_bits(&b, path, vk)?;
+            d.memory_barriers.push(b);
         }
         Ok(d)
     }
@@ -645,7 +650,11 @@ impl Builder<'_> {
                     // vkCmdSetEvent has only a stage mask: an execution dependency's first
                     // scope. The access scope is the wait's barriers', whose first-scope
                     // operations the wait performs.
-                    (None, Some(st)) => (DependencyInfo::memory(st, A::NONE, S::NONE, A::NONE), None),
+                    (None, Some(st)) => {
+                        let dep = DependencyInfo { sync1: true, ..DependencyInfo::memory(st, A::NONE, S::NONE, A::NONE) };
+                        sync1_bits(&dep.memory_barriers[0], &format!("{path}.x"), "vkCmdSetEvent").map_err(|(_, m)| (format!("{path}.stage_mask"), m))?;
+                        (dep, None)
+                    }
                     (None, None) => return fail(path, "`set_event` needs `dependency` (synchronization2) or `stage_mask` (synchronization1)"),
                 };
                 self.set_deps.entry(ev).or_default().push((cb, k, sync2));
@@ -674,6 +683,7 @@ impl Builder<'_> {
                         let mut merged = DependencyInfo::default();
                         for (i, d) in ds.iter().enumerate() {
                             let dep = self.dependency(name, None, &d.memory_barriers, &d.buffer_memory_barriers, &d.image_memory_barriers, &format!("{path}.dependencies[{i}]"))?;
+                            merged.per_event.push((dep.memory_barriers.len(), dep.buffer_memory_barriers.len()));
                             merged.memory_barriers.extend(dep.memory_barriers);
                             merged.buffer_memory_barriers.extend(dep.buffer_memory_barriers);
                         }
@@ -1040,6 +1050,27 @@ impl Builder<'_> {
 
 fn unreachable_command(path: &str, name: &str) -> R<Command> {
     fail(format!("{path}.cmd"), format!("unknown command `{name}`"))
+}
+
+/// The synchronization1 shape has 32-bit masks (VkPipelineStageFlags, VkAccessFlags): a
+/// synchronization2-only bit (COPY, CLEAR, SHADER_STORAGE_WRITE, ...) cannot be given in it, and
+/// a real driver would never see it.
+fn sync1_bits(b: &MemoryBarrier2, path: &str, vk: &str) -> R<()> {
+    let stages = [("src_stage_mask", b.src_stage_mask), ("dst_stage_mask", b.dst_stage_mask)];
+    for (field, m) in stages {
+        let high = S::from_bits(m.bits() & !0xffff_ffff);
+        if !high.is_empty() {
+            let at = if path.contains("memory_barriers[") { path.rsplit_once('.').map_or(path, |(p, _)| p).to_string() } else { path.to_string() };
+            return fail(format!("{at}.{field}"), format!("{vk} takes VkPipelineStageFlags (32 bits): {high} exists only in synchronization2 (use its synchronization1 equivalent, such as TRANSFER, or the synchronization2 shape)"));
+        }
+    }
+    for (field, m) in [("src_access_mask", b.src_access_mask), ("dst_access_mask", b.dst_access_mask)] {
+        let high = A::from_bits(m.bits() & !0xffff_ffff);
+        if !high.is_empty() {
+            return fail(format!("{path}.{field}"), format!("{vk} takes VkAccessFlags (32 bits): {high} exists only in synchronization2 (use SHADER_READ or SHADER_WRITE, or the synchronization2 shape)"));
+        }
+    }
+    Ok(())
 }
 
 fn sync1_stages(c: &Cmd, path: &str) -> R<Option<(S, S)>> {

@@ -1,0 +1,97 @@
+//! Replays a gpusim workload on a real Vulkan device, optionally under the Khronos validation
+//! layer with synchronization validation, and compares what the device produced with the
+//! reference run.
+//!
+//! ```text
+//!  Workload ──► device::Session::open ──► (instance, device, queues, layer messenger)
+//!     │                  │
+//!     │                  └─ subgroup size ──► sim_core reference_outcome (expected bytes)
+//!     ▼
+//!  objects::Objects (memory, buffers, pipelines, sync objects)
+//!     ▼
+//!  record::record_all (command buffers, each command tagged with its trace place)
+//!     ▼
+//!  run::Runner (host timeline × iterations, read back, compare) ──► Observed
+//!     ▼
+//!  hazards::classify (layer messages ──► hazards, validation errors)  ──► Replay
+//! ```
+//!
+//! The loader is opened at run time (`ash::Entry::load`), so a machine without Vulkan runs
+//! everything else in gpusim and gets a one-line error from a replay.
+
+pub mod device;
+pub mod error;
+pub mod hazards;
+pub mod layer;
+mod objects;
+mod record;
+pub mod run;
+
+use sim_core::engine::{RunLimits, Workload};
+
+pub use device::{DeviceInfo, Session};
+pub use error::ReplayError;
+pub use hazards::{LayerHazard, ValidationError};
+pub use run::{HostReadReport, MemoryReport};
+
+/// The most iterations one replay may ask for.
+pub const MAX_ITERATIONS: u32 = 100_000;
+
+/// How a replay runs.
+#[derive(Clone, Debug)]
+pub struct ReplayOptions {
+    /// A device index, exact name or part of a name; `None`: the first device.
+    pub device: Option<String>,
+    /// Load the validation layer with synchronization validation.
+    pub validate: bool,
+    /// Times the program runs.
+    pub iterations: u32,
+    /// Budgets of the reference run.
+    pub limits: RunLimits,
+}
+
+/// What a replay found.
+pub struct Replay {
+    /// The device.
+    pub device: DeviceInfo,
+    /// The validation layer that watched, with its version (`None`: not loaded).
+    pub layer: Option<String>,
+    /// What the device produced, against the reference run.
+    pub observed: run::Observed,
+    /// Synchronization hazards the layer reported.
+    pub hazards: Vec<LayerHazard>,
+    /// Other messages of the layer: the trace is not valid Vulkan (or the replay made a mistake:
+    /// those during setup or read-back name no trace place).
+    pub validation_errors: Vec<ValidationError>,
+    /// Things a reader should know (queues shared, memory types with more properties).
+    pub notes: Vec<String>,
+}
+
+impl Replay {
+    /// Whether anything was found: an iteration that differs from the reference run, a
+    /// hazard, or a validation error.
+    pub fn found_something(&self) -> bool {
+        self.observed.iterations_with_corruption > 0 || !self.hazards.is_empty() || !self.validation_errors.is_empty()
+    }
+}
+
+/// Replays `w` as `options` say.
+pub fn replay(w: &Workload, options: &ReplayOptions) -> Result<Replay, ReplayError> {
+    if options.iterations == 0 || options.iterations > MAX_ITERATIONS {
+        return Err(ReplayError::Unsupported { at: "--iterations".into(), message: format!("{} is not between 1 and {MAX_ITERATIONS}", options.iterations) });
+    }
+    // The workload's own checks come first: a trace that is not valid is not run anywhere.
+    sim_core::engine::Program::new(w)?;
+    let session = Session::open(w, options.device.as_deref(), options.validate)?;
+    let reference = sim_core::engine::reference_outcome(w, session.info.subgroup_size, &options.limits)?;
+    let mut notes = session.notes.clone();
+    let observed = {
+        let mut objects = objects::Objects::new(&session, w, &mut notes)?;
+        let cbs = record::record_all(&objects, w)?;
+        let mut runner = run::Runner::new(&mut objects, cbs)?;
+        runner.run(w, &reference, options.iterations)?
+    };
+    let messages = session.capture().take();
+    let (hazards, validation_errors) = hazards::classify(w, messages);
+    Ok(Replay { device: session.info.clone(), layer: session.layer.clone(), observed, hazards, validation_errors, notes })
+}

@@ -1,0 +1,423 @@
+//! The trace's objects made real: memory (with a memory type chosen by its properties),
+//! buffers bound at the trace's offsets, compute pipelines from SPIR-V with layouts derived from
+//! the shader's bindings, events, semaphores, fences and command pools. Everything is named
+//! after its trace id through `VK_EXT_debug_utils`, so the layer's messages name them.
+
+use std::collections::{BTreeMap, HashMap};
+
+use ash::vk;
+use sim_core::engine::{Command, MemoryProperties, Workload};
+use sim_shader::BindingKind;
+
+use crate::device::Session;
+use crate::error::{ReplayError, VkContext};
+
+/// A memory object.
+pub(crate) struct Memory {
+    pub(crate) memory: vk::DeviceMemory,
+    /// Host address of its mapping (HOST_VISIBLE types stay mapped for the whole replay).
+    pub(crate) ptr: Option<*mut u8>,
+    /// Whether its type is HOST_COHERENT.
+    pub(crate) coherent: bool,
+    /// A buffer over all of it, for zeroing and reading back through copies.
+    pub(crate) whole: vk::Buffer,
+    /// Its size in the trace.
+    pub(crate) size: u64,
+}
+
+/// A compute pipeline with its layouts.
+pub(crate) struct Pipeline {
+    pub(crate) pipeline: vk::Pipeline,
+    pub(crate) layout: vk::PipelineLayout,
+    /// One layout per set index from 0 to the highest the shader uses.
+    pub(crate) set_layouts: Vec<vk::DescriptorSetLayout>,
+    /// (set, binding) -> descriptor type.
+    pub(crate) bindings: BTreeMap<(u32, u32), vk::DescriptorType>,
+    module: vk::ShaderModule,
+}
+
+/// A host-visible buffer that device-local memory is zeroed from and read back into.
+pub(crate) struct Staging {
+    pub(crate) buffer: vk::Buffer,
+    pub(crate) memory: vk::DeviceMemory,
+    pub(crate) ptr: *mut u8,
+    pub(crate) coherent: bool,
+    pub(crate) size: u64,
+}
+
+/// Every Vulkan object of one replay; destroyed on drop.
+pub(crate) struct Objects<'s> {
+    pub(crate) s: &'s Session,
+    pub(crate) memories: Vec<Memory>,
+    pub(crate) buffers: Vec<vk::Buffer>,
+    pub(crate) pipelines: Vec<Pipeline>,
+    pub(crate) events: Vec<vk::Event>,
+    pub(crate) semaphores: Vec<vk::Semaphore>,
+    pub(crate) fences: Vec<vk::Fence>,
+    pub(crate) command_pools: HashMap<u32, vk::CommandPool>,
+    pub(crate) descriptor_pool: vk::DescriptorPool,
+    pub(crate) staging: Option<Staging>,
+}
+
+fn properties(p: &MemoryProperties) -> vk::MemoryPropertyFlags {
+    let mut f = vk::MemoryPropertyFlags::empty();
+    if p.device_local {
+        f |= vk::MemoryPropertyFlags::DEVICE_LOCAL;
+    }
+    if p.host_visible {
+        f |= vk::MemoryPropertyFlags::HOST_VISIBLE;
+    }
+    if p.host_coherent {
+        f |= vk::MemoryPropertyFlags::HOST_COHERENT;
+    }
+    if p.host_cached {
+        f |= vk::MemoryPropertyFlags::HOST_CACHED;
+    }
+    f
+}
+
+/// `DEVICE_LOCAL|HOST_VISIBLE`, as the trace format writes properties.
+pub(crate) fn flag_names(f: vk::MemoryPropertyFlags) -> String {
+    let names = [
+        (vk::MemoryPropertyFlags::DEVICE_LOCAL, "DEVICE_LOCAL"),
+        (vk::MemoryPropertyFlags::HOST_VISIBLE, "HOST_VISIBLE"),
+        (vk::MemoryPropertyFlags::HOST_COHERENT, "HOST_COHERENT"),
+        (vk::MemoryPropertyFlags::HOST_CACHED, "HOST_CACHED"),
+        (vk::MemoryPropertyFlags::LAZILY_ALLOCATED, "LAZILY_ALLOCATED"),
+        (vk::MemoryPropertyFlags::PROTECTED, "PROTECTED"),
+    ];
+    let v: Vec<&str> = names.iter().filter(|(b, _)| f.contains(*b)).map(|(_, n)| *n).collect();
+    if v.is_empty() { "no properties".into() } else { v.join("|") }
+}
+
+const BUFFER_USAGE: vk::BufferUsageFlags = vk::BufferUsageFlags::from_raw(
+    vk::BufferUsageFlags::STORAGE_BUFFER.as_raw() | vk::BufferUsageFlags::UNIFORM_BUFFER.as_raw() | vk::BufferUsageFlags::TRANSFER_SRC.as_raw() | vk::BufferUsageFlags::TRANSFER_DST.as_raw(),
+);
+
+impl<'s> Objects<'s> {
+    /// Creates every object of `w` on `s`.
+    pub(crate) fn new(s: &'s Session, w: &Workload, notes: &mut Vec<String>) -> Result<Objects<'s>, ReplayError> {
+        let mut o = Objects {
+            s,
+            memories: Vec::new(),
+            buffers: Vec::new(),
+            pipelines: Vec::new(),
+            events: Vec::new(),
+            semaphores: Vec::new(),
+            fences: Vec::new(),
+            command_pools: HashMap::new(),
+            descriptor_pool: vk::DescriptorPool::null(),
+            staging: None,
+        };
+        o.make_memory(w, notes)?;
+        o.make_pipelines(w)?;
+        o.make_sync(w)?;
+        Ok(o)
+    }
+
+    fn buffer(&self, size: u64, usage: vk::BufferUsageFlags, name: &str) -> Result<vk::Buffer, ReplayError> {
+        let info = vk::BufferCreateInfo::default().size(size).usage(usage).sharing_mode(vk::SharingMode::EXCLUSIVE);
+        // SAFETY: valid create info; the buffer is destroyed in Drop.
+        let b = unsafe { self.s.device.create_buffer(&info, None) }.call_at("vkCreateBuffer", name)?;
+        self.s.name(b, name);
+        Ok(b)
+    }
+
+    fn make_memory(&mut self, w: &Workload, notes: &mut Vec<String>) -> Result<(), ReplayError> {
+        let d = &self.s.device;
+        self.buffers = vec![vk::Buffer::null(); w.buffers.len()];
+        let mut staging_size = 0u64;
+        for (m, desc) in w.memories.iter().enumerate() {
+            let at = format!("memory[{}]", desc.name);
+            let wanted = properties(&desc.properties);
+            let whole = self.buffer(desc.size, vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST, &format!("{}.whole", desc.name))?;
+            // Push it at once so that Drop destroys it on any error below.
+            self.memories.push(Memory { memory: vk::DeviceMemory::null(), ptr: None, coherent: false, whole, size: desc.size });
+            // SAFETY: plain query of a live buffer.
+            let req = unsafe { d.get_buffer_memory_requirements(whole) };
+            let (mut allowed, mut end) = (req.memory_type_bits, req.size);
+            let mut bound = Vec::new();
+            for (b, bd) in w.buffers.iter().enumerate().filter(|(_, b)| b.memory == m) {
+                let buf = self.buffer(bd.size, BUFFER_USAGE, &bd.name)?;
+                self.buffers[b] = buf;
+                // SAFETY: as above.
+                let r = unsafe { d.get_buffer_memory_requirements(buf) };
+                if bd.offset % r.alignment != 0 {
+                    return Err(ReplayError::Unsupported {
+                        at: format!("buffers[{}].offset", bd.name),
+                        message: format!("offset {} is not a multiple of {}, the alignment this device requires of the buffer's memory offset", bd.offset, r.alignment),
+                    });
+                }
+                allowed &= r.memory_type_bits;
+                end = end.max(bd.offset + r.size);
+                bound.push((buf, bd.offset));
+            }
+            let Some(t) = self.s.memory_type(allowed, wanted) else {
+                let types: Vec<String> = (0..self.s.memory.memory_type_count).map(|i| format!("{i}: {}", flag_names(self.s.memory_type_flags(i)))).collect();
+                return Err(ReplayError::Unsupported {
+                    at,
+                    message: format!("the device has no memory type with {} that its buffers can be bound to (its types: {})", flag_names(wanted), types.join("; ")),
+                });
+            };
+            let flags = self.s.memory_type_flags(t);
+            if flags != wanted {
+                let extra = flags & !wanted;
+                let mut note = format!("memory `{}` asks for {}; the device's memory type {t} also has {}", desc.name, flag_names(wanted), flag_names(extra));
+                if extra.contains(vk::MemoryPropertyFlags::HOST_COHERENT) {
+                    note.push_str(" (so a missing flush or invalidate cannot show on this device)");
+                }
+                notes.push(note);
+            }
+            let info = vk::MemoryAllocateInfo::default().allocation_size(end).memory_type_index(t);
+            // SAFETY: valid allocate info; freed in Drop.
+            let memory = unsafe { d.allocate_memory(&info, None) }.call_at("vkAllocateMemory", &at)?;
+            self.s.name(memory, &desc.name);
+            self.memories[m].memory = memory;
+            self.memories[m].coherent = flags.contains(vk::MemoryPropertyFlags::HOST_COHERENT);
+            // SAFETY: both buffers and memory are live; offsets were checked above.
+            unsafe { d.bind_buffer_memory(whole, memory, 0) }.call_at("vkBindBufferMemory", &at)?;
+            for (buf, offset) in bound {
+                unsafe { d.bind_buffer_memory(buf, memory, offset) }.call_at("vkBindBufferMemory", &at)?;
+            }
+            if flags.contains(vk::MemoryPropertyFlags::HOST_VISIBLE) {
+                // SAFETY: host-visible memory, mapped once and unmapped when freed.
+                let ptr = unsafe { d.map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty()) }.call_at("vkMapMemory", &at)?;
+                self.memories[m].ptr = Some(ptr as *mut u8);
+            } else {
+                staging_size = staging_size.max(desc.size);
+            }
+        }
+        if staging_size > 0 {
+            self.make_staging(staging_size)?;
+        }
+        Ok(())
+    }
+
+    fn make_staging(&mut self, size: u64) -> Result<(), ReplayError> {
+        let d = &self.s.device;
+        let buffer = self.buffer(size, vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST, "gpusim.staging")?;
+        // SAFETY: plain query.
+        let req = unsafe { d.get_buffer_memory_requirements(buffer) };
+        let t = self
+            .s
+            .memory_type(req.memory_type_bits, vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_CACHED)
+            .or_else(|| self.s.memory_type(req.memory_type_bits, vk::MemoryPropertyFlags::HOST_VISIBLE));
+        let Some(t) = t else {
+            // SAFETY: not used.
+            unsafe { d.destroy_buffer(buffer, None) };
+            return Err(ReplayError::Unsupported { at: "memory".into(), message: "the device has no HOST_VISIBLE memory to read device-local memory back through".into() });
+        };
+        let info = vk::MemoryAllocateInfo::default().allocation_size(req.size).memory_type_index(t);
+        // SAFETY: valid allocate info.
+        let memory = match unsafe { d.allocate_memory(&info, None) } {
+            Ok(m) => m,
+            Err(e) => {
+                unsafe { d.destroy_buffer(buffer, None) };
+                return Err(ReplayError::Vulkan { call: "vkAllocateMemory", result: e, at: Some("staging memory".into()) });
+            }
+        };
+        self.staging = Some(Staging { buffer, memory, ptr: std::ptr::null_mut(), coherent: self.s.memory_type_flags(t).contains(vk::MemoryPropertyFlags::HOST_COHERENT), size });
+        // SAFETY: fresh objects.
+        unsafe { d.bind_buffer_memory(buffer, memory, 0) }.call("vkBindBufferMemory")?;
+        let ptr = unsafe { d.map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty()) }.call("vkMapMemory")?;
+        if let Some(st) = &mut self.staging {
+            st.ptr = ptr as *mut u8;
+        }
+        Ok(())
+    }
+
+    fn make_pipelines(&mut self, w: &Workload) -> Result<(), ReplayError> {
+        let d = &self.s.device;
+        let l = &self.s.limits;
+        // Which pipelines a dispatch with a base workgroup uses (they need DISPATCH_BASE).
+        let mut base = vec![false; w.pipelines.len()];
+        let (mut storage, mut uniform, mut sets) = (0u32, 0u32, 0u32);
+        let families = self.s.queues.iter().map(|q| q.1).collect::<std::collections::BTreeSet<_>>().len() as u32;
+        for cb in &w.command_buffers {
+            for c in &cb.commands {
+                if let Command::Dispatch { pipeline, base_group, bindings, .. } = c {
+                    if base_group.iter().any(|&b| b != 0) {
+                        base[*pipeline] = true;
+                    }
+                    let p = &w.pipelines[*pipeline].1;
+                    for b in p.bindings() {
+                        match b.kind {
+                            BindingKind::UniformBuffer => uniform += families,
+                            BindingKind::StorageBuffer { .. } => storage += families,
+                        }
+                    }
+                    sets += families * p.bindings().iter().map(|b| b.group + 1).max().unwrap_or(0);
+                    let _ = bindings;
+                }
+            }
+        }
+        let mut sizes = Vec::new();
+        if storage > 0 {
+            sizes.push(vk::DescriptorPoolSize { ty: vk::DescriptorType::STORAGE_BUFFER, descriptor_count: storage });
+        }
+        if uniform > 0 {
+            sizes.push(vk::DescriptorPoolSize { ty: vk::DescriptorType::UNIFORM_BUFFER, descriptor_count: uniform });
+        }
+        if sets > 0 {
+            let info = vk::DescriptorPoolCreateInfo::default().max_sets(sets).pool_sizes(&sizes);
+            // SAFETY: valid create info.
+            self.descriptor_pool = unsafe { d.create_descriptor_pool(&info, None) }.call("vkCreateDescriptorPool")?;
+        }
+        for (i, (name, p)) in w.pipelines.iter().enumerate() {
+            let at = format!("shaders[{name}]");
+            let size = p.workgroup_size();
+            if (0..3).any(|k| size[k] > l.max_compute_work_group_size[k]) || p.invocations_per_workgroup() > l.max_compute_work_group_invocations {
+                return Err(ReplayError::Unsupported {
+                    at,
+                    message: format!(
+                        "workgroup size {size:?} exceeds the device's maxComputeWorkGroupSize {:?} or maxComputeWorkGroupInvocations {}",
+                        l.max_compute_work_group_size, l.max_compute_work_group_invocations
+                    ),
+                });
+            }
+            if p.push_constant_size() > l.max_push_constants_size {
+                return Err(ReplayError::Unsupported { at, message: format!("{} bytes of push constants exceed the device's maxPushConstantsSize {}", p.push_constant_size(), l.max_push_constants_size) });
+            }
+            if p.workgroup_memory_bytes() > l.max_compute_shared_memory_size {
+                return Err(ReplayError::Unsupported { at, message: format!("{} bytes of workgroup memory exceed the device's maxComputeSharedMemorySize {}", p.workgroup_memory_bytes(), l.max_compute_shared_memory_size) });
+            }
+            let words = p.spirv().map_err(|e| ReplayError::Unsupported { at: at.clone(), message: e.to_string() })?;
+            let mut bindings = BTreeMap::new();
+            for b in p.bindings() {
+                let ty = match b.kind {
+                    BindingKind::UniformBuffer => vk::DescriptorType::UNIFORM_BUFFER,
+                    BindingKind::StorageBuffer { .. } => vk::DescriptorType::STORAGE_BUFFER,
+                };
+                bindings.insert((b.group, b.binding), ty);
+            }
+            let set_count = bindings.keys().map(|&(s, _)| s + 1).max().unwrap_or(0);
+            // Push first, fill in as objects are made, so Drop frees what exists on an error.
+            let info = vk::ShaderModuleCreateInfo::default().code(&words);
+            // SAFETY: the words are a validated module (naga's output or a parsed binary).
+            let module = unsafe { d.create_shader_module(&info, None) }.call_at("vkCreateShaderModule", &at)?;
+            self.s.name(module, name);
+            self.pipelines.push(Pipeline { pipeline: vk::Pipeline::null(), layout: vk::PipelineLayout::null(), set_layouts: Vec::new(), bindings: bindings.clone(), module });
+            for set in 0..set_count {
+                let lb: Vec<vk::DescriptorSetLayoutBinding> = bindings
+                    .iter()
+                    .filter(|((s, _), _)| *s == set)
+                    .map(|(&(_, b), &ty)| vk::DescriptorSetLayoutBinding::default().binding(b).descriptor_type(ty).descriptor_count(1).stage_flags(vk::ShaderStageFlags::COMPUTE))
+                    .collect();
+                let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&lb);
+                // SAFETY: valid create info.
+                let sl = unsafe { d.create_descriptor_set_layout(&info, None) }.call_at("vkCreateDescriptorSetLayout", &at)?;
+                self.pipelines[i].set_layouts.push(sl);
+            }
+            let ranges = [vk::PushConstantRange { stage_flags: vk::ShaderStageFlags::COMPUTE, offset: 0, size: p.push_constant_size() }];
+            let mut info = vk::PipelineLayoutCreateInfo::default().set_layouts(&self.pipelines[i].set_layouts);
+            if p.push_constant_size() > 0 {
+                info = info.push_constant_ranges(&ranges);
+            }
+            // SAFETY: valid create info.
+            let layout = unsafe { d.create_pipeline_layout(&info, None) }.call_at("vkCreatePipelineLayout", &at)?;
+            self.pipelines[i].layout = layout;
+            let entry = std::ffi::CString::new(p.entry_point()).map_err(|_| ReplayError::Unsupported { at: at.clone(), message: "the entry point's name has a NUL byte".into() })?;
+            let stage = vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::COMPUTE).module(module).name(&entry);
+            let flags = if base[i] { vk::PipelineCreateFlags::DISPATCH_BASE } else { vk::PipelineCreateFlags::empty() };
+            let info = vk::ComputePipelineCreateInfo::default().stage(stage).layout(layout).flags(flags);
+            // SAFETY: valid create info.
+            let pipeline = unsafe { d.create_compute_pipelines(vk::PipelineCache::null(), &[info], None) }.map_err(|(_, e)| e).call_at("vkCreateComputePipelines", &at)?;
+            self.pipelines[i].pipeline = pipeline[0];
+            self.s.name(pipeline[0], name);
+        }
+        Ok(())
+    }
+
+    fn make_sync(&mut self, w: &Workload) -> Result<(), ReplayError> {
+        let d = &self.s.device;
+        for name in &w.events {
+            // SAFETY: valid create infos; destroyed in Drop.
+            let e = unsafe { d.create_event(&vk::EventCreateInfo::default(), None) }.call_at("vkCreateEvent", format!("events[{name}]"))?;
+            self.s.name(e, name);
+            self.events.push(e);
+        }
+        for name in &w.semaphores {
+            let s = unsafe { d.create_semaphore(&vk::SemaphoreCreateInfo::default(), None) }.call_at("vkCreateSemaphore", format!("semaphores[{name}]"))?;
+            self.s.name(s, name);
+            self.semaphores.push(s);
+        }
+        for name in &w.fences {
+            let f = unsafe { d.create_fence(&vk::FenceCreateInfo::default(), None) }.call_at("vkCreateFence", format!("fences[{name}]"))?;
+            self.s.name(f, name);
+            self.fences.push(f);
+        }
+        for &(_, family) in &self.s.queues {
+            if let std::collections::hash_map::Entry::Vacant(v) = self.command_pools.entry(family) {
+                let info = vk::CommandPoolCreateInfo::default().queue_family_index(family);
+                let pool = unsafe { d.create_command_pool(&info, None) }.call("vkCreateCommandPool")?;
+                v.insert(pool);
+            }
+        }
+        for (q, name) in w.queues.iter().enumerate() {
+            self.s.name(self.s.queues[q].0, name);
+        }
+        Ok(())
+    }
+
+    /// Replaces the semaphores with fresh ones (an iteration may leave a binary semaphore
+    /// signalled).
+    pub(crate) fn renew_semaphores(&mut self, w: &Workload) -> Result<(), ReplayError> {
+        let d = &self.s.device;
+        for (i, name) in w.semaphores.iter().enumerate() {
+            // SAFETY: the device is idle between iterations.
+            unsafe { d.destroy_semaphore(self.semaphores[i], None) };
+            self.semaphores[i] = vk::Semaphore::null();
+            let s = unsafe { d.create_semaphore(&vk::SemaphoreCreateInfo::default(), None) }.call_at("vkCreateSemaphore", format!("semaphores[{name}]"))?;
+            self.s.name(s, name);
+            self.semaphores[i] = s;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Objects<'_> {
+    fn drop(&mut self) {
+        let d = &self.s.device;
+        // SAFETY: the device is idle; every handle was made here (null ones are ignored by
+        // Vulkan's destroy functions).
+        unsafe {
+            let _ = d.device_wait_idle();
+            for (_, pool) in self.command_pools.drain() {
+                d.destroy_command_pool(pool, None);
+            }
+            if self.descriptor_pool != vk::DescriptorPool::null() {
+                d.destroy_descriptor_pool(self.descriptor_pool, None);
+            }
+            for p in self.pipelines.drain(..) {
+                d.destroy_pipeline(p.pipeline, None);
+                d.destroy_pipeline_layout(p.layout, None);
+                for sl in p.set_layouts {
+                    d.destroy_descriptor_set_layout(sl, None);
+                }
+                d.destroy_shader_module(p.module, None);
+            }
+            for e in self.events.drain(..) {
+                d.destroy_event(e, None);
+            }
+            for s in self.semaphores.drain(..) {
+                d.destroy_semaphore(s, None);
+            }
+            for f in self.fences.drain(..) {
+                d.destroy_fence(f, None);
+            }
+            for b in self.buffers.drain(..) {
+                d.destroy_buffer(b, None);
+            }
+            for m in self.memories.drain(..) {
+                d.destroy_buffer(m.whole, None);
+                if m.memory != vk::DeviceMemory::null() {
+                    d.free_memory(m.memory, None);
+                }
+            }
+            if let Some(st) = self.staging.take() {
+                d.destroy_buffer(st.buffer, None);
+                d.free_memory(st.memory, None);
+            }
+        }
+    }
+}

@@ -1,0 +1,232 @@
+//! Recording the trace's command buffers: each command becomes the Vulkan command the trace
+//! names, barriers in the synchronization shape the trace used, and each dispatch gets its
+//! descriptor sets and push constants.
+
+use std::collections::HashMap;
+
+use ash::vk;
+use sim_core::engine::{Command, CommandBufferDesc, DependencyInfo, Workload};
+use sim_core::sync::MemoryBarrier2;
+
+use crate::error::{ReplayError, VkContext};
+use crate::layer::Phase;
+use crate::objects::Objects;
+
+fn stages2(m: sim_core::sync::PipelineStageFlags2) -> vk::PipelineStageFlags2 {
+    vk::PipelineStageFlags2::from_raw(m.bits())
+}
+
+fn access2(m: sim_core::sync::AccessFlags2) -> vk::AccessFlags2 {
+    vk::AccessFlags2::from_raw(m.bits())
+}
+
+/// A synchronization1 mask: the 32-bit legacy flags, which share their values with the
+/// synchronization2 ones (the loader refuses synchronization2-only bits in this shape).
+fn stages1(m: sim_core::sync::PipelineStageFlags2) -> vk::PipelineStageFlags {
+    vk::PipelineStageFlags::from_raw(m.bits() as u32)
+}
+
+fn access1(m: sim_core::sync::AccessFlags2) -> vk::AccessFlags {
+    vk::AccessFlags::from_raw(m.bits() as u32)
+}
+
+fn memory_barrier2(b: &MemoryBarrier2) -> vk::MemoryBarrier2<'static> {
+    vk::MemoryBarrier2::default()
+        .src_stage_mask(stages2(b.src_stage_mask))
+        .src_access_mask(access2(b.src_access_mask))
+        .dst_stage_mask(stages2(b.dst_stage_mask))
+        .dst_access_mask(access2(b.dst_access_mask))
+}
+
+/// The barriers of `dep`, as synchronization2 structures.
+fn barriers2(o: &Objects<'_>, dep: &DependencyInfo) -> (Vec<vk::MemoryBarrier2<'static>>, Vec<vk::BufferMemoryBarrier2<'static>>) {
+    let mem = dep.memory_barriers.iter().map(memory_barrier2).collect();
+    let buf = dep
+        .buffer_memory_barriers
+        .iter()
+        .map(|b| {
+            vk::BufferMemoryBarrier2::default()
+                .src_stage_mask(stages2(b.barrier.src_stage_mask))
+                .src_access_mask(access2(b.barrier.src_access_mask))
+                .dst_stage_mask(stages2(b.barrier.dst_stage_mask))
+                .dst_access_mask(access2(b.barrier.dst_access_mask))
+                .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                .buffer(o.buffers[b.buffer])
+                .offset(b.offset)
+                .size(b.size.unwrap_or(vk::WHOLE_SIZE))
+        })
+        .collect();
+    (mem, buf)
+}
+
+/// The barriers of `dep` in the synchronization1 shape, with the command's two stage masks.
+#[allow(clippy::type_complexity)]
+fn barriers1(o: &Objects<'_>, dep: &DependencyInfo) -> (vk::PipelineStageFlags, vk::PipelineStageFlags, Vec<vk::MemoryBarrier<'static>>, Vec<vk::BufferMemoryBarrier<'static>>) {
+    let (src, dst) = (stages1(dep.src_stages()), stages1(dep.dst_stages()));
+    let mem = dep.memory_barriers.iter().map(|b| vk::MemoryBarrier::default().src_access_mask(access1(b.src_access_mask)).dst_access_mask(access1(b.dst_access_mask))).collect();
+    let buf = dep
+        .buffer_memory_barriers
+        .iter()
+        .map(|b| {
+            vk::BufferMemoryBarrier::default()
+                .src_access_mask(access1(b.barrier.src_access_mask))
+                .dst_access_mask(access1(b.barrier.dst_access_mask))
+                .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                .buffer(o.buffers[b.buffer])
+                .offset(b.offset)
+                .size(b.size.unwrap_or(vk::WHOLE_SIZE))
+        })
+        .collect();
+    (src, dst, mem, buf)
+}
+
+/// Records every command buffer of `w` once for each queue family it is submitted to (every
+/// command buffer at least once, on the first trace queue's family, so that the layer checks
+/// the ones never submitted too).
+pub(crate) fn record_all(o: &Objects<'_>, w: &Workload) -> Result<HashMap<(usize, u32), vk::CommandBuffer>, ReplayError> {
+    let mut wanted: Vec<(usize, u32)> = Vec::new();
+    for op in &w.timeline {
+        if let sim_core::engine::HostOp::QueueSubmit { queue, batches, .. } = op {
+            let family = o.s.queues[*queue].1;
+            for &cb in batches.iter().flat_map(|b| &b.command_buffers) {
+                if !wanted.contains(&(cb, family)) {
+                    wanted.push((cb, family));
+                }
+            }
+        }
+    }
+    for cb in 0..w.command_buffers.len() {
+        if !wanted.iter().any(|&(c, _)| c == cb) {
+            wanted.push((cb, o.s.queues[0].1));
+        }
+    }
+    let mut out = HashMap::new();
+    for (cb, family) in wanted {
+        let info = vk::CommandBufferAllocateInfo::default().command_pool(o.command_pools[&family]).level(vk::CommandBufferLevel::PRIMARY).command_buffer_count(1);
+        let desc = &w.command_buffers[cb];
+        // SAFETY: the pool is live; command buffers are freed with it.
+        let handle = unsafe { o.s.device.allocate_command_buffers(&info) }.call_at("vkAllocateCommandBuffers", format!("command_buffers[{}]", desc.name))?[0];
+        o.s.name(handle, &desc.name);
+        record(o, w, cb, desc, handle)?;
+        out.insert((cb, family), handle);
+    }
+    o.s.capture.set_phase(Phase::Setup);
+    Ok(out)
+}
+
+fn record(o: &Objects<'_>, w: &Workload, cb: usize, desc: &CommandBufferDesc, handle: vk::CommandBuffer) -> Result<(), ReplayError> {
+    let d = &o.s.device;
+    let flags = if desc.simultaneous_use { vk::CommandBufferUsageFlags::SIMULTANEOUS_USE } else { vk::CommandBufferUsageFlags::empty() };
+    let at = |k: usize| format!("command_buffers[{}].commands[{k}]", desc.name);
+    // SAFETY: a fresh primary command buffer.
+    unsafe { d.begin_command_buffer(handle, &vk::CommandBufferBeginInfo::default().flags(flags)) }.call_at("vkBeginCommandBuffer", format!("command_buffers[{}]", desc.name))?;
+    for (k, c) in desc.commands.iter().enumerate() {
+        o.s.capture.set_phase(Phase::Recording { command_buffer: cb, command: k });
+        let needs_sync2 = match c {
+            Command::PipelineBarrier(dep) | Command::SetEvent { dependency: dep, .. } | Command::WaitEvents { dependency: dep, .. } => !dep.sync1,
+            Command::ResetEvent { .. } => true,
+            _ => false,
+        };
+        if needs_sync2 && !o.s.sync2 {
+            return Err(ReplayError::Unsupported { at: at(k), message: format!("{} needs synchronization2, which the device does not support", c.vk_name()) });
+        }
+        // SAFETY (each arm): recording into a command buffer in the recording state, with
+        // live handles made by `Objects` and arrays that outlive the call.
+        match c {
+            Command::FillBuffer { dst, offset, size, data } => unsafe { d.cmd_fill_buffer(handle, o.buffers[*dst], *offset, size.unwrap_or(vk::WHOLE_SIZE), *data) },
+            Command::UpdateBuffer { dst, offset, data } => unsafe { d.cmd_update_buffer(handle, o.buffers[*dst], *offset, data) },
+            Command::CopyBuffer { src, dst, regions } => {
+                let r: Vec<vk::BufferCopy> = regions.iter().map(|r| vk::BufferCopy { src_offset: r.src_offset, dst_offset: r.dst_offset, size: r.size }).collect();
+                unsafe { d.cmd_copy_buffer(handle, o.buffers[*src], o.buffers[*dst], &r) }
+            }
+            Command::Dispatch { pipeline, group_count, base_group, bindings, push_constants } => {
+                let l = &o.s.limits;
+                for k2 in 0..3 {
+                    if group_count[k2] > l.max_compute_work_group_count[k2] {
+                        return Err(ReplayError::Unsupported { at: at(k), message: format!("group_count {group_count:?} exceeds the device's maxComputeWorkGroupCount {:?}", l.max_compute_work_group_count) });
+                    }
+                }
+                let p = &o.pipelines[*pipeline];
+                unsafe { d.cmd_bind_pipeline(handle, vk::PipelineBindPoint::COMPUTE, p.pipeline) };
+                if !p.set_layouts.is_empty() {
+                    let info = vk::DescriptorSetAllocateInfo::default().descriptor_pool(o.descriptor_pool).set_layouts(&p.set_layouts);
+                    let sets = unsafe { d.allocate_descriptor_sets(&info) }.call_at("vkAllocateDescriptorSets", at(k))?;
+                    let mut infos = Vec::new();
+                    let mut targets = Vec::new();
+                    for (i, b) in bindings.iter().enumerate() {
+                        let Some(&ty) = p.bindings.get(&(b.set, b.binding)) else { continue };
+                        let (align, max, what) = if ty == vk::DescriptorType::UNIFORM_BUFFER {
+                            (l.min_uniform_buffer_offset_alignment, l.max_uniform_buffer_range as u64, "Uniform")
+                        } else {
+                            (l.min_storage_buffer_offset_alignment, l.max_storage_buffer_range as u64, "Storage")
+                        };
+                        if b.offset % align.max(1) != 0 {
+                            return Err(ReplayError::Unsupported { at: format!("{}.bindings[{i}].offset", at(k)), message: format!("offset {} is not a multiple of the device's min{what}BufferOffsetAlignment {align}", b.offset) });
+                        }
+                        let range = b.range.unwrap_or(w.buffers[b.buffer].size - b.offset);
+                        if range > max {
+                            return Err(ReplayError::Unsupported { at: format!("{}.bindings[{i}].range", at(k)), message: format!("range {range} exceeds the device's max{what}BufferRange {max}") });
+                        }
+                        infos.push([vk::DescriptorBufferInfo { buffer: o.buffers[b.buffer], offset: b.offset, range: b.range.unwrap_or(vk::WHOLE_SIZE) }]);
+                        targets.push((sets[b.set as usize], b.binding, ty));
+                    }
+                    let writes: Vec<vk::WriteDescriptorSet> =
+                        targets.iter().zip(&infos).map(|(&(set, binding, ty), info)| vk::WriteDescriptorSet::default().dst_set(set).dst_binding(binding).descriptor_type(ty).buffer_info(info)).collect();
+                    unsafe { d.update_descriptor_sets(&writes, &[]) };
+                    unsafe { d.cmd_bind_descriptor_sets(handle, vk::PipelineBindPoint::COMPUTE, p.layout, 0, &sets, &[]) };
+                }
+                if !push_constants.is_empty() {
+                    unsafe { d.cmd_push_constants(handle, p.layout, vk::ShaderStageFlags::COMPUTE, 0, push_constants) };
+                }
+                if base_group.iter().any(|&b| b != 0) {
+                    unsafe { d.cmd_dispatch_base(handle, base_group[0], base_group[1], base_group[2], group_count[0], group_count[1], group_count[2]) };
+                } else {
+                    unsafe { d.cmd_dispatch(handle, group_count[0], group_count[1], group_count[2]) };
+                }
+            }
+            Command::PipelineBarrier(dep) if dep.sync1 => {
+                let (src, dst, mem, buf) = barriers1(o, dep);
+                unsafe { d.cmd_pipeline_barrier(handle, src, dst, vk::DependencyFlags::empty(), &mem, &buf, &[]) };
+            }
+            Command::PipelineBarrier(dep) => {
+                let (mem, buf) = barriers2(o, dep);
+                let info = vk::DependencyInfo::default().memory_barriers(&mem).buffer_memory_barriers(&buf);
+                unsafe { d.cmd_pipeline_barrier2(handle, &info) };
+            }
+            Command::SetEvent { event, dependency } if dependency.sync1 => unsafe { d.cmd_set_event(handle, o.events[*event], stages1(dependency.src_stages())) },
+            Command::SetEvent { event, dependency } => {
+                let (mem, buf) = barriers2(o, dependency);
+                let info = vk::DependencyInfo::default().memory_barriers(&mem).buffer_memory_barriers(&buf);
+                unsafe { d.cmd_set_event2(handle, o.events[*event], &info) };
+            }
+            Command::WaitEvents { events, dependency } if dependency.sync1 => {
+                let (src, dst, mem, buf) = barriers1(o, dependency);
+                let ev: Vec<vk::Event> = events.iter().map(|&e| o.events[e]).collect();
+                unsafe { d.cmd_wait_events(handle, &ev, src, dst, &mem, &buf, &[]) };
+            }
+            Command::WaitEvents { events, dependency } => {
+                let (mem, buf) = barriers2(o, dependency);
+                let ev: Vec<vk::Event> = events.iter().map(|&e| o.events[e]).collect();
+                // One VkDependencyInfo per event, split as the trace gave them.
+                let split: Vec<(usize, usize)> = if dependency.per_event.len() == events.len() { dependency.per_event.clone() } else { vec![(mem.len(), buf.len())] };
+                let (mut mi, mut bi) = (0, 0);
+                let mut infos = Vec::new();
+                for &(m, b) in &split {
+                    infos.push(vk::DependencyInfo::default().memory_barriers(&mem[mi..mi + m]).buffer_memory_barriers(&buf[bi..bi + b]));
+                    mi += m;
+                    bi += b;
+                }
+                while infos.len() < ev.len() {
+                    infos.push(infos[0]);
+                }
+                unsafe { d.cmd_wait_events2(handle, &ev, &infos) };
+            }
+            Command::ResetEvent { event, stage_mask } => unsafe { d.cmd_reset_event2(handle, o.events[*event], stages2(*stage_mask)) },
+        }
+    }
+    // SAFETY: as above.
+    unsafe { d.end_command_buffer(handle) }.call_at("vkEndCommandBuffer", format!("command_buffers[{}]", desc.name))?;
+    Ok(())
+}

@@ -1,0 +1,57 @@
+//! `gpusim replay TRACE`: runs a trace on a real Vulkan device, optionally under the Khronos
+//! validation layer, and reports what the device read beside the reference run.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use sim_core::trace::{LoadedTrace, TraceError};
+use sim_vulkan::ReplayOptions;
+
+use super::CliError;
+use super::run::{Budgets, Format};
+
+/// Arguments of `gpusim replay`.
+#[derive(Args, Debug)]
+pub struct ReplayArgs {
+    /// The trace (JSON, format version 1: docs/TRACE_FORMAT.md).
+    pub trace: PathBuf,
+    /// Load the Khronos validation layer with synchronization validation (and its queue-submit
+    /// checks) and report its messages.
+    #[arg(long)]
+    pub validate: bool,
+    /// The physical device: an index, its exact name, or part of its name (default: the first).
+    #[arg(long)]
+    pub device: Option<String>,
+    /// Run the program this many times; the report counts the iterations that differ from the
+    /// reference run.
+    #[arg(long, default_value_t = 1)]
+    pub iterations: u32,
+    /// Report format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub report: Format,
+    /// Budgets of the reference run.
+    #[command(flatten)]
+    pub budgets: Budgets,
+}
+
+fn located(t: &LoadedTrace, e: sim_vulkan::ReplayError) -> CliError {
+    match e {
+        sim_vulkan::ReplayError::Workload(w) => Box::new(t.locate_engine_error(&w)) as CliError,
+        other => Box::new(other),
+    }
+}
+
+/// Runs `gpusim replay ...`.
+pub fn run(args: ReplayArgs) -> Result<ExitCode, CliError> {
+    let limits = args.budgets.limits()?;
+    let t = sim_core::trace::load(&args.trace).map_err(|e: TraceError| Box::new(e) as CliError)?;
+    let options = ReplayOptions { device: args.device.clone(), validate: args.validate, iterations: args.iterations, limits };
+    let r = sim_vulkan::replay(&t.workload, &options).map_err(|e| located(&t, e))?;
+    match args.report {
+        Format::Json => super::print_out(&format!("{}\n", serde_json::to_string_pretty(&super::replay_report::json(&t, &r))?))?,
+        Format::Text => super::print_out(&super::replay_report::text(&t, &r))?,
+    }
+    Ok(ExitCode::from(u8::from(r.found_something())))
+}
+

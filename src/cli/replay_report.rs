@@ -1,0 +1,118 @@
+//! The replay report: the run report's shape, with the device, the iterations and the
+//! validation layer's findings.
+
+use std::fmt::Write as _;
+
+use sim_core::trace::LoadedTrace;
+use sim_vulkan::Replay;
+
+use super::report::{MAX_REPORTED_HOST_BYTES, writer_text};
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The JSON report.
+pub fn json(t: &LoadedTrace, r: &Replay) -> serde_json::Value {
+    let host_reads: Vec<serde_json::Value> = r
+        .observed
+        .host_reads
+        .iter()
+        .map(|h| {
+            let mut v = serde_json::json!({
+                "at": {"timeline": h.timeline},
+                "label": h.label,
+                "differing_bytes": h.differing_bytes,
+                "differing_iterations": h.differing_iterations,
+                "reference_meets_expectation": h.reference_meets_expectation,
+                "data_hex": hex(&h.data[..h.data.len().min(MAX_REPORTED_HOST_BYTES)]),
+            });
+            if h.data.len() > MAX_REPORTED_HOST_BYTES {
+                v["truncated"] = true.into();
+            }
+            if let Some((off, exp)) = &h.first_difference {
+                v["first_difference"] = serde_json::json!({"offset": off, "expected_write": exp});
+            }
+            v
+        })
+        .collect();
+    let memories: Vec<serde_json::Value> = r
+        .observed
+        .memories
+        .iter()
+        .filter(|m| m.differing_iterations > 0)
+        .map(|m| {
+            let mut v = serde_json::json!({"memory": m.memory, "differing_bytes": m.differing_bytes, "differing_iterations": m.differing_iterations});
+            if let Some((off, exp)) = &m.first_difference {
+                v["first_difference"] = serde_json::json!({"offset": off, "expected_write": exp});
+            }
+            v
+        })
+        .collect();
+    let corrupted_bytes: u64 = r.observed.memories.iter().map(|m| m.differing_bytes).sum();
+    serde_json::json!({
+        "gpusim_report": 1,
+        "trace": t.name,
+        "replay": {"device": r.device, "validation_layer": r.layer},
+        "iterations": r.observed.iterations,
+        "iterations_with_corruption": r.observed.iterations_with_corruption,
+        "corruption": {"corrupted_bytes": corrupted_bytes, "memories": memories},
+        "hazards": r.hazards,
+        "validation_errors": r.validation_errors,
+        "host_reads": host_reads,
+        "notes": r.notes,
+    })
+}
+
+/// The text report.
+pub fn text(t: &LoadedTrace, r: &Replay) -> String {
+    let w = &t.workload;
+    let mut o = String::new();
+    let d = &r.device;
+    let _ = writeln!(o, "gpusim replay: trace `{}` on {} ({} {}, Vulkan {})", t.name, d.name, d.driver, d.driver_info, d.api_version);
+    let _ = writeln!(o, "iterations: {}, {} differ from the reference run", r.observed.iterations, r.observed.iterations_with_corruption);
+    for n in &r.notes {
+        let _ = writeln!(o, "note: {n}");
+    }
+    let _ = writeln!(o);
+    for h in &r.observed.host_reads {
+        if h.differing_iterations == 0 {
+            let _ = writeln!(o, "Host read `{}` (timeline[{}]): {} bytes, same as the reference run in every iteration.", h.label, h.timeline, h.size);
+        } else {
+            let _ = write!(o, "Host read `{}` (timeline[{}]): differs from the reference run in {} iteration(s); first: {} of {} bytes", h.label, h.timeline, h.differing_iterations, h.differing_bytes, h.size);
+            if let Some((off, exp)) = &h.first_difference {
+                let _ = write!(o, ", from offset {off}, where the reference run read {}", writer_text(w, exp));
+            }
+            let _ = writeln!(o, ".");
+        }
+    }
+    for m in r.observed.memories.iter().filter(|m| m.differing_iterations > 0) {
+        let _ = write!(o, "Memory `{}` at the end: differs in {} iteration(s); first: {} bytes", m.memory, m.differing_iterations, m.differing_bytes);
+        if let Some((off, exp)) = &m.first_difference {
+            let _ = write!(o, ", from offset {off}, where the reference run left {}", writer_text(w, exp));
+        }
+        let _ = writeln!(o, ".");
+    }
+    if r.observed.iterations_with_corruption == 0 {
+        let _ = writeln!(o, "No corruption: every host read and final memory match the reference run.");
+    }
+    if let Some(layer) = &r.layer {
+        let _ = writeln!(o);
+        let _ = writeln!(o, "{layer}, synchronization validation with its queue-submit checks:");
+        if r.hazards.is_empty() {
+            let _ = writeln!(o, "Validation layer: no synchronization hazard.");
+        } else {
+            let _ = writeln!(o, "Validation layer: {} synchronization hazard(s):", r.hazards.len());
+            for h in &r.hazards {
+                let _ = writeln!(o, "  {}", h.summary());
+            }
+        }
+        if !r.validation_errors.is_empty() {
+            let _ = writeln!(o, "Validation layer: {} other error(s) — the trace is not valid Vulkan as written:", r.validation_errors.len());
+            for e in &r.validation_errors {
+                let _ = writeln!(o, "  {}", e.summary());
+            }
+        }
+    }
+    o
+}
