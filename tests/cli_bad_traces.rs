@@ -439,6 +439,22 @@ fn accesses_no_stage_of_the_barrier_performs() {
             ),
             vec!["commands[1].buffer_memory_barriers[0].dst_access_mask", "vkCmdWaitEvents: VUID-vkCmdWaitEvents-pBufferMemoryBarriers-02818: dst_access_mask has HOST_READ"],
         ),
+        // The synchronization1 shape has 32-bit masks: synchronization2-only bits have no place in it.
+        (
+            "sync1-storage-write-bit",
+            with_timeline(r#"{"cmd": "pipeline_barrier", "src_stage_mask": "COMPUTE_SHADER", "dst_stage_mask": "TRANSFER", "memory_barriers": [{"src_access_mask": "SHADER_STORAGE_WRITE", "dst_access_mask": "TRANSFER_READ"}]}"#, SUBMIT),
+            vec!["commands[0].memory_barriers[0].src_access_mask", "vkCmdPipelineBarrier takes VkAccessFlags (32 bits): SHADER_STORAGE_WRITE exists only in synchronization2"],
+        ),
+        (
+            "sync1-copy-stage",
+            with_timeline(r#"{"cmd": "pipeline_barrier", "src_stage_mask": "COPY", "dst_stage_mask": "COMPUTE_SHADER"}"#, SUBMIT),
+            vec!["commands[0].src_stage_mask", "vkCmdPipelineBarrier takes VkPipelineStageFlags (32 bits): COPY exists only in synchronization2"],
+        ),
+        (
+            "sync1-set-event-clear-stage",
+            with_timeline(r#"{"cmd": "set_event", "event": "e0", "stage_mask": "CLEAR"}"#, SUBMIT),
+            vec!["commands[0].stage_mask", "vkCmdSetEvent takes VkPipelineStageFlags (32 bits): CLEAR exists only in synchronization2"],
+        ),
     ];
     let failures: Vec<String> = cases.iter().filter_map(|(n, t, f)| run_bad(n, t, f).err()).collect();
     assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), cases.len(), failures.join("\n"));
@@ -465,8 +481,8 @@ fn events_waited_on_another_queue() {
   "buffers": [{{"id": "A", "memory": "dev", "size": 4096}}],
   "events": ["e0"], "fences": ["f0", "f1"],
   "command_buffers": [
-    {{"id": "setter", "commands": [{FILL}, {{"cmd": "set_event", "event": "e0", "stage_mask": "CLEAR"}}]}},
-    {{"id": "waiter", "commands": [{{"cmd": "wait_events", "events": ["e0"], "src_stage_mask": "CLEAR", "dst_stage_mask": "TRANSFER",
+    {{"id": "setter", "commands": [{FILL}, {{"cmd": "set_event", "event": "e0", "stage_mask": "TRANSFER"}}]}},
+    {{"id": "waiter", "commands": [{{"cmd": "wait_events", "events": ["e0"], "src_stage_mask": "TRANSFER", "dst_stage_mask": "TRANSFER",
       "memory_barriers": [{{"src_access_mask": "TRANSFER_WRITE", "dst_access_mask": "TRANSFER_WRITE"}}]}}, {FILL}]}}
   ],
   "timeline": [{timeline}]

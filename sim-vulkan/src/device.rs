@@ -10,6 +10,10 @@ use sim_core::engine::{Command, HostOp, Workload};
 use crate::error::{ReplayError, VkContext};
 use crate::layer::{self, Capture};
 
+/// The environment variable naming the Vulkan loader library to open instead of the system's
+/// `libvulkan.so.1` (a machine with a driver but no loader installed, or a loader to test).
+pub const LOADER_VARIABLE: &str = "GPUSIM_VULKAN_LOADER";
+
 /// The device a replay ran on, as the report names it.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct DeviceInfo {
@@ -102,7 +106,11 @@ impl Session {
     pub fn open(w: &Workload, device: Option<&str>, validate: bool) -> Result<Session, ReplayError> {
         // SAFETY: loading the system's Vulkan loader; its initializers are trusted like any
         // library's.
-        let entry = unsafe { ash::Entry::load() }.map_err(|e| ReplayError::NoLoader(e.to_string()))?;
+        let entry = match std::env::var_os(LOADER_VARIABLE) {
+            // SAFETY: as above, a loader the user named.
+            Some(path) => unsafe { ash::Entry::load_from(&path) }.map_err(|e| ReplayError::NoLoader(format!("{LOADER_VARIABLE}={}: {e}", path.to_string_lossy())))?,
+            None => unsafe { ash::Entry::load() }.map_err(|e| ReplayError::NoLoader(e.to_string()))?,
+        };
         // SAFETY: plain queries of the loader.
         let layers = unsafe { entry.enumerate_instance_layer_properties() }.call("vkEnumerateInstanceLayerProperties")?;
         let extensions = unsafe { entry.enumerate_instance_extension_properties(None) }.call("vkEnumerateInstanceExtensionProperties")?;
