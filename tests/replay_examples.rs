@@ -1,0 +1,112 @@
+//! Every example trace against the table in `docs/REPLAY.md`: the built-in profiles on which
+//! `gpusim run` finds corruption, and the hazards the validation layer reports when the trace is
+//! replayed on a real driver; on lavapipe (in order, coherent) the device's bytes must equal the
+//! reference run's in every iteration.
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+const PROFILES: [&str; 3] = ["seed-l2", "seed-vram", "ideal"];
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn examples() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("examples/traces"))
+        .expect("examples")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json") && !p.to_string_lossy().ends_with(".expect.json"))
+        .collect();
+    v.sort();
+    v
+}
+
+/// The table's rows: example name -> (gpusim column, layer column).
+fn table() -> BTreeMap<String, (String, String)> {
+    let doc = std::fs::read_to_string(root().join("docs/REPLAY.md")).expect("docs/REPLAY.md");
+    let mut rows = BTreeMap::new();
+    let section = doc.lines().skip_while(|l| !l.starts_with("| example |")).take_while(|l| !l.is_empty());
+    for line in section.filter(|l| l.starts_with("| `")) {
+        let cells: Vec<&str> = line.split(" | ").collect();
+        let name = cells[0].trim_start_matches("| `").trim_end_matches('`').to_string();
+        assert!(rows.insert(name.clone(), (cells[1].to_string(), cells[2].to_string())).is_none(), "{name} is in the table twice");
+    }
+    rows
+}
+
+fn stem(p: &Path) -> String {
+    p.file_stem().expect("stem").to_string_lossy().into_owned()
+}
+
+#[test]
+fn the_table_lists_every_example_with_gpusims_verdicts() {
+    let rows = table();
+    let names: Vec<String> = examples().iter().map(|p| stem(p)).collect();
+    assert_eq!(rows.keys().cloned().collect::<Vec<_>>(), names, "docs/REPLAY.md's table and examples/traces differ");
+    for t in examples() {
+        let corrupt: Vec<&str> = PROFILES
+            .iter()
+            .copied()
+            .filter(|p| {
+                let out = Command::new(env!("CARGO_BIN_EXE_gpusim")).args(["run", "--profile", p]).arg(&t).output().expect("run gpusim");
+                assert!(out.status.code().is_some_and(|c| c < 2), "{}: {}", t.display(), String::from_utf8_lossy(&out.stderr));
+                out.status.code() == Some(1)
+            })
+            .collect();
+        let cell = if corrupt.is_empty() { "—".to_string() } else { corrupt.join(", ") };
+        assert_eq!(rows[&stem(&t)].0, cell, "{}: gpusim column", t.display());
+    }
+}
+
+/// The layer's hazards as the table writes them: `RAW cb0[2]; WAW cb0[3..66]`.
+fn layer_cell(report: &Value) -> String {
+    let short = |id: &str| match id {
+        "SYNC-HAZARD-READ-AFTER-WRITE" => "RAW".to_string(),
+        "SYNC-HAZARD-WRITE-AFTER-READ" => "WAR".to_string(),
+        "SYNC-HAZARD-WRITE-AFTER-WRITE" => "WAW".to_string(),
+        other => other.to_string(),
+    };
+    // Runs of one id on consecutive commands of one command buffer are written as a range.
+    let mut runs: Vec<(String, String, u64, u64)> = Vec::new();
+    for h in report["hazards"].as_array().expect("hazards") {
+        let (id, cb, k) = (short(h["id"].as_str().expect("id")), h["at"]["command_buffer"].as_str().expect("cb").to_string(), h["at"]["command"].as_u64().expect("command"));
+        match runs.last_mut() {
+            Some(r) if r.0 == id && r.1 == cb && r.3 + 1 == k => r.3 = k,
+            _ => runs.push((id, cb, k, k)),
+        }
+    }
+    if runs.is_empty() {
+        return "—".into();
+    }
+    runs.iter().map(|(id, cb, a, b)| if a == b { format!("{id} {cb}[{a}]") } else { format!("{id} {cb}[{a}..{b}]") }).collect::<Vec<_>>().join("; ")
+}
+
+#[test]
+fn every_example_replays_under_the_layer_as_the_table_says() {
+    if let Some(reason) = support::vulkan::unavailable() {
+        support::vulkan::skip("every_example_replays_under_the_layer_as_the_table_says", &reason);
+        return;
+    }
+    let rows = table();
+    for t in examples() {
+        let out = Command::new(env!("CARGO_BIN_EXE_gpusim")).args(["replay", "--validate", "--iterations", "2", "--report", "json"]).arg(&t).output().expect("run gpusim");
+        assert!(out.status.code().is_some_and(|c| c < 2), "{}: {}", t.display(), String::from_utf8_lossy(&out.stderr));
+        let r: Value = serde_json::from_slice(&out.stdout).expect("json report");
+        assert_eq!(r["iterations"], 2);
+        assert_eq!(rows[&stem(&t)].1, layer_cell(&r), "{}: layer column", t.display());
+        assert_eq!(r["validation_errors"].as_array().map(Vec::len), Some(0), "{}: {}", t.display(), r["validation_errors"]);
+        if r["replay"]["device"]["driver"] == "llvmpipe" {
+            // In order and coherent: what the device read is what the reference run read.
+            assert_eq!(r["iterations_with_corruption"], 0, "{}: {}", t.display(), r["corruption"]);
+            for h in r["host_reads"].as_array().expect("host reads") {
+                assert_eq!(h["differing_iterations"], 0, "{}: {h}", t.display());
+            }
+        }
+    }
+}
