@@ -143,7 +143,13 @@ impl Session {
             info = info.push_next(&mut features);
         }
         // SAFETY: every pointer in `info` outlives the call.
-        let instance = unsafe { entry.create_instance(&info, None) }.call("vkCreateInstance")?;
+        let instance = match unsafe { entry.create_instance(&info, None) } {
+            Ok(i) => i,
+            // The loader found no driver at all.
+            Err(vk::Result::ERROR_INCOMPATIBLE_DRIVER) => return Err(ReplayError::NoDevice),
+            Err(vk::Result::ERROR_LAYER_NOT_PRESENT) => return Err(ReplayError::NoLayer),
+            Err(e) => return Err(ReplayError::Vulkan { call: "vkCreateInstance", result: e, at: None }),
+        };
         let mut session = Self::with_instance(entry, instance, has_debug_utils, validate, w, device)?;
         session.layer = layer_version;
         Ok(session)
@@ -357,14 +363,51 @@ impl Session {
     /// The index of a memory type with at least `wanted` properties among `allowed` types,
     /// preferring the type with the fewest extra properties.
     pub(crate) fn memory_type(&self, allowed: u32, wanted: vk::MemoryPropertyFlags) -> Option<u32> {
-        (0..self.memory.memory_type_count)
-            .filter(|&i| allowed & (1 << i) != 0 && self.memory.memory_types[i as usize].property_flags.contains(wanted))
-            .min_by_key(|&i| (self.memory.memory_types[i as usize].property_flags & !wanted).as_raw().count_ones())
+        pick_memory_type(&self.memory, allowed, wanted)
     }
 
     /// The property flags of memory type `i`.
     pub(crate) fn memory_type_flags(&self, i: u32) -> vk::MemoryPropertyFlags {
         self.memory.memory_types[i as usize].property_flags
+    }
+}
+
+/// The index of a memory type of `memory` among the `allowed` bits (VkMemoryRequirements'
+/// memoryTypeBits) whose properties include `wanted`: the one with the fewest extra properties,
+/// the lowest index among equals (Vulkan orders types by preference).
+pub fn pick_memory_type(memory: &vk::PhysicalDeviceMemoryProperties, allowed: u32, wanted: vk::MemoryPropertyFlags) -> Option<u32> {
+    (0..memory.memory_type_count.min(vk::MAX_MEMORY_TYPES as u32))
+        .filter(|&i| allowed & (1 << i) != 0 && memory.memory_types[i as usize].property_flags.contains(wanted))
+        .min_by_key(|&i| (memory.memory_types[i as usize].property_flags & !wanted).as_raw().count_ones())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn memory(types: &[vk::MemoryPropertyFlags]) -> vk::PhysicalDeviceMemoryProperties {
+        let mut m = vk::PhysicalDeviceMemoryProperties { memory_type_count: types.len() as u32, ..Default::default() };
+        for (i, &f) in types.iter().enumerate() {
+            m.memory_types[i] = vk::MemoryType { property_flags: f, heap_index: 0 };
+        }
+        m
+    }
+
+    #[test]
+    fn memory_types_are_picked_by_their_properties() {
+        use vk::MemoryPropertyFlags as M;
+        // A discrete GPU's usual types: VRAM, host-coherent system memory, host-cached system memory.
+        let m = memory(&[M::DEVICE_LOCAL, M::HOST_VISIBLE | M::HOST_COHERENT, M::HOST_VISIBLE | M::HOST_COHERENT | M::HOST_CACHED]);
+        assert_eq!(pick_memory_type(&m, !0, M::DEVICE_LOCAL), Some(0));
+        assert_eq!(pick_memory_type(&m, !0, M::HOST_VISIBLE), Some(1), "the fewest extra properties");
+        assert_eq!(pick_memory_type(&m, !0, M::HOST_VISIBLE | M::HOST_CACHED), Some(2));
+        assert_eq!(pick_memory_type(&m, 0b001, M::HOST_VISIBLE), None, "a buffer that allows only VRAM");
+        assert_eq!(pick_memory_type(&m, !0, M::DEVICE_LOCAL | M::HOST_VISIBLE), None, "no such type: the replay refuses the trace");
+        // lavapipe: one type with everything.
+        let all = M::DEVICE_LOCAL | M::HOST_VISIBLE | M::HOST_COHERENT | M::HOST_CACHED;
+        let l = memory(&[all]);
+        assert_eq!(pick_memory_type(&l, !0, M::HOST_VISIBLE), Some(0));
+        assert_eq!(pick_memory_type(&l, !0, M::empty()), Some(0));
     }
 }
 
