@@ -174,7 +174,7 @@ fn cli_synopsis_matches_help() {
         }
     }
     let names: Vec<&str> = per_command.iter().map(|(c, _)| c.as_str()).collect();
-    assert_eq!(names, ["demo", "run", "graph", "profile"], "{synopsis}");
+    assert_eq!(names, ["demo", "run", "graph", "profile", "replay"], "{synopsis}");
     for (command, mut shown) in per_command {
         let help_args: Vec<&str> = if command == "profile" { vec!["profile", "show", "--help"] } else { vec![command.as_str(), "--help"] };
         let help = String::from_utf8(gpusim_in(root(), &help_args).stdout).unwrap();

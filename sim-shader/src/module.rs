@@ -22,8 +22,8 @@ pub struct Module {
 enum SpirvSource {
     /// A SPIR-V module as given (little-endian words).
     Given(Vec<u32>),
-    /// WGSL or GLSL, parsed and validated.
-    Ir(naga::Module, naga::valid::ModuleInfo),
+    /// WGSL or GLSL, parsed and validated (boxed: an IR is far larger than a vector).
+    Ir(Box<(naga::Module, naga::valid::ModuleInfo)>),
 }
 
 /// The largest shader source, WGSL or GLSL text or a SPIR-V binary, in bytes. naga's front ends
@@ -303,7 +303,7 @@ impl Module {
         }
         let source = Arc::new(match spirv {
             Some(words) => SpirvSource::Given(words),
-            None => SpirvSource::Ir(module, info),
+            None => SpirvSource::Ir(Box::new((module, info))),
         });
         Ok(Module { name: name.to_string(), programs, source })
     }
@@ -344,7 +344,8 @@ impl ComputePipeline {
     pub fn spirv(&self) -> Result<Vec<u32>, ShaderError> {
         match &*self.source {
             SpirvSource::Given(words) => Ok(words.clone()),
-            SpirvSource::Ir(module, info) => {
+            SpirvSource::Ir(ir) => {
+                let (module, info) = &**ir;
                 let options = naga::back::spv::Options { lang_version: (1, 3), ..naga::back::spv::Options::default() };
                 let pipeline = naga::back::spv::PipelineOptions { shader_stage: naga::ShaderStage::Compute, entry_point: self.prog.entry_point.clone() };
                 naga::back::spv::write_vec(module, info, &options, Some(&pipeline))

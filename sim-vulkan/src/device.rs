@@ -75,15 +75,25 @@ fn c_str(chars: &[std::ffi::c_char]) -> String {
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
-/// What a trace queue needs of its device queue: compute when a command buffer submitted to it
-/// dispatches, transfer otherwise.
-fn queue_needs(w: &Workload) -> Vec<vk::QueueFlags> {
-    let mut needs = vec![vk::QueueFlags::TRANSFER; w.queues.len()];
+/// What each trace queue needs of its device queue (compute when a command buffer submitted to
+/// it dispatches, transfer otherwise), and the flags its family was declared with.
+fn queue_needs(w: &Workload) -> Vec<(vk::QueueFlags, vk::QueueFlags)> {
+    let declared = |q: usize| {
+        let f = w.queue_flags.get(q).copied().unwrap_or(sim_core::engine::QueueFlags::ALL);
+        let mut v = vk::QueueFlags::empty();
+        for (on, bit) in [(f.graphics, vk::QueueFlags::GRAPHICS), (f.compute, vk::QueueFlags::COMPUTE), (f.transfer, vk::QueueFlags::TRANSFER)] {
+            if on {
+                v |= bit;
+            }
+        }
+        v
+    };
+    let mut needs: Vec<(vk::QueueFlags, vk::QueueFlags)> = (0..w.queues.len()).map(|q| (vk::QueueFlags::TRANSFER, declared(q))).collect();
     for op in &w.timeline {
         if let HostOp::QueueSubmit { queue, batches, .. } = op {
             let dispatches = batches.iter().flat_map(|b| &b.command_buffers).any(|&cb| w.command_buffers[cb].commands.iter().any(|c| matches!(c, Command::Dispatch { .. })));
             if dispatches && *queue < needs.len() {
-                needs[*queue] = vk::QueueFlags::COMPUTE;
+                needs[*queue].0 = vk::QueueFlags::COMPUTE;
             }
         }
     }
@@ -98,6 +108,56 @@ fn family_can(flags: vk::QueueFlags, need: vk::QueueFlags) -> bool {
     } else {
         flags.contains(need)
     }
+}
+
+/// How far a family's flags are from a trace queue's declared ones (0: the same three bits), so
+/// that a queue declared TRANSFER goes to a dedicated transfer family where there is one, as an
+/// application's would.
+fn distance(flags: vk::QueueFlags, declared: vk::QueueFlags) -> u32 {
+    let three = vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE | vk::QueueFlags::TRANSFER;
+    // A graphics or compute family takes transfers without saying so.
+    let mut f = flags & three;
+    if f.intersects(vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE) {
+        f |= vk::QueueFlags::TRANSFER;
+    }
+    (f ^ (declared & three)).as_raw().count_ones()
+}
+
+/// Device queue `(family, index)` for each trace queue, and how many queues of each family to
+/// create. `families` are the device's (flags, queue count); `needs` each trace queue's (what
+/// its commands need, its declared flags). Each trace queue gets its own device queue while
+/// there are any, on a family that can run its commands, the one closest to its declared flags
+/// first (a queue declared without flags: a graphics-and-compute family, as applications use
+/// them); then trace queues share one, in order, with a note.
+#[allow(clippy::type_complexity)]
+fn assign_queues(families: &[(vk::QueueFlags, u32)], needs: &[(vk::QueueFlags, vk::QueueFlags)], names: &[String], notes: &mut Vec<String>) -> Result<(Vec<(u32, u32)>, Vec<u32>), ReplayError> {
+    let mut used = vec![0u32; families.len()];
+    let mut slots: Vec<(u32, u32)> = Vec::new();
+    for (q, &(need, declared)) in needs.iter().enumerate() {
+        let mut order: Vec<usize> = (0..families.len()).collect();
+        order.sort_by_key(|&f| (distance(families[f].0, declared), f));
+        let fresh = order.iter().copied().find(|&f| family_can(families[f].0, need) && used[f] < families[f].1);
+        let slot = match fresh {
+            Some(f) => {
+                used[f] += 1;
+                (f as u32, used[f] - 1)
+            }
+            None => {
+                let shared = (0..q).find(|&p| family_can(families[slots[p].0 as usize].0, need)).map(|p| slots[p]);
+                let Some(s) = shared.or_else(|| order.iter().copied().find(|&f| family_can(families[f].0, need)).map(|f| (f as u32, 0))) else {
+                    return Err(ReplayError::Unsupported { at: format!("queues[{}]", names[q]), message: format!("the device has no queue family with {need:?}") });
+                };
+                used[s.0 as usize] = used[s.0 as usize].max(1);
+                notes.push(format!(
+                    "the device has fewer queues than the trace: trace queue `{}` shares device queue family {} index {} with an earlier trace queue, so their submissions run in host order",
+                    names[q], s.0, s.1
+                ));
+                s
+            }
+        };
+        slots.push(slot);
+    }
+    Ok((slots, used))
 }
 
 impl Session {
@@ -296,37 +356,11 @@ impl Session {
         // SAFETY: plain query.
         let families = unsafe { instance.get_physical_device_queue_family_properties(physical) };
         // Each trace queue gets its own device queue while there are any, on a family that can
-        // run its commands (graphics-and-compute families first, as applications use them);
-        // then queues are shared, in order.
-        let needs = queue_needs(w);
-        let mut used = vec![0u32; families.len()];
-        let mut order: Vec<usize> = (0..families.len()).collect();
-        order.sort_by_key(|&f| (!families[f].queue_flags.contains(vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE), f));
-        let mut slots: Vec<(u32, u32)> = Vec::new();
-        for (q, need) in needs.iter().enumerate() {
-            let fresh = order.iter().copied().find(|&f| family_can(families[f].queue_flags, *need) && used[f] < families[f].queue_count);
-            let slot = match fresh {
-                Some(f) => {
-                    used[f] += 1;
-                    (f as u32, used[f] - 1)
-                }
-                None => {
-                    let shared = (0..q).find(|&p| family_can(families[slots[p].0 as usize].queue_flags, *need)).map(|p| slots[p]);
-                    let Some(s) = shared.or_else(|| order.iter().copied().find(|&f| family_can(families[f].queue_flags, *need)).map(|f| (f as u32, 0))) else {
-                        return Err(ReplayError::Unsupported { at: format!("queues[{}]", w.queues[q]), message: format!("the device has no queue family with {need:?}") });
-                    };
-                    if used[s.0 as usize] == 0 {
-                        used[s.0 as usize] = 1;
-                    }
-                    notes.push(format!(
-                        "the device has fewer queues than the trace: trace queue `{}` shares device queue family {} index {} with an earlier trace queue, so their submissions run in host order",
-                        w.queues[q], s.0, s.1
-                    ));
-                    s
-                }
-            };
-            slots.push(slot);
-        }
+        // run its commands, the one closest to its declared flags first (a queue declared
+        // without flags: a graphics-and-compute family, as applications use them); then queues
+        // are shared, in order.
+        let flags: Vec<(vk::QueueFlags, u32)> = families.iter().map(|f| (f.queue_flags, f.queue_count)).collect();
+        let (slots, used) = assign_queues(&flags, &queue_needs(w), &w.queues, &mut notes)?;
         let priorities: Vec<Vec<f32>> = used.iter().map(|&n| vec![1.0; n as usize]).collect();
         let queue_infos: Vec<vk::DeviceQueueCreateInfo> = used
             .iter()
@@ -381,6 +415,23 @@ pub fn pick_memory_type(memory: &vk::PhysicalDeviceMemoryProperties, allowed: u3
         .min_by_key(|&i| (memory.memory_types[i as usize].property_flags & !wanted).as_raw().count_ones())
 }
 
+impl Drop for Session {
+    fn drop(&mut self) {
+        // SAFETY: every object made from the device is destroyed before the Session (Replay
+        // holds a borrow of it); the messenger goes before the instance, the capture after.
+        unsafe {
+            let _ = self.device.device_wait_idle();
+            self.device.destroy_device(None);
+            if let Some(d) = &self.debug_instance
+                && self.messenger != vk::DebugUtilsMessengerEXT::null()
+            {
+                d.destroy_debug_utils_messenger(self.messenger, None);
+            }
+            self.instance.destroy_instance(None);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -391,6 +442,32 @@ mod tests {
             m.memory_types[i] = vk::MemoryType { property_flags: f, heap_index: 0 };
         }
         m
+    }
+
+    #[test]
+    fn trace_queues_go_to_the_closest_family() {
+        use vk::QueueFlags as Q;
+        let names: Vec<String> = ["gfx", "copy", "async", "plain"].iter().map(|s| s.to_string()).collect();
+        // A discrete GPU: one graphics family of 1 queue, a transfer family, a compute family.
+        let families = [(Q::GRAPHICS | Q::COMPUTE | Q::TRANSFER, 1), (Q::TRANSFER, 2), (Q::COMPUTE | Q::TRANSFER, 4)];
+        let needs = [
+            (Q::COMPUTE, Q::GRAPHICS | Q::COMPUTE | Q::TRANSFER),
+            (Q::TRANSFER, Q::TRANSFER),
+            (Q::COMPUTE, Q::COMPUTE),
+            (Q::COMPUTE, Q::GRAPHICS | Q::COMPUTE | Q::TRANSFER),
+        ];
+        let mut notes = Vec::new();
+        let (slots, used) = assign_queues(&families, &needs, &names, &mut notes).unwrap();
+        // The fourth wants the graphics family, which is full: the next closest that computes.
+        assert_eq!(slots, vec![(0, 0), (1, 0), (2, 0), (2, 1)]);
+        assert_eq!(used, vec![1, 1, 2]);
+        assert!(notes.is_empty());
+        // lavapipe: one queue for everything; the second trace queue shares it, with a note.
+        let (slots, used) = assign_queues(&[(Q::GRAPHICS | Q::COMPUTE | Q::TRANSFER, 1)], &needs[..2], &names, &mut notes).unwrap();
+        assert_eq!((slots, used), (vec![(0, 0), (0, 0)], vec![1]));
+        assert!(notes[0].contains("`copy` shares device queue family 0 index 0"), "{notes:?}");
+        // A dispatching queue on a device whose only family copies: refused.
+        assert!(assign_queues(&[(Q::TRANSFER, 1)], &needs[..1], &names, &mut Vec::new()).is_err());
     }
 
     #[test]
@@ -408,22 +485,5 @@ mod tests {
         let l = memory(&[all]);
         assert_eq!(pick_memory_type(&l, !0, M::HOST_VISIBLE), Some(0));
         assert_eq!(pick_memory_type(&l, !0, M::empty()), Some(0));
-    }
-}
-
-impl Drop for Session {
-    fn drop(&mut self) {
-        // SAFETY: every object made from the device is destroyed before the Session (Replay
-        // holds a borrow of it); the messenger goes before the instance, the capture after.
-        unsafe {
-            let _ = self.device.device_wait_idle();
-            self.device.destroy_device(None);
-            if let Some(d) = &self.debug_instance
-                && self.messenger != vk::DebugUtilsMessengerEXT::null()
-            {
-                d.destroy_debug_utils_messenger(self.messenger, None);
-            }
-            self.instance.destroy_instance(None);
-        }
     }
 }

@@ -127,6 +127,8 @@ impl<'s> Objects<'s> {
         let d = &self.s.device;
         self.buffers = vec![vk::Buffer::null(); w.buffers.len()];
         let mut staging_size = 0u64;
+        // (asked properties, type chosen) -> memory objects: one note for each.
+        let mut extra_properties: BTreeMap<(u32, u32), Vec<String>> = BTreeMap::new();
         for (m, desc) in w.memories.iter().enumerate() {
             let at = format!("memory[{}]", desc.name);
             let wanted = properties(&desc.properties);
@@ -161,12 +163,7 @@ impl<'s> Objects<'s> {
             };
             let flags = self.s.memory_type_flags(t);
             if flags != wanted {
-                let extra = flags & !wanted;
-                let mut note = format!("memory `{}` asks for {}; the device's memory type {t} also has {}", desc.name, flag_names(wanted), flag_names(extra));
-                if extra.contains(vk::MemoryPropertyFlags::HOST_COHERENT) {
-                    note.push_str(" (so a missing flush or invalidate cannot show on this device)");
-                }
-                notes.push(note);
+                extra_properties.entry((wanted.as_raw(), t)).or_default().push(format!("`{}`", desc.name));
             }
             let info = vk::MemoryAllocateInfo::default().allocation_size(end).memory_type_index(t);
             // SAFETY: valid allocate info; freed in Drop.
@@ -186,6 +183,16 @@ impl<'s> Objects<'s> {
             } else {
                 staging_size = staging_size.max(desc.size);
             }
+        }
+        for ((wanted, t), names) in extra_properties {
+            let wanted = vk::MemoryPropertyFlags::from_raw(wanted);
+            let extra = self.s.memory_type_flags(t) & !wanted;
+            let (who, verb) = if names.len() == 1 { ("memory", "asks") } else { ("memories", "ask") };
+            let mut note = format!("{who} {} {verb} for {}; the device's memory type {t} also has {}", names.join(", "), flag_names(wanted), flag_names(extra));
+            if wanted.contains(vk::MemoryPropertyFlags::HOST_VISIBLE) && extra.contains(vk::MemoryPropertyFlags::HOST_COHERENT) {
+                note.push_str(" (so a missing flush or invalidate cannot show on this device)");
+            }
+            notes.push(note);
         }
         if staging_size > 0 {
             self.make_staging(staging_size)?;

@@ -9,7 +9,9 @@ use sim_core::trace::{LoadedTrace, TraceError};
 use sim_vulkan::ReplayOptions;
 
 use super::CliError;
-use super::run::{Budgets, Format};
+use sim_core::engine::RunLimits;
+
+use super::run::Format;
 
 /// Arguments of `gpusim replay`.
 #[derive(Args, Debug)]
@@ -30,9 +32,14 @@ pub struct ReplayArgs {
     /// Report format.
     #[arg(long, value_enum, default_value = "text")]
     pub report: Format,
-    /// Budgets of the reference run.
-    #[command(flatten)]
-    pub budgets: Budgets,
+    /// Stop the reference run (which the device's bytes are compared with) past this many
+    /// shader instructions, summed over subgroups.
+    #[arg(long, default_value_t = RunLimits::default().max_instructions)]
+    pub max_instructions: u64,
+    /// Refuse a trace whose transfer commands move more than this many bytes over all their
+    /// submissions.
+    #[arg(long, default_value_t = RunLimits::default().max_transfer_bytes)]
+    pub max_transfer_bytes: u64,
 }
 
 fn located(t: &LoadedTrace, e: sim_vulkan::ReplayError) -> CliError {
@@ -44,7 +51,8 @@ fn located(t: &LoadedTrace, e: sim_vulkan::ReplayError) -> CliError {
 
 /// Runs `gpusim replay ...`.
 pub fn run(args: ReplayArgs) -> Result<ExitCode, CliError> {
-    let limits = args.budgets.limits()?;
+    let limits = RunLimits { max_instructions: args.max_instructions, max_transfer_bytes: args.max_transfer_bytes, ..RunLimits::default() };
+    limits.validate().map_err(|(field, message)| format!("--{} {message}", field.replace('_', "-")))?;
     let t = sim_core::trace::load(&args.trace).map_err(|e: TraceError| Box::new(e) as CliError)?;
     let options = ReplayOptions { device: args.device.clone(), validate: args.validate, iterations: args.iterations, limits };
     let r = sim_vulkan::replay(&t.workload, &options).map_err(|e| located(&t, e))?;

@@ -97,20 +97,19 @@ pub fn text(t: &LoadedTrace, r: &Replay) -> String {
         let _ = writeln!(o, "No corruption: every host read and final memory match the reference run.");
     }
     if let Some(layer) = &r.layer {
-        let _ = writeln!(o);
-        let _ = writeln!(o, "{layer}, synchronization validation with its queue-submit checks:");
+        let _ = writeln!(o, "\n{layer} (synchronization validation, queue-submit checks on):");
         if r.hazards.is_empty() {
-            let _ = writeln!(o, "Validation layer: no synchronization hazard.");
+            let _ = writeln!(o, "  no synchronization hazard.");
         } else {
-            let _ = writeln!(o, "Validation layer: {} synchronization hazard(s):", r.hazards.len());
+            let _ = writeln!(o, "  {} synchronization hazard(s):", r.hazards.len());
             for h in &r.hazards {
-                let _ = writeln!(o, "  {}", h.summary());
+                let _ = writeln!(o, "  - {}", h.summary());
             }
         }
         if !r.validation_errors.is_empty() {
-            let _ = writeln!(o, "Validation layer: {} other error(s) — the trace is not valid Vulkan as written:", r.validation_errors.len());
+            let _ = writeln!(o, "  {} other message(s): the trace is not valid Vulkan as written:", r.validation_errors.len());
             for e in &r.validation_errors {
-                let _ = writeln!(o, "  {}", e.summary());
+                let _ = writeln!(o, "  - {}", e.summary());
             }
         }
     }

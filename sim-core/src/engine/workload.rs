@@ -369,6 +369,23 @@ pub struct MappedRange {
     pub size: Option<u64>,
 }
 
+/// What a queue's family was declared able to do (VkQueueFlags); a queue declared without
+/// flags can do everything.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QueueFlags {
+    /// VK_QUEUE_GRAPHICS_BIT.
+    pub graphics: bool,
+    /// VK_QUEUE_COMPUTE_BIT.
+    pub compute: bool,
+    /// VK_QUEUE_TRANSFER_BIT.
+    pub transfer: bool,
+}
+
+impl QueueFlags {
+    /// Graphics, compute and transfer: a queue declared without flags.
+    pub const ALL: QueueFlags = QueueFlags { graphics: true, compute: true, transfer: true };
+}
+
 /// A complete program for the simulated GPU.
 #[derive(Clone, Debug, Default)]
 pub struct Workload {
@@ -384,6 +401,10 @@ pub struct Workload {
     pub command_buffers: Vec<CommandBufferDesc>,
     /// Queue names (at least one).
     pub queues: Vec<String>,
+    /// The declared flags of each queue's family, by queue index; a queue past the end (or a
+    /// workload built without them) has [`QueueFlags::ALL`]. The engine runs every queue
+    /// alike; a real device's replay picks families by them.
+    pub queue_flags: Vec<QueueFlags>,
     /// Event names.
     pub events: Vec<String>,
     /// Binary semaphore names.

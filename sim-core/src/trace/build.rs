@@ -229,6 +229,7 @@ pub fn build(t: &schema::Trace, base: Option<&Path>, stem: &str) -> R<(Workload,
         }
         b.queues = ids(names.iter().map(String::as_str), "queues", "queue")?;
         b.w.queues = names;
+        b.w.queue_flags = b.queue_caps.iter().map(|c| crate::engine::QueueFlags { graphics: c.graphics, compute: c.compute, transfer: c.transfer }).collect();
     } else {
         b.queues = ids(["q0"].into_iter(), "queues", "queue")?;
         b.queue_caps.push(QueueCaps::ALL);
