@@ -19,7 +19,12 @@ pub fn unavailable() -> Option<String> {
     Some(reason)
 }
 
-/// Prints why a test is skipped.
+/// Prints why a test is skipped, straight to stderr (the test harness captures `eprintln!` of a
+/// passing test, and a skip must be seen).
 pub fn skip(test: &str, reason: &str) {
-    eprintln!("skipping {test}: Vulkan replay is not available here ({reason}); install libvulkan1, mesa-vulkan-drivers and vulkan-validationlayers to run it");
+    use std::io::Write as _;
+    let _ = writeln!(
+        std::io::stderr(),
+        "skipping {test}: Vulkan replay is not available here ({reason}); install libvulkan1, mesa-vulkan-drivers and vulkan-validationlayers to run it"
+    );
 }
