@@ -32,7 +32,7 @@ use sim_core::engine::{RunLimits, Workload};
 pub use device::{DeviceInfo, Session};
 pub use error::ReplayError;
 pub use hazards::{LayerHazard, ValidationError};
-pub use run::{HostReadReport, MemoryReport};
+pub use run::{Differences, HostReadReport, MemoryReport};
 
 /// The most iterations one replay may ask for.
 pub const MAX_ITERATIONS: u32 = 100_000;

@@ -30,13 +30,9 @@ pub struct HostReadReport {
     pub label: String,
     /// Bytes read.
     pub size: u64,
-    /// Iterations whose read differs from the reference run.
-    pub differing_iterations: u32,
-    /// Differing bytes in the first such iteration (0 when none differs).
-    pub differing_bytes: u64,
-    /// The first differing byte's offset in the memory object and the reference run's writer
-    /// of it.
-    pub first_difference: Option<(u64, Writer)>,
+    /// How its bytes differed from the reference run's.
+    #[serde(flatten)]
+    pub differences: Differences,
     /// Whether the reference run meets the trace's stated expectation (`None`: none stated).
     pub reference_meets_expectation: Option<bool>,
     /// The bytes the device gave in the first differing iteration (else the first).
@@ -49,12 +45,38 @@ pub struct HostReadReport {
 pub struct MemoryReport {
     /// The memory object's id.
     pub memory: String,
-    /// Iterations whose final contents differ from the reference run.
+    /// How its final contents differed from the reference run's.
+    #[serde(flatten)]
+    pub differences: Differences,
+}
+
+/// How one read, or one memory object's final contents, differed from the reference run over
+/// the iterations.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Differences {
+    /// Iterations in which some byte differed.
     pub differing_iterations: u32,
-    /// Differing bytes in the first such iteration.
+    /// Differing bytes in the first such iteration (0 when none differed).
     pub differing_bytes: u64,
-    /// The first differing byte's offset and the reference run's writer of it.
+    /// The first differing byte of that iteration: its offset in the memory object and the
+    /// reference run's writer of it.
     pub first_difference: Option<(u64, Writer)>,
+}
+
+impl Differences {
+    /// Counts one iteration's comparison (`n` differing bytes, the first of them); true when
+    /// it differed.
+    fn count(&mut self, n: u64, first: Option<(u64, Writer)>) -> bool {
+        if n == 0 {
+            return false;
+        }
+        if self.differing_iterations == 0 {
+            self.differing_bytes = n;
+            self.first_difference = first;
+        }
+        self.differing_iterations += 1;
+        true
+    }
 }
 
 /// What the replay observed.
@@ -351,9 +373,7 @@ impl<'o, 's> Runner<'o, 's> {
                     timeline: t,
                     label: label.clone(),
                     size: *size,
-                    differing_iterations: 0,
-                    differing_bytes: 0,
-                    first_difference: None,
+                    differences: Differences::default(),
                     reference_meets_expectation: expect.as_ref().map(|e| Some(&e[..]) == reference_bytes),
                     data: Vec::new(),
                 });
@@ -363,7 +383,7 @@ impl<'o, 's> Runner<'o, 's> {
             .memories
             .iter()
             .filter(|m| m.compare)
-            .map(|m| MemoryReport { memory: m.name.clone(), differing_iterations: 0, differing_bytes: 0, first_difference: None })
+            .map(|m| MemoryReport { memory: m.name.clone(), differences: Differences::default() })
             .collect();
         let mut corrupt = 0;
         for it in 0..iterations {
@@ -377,17 +397,10 @@ impl<'o, 's> Runner<'o, 's> {
                 let (Some(seen), Some(read)) = (reads.get(&h.timeline), reference.host_reads.get(&h.timeline)) else { continue };
                 let HostOp::HostRead { offset, .. } = &w.timeline[h.timeline] else { continue };
                 let (n, first) = compare(reference, read, seen, *offset);
-                if h.data.is_empty() || (n > 0 && h.differing_iterations == 0) {
+                if h.data.is_empty() || (n > 0 && h.differences.differing_iterations == 0) {
                     h.data = seen.clone();
                 }
-                if n > 0 {
-                    differs = true;
-                    if h.differing_iterations == 0 {
-                        h.differing_bytes = n;
-                        h.first_difference = first;
-                    }
-                    h.differing_iterations += 1;
-                }
+                differs |= h.differences.count(n, first);
             }
             let mut k = 0;
             for (m, desc) in w.memories.iter().enumerate() {
@@ -399,14 +412,7 @@ impl<'o, 's> Runner<'o, 's> {
                 let Some(Some(read)) = reference.memories.get(m) else { continue };
                 let seen = self.read_back(m)?;
                 let (n, first) = compare(reference, read, &seen, 0);
-                if n > 0 {
-                    differs = true;
-                    if report.differing_iterations == 0 {
-                        report.differing_bytes = n;
-                        report.first_difference = first;
-                    }
-                    report.differing_iterations += 1;
-                }
+                differs |= report.differences.count(n, first);
             }
             corrupt += u32::from(differs);
         }

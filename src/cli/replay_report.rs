@@ -22,15 +22,15 @@ pub fn json(t: &LoadedTrace, r: &Replay) -> serde_json::Value {
             let mut v = serde_json::json!({
                 "at": {"timeline": h.timeline},
                 "label": h.label,
-                "differing_bytes": h.differing_bytes,
-                "differing_iterations": h.differing_iterations,
+                "differing_bytes": h.differences.differing_bytes,
+                "differing_iterations": h.differences.differing_iterations,
                 "reference_meets_expectation": h.reference_meets_expectation,
                 "data_hex": hex(&h.data[..h.data.len().min(MAX_REPORTED_HOST_BYTES)]),
             });
             if h.data.len() > MAX_REPORTED_HOST_BYTES {
                 v["truncated"] = true.into();
             }
-            if let Some((off, exp)) = &h.first_difference {
+            if let Some((off, exp)) = &h.differences.first_difference {
                 v["first_difference"] = serde_json::json!({"offset": off, "expected_write": exp});
             }
             v
@@ -40,16 +40,16 @@ pub fn json(t: &LoadedTrace, r: &Replay) -> serde_json::Value {
         .observed
         .memories
         .iter()
-        .filter(|m| m.differing_iterations > 0)
+        .filter(|m| m.differences.differing_iterations > 0)
         .map(|m| {
-            let mut v = serde_json::json!({"memory": m.memory, "differing_bytes": m.differing_bytes, "differing_iterations": m.differing_iterations});
-            if let Some((off, exp)) = &m.first_difference {
+            let mut v = serde_json::json!({"memory": m.memory, "differing_bytes": m.differences.differing_bytes, "differing_iterations": m.differences.differing_iterations});
+            if let Some((off, exp)) = &m.differences.first_difference {
                 v["first_difference"] = serde_json::json!({"offset": off, "expected_write": exp});
             }
             v
         })
         .collect();
-    let corrupted_bytes: u64 = r.observed.memories.iter().map(|m| m.differing_bytes).sum();
+    let corrupted_bytes: u64 = r.observed.memories.iter().map(|m| m.differences.differing_bytes).sum();
     serde_json::json!({
         "gpusim_report": 1,
         "trace": t.name,
@@ -76,19 +76,19 @@ pub fn text(t: &LoadedTrace, r: &Replay) -> String {
     }
     let _ = writeln!(o);
     for h in &r.observed.host_reads {
-        if h.differing_iterations == 0 {
+        if h.differences.differing_iterations == 0 {
             let _ = writeln!(o, "Host read `{}` (timeline[{}]): {} bytes, same as the reference run in every iteration.", h.label, h.timeline, h.size);
         } else {
-            let _ = write!(o, "Host read `{}` (timeline[{}]): differs from the reference run in {} iteration(s); first: {} of {} bytes", h.label, h.timeline, h.differing_iterations, h.differing_bytes, h.size);
-            if let Some((off, exp)) = &h.first_difference {
+            let _ = write!(o, "Host read `{}` (timeline[{}]): differs from the reference run in {} iteration(s); first: {} of {} bytes", h.label, h.timeline, h.differences.differing_iterations, h.differences.differing_bytes, h.size);
+            if let Some((off, exp)) = &h.differences.first_difference {
                 let _ = write!(o, ", from offset {off}, where the reference run read {}", writer_text(w, exp));
             }
             let _ = writeln!(o, ".");
         }
     }
-    for m in r.observed.memories.iter().filter(|m| m.differing_iterations > 0) {
-        let _ = write!(o, "Memory `{}` at the end: differs in {} iteration(s); first: {} bytes", m.memory, m.differing_iterations, m.differing_bytes);
-        if let Some((off, exp)) = &m.first_difference {
+    for m in r.observed.memories.iter().filter(|m| m.differences.differing_iterations > 0) {
+        let _ = write!(o, "Memory `{}` at the end: differs in {} iteration(s); first: {} bytes", m.memory, m.differences.differing_iterations, m.differences.differing_bytes);
+        if let Some((off, exp)) = &m.differences.first_difference {
             let _ = write!(o, ", from offset {off}, where the reference run left {}", writer_text(w, exp));
         }
         let _ = writeln!(o, ".");
