@@ -28,6 +28,8 @@ enum Command {
     Demo(cli::demo::DemoArgs),
     /// Write the execution-dependency graph of a trace as Graphviz DOT.
     Graph(cli::graph::GraphArgs),
+    /// Find the synchronization hazards of a trace without simulating it (exit 0: none, 1: hazards, 2: invalid input).
+    Check(cli::check::CheckArgs),
     /// Run a trace on a real Vulkan device (optionally under the Khronos validation layer) and compare with the reference run (exit 0: clean, 1: differences or layer messages, 2: cannot run).
     Replay(cli::replay::ReplayArgs),
 }
@@ -56,6 +58,7 @@ fn run(cli: Cli) -> ExitCode {
         Command::Run(args) => cli::run::run(args),
         Command::Demo(args) => cli::demo::run(args),
         Command::Graph(args) => cli::graph::run(args),
+        Command::Check(args) => cli::check::run(args),
         Command::Replay(args) => cli::replay::run(args),
     };
     match result {

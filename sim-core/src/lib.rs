@@ -10,6 +10,7 @@
 //! operations the planner lists, so a missing barrier reads stale bytes.
 
 pub mod engine;
+pub mod hazard;
 pub mod profile;
 pub mod sync;
 pub mod trace;

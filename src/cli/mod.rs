@@ -1,5 +1,6 @@
 //! The subcommands of the `gpusim` binary, one module each.
 
+pub mod check;
 pub mod demo;
 pub mod graph;
 pub mod profile;

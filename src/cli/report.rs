@@ -341,3 +341,81 @@ pub fn text_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> S
     }
     o
 }
+
+/// A hazard's place for a person: `vkCmdCopyBuffer (submit 0, cb0[1])` or `the host read at
+/// timeline[3]`.
+fn place_text(w: &Workload, p: &sim_core::hazard::Place, usage: &sim_core::sync::StageAccess) -> String {
+    match p {
+        sim_core::hazard::Place::Command(c) => command_text(w, c),
+        sim_core::hazard::Place::Host { timeline } => {
+            let what = if usage.is_write() { "host write" } else { "host read" };
+            format!("the {what} at timeline[{timeline}]")
+        }
+    }
+}
+
+/// The Vulkan name of a hazard's place (`vkCmdDispatch`, or `host`).
+fn place_command(w: &Workload, p: &sim_core::hazard::Place) -> &'static str {
+    match p {
+        sim_core::hazard::Place::Command(c) => vk_name(w, c),
+        sim_core::hazard::Place::Host { .. } => "host",
+    }
+}
+
+/// The hazards as the report's JSON: the contract's fields, with `command` and
+/// `prior_command` naming the Vulkan commands and `found` saying where the layer would find
+/// each (`recording`: within one command buffer; `submit`: across command buffers, submissions
+/// or queues; `host`: a host access, which the layer does not track).
+pub fn hazards_json(w: &Workload, hazards: &[sim_core::hazard::Hazard]) -> serde_json::Value {
+    let list: Vec<serde_json::Value> = hazards
+        .iter()
+        .map(|h| {
+            let found = match (&h.at, h.within_command_buffer) {
+                (sim_core::hazard::Place::Host { .. }, _) => "host",
+                (_, true) => "recording",
+                _ => "submit",
+            };
+            serde_json::json!({
+                "id": h.id,
+                "at": h.at,
+                "command": place_command(w, &h.at),
+                "usage": h.usage,
+                "resource": h.resource,
+                "offset": h.offset,
+                "size": h.size,
+                "prior": h.prior,
+                "prior_command": place_command(w, &h.prior),
+                "prior_usage": h.prior_usage,
+                "found": found,
+                "by": "gpusim",
+            })
+        })
+        .collect();
+    serde_json::Value::Array(list)
+}
+
+/// One hazard as a paragraph.
+pub fn hazard_text(w: &Workload, h: &sim_core::hazard::Hazard) -> String {
+    let verb = |u: &sim_core::sync::StageAccess| if u.is_write() { "writes" } else { "reads" };
+    let past = |u: &sim_core::sync::StageAccess| if u.is_write() { "wrote" } else { "read" };
+    let what = match h.id {
+        "GPUSIM-HOST-MISSING-FLUSH" => "the host wrote them to non-coherent memory and never flushed them (vkFlushMappedMemoryRanges)".to_string(),
+        "GPUSIM-HOST-MISSING-INVALIDATE" => "the device wrote them to non-coherent memory and the host did not invalidate them (vkInvalidateMappedMemoryRanges) after waiting".to_string(),
+        id if id.contains("RACING") => "on another queue, with nothing (a semaphore, a fence wait) ordering the two".to_string(),
+        "SYNC-HAZARD-WRITE-AFTER-READ" => "and no execution dependency orders that read before this write".to_string(),
+        _ => format!("and no memory dependency made that write available and visible to {}", h.usage),
+    };
+    format!(
+        "{}: {} {} bytes [{}, {}) of {} ({}); {} {} them ({}) {what}.",
+        h.id,
+        place_text(w, &h.at, &h.usage),
+        verb(&h.usage),
+        h.offset,
+        h.offset + h.size,
+        h.resource,
+        h.usage,
+        place_text(w, &h.prior, &h.prior_usage),
+        past(&h.prior_usage),
+        h.prior_usage,
+    )
+}

@@ -1,0 +1,646 @@
+//! Hazard detection as the Khronos synchronization-validation design describes it
+//! (`../shared/seeds/sync-validation-design.txt`), over a whole program at once.
+//!
+//! # Design
+//! Every memory object sits at its device address (the program's numbering), so buffers that
+//! alias one allocation overlap as their bytes do. Each queue keeps an *access context*: a
+//! [`RangeMap`] of [`AccessState`] holding, per range, the most recent write and the reads since,
+//! with the barriers applied to each. The host timeline is walked in order:
+//!
+//! - each command of a submitted command buffer is checked against its queue's context (read
+//!   after write, write after read, write after write, with the most-recent-access rules), and
+//!   against every other queue's accesses this queue is not ordered after (the racing hazards);
+//!   then recorded. Barriers update the context, events record the ranges their first scope
+//!   held at vkCmdSetEvent2 and apply the wait's barriers to those alone;
+//! - a semaphore signal keeps a copy of the queue's context; the wait imports it, every access in
+//!   the signal's first scope given the wait's second scopes, and the rest none;
+//! - a fence wait, vkQueueWaitIdle and vkDeviceWaitIdle retire the accesses they wait for from
+//!   every context (and remember device writes the host cannot see yet);
+//! - host writes and reads are accesses too (beyond the validation layer): a host access racing
+//!   device work it did not wait for is a hazard, a host read of a device write no barrier made
+//!   available to HOST_READ is a read after write, and non-coherent memory adds
+//!   `GPUSIM-HOST-MISSING-FLUSH` and `GPUSIM-HOST-MISSING-INVALIDATE`.
+//!
+//! A dispatch accesses the whole bound range of each descriptor (the layer's model: the bytes a
+//! shader touches are known only when it runs): a storage buffer the shader may write is a
+//! SHADER_STORAGE_WRITE, a read-only one a SHADER_STORAGE_READ, a uniform buffer a
+//! UNIFORM_READ. Fills and updates are clear commands (CLEAR_TRANSFER_WRITE), copies read and
+//! write at the COPY stage.
+
+pub mod range_map;
+pub mod state;
+
+use std::ops::Range;
+
+use serde::Serialize;
+
+use crate::engine::program::{CommandRef, Program, fill_size};
+use crate::engine::workload::{Command, DependencyInfo, HostOp, MemoryId, Workload};
+use crate::engine::WorkloadError;
+use crate::sync::{AccessFlags2 as A, MemoryBarrier2, PipelineStageFlags2 as S, StageAccess, UsageSet, first_scope_stages, second_scope_stages};
+pub use range_map::RangeMap;
+pub use state::{AccessState, HazardKind, QueueId, Scopes, Tag};
+use state::{Conflict, HOST};
+
+/// Where an access was made.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(untagged)]
+pub enum Place {
+    /// A command of a submitted command buffer.
+    Command(CommandRef),
+    /// A host operation, by timeline index.
+    Host {
+        /// Index in the timeline.
+        timeline: usize,
+    },
+}
+
+/// A synchronization hazard in the program.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Hazard {
+    /// `SYNC-HAZARD-READ-AFTER-WRITE`, ..., `GPUSIM-HOST-MISSING-FLUSH`.
+    pub id: &'static str,
+    /// The access that is hazardous.
+    pub at: Place,
+    /// Its stage and access (`COPY_TRANSFER_READ`).
+    pub usage: StageAccess,
+    /// The buffer (or, for host accesses, the memory object) it accesses.
+    pub resource: String,
+    /// The first hazardous byte, from the start of the resource.
+    pub offset: u64,
+    /// Bytes from `offset` to the end of the last hazardous byte of this access.
+    pub size: u64,
+    /// The earlier access it conflicts with.
+    pub prior: Place,
+    /// That access's stage and access.
+    pub prior_usage: StageAccess,
+    /// True when the earlier access is in the same command buffer submission (the layer finds
+    /// these while recording); false when it was found across command buffers, submissions,
+    /// queues or the host (at vkQueueSubmit2, or beyond the layer).
+    #[serde(skip)]
+    pub within_command_buffer: bool,
+}
+
+/// The usages the detector assigns, looked up once.
+struct Usages {
+    clear_write: StageAccess,
+    copy_read: StageAccess,
+    copy_write: StageAccess,
+    storage_read: StageAccess,
+    storage_write: StageAccess,
+    uniform_read: StageAccess,
+    host_read: StageAccess,
+    host_write: StageAccess,
+    /// Every device usage: what vkQueueSubmit makes host writes visible to.
+    all_device: UsageSet,
+}
+
+impl Usages {
+    fn new() -> Usages {
+        let u = |s, a| StageAccess::new(s, a).expect("a legal usage");
+        let all_device = crate::sync::all_usages().filter(|x| x.stage() != S::HOST).fold(UsageSet::EMPTY, |mut set, x| {
+            set.insert(x);
+            set
+        });
+        Usages {
+            clear_write: u(S::CLEAR, A::TRANSFER_WRITE),
+            copy_read: u(S::COPY, A::TRANSFER_READ),
+            copy_write: u(S::COPY, A::TRANSFER_WRITE),
+            storage_read: u(S::COMPUTE_SHADER, A::SHADER_STORAGE_READ),
+            storage_write: u(S::COMPUTE_SHADER, A::SHADER_STORAGE_WRITE),
+            uniform_read: u(S::COMPUTE_SHADER, A::UNIFORM_READ),
+            host_read: u(S::HOST, A::HOST_READ),
+            host_write: u(S::HOST, A::HOST_WRITE),
+            all_device,
+        }
+    }
+}
+
+/// One access of a command: the address range, the usage, and the resource it names.
+struct Access {
+    range: Range<u64>,
+    usage: StageAccess,
+    /// Buffer index (for naming).
+    buffer: usize,
+}
+
+/// The ranges an event's vkCmdSetEvent2 had in its first scope.
+#[derive(Clone, Debug, Default)]
+struct EventScope {
+    /// Tag of the set: only accesses before it are covered.
+    tag: Tag,
+    /// Per range: the write tag in scope (if the write was) and the read stages in scope.
+    map: RangeMap<ScopeEntry>,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct ScopeEntry {
+    write: Option<Tag>,
+    reads: S,
+}
+
+struct Signal {
+    context: RangeMap<AccessState>,
+    queue: QueueId,
+    src_exec: S,
+    known: Vec<Tag>,
+}
+
+struct Fence {
+    /// Per queue: the last tag the fence signal comes after.
+    known: Vec<Tag>,
+}
+
+struct Queue {
+    context: RangeMap<AccessState>,
+    /// Per queue: the last tag of that queue's accesses this one is ordered after.
+    known: Vec<Tag>,
+}
+
+/// The detector's walk over a program.
+struct Walk<'p, 'w> {
+    prog: &'p Program<'w>,
+    u: Usages,
+    queues: Vec<Queue>,
+    semaphores: Vec<Option<Signal>>,
+    events: Vec<Option<EventScope>>,
+    fences: Vec<Option<Fence>>,
+    /// Where each tag's access was made.
+    places: Vec<Place>,
+    /// Device writes retired by a host wait that no barrier made visible to HOST_READ.
+    host_unavailable: RangeMap<Option<(Tag, StageAccess)>>,
+    /// Device writes to non-coherent memory retired by a host wait, not invalidated since.
+    needs_invalidate: RangeMap<Option<(Tag, StageAccess)>>,
+    /// Host writes to non-coherent memory not flushed yet.
+    unflushed: RangeMap<Option<Tag>>,
+    hazards: Vec<Hazard>,
+    /// Hazards found within a command buffer already reported for an earlier submission of it.
+    seen_within: std::collections::HashSet<(String, usize, usize, &'static str, StageAccess)>,
+}
+
+/// Finds every synchronization hazard of `w`, in timeline order.
+pub fn detect(w: &Workload) -> Result<Vec<Hazard>, WorkloadError> {
+    let prog = Program::new(w)?;
+    Ok(detect_program(&prog))
+}
+
+/// [`detect`] on a numbered program.
+pub fn detect_program(prog: &Program<'_>) -> Vec<Hazard> {
+    let w = prog.workload;
+    let n = w.queues.len();
+    let mut walk = Walk {
+        prog,
+        u: Usages::new(),
+        queues: (0..n).map(|_| Queue { context: RangeMap::new(), known: vec![0; n] }).collect(),
+        semaphores: (0..w.semaphores.len()).map(|_| None).collect(),
+        events: vec![None; w.events.len()],
+        fences: (0..w.fences.len()).map(|_| None).collect(),
+        places: vec![Place::Host { timeline: 0 }],
+        host_unavailable: RangeMap::new(),
+        needs_invalidate: RangeMap::new(),
+        unflushed: RangeMap::new(),
+        hazards: Vec::new(),
+        seen_within: std::collections::HashSet::new(),
+    };
+    for (t, op) in w.timeline.iter().enumerate() {
+        walk.host_op(t, op);
+    }
+    walk.hazards
+}
+
+fn scopes(b: &MemoryBarrier2) -> Scopes {
+    Scopes {
+        src_exec: first_scope_stages(b.src_stage_mask, None),
+        src_usages: b.first_usages(),
+        dst_exec: second_scope_stages(b.dst_stage_mask, None),
+        dst_usages: b.second_usages(),
+    }
+}
+
+impl Walk<'_, '_> {
+    fn new_tag(&mut self, place: Place) -> Tag {
+        self.places.push(place);
+        (self.places.len() - 1) as Tag
+    }
+
+    fn host_op(&mut self, t: usize, op: &HostOp) {
+        let w = self.prog.workload;
+        match op {
+            HostOp::QueueSubmit { queue, batches, fence } => {
+                let q = *queue as QueueId;
+                let mut inst = self.prog.submit_batches[t].iter().flat_map(|r| r.clone());
+                for batch in batches {
+                    for &(s, stages) in &batch.wait_semaphores {
+                        if let Some(sig) = self.semaphores[s].take() {
+                            self.import(sig, q, stages);
+                        }
+                    }
+                    for &cb in &batch.command_buffers {
+                        for command in &w.command_buffers[cb].commands {
+                            let i = inst.next().expect("a numbered command instance");
+                            self.command(q, i, command);
+                        }
+                    }
+                    for &(s, stages) in &batch.signal_semaphores {
+                        let mut known = self.queues[q as usize].known.clone();
+                        known[q as usize] = self.last_tag();
+                        self.semaphores[s] = Some(Signal { context: self.queues[q as usize].context.clone(), queue: q, src_exec: first_scope_stages(stages, None), known });
+                    }
+                }
+                if let Some(f) = fence {
+                    let mut known = self.queues[q as usize].known.clone();
+                    known[q as usize] = self.last_tag();
+                    self.fences[*f] = Some(Fence { known });
+                }
+            }
+            HostOp::WaitForFences(fs) => {
+                for &f in fs {
+                    if let Some(fence) = &self.fences[f] {
+                        let known = fence.known.clone();
+                        self.retire(|queue, tag| queue != HOST && tag <= known[queue as usize]);
+                    }
+                }
+            }
+            HostOp::ResetFences(fs) => {
+                for &f in fs {
+                    self.fences[f] = None;
+                }
+            }
+            HostOp::QueueWaitIdle(q) => {
+                let mut known = self.queues[*q].known.clone();
+                known[*q] = Tag::MAX;
+                self.retire(|queue, tag| queue != HOST && tag <= known[queue as usize]);
+            }
+            HostOp::DeviceWaitIdle => self.retire(|queue, _| queue != HOST),
+            HostOp::HostWrite { memory, offset, data } => self.host_write(t, *memory, *offset, data.len() as u64),
+            HostOp::HostRead { memory, offset, size, .. } => self.host_read(t, *memory, *offset, *size),
+            HostOp::SetEvent(e) => {
+                // A host vkSetEvent's first scope holds host operations only.
+                self.events[*e] = Some(EventScope::default());
+            }
+            HostOp::FlushMappedMemoryRanges(ranges) => {
+                for r in ranges {
+                    let range = self.mapped_range(r.memory, r.offset, r.size);
+                    self.unflushed.update(range, |v| *v = None);
+                }
+            }
+            HostOp::InvalidateMappedMemoryRanges(ranges) => {
+                for r in ranges {
+                    let range = self.mapped_range(r.memory, r.offset, r.size);
+                    self.needs_invalidate.update(range, |v| *v = None);
+                }
+            }
+        }
+    }
+
+    fn last_tag(&self) -> Tag {
+        (self.places.len() - 1) as Tag
+    }
+
+    fn mapped_range(&self, memory: MemoryId, offset: u64, size: Option<u64>) -> Range<u64> {
+        let base = self.prog.memory_base[memory];
+        let total = self.prog.workload.memories[memory].size;
+        let end = size.map_or(total, |s| (offset + s).min(total));
+        base + offset.min(total)..base + end
+    }
+
+    /// Imports a semaphore signal into queue `q` waiting at `stages`.
+    fn import(&mut self, sig: Signal, q: QueueId, stages: S) {
+        // The wait's second access scope is every device access (the specification), within
+        // its second execution scope.
+        let dst_exec = second_scope_stages(stages, None);
+        let dst_usages = crate::sync::all_usages().filter(|u| u.stage() != S::HOST && dst_exec.intersects(u.stage())).fold(UsageSet::EMPTY, |mut set, u| {
+            set.insert(u);
+            set
+        });
+        let queue = &mut self.queues[q as usize];
+        for (range, state) in sig.context.iter() {
+            let theirs = state.imported(sig.queue, sig.src_exec, q, dst_exec, dst_usages);
+            queue.context.update(range, |mine| mine.resolve(&theirs));
+        }
+        for (k, t) in sig.known.iter().enumerate() {
+            queue.known[k] = queue.known[k].max(*t);
+        }
+    }
+
+    /// Retires the accesses `done` says completed, from every context; device writes become
+    /// pending for the host (not visible without a HOST_READ barrier; needing an invalidate in
+    /// non-coherent memory).
+    fn retire(&mut self, done: impl Fn(QueueId, Tag) -> bool + Copy) {
+        let host_read = self.u.host_read;
+        let mut retired: Vec<(Range<u64>, state::WriteAccess)> = Vec::new();
+        for queue in &mut self.queues {
+            let ranges: Vec<Range<u64>> = queue.context.iter().map(|(r, _)| r).collect();
+            for r in ranges {
+                queue.context.update(r.clone(), |s| {
+                    if let Some(w) = s.retire(done) {
+                        retired.push((r.clone(), w));
+                    }
+                });
+            }
+        }
+        for sig in self.semaphores.iter_mut().flatten() {
+            sig.context.update_all(|s| {
+                s.retire(done);
+            });
+        }
+        for (r, w) in retired {
+            let visible = w.barriers.contains(host_read);
+            self.host_unavailable.update(r.clone(), |v| *v = if visible { None } else { Some((w.tag, w.usage)) });
+            if !self.coherent(r.start) {
+                self.needs_invalidate.update(r, |v| *v = Some((w.tag, w.usage)));
+            }
+        }
+    }
+
+    fn coherent(&self, addr: u64) -> bool {
+        self.prog.memory_at(addr).is_none_or(|(m, _)| self.prog.workload.memories[m].properties.host_coherent)
+    }
+
+    fn host_write(&mut self, t: usize, memory: MemoryId, offset: u64, len: u64) {
+        let base = self.prog.memory_base[memory];
+        let range = base + offset..base + offset + len;
+        let usage = self.u.host_write;
+        let tag = self.new_tag(Place::Host { timeline: t });
+        // Device work the host did not wait for may still access these bytes: whatever its
+        // barriers, only a host wait orders it before a host access.
+        let mut found: Option<(Conflict, Range<u64>)> = None;
+        for queue in &self.queues {
+            for (r, s) in queue.context.overlapping(range.clone()) {
+                let c = match (s.write.filter(|w| w.queue != HOST), s.reads.iter().find(|x| x.queue != HOST)) {
+                    (_, Some(rd)) => Conflict { kind: HazardKind::WriteAfterRead, prior: rd.tag, prior_usage: rd.usage },
+                    (Some(wr), None) => Conflict { kind: HazardKind::WriteAfterWrite, prior: wr.tag, prior_usage: wr.usage },
+                    (None, None) => continue,
+                };
+                found = found.or(Some((c, r)));
+            }
+        }
+        if let Some((c, r)) = found {
+            self.report_host(t, memory, usage, c, r);
+        }
+        let all = self.u.all_device;
+        for queue in &mut self.queues {
+            queue.context.update(range.clone(), |s| {
+                s.record(usage, tag, HOST);
+                if let Some(w) = s.write.as_mut() {
+                    // vkQueueSubmit's implicit dependency makes it visible to later device work.
+                    w.barriers = all;
+                    w.chain = S::ALL_COMMANDS | crate::sync::scope::all_device_stages();
+                }
+            });
+        }
+        self.host_unavailable.update(range.clone(), |v| *v = None);
+        self.needs_invalidate.update(range.clone(), |v| *v = None);
+        if !self.prog.workload.memories[memory].properties.host_coherent {
+            self.unflushed.update(range, |v| *v = Some(tag));
+        }
+    }
+
+    fn host_read(&mut self, t: usize, memory: MemoryId, offset: u64, len: u64) {
+        let base = self.prog.memory_base[memory];
+        let range = base + offset..base + offset + len;
+        let usage = self.u.host_read;
+        let _ = self.new_tag(Place::Host { timeline: t });
+        // A device write no wait has retired: the host reads while it may be in flight.
+        let mut found: Option<(Conflict, Range<u64>)> = None;
+        for queue in &self.queues {
+            for (r, s) in queue.context.overlapping(range.clone()) {
+                if let Some(wr) = s.write.filter(|w| w.queue != HOST) {
+                    found = found.or(Some((Conflict { kind: HazardKind::ReadAfterWrite, prior: wr.tag, prior_usage: wr.usage }, r)));
+                }
+            }
+        }
+        if found.is_none() {
+            found = self.host_unavailable.overlapping(range.clone()).find_map(|(r, v)| v.map(|(prior, prior_usage)| (Conflict { kind: HazardKind::ReadAfterWrite, prior, prior_usage }, r)));
+        }
+        if let Some((c, r)) = found {
+            self.report_host(t, memory, usage, c, r);
+            return;
+        }
+        let missing = self.needs_invalidate.overlapping(range).find_map(|(r, v)| v.map(|(prior, prior_usage)| (r, prior, prior_usage)));
+        if let Some((r, prior, prior_usage)) = missing {
+            self.push_host("GPUSIM-HOST-MISSING-INVALIDATE", t, memory, usage, Conflict { kind: HazardKind::ReadAfterWrite, prior, prior_usage }, r);
+        }
+    }
+
+    fn report_host(&mut self, t: usize, memory: MemoryId, usage: StageAccess, c: Conflict, r: Range<u64>) {
+        self.push_host(c.kind.id(), t, memory, usage, c, r);
+    }
+
+    fn push_host(&mut self, id: &'static str, t: usize, memory: MemoryId, usage: StageAccess, c: Conflict, r: Range<u64>) {
+        let base = self.prog.memory_base[memory];
+        self.hazards.push(Hazard {
+            id,
+            at: Place::Host { timeline: t },
+            usage,
+            resource: self.prog.workload.memories[memory].name.clone(),
+            offset: r.start - base,
+            size: r.end - r.start,
+            prior: self.places[c.prior as usize].clone(),
+            prior_usage: c.prior_usage,
+            within_command_buffer: false,
+        });
+    }
+
+    /// The accesses of a command.
+    fn accesses(&self, command: &Command) -> Vec<Access> {
+        let p = self.prog;
+        let w = p.workload;
+        let at = |b: usize, off: u64, len: u64| p.buffer_addr(b, off)..p.buffer_addr(b, off) + len;
+        match command {
+            Command::FillBuffer { dst, offset, size, .. } => {
+                vec![Access { range: at(*dst, *offset, fill_size(w.buffers[*dst].size, *offset, *size)), usage: self.u.clear_write, buffer: *dst }]
+            }
+            Command::UpdateBuffer { dst, offset, data } => vec![Access { range: at(*dst, *offset, data.len() as u64), usage: self.u.clear_write, buffer: *dst }],
+            Command::CopyBuffer { src, dst, regions } => regions
+                .iter()
+                .flat_map(|r| {
+                    [
+                        Access { range: at(*src, r.src_offset, r.size), usage: self.u.copy_read, buffer: *src },
+                        Access { range: at(*dst, r.dst_offset, r.size), usage: self.u.copy_write, buffer: *dst },
+                    ]
+                })
+                .collect(),
+            Command::Dispatch { pipeline, bindings, .. } => {
+                let info = w.pipelines[*pipeline].1.bindings();
+                bindings
+                    .iter()
+                    .filter_map(|b| {
+                        let kind = info.iter().find(|i| i.group == b.set && i.binding == b.binding)?.kind;
+                        let usage = match kind {
+                            sim_shader::BindingKind::UniformBuffer => self.u.uniform_read,
+                            sim_shader::BindingKind::StorageBuffer { read_only: true } => self.u.storage_read,
+                            sim_shader::BindingKind::StorageBuffer { read_only: false } => self.u.storage_write,
+                        };
+                        let len = b.range.unwrap_or(w.buffers[b.buffer].size.saturating_sub(b.offset));
+                        Some(Access { range: at(b.buffer, b.offset, len), usage, buffer: b.buffer })
+                    })
+                    .collect()
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    fn command(&mut self, q: QueueId, i: usize, command: &Command) {
+        let at = self.prog.instances[i].at.clone();
+        match command {
+            Command::PipelineBarrier(dep) => self.barrier(q, dep, None),
+            Command::SetEvent { event, dependency } => {
+                let tag = self.new_tag(Place::Command(at));
+                self.set_event(q, *event, dependency, tag);
+            }
+            Command::WaitEvents { events, dependency } => {
+                for &e in events {
+                    // An event the host set, or never set, covers no device access.
+                    if let Some(scope) = self.events[e].clone().filter(|s| s.tag > 0) {
+                        self.barrier(q, dependency, Some(&scope));
+                    }
+                }
+            }
+            Command::ResetEvent { event, .. } => self.events[*event] = None,
+            _ => {
+                let accesses = self.accesses(command);
+                let tag = self.new_tag(Place::Command(at.clone()));
+                // Every access of the command is checked before any is recorded (a copy's
+                // source and destination are each checked against what came before).
+                let mut found: Vec<(usize, Conflict, Range<u64>, &'static str)> = Vec::new();
+                for (k, a) in accesses.iter().enumerate() {
+                    for (r, s) in self.queues[q as usize].context.overlapping(a.range.clone()) {
+                        if let Some(c) = s.detect(a.usage) {
+                            found.push((k, c, r, c.kind.id()));
+                        }
+                    }
+                    for (p, other) in self.queues.iter().enumerate() {
+                        if p == q as usize {
+                            continue;
+                        }
+                        let known = self.queues[q as usize].known[p];
+                        for (r, s) in other.context.overlapping(a.range.clone()) {
+                            if let Some(c) = s.detect_racing(a.usage, p as QueueId, known) {
+                                found.push((k, c, r, c.kind.id()));
+                            }
+                        }
+                    }
+                    // A device read of host writes to non-coherent memory never flushed.
+                    if !a.usage.is_write() {
+                        for (r, v) in self.unflushed.overlapping(a.range.clone()) {
+                            if let Some(t) = *v {
+                                found.push((k, Conflict { kind: HazardKind::ReadAfterWrite, prior: t, prior_usage: self.u.host_write }, r, "GPUSIM-HOST-MISSING-FLUSH"));
+                            }
+                        }
+                    }
+                }
+                self.report(&at, &accesses, &found);
+                for a in &accesses {
+                    self.queues[q as usize].context.update(a.range.clone(), |s| s.record(a.usage, tag, q));
+                }
+            }
+        }
+    }
+
+    fn report(&mut self, at: &CommandRef, accesses: &[Access], found: &[(usize, Conflict, Range<u64>, &'static str)]) {
+        // One hazard per access and kind, spanning its hazardous bytes.
+        let mut merged: Vec<(usize, Conflict, Range<u64>, &'static str)> = Vec::new();
+        for &(k, c, ref r, id) in found {
+            match merged.iter_mut().find(|m| m.0 == k && m.3 == id) {
+                Some(m) => m.2 = m.2.start.min(r.start)..m.2.end.max(r.end),
+                None => merged.push((k, c, r.clone(), id)),
+            }
+        }
+        for (k, c, r, id) in merged {
+            let a = &accesses[k];
+            let prior = self.places[c.prior as usize].clone();
+            let within = matches!(&prior, Place::Command(p) if p.submit == at.submit && p.batch == at.batch && p.command_buffer == at.command_buffer && p.command < at.command);
+            if within {
+                let key = (at.command_buffer.clone(), at.command, match &prior { Place::Command(p) => p.command, _ => 0 }, id, a.usage);
+                if !self.seen_within.insert(key) {
+                    continue;
+                }
+            }
+            let base = self.prog.buffer_addr(a.buffer, 0);
+            self.hazards.push(Hazard {
+                id,
+                at: Place::Command(at.clone()),
+                usage: a.usage,
+                resource: self.prog.workload.buffers[a.buffer].name.clone(),
+                offset: r.start - base,
+                size: r.end - r.start,
+                prior,
+                prior_usage: c.prior_usage,
+                within_command_buffer: within,
+            });
+        }
+    }
+
+    /// Applies a dependency's barriers on queue `q` (limited to an event's recorded first scope
+    /// when `event` is given). All barriers of the command act on the state as it was before it:
+    /// the stored ranges are cut at every barrier's and the event scope's edges, and each piece
+    /// gets the barriers covering it at once.
+    fn barrier(&mut self, q: QueueId, dep: &DependencyInfo, event: Option<&EventScope>) {
+        let mut barriers: Vec<(Option<Range<u64>>, Scopes)> = dep.memory_barriers.iter().map(|b| (None, scopes(b))).collect();
+        for b in &dep.buffer_memory_barriers {
+            let size = b.size.unwrap_or(self.prog.workload.buffers[b.buffer].size.saturating_sub(b.offset));
+            let start = self.prog.buffer_addr(b.buffer, b.offset);
+            barriers.push((Some(start..start + size), scopes(&b.barrier)));
+        }
+        let ctx = &mut self.queues[q as usize].context;
+        let mut cuts: Vec<u64> = barriers.iter().filter_map(|(r, _)| r.clone()).flat_map(|r| [r.start, r.end]).collect();
+        if let Some(scope) = event {
+            cuts.extend(scope.map.iter().flat_map(|(r, _)| [r.start, r.end]));
+        }
+        cuts.sort_unstable();
+        cuts.dedup();
+        let mut changes: Vec<(Range<u64>, AccessState)> = Vec::new();
+        for (range, state) in ctx.iter() {
+            let inner = cuts.iter().copied().filter(|&c| c > range.start && c < range.end);
+            let mut edges: Vec<u64> = std::iter::once(range.start).chain(inner).chain(std::iter::once(range.end)).collect();
+            edges.dedup();
+            for piece in edges.windows(2).map(|w| w[0]..w[1]) {
+                let applicable: Vec<Scopes> = barriers.iter().filter(|(r, _)| r.as_ref().is_none_or(|r| r.start <= piece.start && piece.end <= r.end)).map(|(_, s)| *s).collect();
+                if applicable.is_empty() {
+                    continue;
+                }
+                let mut next = state.clone();
+                match event {
+                    None => next.apply_barriers(q, &applicable, |_| true),
+                    Some(scope) => {
+                        // Only the accesses the set had in its first scope, made before it.
+                        let Some(entry) = scope.map.overlapping(piece.clone()).map(|(_, v)| *v).next() else { continue };
+                        next.apply_barriers(q, &applicable, |t| t < scope.tag);
+                        if next.write.map(|w| Some(w.tag)) != Some(entry.write) {
+                            next.write = state.write;
+                        }
+                        for (n, before) in next.reads.iter_mut().zip(state.reads.iter()) {
+                            if !entry.reads.intersects(before.usage.stage()) {
+                                *n = *before;
+                            }
+                        }
+                        next.read_barriers = state.read_barriers | next.reads.iter().fold(S::NONE, |m, r| m | r.barriers);
+                    }
+                }
+                if next != *state {
+                    changes.push((piece, next));
+                }
+            }
+        }
+        for (piece, next) in changes {
+            ctx.update(piece, |v| *v = next.clone());
+        }
+    }
+
+    /// Records what an event's set had in its first scope.
+    fn set_event(&mut self, q: QueueId, e: usize, dep: &DependencyInfo, tag: Tag) {
+        // The first execution scope; the access scopes act at the wait, from its barriers.
+        let src_exec = first_scope_stages(dep.src_stages(), None);
+        let mut map = RangeMap::new();
+        for (r, s) in self.queues[q as usize].context.iter() {
+            let write = s.write.filter(|w| (w.queue == q && src_exec.intersects(w.usage.stage())) || w.chain.intersects(src_exec)).map(|w| w.tag);
+            let reads = s.reads.iter().filter(|r| (r.queue == q && src_exec.intersects(r.usage.stage())) || r.barriers.intersects(src_exec)).fold(S::NONE, |m, r| m | r.usage.stage());
+            let entry = ScopeEntry { write, reads };
+            if entry != ScopeEntry::default() {
+                map.update(r, |v| *v = entry);
+            }
+        }
+        self.events[e] = Some(EventScope { tag, map });
+    }
+}

@@ -1,0 +1,269 @@
+//! The access state of one range of addresses, and the sync-validation design's rules on it:
+//! hazard detection against the most recent accesses, the update an access makes, the effect of
+//! a barrier (with dependency chains), the import of another queue's state through a
+//! semaphore, and the removal of accesses a host wait has retired.
+
+use crate::sync::{PipelineStageFlags2 as S, StageAccess, UsageSet};
+
+/// A global sequence number of an access, in the order the detector meets them.
+pub type Tag = u32;
+
+/// The queue an access was made on; the host is [`HOST`].
+pub type QueueId = u16;
+
+/// The host's "queue".
+pub const HOST: QueueId = QueueId::MAX;
+
+/// The most recent write of a range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WriteAccess {
+    /// Its stage and access.
+    pub usage: StageAccess,
+    /// Its tag.
+    pub tag: Tag,
+    /// Its queue.
+    pub queue: QueueId,
+    /// The usages it has been made available and visible to (second access scopes of
+    /// barriers that had it in their first scope).
+    pub barriers: UsageSet,
+    /// The stages a later barrier can chain from (second execution scopes of those barriers).
+    pub chain: S,
+}
+
+/// A read since the most recent write, one per stage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReadAccess {
+    /// Its stage and access.
+    pub usage: StageAccess,
+    /// Its tag.
+    pub tag: Tag,
+    /// Its queue.
+    pub queue: QueueId,
+    /// The stages that wait for it (second execution scopes of barriers that had it in their
+    /// first scope).
+    pub barriers: S,
+}
+
+/// What the detector knows about one range.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AccessState {
+    /// The most recent write.
+    pub write: Option<WriteAccess>,
+    /// The reads since it, one per stage.
+    pub reads: Vec<ReadAccess>,
+    /// Every stage some barrier has made wait for a read since the write: a read in such a stage
+    /// happens after an earlier read that was checked against the write, so it is not checked
+    /// again (the most-recent-access rule).
+    pub read_barriers: S,
+}
+
+/// The kinds of hazard, with the validation layer's ids.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum HazardKind {
+    /// A read not made after a write's availability and visibility.
+    ReadAfterWrite,
+    /// A write not ordered after an earlier read.
+    WriteAfterRead,
+    /// A write not ordered after an earlier write's availability.
+    WriteAfterWrite,
+    /// A read racing a write of another queue that nothing orders.
+    ReadRacingWrite,
+    /// A write racing a write of another queue.
+    WriteRacingWrite,
+    /// A write racing a read of another queue.
+    WriteRacingRead,
+}
+
+impl HazardKind {
+    /// The validation layer's id.
+    pub fn id(self) -> &'static str {
+        match self {
+            HazardKind::ReadAfterWrite => "SYNC-HAZARD-READ-AFTER-WRITE",
+            HazardKind::WriteAfterRead => "SYNC-HAZARD-WRITE-AFTER-READ",
+            HazardKind::WriteAfterWrite => "SYNC-HAZARD-WRITE-AFTER-WRITE",
+            HazardKind::ReadRacingWrite => "SYNC-HAZARD-READ-RACING-WRITE",
+            HazardKind::WriteRacingWrite => "SYNC-HAZARD-WRITE-RACING-WRITE",
+            HazardKind::WriteRacingRead => "SYNC-HAZARD-WRITE-RACING-READ",
+        }
+    }
+}
+
+/// A hazard found in one range: its kind and the prior access.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Conflict {
+    /// The kind.
+    pub kind: HazardKind,
+    /// The prior access's tag.
+    pub prior: Tag,
+    /// The prior access's usage.
+    pub prior_usage: StageAccess,
+}
+
+/// A barrier's four scopes, expanded and restricted as the specification says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Scopes {
+    /// First execution scope (stages, expanded to logically earlier ones).
+    pub src_exec: S,
+    /// First access scope (usages).
+    pub src_usages: UsageSet,
+    /// Second execution scope (expanded to logically later stages).
+    pub dst_exec: S,
+    /// Second access scope.
+    pub dst_usages: UsageSet,
+}
+
+impl AccessState {
+    /// The hazard an access `usage` on this range makes, if any (the most-recent-access
+    /// rules): a read against the write, unless an earlier read in a stage that now waits was
+    /// checked already; a write against the reads since the last write, or against the write
+    /// when there were none.
+    pub fn detect(&self, usage: StageAccess) -> Option<Conflict> {
+        let stage = usage.stage();
+        if usage.is_write() {
+            if !self.reads.is_empty() {
+                let r = self.reads.iter().find(|r| !r.barriers.intersects(stage))?;
+                return Some(Conflict { kind: HazardKind::WriteAfterRead, prior: r.tag, prior_usage: r.usage });
+            }
+            let w = self.write?;
+            return (!w.barriers.contains(usage)).then_some(Conflict { kind: HazardKind::WriteAfterWrite, prior: w.tag, prior_usage: w.usage });
+        }
+        let w = self.write?;
+        if self.read_barriers.intersects(stage) || w.barriers.contains(usage) {
+            return None;
+        }
+        Some(Conflict { kind: HazardKind::ReadAfterWrite, prior: w.tag, prior_usage: w.usage })
+    }
+
+    /// The racing hazard an access `usage` makes against this state of another queue `other`,
+    /// counting only that queue's accesses after `known` (the last of its tags this queue is
+    /// ordered after).
+    pub fn detect_racing(&self, usage: StageAccess, other: QueueId, known: Tag) -> Option<Conflict> {
+        let unknown = |q: QueueId, t: Tag| q == other && t > known;
+        if let Some(w) = self.write
+            && unknown(w.queue, w.tag)
+        {
+            let kind = if usage.is_write() { HazardKind::WriteRacingWrite } else { HazardKind::ReadRacingWrite };
+            return Some(Conflict { kind, prior: w.tag, prior_usage: w.usage });
+        }
+        if usage.is_write() {
+            let r = self.reads.iter().find(|r| unknown(r.queue, r.tag))?;
+            return Some(Conflict { kind: HazardKind::WriteRacingRead, prior: r.tag, prior_usage: r.usage });
+        }
+        None
+    }
+
+    /// Records an access.
+    pub fn record(&mut self, usage: StageAccess, tag: Tag, queue: QueueId) {
+        if usage.is_write() {
+            *self = AccessState { write: Some(WriteAccess { usage, tag, queue, barriers: UsageSet::EMPTY, chain: S::NONE }), reads: Vec::new(), read_barriers: S::NONE };
+            return;
+        }
+        let read = ReadAccess { usage, tag, queue, barriers: S::NONE };
+        match self.reads.iter_mut().find(|r| r.usage.stage() == usage.stage()) {
+            Some(r) => *r = read,
+            None => self.reads.push(read),
+        }
+    }
+
+    /// Applies the barriers of one synchronization command made on `queue`, all against the
+    /// state as it was before the command (one barrier of a command does not chain into
+    /// another). A write is in a barrier's first scope when it was made on this queue in the
+    /// first access scope, or when the first execution scope meets its dependency chain; a read
+    /// when it was made on this queue in the first execution scope, or the scope meets the
+    /// stages that already wait for it. `tag_limit` keeps accesses after it out (the accesses
+    /// a vkCmdSetEvent2 preceded, for its wait).
+    pub fn apply_barriers(&mut self, queue: QueueId, barriers: &[Scopes], in_scope: impl Fn(Tag) -> bool) {
+        let before = self.clone();
+        for b in barriers {
+            if let (Some(w), Some(nw)) = (before.write, self.write.as_mut())
+                && in_scope(w.tag)
+                && ((w.queue == queue && b.src_usages.contains(w.usage)) || w.chain.intersects(b.src_exec))
+            {
+                nw.barriers = nw.barriers.union(b.dst_usages);
+                nw.chain |= b.dst_exec;
+            }
+            for (r, nr) in before.reads.iter().zip(self.reads.iter_mut()) {
+                if in_scope(r.tag) && ((r.queue == queue && b.src_exec.intersects(r.usage.stage())) || r.barriers.intersects(b.src_exec)) {
+                    nr.barriers |= b.dst_exec;
+                    self.read_barriers |= b.dst_exec;
+                }
+            }
+        }
+    }
+
+    /// This state as a queue waiting on a semaphore sees it: accesses in the signal's first
+    /// scope (made on the signalling queue in `src_exec`, or chained) get the wait's second
+    /// scopes; the others get nothing. Accesses of the waiting queue itself keep what they had
+    /// and gain the wait's scopes when in the signal's (a signal and wait on one queue act as an
+    /// event).
+    pub fn imported(&self, signal_queue: QueueId, src_exec: S, waiting: QueueId, dst_exec: S, dst_usages: UsageSet) -> AccessState {
+        let mut s = self.clone();
+        if let Some(w) = s.write.as_mut() {
+            let in_scope = (w.queue == signal_queue && src_exec.intersects(w.usage.stage())) || w.chain.intersects(src_exec);
+            if w.queue == waiting {
+                if in_scope {
+                    w.barriers = w.barriers.union(dst_usages);
+                    w.chain |= dst_exec;
+                }
+            } else if in_scope {
+                w.barriers = dst_usages;
+                w.chain = dst_exec;
+            } else {
+                w.barriers = UsageSet::EMPTY;
+                w.chain = S::NONE;
+            }
+        }
+        s.read_barriers = S::NONE;
+        for r in &mut s.reads {
+            let in_scope = (r.queue == signal_queue && src_exec.intersects(r.usage.stage())) || r.barriers.intersects(src_exec);
+            if r.queue == waiting {
+                if in_scope {
+                    r.barriers |= dst_exec;
+                }
+            } else {
+                r.barriers = if in_scope { dst_exec } else { S::NONE };
+            }
+            s.read_barriers |= r.barriers;
+        }
+        s
+    }
+
+    /// Merges another context's state of the same range: the later write wins; with the same
+    /// write, reads are united (the later per stage) and barriers too.
+    pub fn resolve(&mut self, other: &AccessState) {
+        let tag = |s: &AccessState| s.write.map(|w| w.tag);
+        match tag(other).cmp(&tag(self)) {
+            std::cmp::Ordering::Greater => *self = other.clone(),
+            std::cmp::Ordering::Less => {}
+            std::cmp::Ordering::Equal => {
+                if let (Some(w), Some(o)) = (self.write.as_mut(), other.write) {
+                    w.barriers = w.barriers.union(o.barriers);
+                    w.chain |= o.chain;
+                }
+                for o in &other.reads {
+                    match self.reads.iter_mut().find(|r| r.usage.stage() == o.usage.stage()) {
+                        Some(r) if r.tag < o.tag => *r = *o,
+                        Some(r) if r.tag == o.tag => r.barriers |= o.barriers,
+                        Some(_) => {}
+                        None => self.reads.push(*o),
+                    }
+                }
+                self.read_barriers |= other.read_barriers;
+            }
+        }
+    }
+
+    /// Removes the accesses `done` says a host wait has retired; returns the write when it was
+    /// removed.
+    pub fn retire(&mut self, done: impl Fn(QueueId, Tag) -> bool) -> Option<WriteAccess> {
+        self.reads.retain(|r| !done(r.queue, r.tag));
+        let w = self.write.filter(|w| done(w.queue, w.tag));
+        if w.is_some() {
+            self.write = None;
+        }
+        if self.reads.is_empty() {
+            self.read_barriers = S::NONE;
+        }
+        w
+    }
+}
