@@ -196,6 +196,15 @@ pub(crate) fn compile_entry_point(
         fn_name: ep.name.clone(),
     };
     c.entry(ep_index)?;
+    // Which bindings the entry point stores to (plain or atomic): the others are only read,
+    // whatever their declared access, which is how synchronization validation classifies them.
+    for op in &c.code {
+        if let Op::Store { space: Space::Buffer(i), .. } | Op::Atomic { space: Space::Buffer(i), .. } = op
+            && let Some(b) = c.bindings.get_mut(*i as usize)
+        {
+            b.written = true;
+        }
+    }
     Ok(Program {
         name: name.to_string(),
         entry_point: ep.name.clone(),
@@ -678,6 +687,7 @@ impl<'m> Compiler<'m> {
                                 runtime_stride,
                                 name: var.name.clone(),
                                 coherent,
+                                written: false,
                                 coherent_ranges: match kind {
                                     BindingKind::StorageBuffer { .. } => self.coherent_members.get(&(rb.group, rb.binding)).cloned().unwrap_or_default(),
                                     BindingKind::UniformBuffer => Vec::new(),

@@ -270,6 +270,9 @@ pub struct BindingInfo {
     /// is a runtime-sized array). Accesses inside them are made at the coherence point, the rest
     /// as usual. Empty otherwise.
     pub coherent_ranges: Vec<std::ops::Range<u32>>,
+    /// The entry point stores to it (a plain or atomic store somewhere in its code). A storage
+    /// buffer that is writable but never written is only read.
+    pub written: bool,
 }
 
 /// Built-in inputs an entry point can read; filled per lane when a subgroup is created.

@@ -122,6 +122,8 @@ struct Access {
     usage: StageAccess,
     /// Buffer index (for naming).
     buffer: usize,
+    /// Through a `Coherent` storage buffer.
+    coherent: bool,
 }
 
 /// The ranges an event's vkCmdSetEvent2 had in its first scope.
@@ -381,7 +383,7 @@ impl Walk<'_, '_> {
         let all = self.u.all_device;
         for queue in &mut self.queues {
             queue.context.update(range.clone(), |s| {
-                s.record(usage, tag, HOST);
+                s.record(usage, tag, HOST, false);
                 if let Some(w) = s.write.as_mut() {
                     // vkQueueSubmit's implicit dependency makes it visible to later device work.
                     w.barriers = all;
@@ -449,15 +451,15 @@ impl Walk<'_, '_> {
         let at = |b: usize, off: u64, len: u64| p.buffer_addr(b, off)..p.buffer_addr(b, off) + len;
         match command {
             Command::FillBuffer { dst, offset, size, .. } => {
-                vec![Access { range: at(*dst, *offset, fill_size(w.buffers[*dst].size, *offset, *size)), usage: self.u.clear_write, buffer: *dst }]
+                vec![Access { range: at(*dst, *offset, fill_size(w.buffers[*dst].size, *offset, *size)), usage: self.u.clear_write, buffer: *dst, coherent: false }]
             }
-            Command::UpdateBuffer { dst, offset, data } => vec![Access { range: at(*dst, *offset, data.len() as u64), usage: self.u.clear_write, buffer: *dst }],
+            Command::UpdateBuffer { dst, offset, data } => vec![Access { range: at(*dst, *offset, data.len() as u64), usage: self.u.clear_write, buffer: *dst, coherent: false }],
             Command::CopyBuffer { src, dst, regions } => regions
                 .iter()
                 .flat_map(|r| {
                     [
-                        Access { range: at(*src, r.src_offset, r.size), usage: self.u.copy_read, buffer: *src },
-                        Access { range: at(*dst, r.dst_offset, r.size), usage: self.u.copy_write, buffer: *dst },
+                        Access { range: at(*src, r.src_offset, r.size), usage: self.u.copy_read, buffer: *src, coherent: false },
+                        Access { range: at(*dst, r.dst_offset, r.size), usage: self.u.copy_write, buffer: *dst, coherent: false },
                     ]
                 })
                 .collect(),
@@ -466,14 +468,16 @@ impl Walk<'_, '_> {
                 bindings
                     .iter()
                     .filter_map(|b| {
-                        let kind = info.iter().find(|i| i.group == b.set && i.binding == b.binding)?.kind;
-                        let usage = match kind {
+                        let i = info.iter().find(|i| i.group == b.set && i.binding == b.binding)?;
+                        // A storage buffer the entry point stores to is written (one write stands
+                        // for its reads too, as in the layer); one it never stores to is read.
+                        let usage = match i.kind {
                             sim_shader::BindingKind::UniformBuffer => self.u.uniform_read,
-                            sim_shader::BindingKind::StorageBuffer { read_only: true } => self.u.storage_read,
-                            sim_shader::BindingKind::StorageBuffer { read_only: false } => self.u.storage_write,
+                            sim_shader::BindingKind::StorageBuffer { .. } if i.written => self.u.storage_write,
+                            sim_shader::BindingKind::StorageBuffer { .. } => self.u.storage_read,
                         };
                         let len = b.range.unwrap_or(w.buffers[b.buffer].size.saturating_sub(b.offset));
-                        Some(Access { range: at(b.buffer, b.offset, len), usage, buffer: b.buffer })
+                        Some(Access { range: at(b.buffer, b.offset, len), usage, buffer: b.buffer, coherent: i.coherent })
                     })
                     .collect()
             }
@@ -506,7 +510,7 @@ impl Walk<'_, '_> {
                 let mut found: Vec<(usize, Conflict, Range<u64>, &'static str)> = Vec::new();
                 for (k, a) in accesses.iter().enumerate() {
                     for (r, s) in self.queues[q as usize].context.overlapping(a.range.clone()) {
-                        if let Some(c) = s.detect(a.usage) {
+                        if let Some(c) = s.detect(a.usage, a.coherent) {
                             found.push((k, c, r, c.kind.id()));
                         }
                     }
@@ -532,7 +536,7 @@ impl Walk<'_, '_> {
                 }
                 self.report(&at, &accesses, &found);
                 for a in &accesses {
-                    self.queues[q as usize].context.update(a.range.clone(), |s| s.record(a.usage, tag, q));
+                    self.queues[q as usize].context.update(a.range.clone(), |s| s.record(a.usage, tag, q, a.coherent));
                 }
             }
         }

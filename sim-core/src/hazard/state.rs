@@ -28,6 +28,12 @@ pub struct WriteAccess {
     pub barriers: UsageSet,
     /// The stages a later barrier can chain from (second execution scopes of those barriers).
     pub chain: S,
+    /// The stages that wait for it (second execution scopes of barriers whose first execution
+    /// scope held it): enough to order accesses made at the device's coherence point.
+    pub exec: S,
+    /// Made through a `Coherent` storage buffer: available and visible at device scope by
+    /// itself (legacy SPIR-V's per-access availability and visibility).
+    pub coherent: bool,
 }
 
 /// A read since the most recent write, one per stage.
@@ -117,18 +123,22 @@ impl AccessState {
     /// rules): a read against the write, unless an earlier read in a stage that now waits was
     /// checked already; a write against the reads since the last write, or against the write
     /// when there were none.
-    pub fn detect(&self, usage: StageAccess) -> Option<Conflict> {
+    ///
+    /// Between two accesses made through `Coherent` storage buffers (`coherent`), an execution
+    /// dependency is enough: each makes itself available and visible at device scope.
+    pub fn detect(&self, usage: StageAccess, coherent: bool) -> Option<Conflict> {
         let stage = usage.stage();
+        let ordered = |w: &WriteAccess| w.barriers.contains(usage) || (coherent && w.coherent && w.exec.intersects(stage));
         if usage.is_write() {
             if !self.reads.is_empty() {
                 let r = self.reads.iter().find(|r| !r.barriers.intersects(stage))?;
                 return Some(Conflict { kind: HazardKind::WriteAfterRead, prior: r.tag, prior_usage: r.usage });
             }
             let w = self.write?;
-            return (!w.barriers.contains(usage)).then_some(Conflict { kind: HazardKind::WriteAfterWrite, prior: w.tag, prior_usage: w.usage });
+            return (!ordered(&w)).then_some(Conflict { kind: HazardKind::WriteAfterWrite, prior: w.tag, prior_usage: w.usage });
         }
         let w = self.write?;
-        if self.read_barriers.intersects(stage) || w.barriers.contains(usage) {
+        if self.read_barriers.intersects(stage) || ordered(&w) {
             return None;
         }
         Some(Conflict { kind: HazardKind::ReadAfterWrite, prior: w.tag, prior_usage: w.usage })
@@ -152,10 +162,11 @@ impl AccessState {
         None
     }
 
-    /// Records an access.
-    pub fn record(&mut self, usage: StageAccess, tag: Tag, queue: QueueId) {
+    /// Records an access (`coherent`: made through a `Coherent` storage buffer).
+    pub fn record(&mut self, usage: StageAccess, tag: Tag, queue: QueueId, coherent: bool) {
         if usage.is_write() {
-            *self = AccessState { write: Some(WriteAccess { usage, tag, queue, barriers: UsageSet::EMPTY, chain: S::NONE }), reads: Vec::new(), read_barriers: S::NONE };
+            let write = WriteAccess { usage, tag, queue, barriers: UsageSet::EMPTY, chain: S::NONE, exec: S::NONE, coherent };
+            *self = AccessState { write: Some(write), reads: Vec::new(), read_barriers: S::NONE };
             return;
         }
         let read = ReadAccess { usage, tag, queue, barriers: S::NONE };
@@ -177,10 +188,14 @@ impl AccessState {
         for b in barriers {
             if let (Some(w), Some(nw)) = (before.write, self.write.as_mut())
                 && in_scope(w.tag)
-                && ((w.queue == queue && b.src_usages.contains(w.usage)) || w.chain.intersects(b.src_exec))
             {
-                nw.barriers = nw.barriers.union(b.dst_usages);
-                nw.chain |= b.dst_exec;
+                if (w.queue == queue && b.src_usages.contains(w.usage)) || w.chain.intersects(b.src_exec) {
+                    nw.barriers = nw.barriers.union(b.dst_usages);
+                    nw.chain |= b.dst_exec;
+                }
+                if (w.queue == queue && b.src_exec.intersects(w.usage.stage())) || w.exec.intersects(b.src_exec) || w.chain.intersects(b.src_exec) {
+                    nw.exec |= b.dst_exec;
+                }
             }
             for (r, nr) in before.reads.iter().zip(self.reads.iter_mut()) {
                 if in_scope(r.tag) && ((r.queue == queue && b.src_exec.intersects(r.usage.stage())) || r.barriers.intersects(b.src_exec)) {
@@ -199,18 +214,21 @@ impl AccessState {
     pub fn imported(&self, signal_queue: QueueId, src_exec: S, waiting: QueueId, dst_exec: S, dst_usages: UsageSet) -> AccessState {
         let mut s = self.clone();
         if let Some(w) = s.write.as_mut() {
-            let in_scope = (w.queue == signal_queue && src_exec.intersects(w.usage.stage())) || w.chain.intersects(src_exec);
+            let in_scope = (w.queue == signal_queue && src_exec.intersects(w.usage.stage())) || w.chain.intersects(src_exec) || w.exec.intersects(src_exec);
             if w.queue == waiting {
                 if in_scope {
                     w.barriers = w.barriers.union(dst_usages);
                     w.chain |= dst_exec;
+                    w.exec |= dst_exec;
                 }
             } else if in_scope {
                 w.barriers = dst_usages;
                 w.chain = dst_exec;
+                w.exec = dst_exec;
             } else {
                 w.barriers = UsageSet::EMPTY;
                 w.chain = S::NONE;
+                w.exec = S::NONE;
             }
         }
         s.read_barriers = S::NONE;
@@ -239,6 +257,7 @@ impl AccessState {
                 if let (Some(w), Some(o)) = (self.write.as_mut(), other.write) {
                     w.barriers = w.barriers.union(o.barriers);
                     w.chain |= o.chain;
+                    w.exec |= o.exec;
                 }
                 for o in &other.reads {
                     match self.reads.iter_mut().find(|r| r.usage.stage() == o.usage.stage()) {
