@@ -1,6 +1,7 @@
 //! Every example trace gives its expected outcome: `examples/traces/NAME.expect.json` names
 //! the profiles, schedules, exit status, finding kinds and the findings themselves (reader,
-//! buffer and range, write seen, write expected, cache); this test runs the binary on each.
+//! buffer and range, write seen, write expected, cache), and the program's hazards; this test
+//! runs the binary on each.
 
 use std::path::Path;
 use std::process::Command;
@@ -22,6 +23,13 @@ fn check(trace: &Path, failures: &mut Vec<String>) {
             continue;
         }
         let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        // The program's hazards, whatever the profile: exactly those the sidecar lists.
+        let key = |h: &serde_json::Value| ["id", "at", "usage", "resource", "prior", "prior_usage"].iter().map(|k| h[*k].to_string()).collect::<Vec<_>>().join(" ");
+        let got: Vec<String> = report["hazards"].as_array().unwrap().iter().map(key).collect();
+        let want: Vec<String> = expect["hazards"].as_array().expect("a `hazards` list in the sidecar").iter().map(key).collect();
+        if got != want {
+            failures.push(format!("{name}: hazards {got:?}, expected {want:?}"));
+        }
         // Host reads with expectations are checked against the reference run.
         for h in report["host_reads"].as_array().unwrap() {
             if h["reference_meets_expectation"] == serde_json::Value::Bool(false) {

@@ -172,7 +172,7 @@ pub fn json_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> s
             "findings": findings,
             "memory_model_complete": r.memory_model_complete,
         },
-        "hazards": [],
+        "hazards": hazards_json(w, &r.hazards),
         "host_reads": host_reads,
         "caches": cache_report(r),
         "instructions": r.instructions,
@@ -194,7 +194,27 @@ pub fn json_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> s
 /// Whether the run found something: corruption, or a host read that differs from the
 /// reference or whose reference misses the trace's stated expectation.
 pub fn found_something(r: &RunResult) -> bool {
-    r.corrupted() || r.host_reads.iter().any(|h| h.differing_bytes > 0 || h.reference_meets_expectation == Some(false))
+    r.corrupted() || !r.hazards.is_empty() || r.host_reads.iter().any(|h| h.differing_bytes > 0 || h.reference_meets_expectation == Some(false))
+}
+
+/// The most hazards the text report lists (all of them are in the JSON report).
+pub const TEXT_HAZARDS: usize = 12;
+
+/// The text report's hazard section.
+fn hazards_section(w: &Workload, r: &RunResult) -> String {
+    let mut o = String::new();
+    if r.hazards.is_empty() {
+        let _ = writeln!(o, "\nNo hazard: every access is ordered after the accesses it conflicts with.");
+        return o;
+    }
+    let _ = writeln!(o, "\nHAZARDS: {} synchronization hazard(s) in the program, whatever this machine shows:", r.hazards.len());
+    for (i, h) in r.hazards.iter().take(TEXT_HAZARDS).enumerate() {
+        let _ = writeln!(o, "\nH{}. {}", i + 1, hazard_text(w, h));
+    }
+    if r.hazards.len() > TEXT_HAZARDS {
+        let _ = writeln!(o, "\n... and {} more hazard(s) (all are in --report json).", r.hazards.len() - TEXT_HAZARDS);
+    }
+    o
 }
 
 fn spaced_hex(bytes: &[u8], more: bool) -> String {
@@ -301,6 +321,7 @@ pub fn text_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> S
     } else {
         let _ = writeln!(o, "No corruption: every read saw what the reference run saw, and final memory matches.");
     }
+    o.push_str(&hazards_section(w, r));
     if !r.memory_model_complete {
         let _ = writeln!(
             o,
@@ -348,7 +369,12 @@ fn place_text(w: &Workload, p: &sim_core::hazard::Place, usage: &sim_core::sync:
     match p {
         sim_core::hazard::Place::Command(c) => command_text(w, c),
         sim_core::hazard::Place::Host { timeline } => {
-            let what = if usage.is_write() { "host write" } else { "host read" };
+            let what = match w.timeline.get(*timeline) {
+                Some(sim_core::engine::HostOp::FlushMappedMemoryRanges(_)) => "vkFlushMappedMemoryRanges",
+                Some(sim_core::engine::HostOp::HostRead { .. }) => "host read",
+                _ if usage.is_write() => "host write",
+                _ => "host read",
+            };
             format!("the {what} at timeline[{timeline}]")
         }
     }
@@ -403,6 +429,14 @@ pub fn hazard_text(w: &Workload, h: &sim_core::hazard::Hazard) -> String {
         "GPUSIM-HOST-MISSING-INVALIDATE" => "the device wrote them to non-coherent memory and the host did not invalidate them (vkInvalidateMappedMemoryRanges) after waiting".to_string(),
         id if id.contains("RACING") => "on another queue, with nothing (a semaphore, a fence wait) ordering the two".to_string(),
         "SYNC-HAZARD-WRITE-AFTER-READ" => "and no execution dependency orders that read before this write".to_string(),
+        _ if matches!(&h.at, sim_core::hazard::Place::Host { timeline } if matches!(w.timeline.get(*timeline), Some(sim_core::engine::HostOp::FlushMappedMemoryRanges(_)))) => {
+            "since the host last invalidated them: a flush writes the host's copy of whole atoms, so it puts stale bytes over the device's".to_string()
+        }
+        _ if matches!(h.at, sim_core::hazard::Place::Host { .. }) && h.not_waited => "and the host did not wait for that command (a fence, vkQueueWaitIdle or vkDeviceWaitIdle)".to_string(),
+        _ if matches!(h.at, sim_core::hazard::Place::Host { .. }) && !h.usage.is_write() => {
+            "and no barrier made that write available to the host (a dependency with HOST and HOST_READ in its second scope, before the fence or wait)".to_string()
+        }
+        _ if matches!(h.at, sim_core::hazard::Place::Host { .. }) => "and nothing ordered the two".to_string(),
         _ => format!("and no memory dependency made that write available and visible to {}", h.usage),
     };
     format!(

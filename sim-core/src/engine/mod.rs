@@ -278,6 +278,9 @@ pub struct RunResult {
     /// past its budgets: [`oracle::MAX_WRITE_LOG_RANGES`], [`oracle::MAX_MODEL_CHECKS`]; such
     /// reads are then taken as correct).
     pub memory_model_complete: bool,
+    /// The program's synchronization hazards (the detector of [`crate::hazard`], with each
+    /// dispatch's accesses as the reference run made them), in timeline order.
+    pub hazards: Vec<crate::hazard::Hazard>,
 }
 
 /// A workgroup as it ran: for timelines.
@@ -323,7 +326,9 @@ pub fn run_workload(workload: &Workload, profile: &Profile, seed: u64) -> Result
 pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, options: &RunOptions) -> Result<RunResult, WorkloadError> {
     let (prog, config) = checked_program(workload, profile, &options.limits)?;
     let stream = stream::Stream::lower(&prog)?;
-    let reference = reference::reference_run_with(&prog, &stream, config.subgroup_size, &HashSet::new(), &options.limits)?;
+    let reference = reference::reference_run_noting(&prog, &stream, config.subgroup_size, &HashSet::new(), &options.limits, true)?;
+    // The program's hazards, from the bytes its dispatches accessed in the reference run.
+    let hazards = crate::hazard::detect_program(&prog, Some(&reference.accesses));
     let mut sim = run::Sim::new(&prog, &stream, &config, profile, Some(&reference.truth), seed)?.limits(options.limits);
     if options.workgroup_spans > 0 {
         sim = sim.record_workgroups(options.workgroup_spans);
@@ -446,6 +451,7 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
         lane_ops: sim.lane_ops,
         stopped: sim.stopped,
         memory_model_complete: sim.write_log_complete,
+        hazards,
     })
 }
 

@@ -3,7 +3,7 @@
 //! round-robin one step at a time. A correctly synchronized program must read and leave exactly
 //! what this run does, on every profile and seed.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use sim_caches::{AccessError, BackingStore, MemoryLevel, Tag, Tags, word_span};
 use sim_shader::{BindingKind, MemOp, Step, WorkgroupConfig};
@@ -26,9 +26,120 @@ pub struct Reference {
     pub truth: ReadTruth,
     /// Shader instructions executed (summed over subgroups).
     pub instructions: u64,
+    /// The bytes each dispatch instance accessed, when asked for.
+    pub accesses: HashMap<usize, DispatchAccesses>,
+}
+
+/// The bytes one dispatch's shaders accessed in the reference run, as coalesced address
+/// ranges per kind of access: what the hazard detector checks instead of the whole bound ranges
+/// when the program has run.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DispatchAccesses {
+    /// Loads through uniform buffers.
+    pub uniform_reads: RangeSet,
+    /// Loads through storage buffers.
+    pub storage_reads: RangeSet,
+    /// Stores and atomics through storage buffers.
+    pub storage_writes: RangeSet,
+    /// Loads at the coherence point (`Coherent` buffers, atomic loads).
+    pub coherent_reads: RangeSet,
+    /// Stores at the coherence point (`Coherent` buffers, atomic stores).
+    pub coherent_writes: RangeSet,
+}
+
+/// Disjoint, non-touching address ranges, merged as they are added (a subgroup's lanes
+/// touching consecutive words extend the last range without a search).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RangeSet {
+    ranges: std::collections::BTreeMap<u64, u64>,
+    last: Option<(u64, u64)>,
+}
+
+impl RangeSet {
+    /// Adds `[start, end)`.
+    pub fn add(&mut self, start: u64, end: u64) {
+        if let Some((s, e)) = self.last
+            && start <= e
+            && start >= s
+        {
+            if end > e {
+                self.last = Some((s, end));
+                self.ranges.insert(s, end);
+                self.merge_from(s);
+            }
+            return;
+        }
+        // Merge with every range it touches.
+        let mut s = start;
+        let mut e = end;
+        if let Some((&ps, &pe)) = self.ranges.range(..=start).next_back()
+            && pe >= start
+        {
+            s = ps;
+            e = e.max(pe);
+        }
+        let overlapped: Vec<u64> = self.ranges.range(s..=e).map(|(&k, _)| k).collect();
+        for k in overlapped {
+            let v = self.ranges.remove(&k).unwrap_or(k);
+            e = e.max(v);
+        }
+        self.ranges.insert(s, e);
+        self.last = Some((s, e));
+    }
+
+    fn merge_from(&mut self, s: u64) {
+        let Some(&e) = self.ranges.get(&s) else { return };
+        let mut end = e;
+        let next: Vec<(u64, u64)> = self.ranges.range(s + 1..=end).map(|(&k, &v)| (k, v)).collect();
+        for (k, v) in next {
+            self.ranges.remove(&k);
+            end = end.max(v);
+        }
+        self.ranges.insert(s, end);
+        self.last = Some((s, end));
+    }
+
+    /// The ranges, in address order.
+    pub fn iter(&self) -> impl Iterator<Item = std::ops::Range<u64>> + '_ {
+        self.ranges.iter().map(|(&s, &e)| s..e)
+    }
+
+    /// True when nothing was added.
+    pub fn is_empty(&self) -> bool {
+        self.ranges.is_empty()
+    }
 }
 
 struct Flat<'a>(&'a mut BackingStore);
+
+/// [`Flat`], noting each access in a [`DispatchAccesses`].
+struct Noting<'a> {
+    flat: Flat<'a>,
+    log: &'a mut DispatchAccesses,
+}
+
+impl Port for Noting<'_> {
+    fn load(&mut self, cu: usize, kind: BindingKind, coherent: bool, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<(u64, Served), AccessError> {
+        let set = match (kind, coherent) {
+            (_, true) => &mut self.log.coherent_reads,
+            (BindingKind::UniformBuffer, false) => &mut self.log.uniform_reads,
+            (BindingKind::StorageBuffer { .. }, false) => &mut self.log.storage_reads,
+        };
+        set.add(addr, addr + data.len() as u64);
+        self.flat.load(cu, kind, coherent, addr, data, tags)
+    }
+
+    fn store(&mut self, cu: usize, coherent: bool, addr: u64, data: &[u8], tag: Tag) -> Result<u64, AccessError> {
+        let set = if coherent { &mut self.log.coherent_writes } else { &mut self.log.storage_writes };
+        set.add(addr, addr + data.len() as u64);
+        self.flat.store(cu, coherent, addr, data, tag)
+    }
+
+    fn atomic(&mut self, cu: usize, addr: u64, old: &mut [u8; 4], tag: Tag, new: &dyn Fn(u32) -> u32) -> Result<u64, AccessError> {
+        self.log.coherent_writes.add(addr, addr + 4);
+        self.flat.atomic(cu, addr, old, tag, new)
+    }
+}
 
 impl Port for Flat<'_> {
     fn load(&mut self, _cu: usize, _kind: BindingKind, _coherent: bool, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<(u64, Served), AccessError> {
@@ -64,10 +175,16 @@ pub fn reference_run(prog: &Program<'_>, stream: &Stream, subgroup_size: u32, ca
 /// event the host sets later, a semaphore wait whose signal is held back) holds back its own
 /// queue only, until the host's vkSetEvent (or the other queue) lets it go.
 pub fn reference_run_with(prog: &Program<'_>, stream: &Stream, subgroup_size: u32, capture: &HashSet<ReadKey>, limits: &RunLimits) -> Result<Reference, WorkloadError> {
+    reference_run_noting(prog, stream, subgroup_size, capture, limits, false)
+}
+
+/// [`reference_run_with`], also noting the bytes each dispatch accessed when `note_accesses`
+/// ([`Reference::accesses`]).
+pub fn reference_run_noting(prog: &Program<'_>, stream: &Stream, subgroup_size: u32, capture: &HashSet<ReadKey>, limits: &RunLimits, note_accesses: bool) -> Result<Reference, WorkloadError> {
     let w = prog.workload;
     let mut mem = BackingStore::new(prog.address_space.max(1 << 16), 1, 256).map_err(|e| WorkloadError::Invalid { at: "memory".into(), message: e.to_string() })?;
     let mut truth = ReadTruth::default();
-    let mut ctx = Ctx { capture, subgroup_size, scratch: Scratch::default(), budget: InstructionBudget::new(limits, "the reference run".into()) };
+    let mut ctx = Ctx { capture, subgroup_size, scratch: Scratch::default(), budget: InstructionBudget::new(limits, "the reference run".into()), accesses: note_accesses.then(HashMap::new) };
     let mut queues: Vec<VecDeque<usize>> = vec![VecDeque::new(); stream.queues];
     let mut done = vec![false; stream.nodes.len()];
     for (t, op) in w.timeline.iter().enumerate() {
@@ -106,7 +223,7 @@ pub fn reference_run_with(prog: &Program<'_>, stream: &Stream, subgroup_size: u3
             done[i] = true;
         }
     }
-    Ok(Reference { memory: mem, truth, instructions: ctx.budget.used() })
+    Ok(Reference { memory: mem, truth, instructions: ctx.budget.used(), accesses: ctx.accesses.unwrap_or_default() })
 }
 
 /// What every command of a reference run shares: which reads to capture in detail, the
@@ -117,6 +234,8 @@ struct Ctx<'c> {
     subgroup_size: u32,
     scratch: Scratch,
     budget: InstructionBudget,
+    /// Where to note each dispatch's accesses, when asked.
+    accesses: Option<HashMap<usize, DispatchAccesses>>,
 }
 
 fn run_command(
@@ -126,7 +245,7 @@ fn run_command(
     truth: &mut ReadTruth,
     ctx: &mut Ctx<'_>,
 ) -> Result<(), WorkloadError> {
-    let Ctx { capture, subgroup_size, scratch, budget } = ctx;
+    let Ctx { capture, subgroup_size, scratch, budget, accesses } = ctx;
     let (capture, subgroup_size) = (*capture, *subgroup_size);
     let w = prog.workload;
     let ins = &prog.instances[inst];
@@ -159,6 +278,7 @@ fn run_command(
             let p = &w.pipelines[*pipeline].1;
             let bound = resolve(prog, p, bindings).map_err(|m| WorkloadError::Invalid { at: ins.at.to_string(), message: m })?;
             let sizes: Vec<u64> = bound.iter().map(|b| b.range).collect();
+            let mut noted = accesses.as_ref().map(|_| DispatchAccesses::default());
             let [gx, gy, gz] = *group_count;
             let total = gx as u64 * gy as u64 * gz as u64;
             for wg_index in 0..total {
@@ -182,7 +302,11 @@ fn run_command(
                         }
                         match wg.step(sg).map_err(|e| budget.shader_error(e, || ins.at.to_string(), 0))? {
                             Step::Memory(req) => {
-                                let performed = perform(&mut Flat(mem), 0, req, &bound, ins.tag, scratch).map_err(|e| exec(&e))?;
+                                let performed = match noted.as_mut() {
+                                    Some(log) => perform(&mut Noting { flat: Flat(mem), log }, 0, req, &bound, ins.tag, scratch),
+                                    None => perform(&mut Flat(mem), 0, req, &bound, ins.tag, scratch),
+                                }
+                                .map_err(|e| exec(&e))?;
                                 if req.op == MemOp::Load && !req.atomic {
                                     let key = ReadKey { inst: inst as u32, a: wg_index as u32, b: sg as u32, c: loads[sg] };
                                     loads[sg] += 1;
@@ -204,6 +328,9 @@ fn run_command(
                         seen[sg] = ran;
                     }
                 }
+            }
+            if let (Some(map), Some(log)) = (accesses.as_mut(), noted) {
+                map.insert(inst, log);
             }
         }
         // Synchronization orders nothing here: this run is already in order and coherent.

@@ -30,6 +30,7 @@
 pub mod range_map;
 pub mod state;
 
+use std::collections::HashMap;
 use std::ops::Range;
 
 use serde::Serialize;
@@ -37,6 +38,7 @@ use serde::Serialize;
 use crate::engine::program::{CommandRef, Program, fill_size};
 use crate::engine::workload::{Command, DependencyInfo, HostOp, MemoryId, Workload};
 use crate::engine::WorkloadError;
+use crate::engine::reference::DispatchAccesses;
 use crate::sync::{AccessFlags2 as A, MemoryBarrier2, PipelineStageFlags2 as S, StageAccess, UsageSet, first_scope_stages, second_scope_stages};
 pub use range_map::RangeMap;
 pub use state::{AccessState, HazardKind, QueueId, Scopes, Tag};
@@ -79,6 +81,11 @@ pub struct Hazard {
     /// queues or the host (at vkQueueSubmit2, or beyond the layer).
     #[serde(skip)]
     pub within_command_buffer: bool,
+    /// For a host access: the device access it conflicts with had not been waited for (no
+    /// fence, queue or device wait retired it); false when it had, and only a barrier to the
+    /// host, a flush or an invalidate was missing.
+    #[serde(skip)]
+    pub not_waited: bool,
 }
 
 /// The usages the detector assigns, looked up once.
@@ -162,6 +169,7 @@ struct Queue {
 /// The detector's walk over a program.
 struct Walk<'p, 'w> {
     prog: &'p Program<'w>,
+    exact: Option<&'p HashMap<usize, DispatchAccesses>>,
     u: Usages,
     queues: Vec<Queue>,
     semaphores: Vec<Option<Signal>>,
@@ -180,18 +188,22 @@ struct Walk<'p, 'w> {
     seen_within: std::collections::HashSet<(String, usize, usize, &'static str, StageAccess)>,
 }
 
-/// Finds every synchronization hazard of `w`, in timeline order.
+/// Finds every synchronization hazard of `w`, in timeline order, taking each dispatch to access
+/// the whole bound range of each descriptor (nothing runs).
 pub fn detect(w: &Workload) -> Result<Vec<Hazard>, WorkloadError> {
     let prog = Program::new(w)?;
-    Ok(detect_program(&prog))
+    Ok(detect_program(&prog, None))
 }
 
-/// [`detect`] on a numbered program.
-pub fn detect_program(prog: &Program<'_>) -> Vec<Hazard> {
+/// [`detect`] on a numbered program; with `exact`, the bytes each dispatch instance accessed in
+/// the reference run replace its bound ranges (neighbouring bytes written by a dispatch and a
+/// fill are then no hazard, as they are none).
+pub fn detect_program(prog: &Program<'_>, exact: Option<&HashMap<usize, DispatchAccesses>>) -> Vec<Hazard> {
     let w = prog.workload;
     let n = w.queues.len();
     let mut walk = Walk {
         prog,
+        exact,
         u: Usages::new(),
         queues: (0..n).map(|_| Queue { context: RangeMap::new(), known: vec![0; n] }).collect(),
         semaphores: (0..w.semaphores.len()).map(|_| None).collect(),
@@ -283,6 +295,7 @@ impl Walk<'_, '_> {
             HostOp::FlushMappedMemoryRanges(ranges) => {
                 for r in ranges {
                     let range = self.mapped_range(r.memory, r.offset, r.size);
+                    self.flush(t, r.memory, range.clone());
                     self.unflushed.update(range, |v| *v = None);
                 }
             }
@@ -359,6 +372,30 @@ impl Walk<'_, '_> {
         self.prog.memory_at(addr).is_none_or(|(m, _)| self.prog.workload.memories[m].properties.host_coherent)
     }
 
+    /// A flush of non-coherent memory writes the host's view of every byte of the range (whole
+    /// atoms), not only the bytes the host wrote: where the device wrote since the host last
+    /// invalidated, the flush puts stale bytes over the device's (a write after write).
+    fn flush(&mut self, t: usize, memory: MemoryId, range: Range<u64>) {
+        if self.prog.workload.memories[memory].properties.host_coherent {
+            return;
+        }
+        let usage = self.u.host_write;
+        let mut found: Option<(Conflict, Range<u64>)> = None;
+        for queue in &self.queues {
+            for (r, s) in queue.context.overlapping(range.clone()) {
+                if let Some(wr) = s.write.filter(|w| w.queue != HOST) {
+                    found = found.or(Some((Conflict { kind: HazardKind::WriteAfterWrite, prior: wr.tag, prior_usage: wr.usage }, r)));
+                }
+            }
+        }
+        if found.is_none() {
+            found = self.needs_invalidate.overlapping(range.clone()).find_map(|(r, v)| v.map(|(prior, prior_usage)| (Conflict { kind: HazardKind::WriteAfterWrite, prior, prior_usage }, r)));
+        }
+        if let Some((c, r)) = found {
+            self.report_host(t, memory, usage, c, r);
+        }
+    }
+
     fn host_write(&mut self, t: usize, memory: MemoryId, offset: u64, len: u64) {
         let base = self.prog.memory_base[memory];
         let range = base + offset..base + offset + len;
@@ -426,7 +463,12 @@ impl Walk<'_, '_> {
     }
 
     fn report_host(&mut self, t: usize, memory: MemoryId, usage: StageAccess, c: Conflict, r: Range<u64>) {
-        self.push_host(c.kind.id(), t, memory, usage, c, r);
+        self.push_host(c.kind.id(), t, memory, usage, c, r.clone());
+        // A device access still in a queue's context was never retired by a host wait.
+        let waited = !self.queues.iter().any(|q| q.context.overlapping(r.clone()).any(|(_, s)| s.write.is_some_and(|w| w.tag == c.prior) || s.reads.iter().any(|x| x.tag == c.prior)));
+        if let Some(h) = self.hazards.last_mut() {
+            h.not_waited = !waited;
+        }
     }
 
     fn push_host(&mut self, id: &'static str, t: usize, memory: MemoryId, usage: StageAccess, c: Conflict, r: Range<u64>) {
@@ -441,11 +483,12 @@ impl Walk<'_, '_> {
             prior: self.places[c.prior as usize].clone(),
             prior_usage: c.prior_usage,
             within_command_buffer: false,
+            not_waited: false,
         });
     }
 
-    /// The accesses of a command.
-    fn accesses(&self, command: &Command) -> Vec<Access> {
+    /// The accesses of command instance `inst`.
+    fn accesses(&self, inst: usize, command: &Command) -> Vec<Access> {
         let p = self.prog;
         let w = p.workload;
         let at = |b: usize, off: u64, len: u64| p.buffer_addr(b, off)..p.buffer_addr(b, off) + len;
@@ -463,6 +506,36 @@ impl Walk<'_, '_> {
                     ]
                 })
                 .collect(),
+            Command::Dispatch { bindings, .. } if self.exact.is_some() => {
+                let Some(noted) = self.exact.and_then(|e| e.get(&inst)) else { return Vec::new() };
+                let kinds = [
+                    (&noted.uniform_reads, self.u.uniform_read, false),
+                    (&noted.storage_reads, self.u.storage_read, false),
+                    (&noted.storage_writes, self.u.storage_write, false),
+                    (&noted.coherent_reads, self.u.storage_read, true),
+                    (&noted.coherent_writes, self.u.storage_write, true),
+                ];
+                let mut out = Vec::new();
+                for (set, usage, coherent) in kinds {
+                    for r in set.iter() {
+                        // Named after the binding whose bound range holds it (the first, when
+                        // bindings alias).
+                        let mut pos = r.start;
+                        while pos < r.end {
+                            let owner = bindings.iter().find_map(|b| {
+                                let len = b.range.unwrap_or(w.buffers[b.buffer].size.saturating_sub(b.offset));
+                                let start = p.buffer_addr(b.buffer, b.offset);
+                                (start <= pos && pos < start + len).then_some((b.buffer, start + len))
+                            });
+                            let Some((buffer, end)) = owner else { break };
+                            let end = end.min(r.end);
+                            out.push(Access { range: pos..end, usage, buffer, coherent });
+                            pos = end;
+                        }
+                    }
+                }
+                out
+            }
             Command::Dispatch { pipeline, bindings, .. } => {
                 let info = w.pipelines[*pipeline].1.bindings();
                 bindings
@@ -503,7 +576,7 @@ impl Walk<'_, '_> {
             }
             Command::ResetEvent { event, .. } => self.events[*event] = None,
             _ => {
-                let accesses = self.accesses(command);
+                let accesses = self.accesses(i, command);
                 let tag = self.new_tag(Place::Command(at.clone()));
                 // Every access of the command is checked before any is recorded (a copy's
                 // source and destination are each checked against what came before).
@@ -572,6 +645,7 @@ impl Walk<'_, '_> {
                 prior,
                 prior_usage: c.prior_usage,
                 within_command_buffer: within,
+                not_waited: false,
             });
         }
     }

@@ -1,0 +1,72 @@
+//! `gpusim check` on the synchronization corpus (`tests/corpus/syncval/`): every scenario's
+//! expected hazards (transcribed from the Khronos validation layer's tests and the
+//! synchronization examples) and none other: the same ids, commands, prior commands, usages,
+//! and, for hazards across command buffers, the same submission.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+fn corpus() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/syncval");
+    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("corpus")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json") && !p.to_string_lossy().ends_with(".expect.json"))
+        .collect();
+    v.sort();
+    v
+}
+
+/// A hazard as the expectation writes it: `ID cb[k] <- cb[k] (usage <- prior usage) @submit`.
+fn expected_key(h: &Value) -> String {
+    let submit = h["submit"].as_u64().map(|s| format!(" @{s}")).unwrap_or_default();
+    format!("{} {}[{}] <- {}[{}] ({} <- {}){submit}", h["id"].as_str().unwrap_or(""), h["command_buffer"].as_str().unwrap_or(""), h["command"], h["prior_command_buffer"].as_str().unwrap_or(""), h["prior_command"], h["usage"].as_str().unwrap_or(""), h["prior_usage"].as_str().unwrap_or(""))
+}
+
+fn reported_key(h: &Value) -> String {
+    let submit = if h["found"] == "submit" { format!(" @{}", h["at"]["submit"]) } else { String::new() };
+    format!(
+        "{} {}[{}] <- {}[{}] ({} <- {}){submit}",
+        h["id"].as_str().unwrap_or(""),
+        h["at"]["command_buffer"].as_str().unwrap_or(""),
+        h["at"]["command"],
+        h["prior"]["command_buffer"].as_str().unwrap_or(""),
+        h["prior"]["command"],
+        h["usage"].as_str().unwrap_or(""),
+        h["prior_usage"].as_str().unwrap_or("")
+    )
+}
+
+#[test]
+fn check_reports_the_expected_hazards_of_every_scenario() {
+    let (mut hazard_cases, mut clean_cases) = (0, 0);
+    let mut failures = Vec::new();
+    for t in corpus() {
+        let e: Value = serde_json::from_str(&std::fs::read_to_string(t.with_extension("expect.json")).expect("expectations")).expect("json");
+        let out = Command::new(env!("CARGO_BIN_EXE_gpusim")).args(["check", "--report", "json"]).arg(&t).output().expect("run gpusim");
+        let r: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}: {}", t.display(), String::from_utf8_lossy(&out.stderr)));
+        let want: Vec<String> = {
+            let mut v: Vec<String> = e["hazards"].as_array().expect("hazards").iter().map(expected_key).collect();
+            v.sort();
+            v
+        };
+        let got: Vec<String> = {
+            let mut v: Vec<String> = r["hazards"].as_array().expect("hazards").iter().map(reported_key).collect();
+            v.sort();
+            v
+        };
+        if want.is_empty() {
+            clean_cases += 1;
+        } else {
+            hazard_cases += 1;
+        }
+        assert_eq!(out.status.code(), Some(i32::from(!want.is_empty())), "{}: exit status", t.display());
+        if want != got {
+            failures.push(format!("{}:\n  expected {want:?}\n  reported {got:?}", t.display()));
+        }
+    }
+    assert!(hazard_cases >= 40 && clean_cases >= 20, "{hazard_cases} hazard cases, {clean_cases} clean ones");
+    assert!(failures.is_empty(), "{} of {} scenarios differ:\n{}", failures.len(), hazard_cases + clean_cases, failures.join("\n"));
+}
