@@ -115,6 +115,8 @@ pub fn json_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> s
         kind: &'static str,
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         diverged: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        hazard: Option<usize>,
     }
     let findings: Vec<F> = r
         .findings
@@ -133,6 +135,7 @@ pub fn json_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> s
             cycle: f.cycle,
             kind: f.kind,
             diverged: f.diverged,
+            hazard: f.hazard,
         })
         .collect();
     let host_reads: Vec<serde_json::Value> = r
@@ -264,6 +267,10 @@ pub fn finding_text(w: &Workload, f: &Finding) -> String {
     if f.diverged {
         text.push_str("\n  Then the invocation took another path than in the reference run (a stale value decided it): its later reads are not compared.");
     }
+    match f.hazard {
+        Some(h) => text.push_str(&format!("\n  Hazard H{} explains it.", h + 1)),
+        None => text.push_str("\n  No hazard explains it: the program orders this read after the write it should see, so the machine is at fault."),
+    }
     text.replace("….", "…")
 }
 
@@ -313,11 +320,20 @@ pub fn text_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> S
                  (a write-back of stale data, a lost update, or writes that race)."
             );
         }
-        let _ = writeln!(
-            o,
-            "\nA stale read means synchronization was missing or too narrow: the writer's stages were not in a barrier's first\n\
-             scope (execution), or its writes were not made available (src access) and visible (dst access) to the reader."
-        );
+        if r.findings.iter().any(|f| f.hazard.is_some()) {
+            let _ = writeln!(
+                o,
+                "\nA stale read means synchronization was missing or too narrow: the writer's stages were not in a barrier's first\n\
+                 scope (execution), or its writes were not made available (src access) and visible (dst access) to the reader."
+            );
+        } else {
+            let _ = writeln!(
+                o,
+                "\nNo hazard explains this corruption: the program is correctly synchronized, so the machine is at fault (a\n\
+                 barrier table that misses a flush or an invalidate, or caches that do not keep bytes they were not given, like\n\
+                 the line-dirty profiles in examples/profiles/)."
+            );
+        }
     } else {
         let _ = writeln!(o, "No corruption: every read saw what the reference run saw, and final memory matches.");
     }

@@ -208,6 +208,11 @@ pub struct Finding {
     /// (a stale value decided a branch or a loop): its later reads are not compared.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub diverged: bool,
+    /// The index in [`RunResult::hazards`] of the hazard that explains this read (the same
+    /// reader, resource and bytes); `None` when no hazard does: the program ordered the read,
+    /// so the machine is at fault.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hazard: Option<usize>,
 }
 
 /// A host read's outcome.
@@ -415,6 +420,13 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
         if let Some(f) = findings.iter_mut().find(|f| f.key.inst == d.key.inst && f.key.a == d.key.a && f.key.b == d.key.b) {
             f.diverged = true;
         }
+    }
+
+    // Each finding's explanation: a hazard at the same reader on the same bytes.
+    for f in &mut findings {
+        f.hazard = hazards.iter().position(|h| {
+            h.at == crate::hazard::Place::Command(f.at.clone()) && h.resource == f.resource && h.offset < f.offset + f.size && f.offset < h.offset + h.size
+        });
     }
 
     // Each dispatch's name once, not once per workgroup.
@@ -643,6 +655,7 @@ fn push_differences(out: &mut Vec<Finding>, prog: &Program<'_>, at: &CommandRef,
             cycle,
             kind: "race",
             diverged: false,
+            hazard: None,
         });
     }
 }
@@ -692,6 +705,7 @@ fn push_model_findings(out: &mut Vec<Finding>, prog: &Program<'_>, at: &CommandR
                 cycle: s.cycle,
                 kind: "stale",
                 diverged: false,
+                hazard: None,
             });
         }
     }
