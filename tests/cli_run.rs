@@ -46,7 +46,16 @@ fn json_report_has_the_contract_fields() {
     for k in ["offset", "size", "seen_write", "via"] {
         assert!(f.get(k).is_some(), "finding lacks `{k}`");
     }
-    assert_eq!(r["hazards"], serde_json::json!([]));
+    // The missing barrier is a hazard of the program, in the contract's shape.
+    let h = &r["hazards"][0];
+    assert_eq!(h["id"], "SYNC-HAZARD-READ-AFTER-WRITE");
+    assert_eq!(h["at"], f["at"]);
+    assert_eq!(h["usage"], "COMPUTE_SHADER_SHADER_STORAGE_READ");
+    assert_eq!(h["resource"], "A");
+    assert_eq!((h["offset"].as_u64(), h["size"].as_u64()), (Some(0), Some(4096)));
+    assert_eq!(h["prior"], f["expected_write"]);
+    assert_eq!(h["prior_usage"], "CLEAR_TRANSFER_WRITE");
+    assert_eq!(f["hazard"], 0, "the finding names the hazard that explains it");
     let l2 = &r["caches"]["L2"];
     for k in ["hits", "misses", "writebacks", "flushes", "invalidations"] {
         assert!(l2[k].is_u64(), "caches.L2.{k}");

@@ -659,7 +659,10 @@ impl Walk<'_, '_> {
         for b in &dep.buffer_memory_barriers {
             let size = b.size.unwrap_or(self.prog.workload.buffers[b.buffer].size.saturating_sub(b.offset));
             let start = self.prog.buffer_addr(b.buffer, b.offset);
-            barriers.push((Some(start..start + size), scopes(&b.barrier)));
+            let full = scopes(&b.barrier);
+            barriers.push((Some(start..start + size), full));
+            // Its execution dependency orders every access of its stages, not only the range's.
+            barriers.push((None, Scopes { src_usages: UsageSet::EMPTY, dst_usages: UsageSet::EMPTY, ..full }));
         }
         let ctx = &mut self.queues[q as usize].context;
         let mut cuts: Vec<u64> = barriers.iter().filter_map(|(r, _)| r.clone()).flat_map(|r| [r.start, r.end]).collect();
