@@ -27,15 +27,16 @@ fn examples() -> Vec<PathBuf> {
     v
 }
 
-/// The table's rows: example name -> (gpusim column, layer column).
-fn table() -> BTreeMap<String, (String, String)> {
+/// The table's rows: example name -> (gpusim's corruption column, gpusim's hazards column, the
+/// layer's column).
+fn table() -> BTreeMap<String, (String, String, String)> {
     let doc = std::fs::read_to_string(root().join("docs/REPLAY.md")).expect("docs/REPLAY.md");
     let mut rows = BTreeMap::new();
     let section = doc.lines().skip_while(|l| !l.starts_with("| example |")).take_while(|l| !l.is_empty());
     for line in section.filter(|l| l.starts_with("| `")) {
         let cells: Vec<&str> = line.split(" | ").collect();
         let name = cells[0].trim_start_matches("| `").trim_end_matches('`').to_string();
-        assert!(rows.insert(name.clone(), (cells[1].to_string(), cells[2].to_string())).is_none(), "{name} is in the table twice");
+        assert!(rows.insert(name.clone(), (cells[1].to_string(), cells[2].to_string(), cells[3].to_string())).is_none(), "{name} is in the table twice");
     }
     rows
 }
@@ -54,28 +55,42 @@ fn the_table_lists_every_example_with_gpusims_verdicts() {
             .iter()
             .copied()
             .filter(|p| {
-                let out = Command::new(env!("CARGO_BIN_EXE_gpusim")).args(["run", "--profile", p]).arg(&t).output().expect("run gpusim");
+                let out = Command::new(env!("CARGO_BIN_EXE_gpusim")).args(["run", "--profile", p, "--report", "json"]).arg(&t).output().expect("run gpusim");
                 assert!(out.status.code().is_some_and(|c| c < 2), "{}: {}", t.display(), String::from_utf8_lossy(&out.stderr));
-                out.status.code() == Some(1)
+                // Corruption (stale reads, final memory, host reads), not hazards.
+                let r: Value = serde_json::from_slice(&out.stdout).expect("json report");
+                r["corruption"]["stale_reads"].as_u64() > Some(0)
+                    || r["corruption"]["corrupted_bytes"].as_u64() > Some(0)
+                    || r["host_reads"].as_array().is_some_and(|h| h.iter().any(|h| h["differing_bytes"].as_u64() > Some(0)))
             })
             .collect();
         let cell = if corrupt.is_empty() { "—".to_string() } else { corrupt.join(", ") };
         assert_eq!(rows[&stem(&t)].0, cell, "{}: gpusim column", t.display());
+        let out = Command::new(env!("CARGO_BIN_EXE_gpusim")).args(["run", "--report", "json"]).arg(&t).output().expect("run gpusim");
+        let r: Value = serde_json::from_slice(&out.stdout).expect("json report");
+        assert_eq!(rows[&stem(&t)].1, hazards_cell(&r), "{}: gpusim hazards column", t.display());
     }
 }
 
-/// The layer's hazards as the table writes them: `RAW cb0[2]; WAW cb0[3..66]`.
-fn layer_cell(report: &Value) -> String {
+/// A report's hazards as the table writes them: `RAW cb0[2]; WAW cb0[3..66]; RAW timeline[3]`.
+fn hazards_cell(report: &Value) -> String {
     let short = |id: &str| match id {
         "SYNC-HAZARD-READ-AFTER-WRITE" => "RAW".to_string(),
         "SYNC-HAZARD-WRITE-AFTER-READ" => "WAR".to_string(),
         "SYNC-HAZARD-WRITE-AFTER-WRITE" => "WAW".to_string(),
-        other => other.to_string(),
+        "SYNC-HAZARD-READ-RACING-WRITE" => "RRW".to_string(),
+        "SYNC-HAZARD-WRITE-RACING-WRITE" => "WRW".to_string(),
+        "SYNC-HAZARD-WRITE-RACING-READ" => "WRR".to_string(),
+        other => other.trim_start_matches("GPUSIM-HOST-").to_string(),
     };
     // Runs of one id on consecutive commands of one command buffer are written as a range.
     let mut runs: Vec<(String, String, u64, u64)> = Vec::new();
     for h in report["hazards"].as_array().expect("hazards") {
-        let (id, cb, k) = (short(h["id"].as_str().expect("id")), h["at"]["command_buffer"].as_str().expect("cb").to_string(), h["at"]["command"].as_u64().expect("command"));
+        let id = short(h["id"].as_str().expect("id"));
+        let (cb, k) = match h["at"]["command_buffer"].as_str() {
+            Some(cb) => (cb.to_string(), h["at"]["command"].as_u64().expect("command")),
+            None => ("timeline".to_string(), h["at"]["timeline"].as_u64().expect("timeline")),
+        };
         match runs.last_mut() {
             Some(r) if r.0 == id && r.1 == cb && r.3 + 1 == k => r.3 = k,
             _ => runs.push((id, cb, k, k)),
@@ -99,7 +114,7 @@ fn every_example_replays_under_the_layer_as_the_table_says() {
         assert!(out.status.code().is_some_and(|c| c < 2), "{}: {}", t.display(), String::from_utf8_lossy(&out.stderr));
         let r: Value = serde_json::from_slice(&out.stdout).expect("json report");
         assert_eq!(r["iterations"], 2);
-        assert_eq!(rows[&stem(&t)].1, layer_cell(&r), "{}: layer column", t.display());
+        assert_eq!(rows[&stem(&t)].2, hazards_cell(&r), "{}: layer column", t.display());
         assert_eq!(r["validation_errors"].as_array().map(Vec::len), Some(0), "{}: {}", t.display(), r["validation_errors"]);
         if r["replay"]["device"]["driver"] == "llvmpipe" {
             // In order and coherent: what the device read is what the reference run read.

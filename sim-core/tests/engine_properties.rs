@@ -269,10 +269,14 @@ proptest! {
     #[test]
     fn synchronized_programs_match_the_reference(ops in prop::collection::vec(op(), 1..12), seed in 0u64..1000) {
         let w = build(&ops);
+        // A correctly synchronized program has no hazard, by the bound ranges or by the bytes.
+        let hazards = sim_core::hazard::detect(&w).unwrap();
+        prop_assert!(hazards.is_empty(), "hazards in a synchronized program: {hazards:?}\nops: {ops:?}");
         for name in Profile::builtin_names() {
             let p = Profile::builtin(name).unwrap();
             for s in [seed, seed + 1, seed + 2] {
                 let r = run_workload(&w, &p, s).unwrap();
+                prop_assert!(r.hazards.is_empty(), "{name} seed {s}: hazards {:?}\nops: {ops:?}", r.hazards);
                 prop_assert!(!r.corrupted(), "{name} seed {s}: {} stale reads, {} corrupted bytes, first finding {:?}\nops: {ops:?}",
                     r.stale_reads, r.corrupted_bytes, r.findings.first());
             }

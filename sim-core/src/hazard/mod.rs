@@ -160,6 +160,16 @@ struct Fence {
     known: Vec<Tag>,
 }
 
+/// Work submitted to a queue, run in order when nothing holds it back.
+enum Item {
+    /// A batch starts: its semaphore waits.
+    Begin { waits: Vec<(usize, S)> },
+    /// A command instance.
+    Command { inst: usize },
+    /// A batch ends: its semaphore signals, and the submission's fence after its last batch.
+    End { signals: Vec<(usize, S)>, fence: Option<usize> },
+}
+
 struct Queue {
     context: RangeMap<AccessState>,
     /// Per queue: the last tag of that queue's accesses this one is ordered after.
@@ -184,6 +194,9 @@ struct Walk<'p, 'w> {
     /// Host writes to non-coherent memory not flushed yet.
     unflushed: RangeMap<Option<Tag>>,
     hazards: Vec<Hazard>,
+    /// Per queue: submitted work not run yet, with its submission sequence number.
+    pending: Vec<std::collections::VecDeque<(u64, Item)>>,
+    next_item: u64,
     /// Hazards found within a command buffer already reported for an earlier submission of it.
     seen_within: std::collections::HashSet<(String, usize, usize, &'static str, StageAccess)>,
 }
@@ -214,6 +227,8 @@ pub fn detect_program(prog: &Program<'_>, exact: Option<&HashMap<usize, Dispatch
         needs_invalidate: RangeMap::new(),
         unflushed: RangeMap::new(),
         hazards: Vec::new(),
+        pending: (0..n).map(|_| std::collections::VecDeque::new()).collect(),
+        next_item: 0,
         seen_within: std::collections::HashSet::new(),
     };
     for (t, op) in w.timeline.iter().enumerate() {
@@ -237,35 +252,87 @@ impl Walk<'_, '_> {
         (self.places.len() - 1) as Tag
     }
 
+    fn push(&mut self, q: usize, item: Item) {
+        self.pending[q].push_back((self.next_item, item));
+        self.next_item += 1;
+    }
+
+    /// Whether a queued item can run now.
+    fn runnable(&self, item: &Item) -> bool {
+        match item {
+            Item::Begin { waits } => waits.iter().all(|(s, _)| self.semaphores[*s].is_some()),
+            Item::Command { inst } => {
+                let ins = &self.prog.instances[*inst];
+                match &self.prog.workload.command_buffers[ins.cb].commands[ins.index] {
+                    Command::WaitEvents { events, .. } => events.iter().all(|&e| self.events[e].is_some()),
+                    _ => true,
+                }
+            }
+            Item::End { .. } => true,
+        }
+    }
+
+    /// Runs queued work, the earliest submitted runnable head first, until none can run.
+    fn run_queues(&mut self) {
+        loop {
+            let next = (0..self.pending.len()).filter(|&q| self.pending[q].front().is_some_and(|(_, item)| self.runnable(item))).min_by_key(|&q| self.pending[q].front().map(|(seq, _)| *seq));
+            let Some(q) = next else { return };
+            let (_, item) = self.pending[q].pop_front().expect("a head");
+            let queue = q as QueueId;
+            match item {
+                Item::Begin { waits } => {
+                    for (s, stages) in waits {
+                        if let Some(sig) = self.semaphores[s].take() {
+                            self.import(sig, queue, stages);
+                        }
+                    }
+                }
+                Item::Command { inst } => {
+                    let ins = &self.prog.instances[inst];
+                    let command = &self.prog.workload.command_buffers[ins.cb].commands[ins.index];
+                    self.command(queue, inst, command);
+                }
+                Item::End { signals, fence } => {
+                    let mut known = self.queues[q].known.clone();
+                    known[q] = self.last_tag();
+                    for (s, stages) in signals {
+                        self.semaphores[s] = Some(Signal { context: self.queues[q].context.clone(), queue, src_exec: first_scope_stages(stages, None), known: known.clone() });
+                    }
+                    if let Some(f) = fence {
+                        self.fences[f] = Some(Fence { known });
+                    }
+                }
+            }
+        }
+    }
+
     fn host_op(&mut self, t: usize, op: &HostOp) {
         let w = self.prog.workload;
+        self.run_queues();
+        self.host_action(t, op, w);
+        self.run_queues();
+    }
+
+    fn host_action(&mut self, t: usize, op: &HostOp, w: &Workload) {
         match op {
             HostOp::QueueSubmit { queue, batches, fence } => {
-                let q = *queue as QueueId;
+                // Queued, to run when nothing holds its queue back (a wait on an event the host
+                // sets later, a semaphore whose signal has not run).
+                let q = *queue;
                 let mut inst = self.prog.submit_batches[t].iter().flat_map(|r| r.clone());
-                for batch in batches {
-                    for &(s, stages) in &batch.wait_semaphores {
-                        if let Some(sig) = self.semaphores[s].take() {
-                            self.import(sig, q, stages);
-                        }
-                    }
+                for (b, batch) in batches.iter().enumerate() {
+                    self.push(q, Item::Begin { waits: batch.wait_semaphores.clone() });
                     for &cb in &batch.command_buffers {
-                        for command in &w.command_buffers[cb].commands {
+                        for _ in &w.command_buffers[cb].commands {
                             let i = inst.next().expect("a numbered command instance");
-                            self.command(q, i, command);
+                            self.push(q, Item::Command { inst: i });
                         }
                     }
-                    for &(s, stages) in &batch.signal_semaphores {
-                        let mut known = self.queues[q as usize].known.clone();
-                        known[q as usize] = self.last_tag();
-                        self.semaphores[s] = Some(Signal { context: self.queues[q as usize].context.clone(), queue: q, src_exec: first_scope_stages(stages, None), known });
-                    }
+                    let last = b + 1 == batches.len();
+                    self.push(q, Item::End { signals: batch.signal_semaphores.clone(), fence: if last { *fence } else { None } });
                 }
-                if let Some(f) = fence {
-                    let mut known = self.queues[q as usize].known.clone();
-                    known[q as usize] = self.last_tag();
-                    self.fences[*f] = Some(Fence { known });
-                }
+                self.run_queues();
+                return;
             }
             HostOp::WaitForFences(fs) => {
                 for &f in fs {
