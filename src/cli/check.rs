@@ -17,12 +17,41 @@ pub struct CheckArgs {
     /// Report format.
     #[arg(long, value_enum, default_value = "text")]
     pub report: Format,
+    /// Write the trace with each hazard's suggested synchronization added to the file named by
+    /// `-o` (`-` for standard output).
+    #[arg(long, requires = "output")]
+    pub fix: bool,
+    /// Where `--fix` writes the corrected trace.
+    #[arg(short = 'o', long)]
+    pub output: Option<PathBuf>,
 }
 
 /// Runs `gpusim check ...`.
 pub fn run(args: CheckArgs) -> Result<ExitCode, CliError> {
     let t = sim_core::trace::load(&args.trace).map_err(|e: TraceError| Box::new(e) as CliError)?;
     let hazards = sim_core::hazard::detect(&t.workload).map_err(|e| Box::new(t.locate_engine_error(&e)) as CliError)?;
+    if args.fix {
+        let output = args.output.as_ref().ok_or("--fix needs -o FILE")?;
+        let prog = sim_core::engine::Program::new(&t.workload).map_err(|e| Box::new(t.locate_engine_error(&e)) as CliError)?;
+        let json: serde_json::Value = serde_json::from_str(&t.text)?;
+        let mut fixed = super::fix::fix(&json, &prog, &hazards)?;
+        let text = if output.as_os_str() == "-" {
+            serde_json::to_string_pretty(&fixed.trace)?
+        } else {
+            super::fix::rebase_files(&mut fixed.trace, &args.trace, output);
+            serde_json::to_string_pretty(&fixed.trace)?
+        };
+        if output.as_os_str() == "-" {
+            super::print_out(&format!("{text}\n"))?;
+        } else {
+            std::fs::write(output, format!("{text}\n")).map_err(|e| format!("cannot write {}: {e}", output.display()))?;
+            super::print_err(&format!("gpusim check: {} of {} hazard(s) fixed in {}", fixed.fixed, hazards.len(), output.display()));
+        }
+        for u in &fixed.unfixable {
+            super::print_err(&format!("gpusim check: not fixed: {u}"));
+        }
+        return Ok(ExitCode::from(u8::from(!hazards.is_empty())));
+    }
     match args.report {
         Format::Json => {
             let v = serde_json::json!({

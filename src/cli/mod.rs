@@ -2,6 +2,7 @@
 
 pub mod check;
 pub mod demo;
+pub mod fix;
 pub mod graph;
 pub mod profile;
 pub mod replay;

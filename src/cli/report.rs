@@ -405,10 +405,13 @@ fn place_command(w: &Workload, p: &sim_core::hazard::Place) -> &'static str {
 }
 
 /// The hazards as the report's JSON: the contract's fields, with `command` and
-/// `prior_command` naming the Vulkan commands and `found` saying where the layer would find
-/// each (`recording`: within one command buffer; `submit`: across command buffers, submissions
-/// or queues; `host`: a host access, which the layer does not track).
+/// `prior_command` naming the Vulkan commands, `found` saying where the layer would find each
+/// (`recording`: within one command buffer; `submit`: across command buffers, submissions or
+/// queues; `host`: a host access, which the layer does not track), and the diagnosis:
+/// `barrier_at`, `diagnosis`, and `suggested_barrier` (or `suggested_semaphore`,
+/// `suggested_host_op`).
 pub fn hazards_json(w: &Workload, hazards: &[sim_core::hazard::Hazard]) -> serde_json::Value {
+    let prog = sim_core::engine::Program::new(w).ok();
     let list: Vec<serde_json::Value> = hazards
         .iter()
         .map(|h| {
@@ -417,7 +420,7 @@ pub fn hazards_json(w: &Workload, hazards: &[sim_core::hazard::Hazard]) -> serde
                 (_, true) => "recording",
                 _ => "submit",
             };
-            serde_json::json!({
+            let mut v = serde_json::json!({
                 "id": h.id,
                 "at": h.at,
                 "command": place_command(w, &h.at),
@@ -430,7 +433,21 @@ pub fn hazards_json(w: &Workload, hazards: &[sim_core::hazard::Hazard]) -> serde
                 "prior_usage": h.prior_usage,
                 "found": found,
                 "by": "gpusim",
-            })
+            });
+            if let Some(prog) = &prog {
+                let d = sim_core::hazard::diagnose::diagnose(prog, h);
+                if let Some(b) = &d.barrier_at {
+                    v["barrier_at"] = serde_json::json!(b);
+                }
+                v["diagnosis"] = d.diagnosis.into();
+                let key = match d.suggested {
+                    sim_core::hazard::diagnose::Suggestion::Barrier { .. } => "suggested_barrier",
+                    sim_core::hazard::diagnose::Suggestion::Semaphore { .. } => "suggested_semaphore",
+                    sim_core::hazard::diagnose::Suggestion::HostOp { .. } => "suggested_host_op",
+                };
+                v[key] = serde_json::json!(d.suggested);
+            }
+            v
         })
         .collect();
     serde_json::Value::Array(list)
@@ -438,6 +455,38 @@ pub fn hazards_json(w: &Workload, hazards: &[sim_core::hazard::Hazard]) -> serde
 
 /// One hazard as a paragraph.
 pub fn hazard_text(w: &Workload, h: &sim_core::hazard::Hazard) -> String {
+    let mut text = hazard_sentence(w, h);
+    if let Ok(prog) = sim_core::engine::Program::new(w) {
+        let d = sim_core::hazard::diagnose::diagnose(&prog, h);
+        text.push_str(&format!("\n  Why: {}.\n  Fix: {}.", d.diagnosis, suggestion_text(&d.suggested)));
+    }
+    text
+}
+
+/// A suggestion for a person.
+fn suggestion_text(s: &sim_core::hazard::diagnose::Suggestion) -> String {
+    use sim_core::hazard::diagnose::Suggestion;
+    match s {
+        Suggestion::Barrier { insert_before, insert_after, src_stage_mask, src_access_mask, dst_stage_mask, dst_access_mask } => {
+            let place = match (insert_before, insert_after) {
+                (Some(b), _) => format!("before {}[{}]", b.command_buffer, b.command),
+                (None, Some(a)) => format!("after {}[{}]", a.command_buffer, a.command),
+                (None, None) => String::new(),
+            };
+            format!("a vkCmdPipelineBarrier2 {place} with srcStageMask {src_stage_mask}, srcAccessMask {src_access_mask}, dstStageMask {dst_stage_mask}, dstAccessMask {dst_access_mask}")
+        }
+        Suggestion::Semaphore { signal_submit, wait_submit, wait_stage_mask } => {
+            format!("a semaphore signalled by the submission at timeline[{signal_submit}] and waited by the one at timeline[{wait_submit}] with stage mask {wait_stage_mask}")
+        }
+        Suggestion::HostOp { op, before_timeline, memory } => {
+            let m = memory.as_ref().map(|m| format!(" of {m}")).unwrap_or_default();
+            format!("{op}{m} before timeline[{before_timeline}]")
+        }
+    }
+}
+
+/// The hazard's first sentence: who accessed what, after whom.
+fn hazard_sentence(w: &Workload, h: &sim_core::hazard::Hazard) -> String {
     let verb = |u: &sim_core::sync::StageAccess| if u.is_write() { "writes" } else { "reads" };
     let past = |u: &sim_core::sync::StageAccess| if u.is_write() { "wrote" } else { "read" };
     let what = match h.id {

@@ -27,6 +27,7 @@
 //! UNIFORM_READ. Fills and updates are clear commands (CLEAR_TRANSFER_WRITE), copies read and
 //! write at the COPY stage.
 
+pub mod diagnose;
 pub mod range_map;
 pub mod state;
 

@@ -1,0 +1,268 @@
+//! Why a hazard is one, and the smallest synchronization that removes it.
+//!
+//! For two commands on one queue the diagnosis looks at the nearest synchronization command
+//! between them (a pipeline barrier or an event wait) and names the first mask that falls short,
+//! in the order the specification applies them: the first execution scope (srcStageMask), the
+//! first access scope (srcAccessMask, for a write to be made available), the second execution
+//! scope (dstStageMask), the second access scope (dstAccessMask, for it to be made visible), and
+//! a buffer barrier's range. Commands on two queues need a semaphore; host accesses need a wait,
+//! a barrier to HOST_READ, a flush or an invalidate.
+//!
+//! The suggestion is the minimal barrier: the prior access's stage (and, when it wrote, its
+//! access) as the first scopes, the hazardous access's stage (and, after a write, its access) as
+//! the second, placed just before the hazardous command (a barrier's first scope reaches back
+//! to everything earlier on its queue), or just after the prior command when the second access is
+//! the host's. [`fix`] writes those into the trace.
+
+use serde::Serialize;
+
+use super::{Hazard, Place};
+use crate::engine::program::{CommandRef, Program};
+use crate::engine::workload::{Command, DependencyInfo, HostOp};
+use crate::sync::{AccessFlags2 as A, MemoryBarrier2, PipelineStageFlags2 as S, first_scope_stages, second_scope_stages};
+
+/// The [`Suggestion::HostOp`] `op` of a hazard no added synchronization removes (the program's
+/// layout must change).
+pub const NO_FIX: &str = "none: change which bytes the host writes";
+
+/// What to add to remove a hazard.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum Suggestion {
+    /// A pipeline barrier (synchronization2 masks), before or after a command.
+    Barrier {
+        /// Place it just before this command.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        insert_before: Option<CommandRef>,
+        /// Place it just after this command (when the second access is the host's).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        insert_after: Option<CommandRef>,
+        /// srcStageMask.
+        src_stage_mask: String,
+        /// srcAccessMask.
+        src_access_mask: String,
+        /// dstStageMask.
+        dst_stage_mask: String,
+        /// dstAccessMask.
+        dst_access_mask: String,
+    },
+    /// A binary semaphore signalled by one submission and waited by another.
+    Semaphore {
+        /// Timeline index of the submission that signals it.
+        signal_submit: usize,
+        /// Timeline index of the submission that waits.
+        wait_submit: usize,
+        /// The wait's stage mask.
+        wait_stage_mask: String,
+    },
+    /// A host operation before a timeline entry (`wait_for_fences`/`device_wait_idle`, a flush,
+    /// an invalidate).
+    HostOp {
+        /// The operation, as the trace writes it (`device_wait_idle`,
+        /// `flush_mapped_memory_ranges`, `invalidate_mapped_memory_ranges`).
+        op: &'static str,
+        /// Place it just before this timeline entry.
+        before_timeline: usize,
+        /// The memory object, for flushes and invalidates.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        memory: Option<String>,
+    },
+}
+
+/// A hazard explained.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Diagnosis {
+    /// The nearest synchronization command between the two accesses, if there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub barrier_at: Option<CommandRef>,
+    /// One sentence: which mask of which command falls short, or what is missing.
+    pub diagnosis: String,
+    /// The synchronization that removes the hazard.
+    pub suggested: Suggestion,
+}
+
+fn name<T: std::fmt::Display>(m: T) -> String {
+    m.to_string()
+}
+
+/// The queue a submission (timeline index) went to.
+fn queue_of(prog: &Program<'_>, submit: usize) -> Option<usize> {
+    match prog.workload.timeline.get(submit) {
+        Some(HostOp::QueueSubmit { queue, .. }) => Some(*queue),
+        _ => None,
+    }
+}
+
+fn instance_of(prog: &Program<'_>, c: &CommandRef) -> Option<usize> {
+    prog.instances.iter().position(|i| &i.at == c)
+}
+
+fn command<'w>(prog: &Program<'w>, inst: usize) -> &'w Command {
+    let i = &prog.instances[inst];
+    &prog.workload.command_buffers[i.cb].commands[i.index]
+}
+
+fn describe(prog: &Program<'_>, c: &CommandRef) -> String {
+    let vk = instance_of(prog, c).map_or("command", |i| command(prog, i).vk_name());
+    format!("{vk} {}[{}] (timeline[{}])", c.command_buffer, c.command, c.submit)
+}
+
+/// The masks each barrier element of a dependency has, with the buffer range it covers
+/// (`None`: every address).
+fn elements(prog: &Program<'_>, dep: &DependencyInfo) -> Vec<(MemoryBarrier2, Option<std::ops::Range<u64>>)> {
+    let mut v: Vec<(MemoryBarrier2, Option<std::ops::Range<u64>>)> = dep.memory_barriers.iter().map(|b| (*b, None)).collect();
+    for b in &dep.buffer_memory_barriers {
+        let size = b.size.unwrap_or(prog.workload.buffers[b.buffer].size.saturating_sub(b.offset));
+        let start = prog.buffer_addr(b.buffer, b.offset);
+        v.push((b.barrier, Some(start..start + size)));
+    }
+    v
+}
+
+/// Explains `h` and suggests its fix.
+pub fn diagnose(prog: &Program<'_>, h: &Hazard) -> Diagnosis {
+    let memory = h.prior_usage.is_write() && h.id != "SYNC-HAZARD-WRITE-AFTER-READ" && h.id != "SYNC-HAZARD-WRITE-RACING-READ";
+    let (src_access, dst_access) = if memory { (h.prior_usage.access(), h.usage.access()) } else { (A::NONE, A::NONE) };
+    let barrier = |before: Option<CommandRef>, after: Option<CommandRef>| Suggestion::Barrier {
+        insert_before: before,
+        insert_after: after,
+        src_stage_mask: name(h.prior_usage.stage()),
+        src_access_mask: name(src_access),
+        dst_stage_mask: name(h.usage.stage()),
+        dst_access_mask: name(dst_access),
+    };
+    match (&h.prior, &h.at) {
+        (Place::Command(p), Place::Command(a)) => command_pair(prog, h, p, a, memory, barrier),
+        (Place::Host { timeline }, Place::Command(a)) => {
+            // A host write the device read without a flush.
+            let memory_name = prog.workload.timeline.get(*timeline).and_then(|op| match op {
+                HostOp::HostWrite { memory, .. } => Some(prog.workload.memories[*memory].name.clone()),
+                _ => None,
+            });
+            Diagnosis {
+                barrier_at: None,
+                diagnosis: format!(
+                    "the host wrote {} at timeline[{timeline}] in memory that is not HOST_COHERENT and no vkFlushMappedMemoryRanges made the write available before {} was submitted",
+                    h.resource,
+                    describe(prog, a)
+                ),
+                suggested: Suggestion::HostOp { op: "flush_mapped_memory_ranges", before_timeline: a.submit, memory: memory_name },
+            }
+        }
+        (Place::Command(p), Place::Host { timeline }) => {
+            let is_flush = matches!(prog.workload.timeline.get(*timeline), Some(HostOp::FlushMappedMemoryRanges(_)));
+            if h.not_waited {
+                Diagnosis {
+                    barrier_at: None,
+                    diagnosis: format!("the host accesses {} at timeline[{timeline}] without waiting for {} (no fence wait, vkQueueWaitIdle or vkDeviceWaitIdle retires it first)", h.resource, describe(prog, p)),
+                    suggested: Suggestion::HostOp { op: "device_wait_idle", before_timeline: *timeline, memory: None },
+                }
+            } else if is_flush {
+                Diagnosis {
+                    barrier_at: None,
+                    diagnosis: format!(
+                        "the flush at timeline[{timeline}] writes whole atoms of {} back, over bytes {} wrote: no synchronization fixes this, the host must keep its writes to atoms the device does not write",
+                        h.resource,
+                        describe(prog, p)
+                    ),
+                    suggested: Suggestion::HostOp { op: NO_FIX, before_timeline: *timeline, memory: Some(h.resource.clone()) },
+                }
+            } else if h.id == "GPUSIM-HOST-MISSING-INVALIDATE" {
+                Diagnosis {
+                    barrier_at: None,
+                    diagnosis: format!("{} is not HOST_COHERENT and no vkInvalidateMappedMemoryRanges after the wait made {}'s writes visible to the host read at timeline[{timeline}]", h.resource, describe(prog, p)),
+                    suggested: Suggestion::HostOp { op: "invalidate_mapped_memory_ranges", before_timeline: *timeline, memory: Some(h.resource.clone()) },
+                }
+            } else {
+                Diagnosis {
+                    barrier_at: None,
+                    diagnosis: format!(
+                        "no barrier after {} has dstStageMask HOST and dstAccessMask HOST_READ, so its writes are not made available to the host read at timeline[{timeline}] (a fence signal does not do it)",
+                        describe(prog, p)
+                    ),
+                    suggested: Suggestion::Barrier {
+                        insert_before: None,
+                        insert_after: Some(p.clone()),
+                        src_stage_mask: name(h.prior_usage.stage()),
+                        src_access_mask: name(h.prior_usage.access()),
+                        dst_stage_mask: name(S::HOST),
+                        dst_access_mask: name(A::HOST_READ),
+                    },
+                }
+            }
+        }
+        (Place::Host { .. }, Place::Host { timeline }) => Diagnosis {
+            barrier_at: None,
+            diagnosis: "two host accesses".into(),
+            suggested: Suggestion::HostOp { op: "device_wait_idle", before_timeline: *timeline, memory: None },
+        },
+    }
+}
+
+fn command_pair(prog: &Program<'_>, h: &Hazard, p: &CommandRef, a: &CommandRef, memory: bool, barrier: impl Fn(Option<CommandRef>, Option<CommandRef>) -> Suggestion) -> Diagnosis {
+    let (qp, qa) = (queue_of(prog, p.submit), queue_of(prog, a.submit));
+    let queues = &prog.workload.queues;
+    if qp != qa {
+        let (qp, qa) = (qp.unwrap_or(0), qa.unwrap_or(0));
+        return Diagnosis {
+            barrier_at: None,
+            diagnosis: format!(
+                "{} runs on queue {} and {} on queue {}, and no semaphore signalled after the first submission is waited by the second with {} in its stage mask",
+                describe(prog, p),
+                queues[qp],
+                describe(prog, a),
+                queues[qa],
+                h.usage.stage()
+            ),
+            suggested: Suggestion::Semaphore { signal_submit: p.submit, wait_submit: a.submit, wait_stage_mask: name(h.usage.stage()) },
+        };
+    }
+    let (Some(ip), Some(ia)) = (instance_of(prog, p), instance_of(prog, a)) else {
+        return Diagnosis { barrier_at: None, diagnosis: "no synchronization orders the two commands".into(), suggested: barrier(Some(a.clone()), None) };
+    };
+    // The synchronization commands between them on the queue, the nearest last.
+    let same_queue = |i: usize| queue_of(prog, prog.instances[i].at.submit) == qa;
+    let between: Vec<usize> = (ip + 1..ia).filter(|&i| same_queue(i) && matches!(command(prog, i), Command::PipelineBarrier(_) | Command::WaitEvents { .. })).collect();
+    let suggested = barrier(Some(a.clone()), None);
+    let Some(&nearest) = between.last() else {
+        let across = if p.submit != a.submit { " (a barrier's first scope reaches back to earlier submissions on the same queue)" } else { "" };
+        return Diagnosis {
+            barrier_at: None,
+            diagnosis: format!("no pipeline barrier or event wait on queue {} comes between {} and {}{across}", queues[qa.unwrap_or(0)], describe(prog, p), describe(prog, a)),
+            suggested,
+        };
+    };
+    let at = prog.instances[nearest].at.clone();
+    let (dep, wait) = match command(prog, nearest) {
+        Command::PipelineBarrier(d) => (d, false),
+        Command::WaitEvents { dependency, .. } => (dependency, true),
+        _ => unreachable!("filtered to synchronization commands"),
+    };
+    let (prior_stage, stage) = (h.prior_usage.stage(), h.usage.stage());
+    let this = describe(prog, &at);
+    let elements = elements(prog, dep);
+    let mask = |f: &dyn Fn(&MemoryBarrier2) -> String| elements.iter().map(|(b, _)| f(b)).collect::<Vec<_>>().join(", ");
+    let sentence = if !elements.iter().any(|(b, _)| first_scope_stages(b.src_stage_mask, None).intersects(prior_stage)) {
+        format!("{this} has srcStageMask {}, which does not contain {prior_stage}, the stage of {}", mask(&|b| name(b.src_stage_mask)), describe(prog, p))
+    } else if !elements.iter().any(|(b, _)| second_scope_stages(b.dst_stage_mask, None).intersects(stage)) {
+        format!("{this} has dstStageMask {}, which does not contain {stage}, the stage of {}", mask(&|b| name(b.dst_stage_mask)), describe(prog, a))
+    } else if memory && !elements.iter().any(|(b, _)| b.first_usages().contains(h.prior_usage)) {
+        format!(
+            "{this} has srcAccessMask {}, which does not include {} ({}'s {}), so its writes are not made available",
+            mask(&|b| name(b.src_access_mask)),
+            h.prior_usage.access(),
+            describe(prog, p),
+            h.prior_usage
+        )
+    } else if memory && !elements.iter().any(|(b, _)| b.second_usages().contains(h.usage)) {
+        format!("{this} has dstAccessMask {}, but the access is {}: the write is not made visible to it", mask(&|b| name(b.dst_access_mask)), h.usage)
+    } else if memory {
+        format!("{this}'s buffer barriers that name the right masks do not cover bytes [{}, {}) of {}", h.offset, h.offset + h.size, h.resource)
+    } else if wait {
+        format!("{this} waits on an event whose vkCmdSetEvent comes before {}, so the event does not cover it", describe(prog, p))
+    } else {
+        format!("{this} does not order {} before {}", describe(prog, p), describe(prog, a))
+    };
+    let sentence = if wait && sentence.starts_with(&this) { format!("{sentence} (the wait's masks; its first scope is also limited to what came before the matching vkCmdSetEvent)") } else { sentence };
+    Diagnosis { barrier_at: Some(at), diagnosis: sentence, suggested }
+}
