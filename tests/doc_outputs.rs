@@ -108,8 +108,11 @@ fn readme_tour_report() {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let out = gpusim_in(root(), &args);
     assert_eq!(out.status.code(), Some(1), "README says the exit status is 1");
+    let stdout = String::from_utf8(out.stdout).unwrap();
     let shown = block_starting(&readme, "1. vkCmdDispatch");
-    assert_shown_within("README.md, Read the report", &shown, &String::from_utf8(out.stdout).unwrap());
+    assert_shown_within("README.md, Read the report", &shown, &stdout);
+    let shown = block_starting(&readme, "H1. SYNC-HAZARD");
+    assert_shown_within("README.md, Find the hazards", &shown, &stdout);
 }
 
 /// README's Rust API section: what `cargo run --example missing_barrier` prints.
@@ -174,7 +177,7 @@ fn cli_synopsis_matches_help() {
         }
     }
     let names: Vec<&str> = per_command.iter().map(|(c, _)| c.as_str()).collect();
-    assert_eq!(names, ["demo", "run", "graph", "profile", "replay"], "{synopsis}");
+    assert_eq!(names, ["demo", "run", "graph", "profile", "check", "replay"], "{synopsis}");
     for (command, mut shown) in per_command {
         let help_args: Vec<&str> = if command == "profile" { vec!["profile", "show", "--help"] } else { vec![command.as_str(), "--help"] };
         let help = String::from_utf8(gpusim_in(root(), &help_args).stdout).unwrap();
