@@ -124,6 +124,15 @@ impl Usages {
     }
 }
 
+/// Where an access was made, as the walk records it (turned into a [`Place`] for reports).
+#[derive(Clone, Copy, Debug)]
+enum Origin {
+    /// A command instance.
+    Instance(usize),
+    /// A host operation (timeline index).
+    Host(usize),
+}
+
 /// One access of a command: the address range, the usage, and the resource it names.
 struct Access {
     range: Range<u64>,
@@ -187,7 +196,9 @@ struct Walk<'p, 'w> {
     events: Vec<Option<EventScope>>,
     fences: Vec<Option<Fence>>,
     /// Where each tag's access was made.
-    places: Vec<Place>,
+    places: Vec<Origin>,
+    /// Barrier scopes already expanded, by their four masks (a program repeats a few barriers).
+    scope_cache: HashMap<MemoryBarrier2, Scopes>,
     /// Device writes retired by a host wait that no barrier made visible to HOST_READ.
     host_unavailable: RangeMap<Option<(Tag, StageAccess)>>,
     /// Device writes to non-coherent memory retired by a host wait, not invalidated since.
@@ -223,7 +234,8 @@ pub fn detect_program(prog: &Program<'_>, exact: Option<&HashMap<usize, Dispatch
         semaphores: (0..w.semaphores.len()).map(|_| None).collect(),
         events: vec![None; w.events.len()],
         fences: (0..w.fences.len()).map(|_| None).collect(),
-        places: vec![Place::Host { timeline: 0 }],
+        places: vec![Origin::Host(0)],
+        scope_cache: HashMap::new(),
         host_unavailable: RangeMap::new(),
         needs_invalidate: RangeMap::new(),
         unflushed: RangeMap::new(),
@@ -248,9 +260,22 @@ fn scopes(b: &MemoryBarrier2) -> Scopes {
 }
 
 impl Walk<'_, '_> {
-    fn new_tag(&mut self, place: Place) -> Tag {
-        self.places.push(place);
+    fn new_tag(&mut self, origin: Origin) -> Tag {
+        self.places.push(origin);
         (self.places.len() - 1) as Tag
+    }
+
+    /// Where tag `t`'s access was made.
+    fn place(&self, t: Tag) -> Place {
+        match self.places[t as usize] {
+            Origin::Instance(i) => Place::Command(self.prog.instances[i].at.clone()),
+            Origin::Host(timeline) => Place::Host { timeline },
+        }
+    }
+
+    /// The scopes of a barrier, expanded once per distinct barrier.
+    fn scopes(&mut self, b: &MemoryBarrier2) -> Scopes {
+        *self.scope_cache.entry(*b).or_insert_with(|| scopes(b))
     }
 
     fn push(&mut self, q: usize, item: Item) {
@@ -468,7 +493,7 @@ impl Walk<'_, '_> {
         let base = self.prog.memory_base[memory];
         let range = base + offset..base + offset + len;
         let usage = self.u.host_write;
-        let tag = self.new_tag(Place::Host { timeline: t });
+        let tag = self.new_tag(Origin::Host(t));
         // Device work the host did not wait for may still access these bytes: whatever its
         // barriers, only a host wait orders it before a host access.
         let mut found: Option<(Conflict, Range<u64>)> = None;
@@ -507,7 +532,7 @@ impl Walk<'_, '_> {
         let base = self.prog.memory_base[memory];
         let range = base + offset..base + offset + len;
         let usage = self.u.host_read;
-        let _ = self.new_tag(Place::Host { timeline: t });
+        let _ = self.new_tag(Origin::Host(t));
         // A device write no wait has retired: the host reads while it may be in flight.
         let mut found: Option<(Conflict, Range<u64>)> = None;
         for queue in &self.queues {
@@ -548,7 +573,7 @@ impl Walk<'_, '_> {
             resource: self.prog.workload.memories[memory].name.clone(),
             offset: r.start - base,
             size: r.end - r.start,
-            prior: self.places[c.prior as usize].clone(),
+            prior: self.place(c.prior),
             prior_usage: c.prior_usage,
             within_command_buffer: false,
             not_waited: false,
@@ -627,11 +652,10 @@ impl Walk<'_, '_> {
     }
 
     fn command(&mut self, q: QueueId, i: usize, command: &Command) {
-        let at = self.prog.instances[i].at.clone();
         match command {
             Command::PipelineBarrier(dep) => self.barrier(q, dep, None),
             Command::SetEvent { event, dependency } => {
-                let tag = self.new_tag(Place::Command(at));
+                let tag = self.new_tag(Origin::Instance(i));
                 self.set_event(q, *event, dependency, tag);
             }
             Command::WaitEvents { events, dependency } => {
@@ -645,7 +669,7 @@ impl Walk<'_, '_> {
             Command::ResetEvent { event, .. } => self.events[*event] = None,
             _ => {
                 let accesses = self.accesses(i, command);
-                let tag = self.new_tag(Place::Command(at.clone()));
+                let tag = self.new_tag(Origin::Instance(i));
                 // Every access of the command is checked before any is recorded (a copy's
                 // source and destination are each checked against what came before).
                 let mut found: Vec<(usize, Conflict, Range<u64>, &'static str)> = Vec::new();
@@ -675,7 +699,10 @@ impl Walk<'_, '_> {
                         }
                     }
                 }
-                self.report(&at, &accesses, &found);
+                if !found.is_empty() {
+                    let at = self.prog.instances[i].at.clone();
+                    self.report(&at, &accesses, &found);
+                }
                 for a in &accesses {
                     self.queues[q as usize].context.update(a.range.clone(), |s| s.record(a.usage, tag, q, a.coherent));
                 }
@@ -694,7 +721,7 @@ impl Walk<'_, '_> {
         }
         for (k, c, r, id) in merged {
             let a = &accesses[k];
-            let prior = self.places[c.prior as usize].clone();
+            let prior = self.place(c.prior);
             let within = matches!(&prior, Place::Command(p) if p.submit == at.submit && p.batch == at.batch && p.command_buffer == at.command_buffer && p.command < at.command);
             if within {
                 let key = (at.command_buffer.clone(), at.command, match &prior { Place::Command(p) => p.command, _ => 0 }, id, a.usage);
@@ -723,16 +750,22 @@ impl Walk<'_, '_> {
     /// the stored ranges are cut at every barrier's and the event scope's edges, and each piece
     /// gets the barriers covering it at once.
     fn barrier(&mut self, q: QueueId, dep: &DependencyInfo, event: Option<&EventScope>) {
-        let mut barriers: Vec<(Option<Range<u64>>, Scopes)> = dep.memory_barriers.iter().map(|b| (None, scopes(b))).collect();
+        let mut barriers: Vec<(Option<Range<u64>>, Scopes)> = dep.memory_barriers.iter().map(|b| (None, self.scopes(b))).collect();
         for b in &dep.buffer_memory_barriers {
             let size = b.size.unwrap_or(self.prog.workload.buffers[b.buffer].size.saturating_sub(b.offset));
             let start = self.prog.buffer_addr(b.buffer, b.offset);
-            let full = scopes(&b.barrier);
+            let full = self.scopes(&b.barrier);
             barriers.push((Some(start..start + size), full));
             // Its execution dependency orders every access of its stages, not only the range's.
             barriers.push((None, Scopes { src_usages: UsageSet::EMPTY, dst_usages: UsageSet::EMPTY, ..full }));
         }
         let ctx = &mut self.queues[q as usize].context;
+        if event.is_none() && barriers.iter().all(|(r, _)| r.is_none()) {
+            // Global barriers only: every stored range at once.
+            let bs: Vec<Scopes> = barriers.into_iter().map(|(_, b)| b).collect();
+            ctx.update_all(|s| s.apply_barriers(q, &bs, |_| true));
+            return;
+        }
         let mut cuts: Vec<u64> = barriers.iter().filter_map(|(r, _)| r.clone()).flat_map(|r| [r.start, r.end]).collect();
         if let Some(scope) = event {
             cuts.extend(scope.map.iter().flat_map(|(r, _)| [r.start, r.end]));

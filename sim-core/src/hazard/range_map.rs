@@ -85,6 +85,13 @@ impl<V: Clone + Default + PartialEq> RangeMap<V> {
         for (_, v) in self.map.values_mut() {
             f(v);
         }
+        if self.map.len() <= 1 {
+            // Nothing to merge: only a default value to drop.
+            if self.map.values().next().is_some_and(|(_, v)| *v == V::default()) {
+                self.map.clear();
+            }
+            return;
+        }
         self.normalize(0..u64::MAX);
     }
 

@@ -184,6 +184,11 @@ impl AccessState {
     /// stages that already wait for it. `tag_limit` keeps accesses after it out (the accesses
     /// a vkCmdSetEvent2 preceded, for its wait).
     pub fn apply_barriers(&mut self, queue: QueueId, barriers: &[Scopes], in_scope: impl Fn(Tag) -> bool) {
+        if let [only] = barriers {
+            // One barrier: nothing to keep apart, so no copy of the state.
+            self.apply_one(queue, only, &in_scope);
+            return;
+        }
         let before = self.clone();
         for b in barriers {
             if let (Some(w), Some(nw)) = (before.write, self.write.as_mut())
@@ -202,6 +207,28 @@ impl AccessState {
                     nr.barriers |= b.dst_exec;
                     self.read_barriers |= b.dst_exec;
                 }
+            }
+        }
+    }
+
+    fn apply_one(&mut self, queue: QueueId, b: &Scopes, in_scope: &impl Fn(Tag) -> bool) {
+        if let Some(w) = self.write.as_mut()
+            && in_scope(w.tag)
+        {
+            let (chained, stage) = (w.chain.intersects(b.src_exec), w.usage.stage());
+            let exec = (w.queue == queue && b.src_exec.intersects(stage)) || w.exec.intersects(b.src_exec) || chained;
+            if (w.queue == queue && b.src_usages.contains(w.usage)) || chained {
+                w.barriers = w.barriers.union(b.dst_usages);
+                w.chain |= b.dst_exec;
+            }
+            if exec {
+                w.exec |= b.dst_exec;
+            }
+        }
+        for r in &mut self.reads {
+            if in_scope(r.tag) && ((r.queue == queue && b.src_exec.intersects(r.usage.stage())) || r.barriers.intersects(b.src_exec)) {
+                r.barriers |= b.dst_exec;
+                self.read_barriers |= b.dst_exec;
             }
         }
     }
