@@ -173,6 +173,8 @@ pub fn json_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> s
             "stale_reads": r.stale_reads,
             "corrupted_bytes": r.corrupted_bytes,
             "findings": findings,
+            "final_memory": final_memory_json(r),
+            "final_memory_truncated": r.memory_differences_truncated,
             "memory_model_complete": r.memory_model_complete,
         },
         "hazards": hazards_json(w, &r.hazards),
@@ -192,6 +194,47 @@ pub fn json_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> s
         report["stopped"] = serde_json::json!({"at": at, "command": command, "cycle": r.cycles, "reason": stopped.message});
     }
     report
+}
+
+/// The hazard that explains a run of differing final bytes: one between the two writers (a
+/// write after write, or writes racing), or one at either writer on the same buffer.
+fn memory_hazard(r: &RunResult, d: &sim_core::engine::MemoryDifference) -> Option<usize> {
+    use sim_core::hazard::Place;
+    let place = |w: &Writer| match w {
+        Writer::Command(c) => Some(Place::Command(c.clone())),
+        Writer::Host { timeline } => Some(Place::Host { timeline: *timeline }),
+        Writer::Initial => None,
+    };
+    let (seen, expected) = (place(&d.seen_write), place(&d.expected_write));
+    let resource = d.buffer.as_ref().map(|(b, _)| b.as_str()).unwrap_or(d.memory.as_str());
+    r.hazards
+        .iter()
+        .position(|h| (Some(&h.at) == seen.as_ref() || Some(&h.at) == expected.as_ref()) && (Some(&h.prior) == seen.as_ref() || Some(&h.prior) == expected.as_ref()))
+        .or_else(|| r.hazards.iter().position(|h| h.resource == resource && (Some(&h.at) == seen.as_ref() || Some(&h.at) == expected.as_ref())))
+        // The same writer in both runs: it wrote other bytes because it read stale ones.
+        .or_else(|| if seen == expected { r.hazards.iter().position(|h| Some(&h.at) == seen.as_ref()) } else { None })
+}
+
+fn final_memory_json(r: &RunResult) -> serde_json::Value {
+    let list: Vec<serde_json::Value> = r
+        .memory_differences
+        .iter()
+        .map(|d| {
+            let mut v = serde_json::json!({
+                "memory": d.memory, "offset": d.offset, "size": d.size,
+                "seen_write": d.seen_write, "expected_write": d.expected_write,
+            });
+            if let Some((b, off)) = &d.buffer {
+                v["buffer"] = b.as_str().into();
+                v["buffer_offset"] = (*off).into();
+            }
+            if let Some(h) = memory_hazard(r, d) {
+                v["hazard"] = h.into();
+            }
+            v
+        })
+        .collect();
+    serde_json::Value::Array(list)
 }
 
 /// Whether the run found something: corruption, or a host read that differs from the
@@ -313,14 +356,25 @@ pub fn text_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> S
         if r.findings.len() > TEXT_FINDINGS {
             let _ = writeln!(o, "\n... and {} more finding(s) (all are in --report json).", r.findings.len() - TEXT_FINDINGS);
         }
-        if r.findings.is_empty() && r.corrupted_bytes > 0 {
-            let _ = writeln!(
-                o,
-                "\nNo read saw stale bytes, but memory differs at the end: bytes of another write than the reference run's survive there\n\
-                 (a write-back of stale data, a lost update, or writes that race)."
-            );
+        if !r.memory_differences.is_empty() {
+            let _ = writeln!(o, "\nFinal memory differs from the reference run:");
+            for d in r.memory_differences.iter().take(TEXT_FINDINGS) {
+                let place = match &d.buffer {
+                    Some((b, off)) => format!("buffer {b} bytes [{off}, {})", off + d.size),
+                    None => format!("memory {} bytes [{}, {})", d.memory, d.offset, d.offset + d.size),
+                };
+                let why = match memory_hazard(r, d) {
+                    Some(h) => format!("hazard H{} explains it", h + 1),
+                    None => "no hazard explains it: the machine put stale bytes back (a write-back or flush of bytes that were not its to write)".to_string(),
+                };
+                let _ = writeln!(o, "  {place}: the run left {}, the reference run {}; {why}.", writer_text(w, &d.seen_write), writer_text(w, &d.expected_write));
+            }
+            if r.memory_differences.len() > TEXT_FINDINGS || r.memory_differences_truncated {
+                let _ = writeln!(o, "  ... and more (in --report json, up to {} ranges).", sim_core::engine::MAX_MEMORY_DIFFERENCES);
+            }
         }
-        if r.findings.iter().any(|f| f.hazard.is_some()) {
+        let explained = r.findings.iter().any(|f| f.hazard.is_some()) || r.memory_differences.iter().any(|d| memory_hazard(r, d).is_some());
+        if explained {
             let _ = writeln!(
                 o,
                 "\nA stale read means synchronization was missing or too narrow: the writer's stages were not in a barrier's first\n\

@@ -215,6 +215,27 @@ pub struct Finding {
     pub hazard: Option<usize>,
 }
 
+/// The most runs of differing final bytes a report lists.
+pub const MAX_MEMORY_DIFFERENCES: usize = 4096;
+
+/// A run of final-memory bytes that differ from the reference run, all left by one write where
+/// the reference run has another.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct MemoryDifference {
+    /// The memory object.
+    pub memory: String,
+    /// Offset of the first byte in it.
+    pub offset: u64,
+    /// Bytes.
+    pub size: u64,
+    /// The buffer bound there and the offset in it, when one is.
+    pub buffer: Option<(String, u64)>,
+    /// The write whose bytes the run left.
+    pub seen_write: Writer,
+    /// The write whose bytes the reference run left.
+    pub expected_write: Writer,
+}
+
 /// A host read's outcome.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct HostReadResult {
@@ -283,6 +304,12 @@ pub struct RunResult {
     /// past its budgets: [`oracle::MAX_WRITE_LOG_RANGES`], [`oracle::MAX_MODEL_CHECKS`]; such
     /// reads are then taken as correct).
     pub memory_model_complete: bool,
+    /// Where final memory differs from the reference run: runs of bytes with the same two
+    /// writers, in memory and offset order, at most [`MAX_MEMORY_DIFFERENCES`].
+    pub memory_differences: Vec<MemoryDifference>,
+    /// True when there were more than [`MAX_MEMORY_DIFFERENCES`] runs (the rest are counted in
+    /// `corrupted_bytes` only).
+    pub memory_differences_truncated: bool,
     /// The program's synchronization hazards (the detector of [`crate::hazard`], with each
     /// dispatch's accesses as the reference run made them), in timeline order.
     pub hazards: Vec<crate::hazard::Hazard>,
@@ -362,6 +389,9 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
 
     // Final memory, byte for byte, where the workload asks for the comparison.
     let mut corrupted_bytes = 0u64;
+    // (memory, offset, size, writer seen, writer expected) of each differing run of bytes.
+    let mut memory_differences: Vec<(usize, u64, u64, Tag, Tag)> = Vec::new();
+    let mut memory_differences_truncated = false;
     let caches = sim.machine.cache_stats();
     let sim_vram = sim.machine.vram;
     let final_err = |e: sim_caches::AccessError| WorkloadError::Execution { at: "final memory".into(), message: e.to_string() };
@@ -383,7 +413,17 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
             // A byte differing from the reference's is corruption unless the same write left it
             // in both runs and that writer read nothing stale (its value depends on timing).
             let word = |k: usize| ((base + pos + k as u64) / 4 - (base + pos) / 4) as usize;
-            corrupted_bytes += (0..n).filter(|&k| a[k] != b[k] && (ta[word(k)] != tb[word(k)] || tainted(ta[word(k)]))).count() as u64;
+            for k in (0..n).filter(|&k| a[k] != b[k] && (ta[word(k)] != tb[word(k)] || tainted(ta[word(k)]))) {
+                corrupted_bytes += 1;
+                let (off, seen, expected) = (pos + k as u64, ta[word(k)], tb[word(k)]);
+                // Runs of differing bytes with the same two writers, merged.
+                let full = memory_differences.len() >= MAX_MEMORY_DIFFERENCES;
+                match memory_differences.last_mut() {
+                    Some(d) if d.0 == m && d.1 + d.2 == off && d.3 == seen && d.4 == expected => d.2 += 1,
+                    _ if full => memory_differences_truncated = true,
+                    _ => memory_differences.push((m, off, 1, seen, expected)),
+                }
+            }
             pos += n as u64;
         }
     }
@@ -444,7 +484,24 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
         })
         .collect();
 
+    let memory_differences = memory_differences
+        .into_iter()
+        .map(|(m, offset, size, seen, expected)| {
+            let desc = &workload.memories[m];
+            let buffer = workload.buffers.iter().find(|b| b.memory == m && b.offset <= offset && offset < b.offset + b.size);
+            MemoryDifference {
+                memory: desc.name.clone(),
+                offset,
+                size,
+                buffer: buffer.map(|b| (b.name.clone(), offset - b.offset)),
+                seen_write: prog.writer(seen).clone(),
+                expected_write: prog.writer(expected).clone(),
+            }
+        })
+        .collect();
     Ok(RunResult {
+        memory_differences,
+        memory_differences_truncated,
         profile: profile.name.clone(),
         seed,
         cycles: sim.cycles,
