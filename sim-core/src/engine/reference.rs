@@ -48,16 +48,38 @@ pub struct DispatchAccesses {
 }
 
 /// Disjoint, non-touching address ranges, merged as they are added (a subgroup's lanes
-/// touching consecutive words extend the last range without a search).
+/// touching consecutive words extend the last range without a search). Past
+/// [`RangeSet::MAX_RANGES`] ranges (a gather over a large buffer) it keeps only their hull: a
+/// superset of the bytes, so the hazards found from it are never fewer, and adding stays cheap.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RangeSet {
     ranges: std::collections::BTreeMap<u64, u64>,
     last: Option<(u64, u64)>,
+    hull: Option<(u64, u64)>,
 }
 
 impl RangeSet {
+    /// The most separate ranges kept before the set becomes their hull.
+    pub const MAX_RANGES: usize = 1024;
+
     /// Adds `[start, end)`.
     pub fn add(&mut self, start: u64, end: u64) {
+        if let Some((s, e)) = self.hull.as_mut() {
+            *s = (*s).min(start);
+            *e = (*e).max(end);
+            return;
+        }
+        self.add_exact(start, end);
+        if self.ranges.len() > Self::MAX_RANGES {
+            let lo = self.ranges.keys().next().copied().unwrap_or(start);
+            let hi = self.ranges.values().copied().max().unwrap_or(end);
+            self.ranges.clear();
+            self.last = None;
+            self.hull = Some((lo, hi));
+        }
+    }
+
+    fn add_exact(&mut self, start: u64, end: u64) {
         if let Some((s, e)) = self.last
             && start <= e
             && start >= s
@@ -99,14 +121,17 @@ impl RangeSet {
         self.last = Some((s, end));
     }
 
-    /// The ranges, in address order.
-    pub fn iter(&self) -> impl Iterator<Item = std::ops::Range<u64>> + '_ {
-        self.ranges.iter().map(|(&s, &e)| s..e)
+    /// The ranges, in address order (one, the hull, past [`RangeSet::MAX_RANGES`]).
+    pub fn iter(&self) -> Box<dyn Iterator<Item = std::ops::Range<u64>> + '_> {
+        match self.hull {
+            Some((s, e)) => Box::new(std::iter::once(s..e)),
+            None => Box::new(self.ranges.iter().map(|(&s, &e)| s..e)),
+        }
     }
 
     /// True when nothing was added.
     pub fn is_empty(&self) -> bool {
-        self.ranges.is_empty()
+        self.ranges.is_empty() && self.hull.is_none()
     }
 }
 
@@ -363,6 +388,23 @@ fn record_read(truth: &mut ReadTruth, key: ReadKey, fp: ReadPrint, max: usize, a
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn range_sets_merge_and_fall_back_to_their_hull() {
+        let mut r = RangeSet::default();
+        r.add(0, 4);
+        r.add(4, 8);
+        r.add(16, 20);
+        r.add(6, 18);
+        assert_eq!(r.iter().collect::<Vec<_>>(), vec![0..20]);
+        let mut g = RangeSet::default();
+        for k in 0..(RangeSet::MAX_RANGES as u64 + 10) {
+            g.add(1000 + 8 * k, 1000 + 8 * k + 4);
+        }
+        let ranges: Vec<_> = g.iter().collect();
+        assert_eq!(ranges.len(), 1, "past the cap: the hull");
+        assert_eq!(ranges[0], 1000..1000 + 8 * (RangeSet::MAX_RANGES as u64 + 9) + 4);
+    }
 
     /// The table of reads stops growing at its cap with an error naming the command; a read
     /// already recorded may be recorded again.
