@@ -159,10 +159,9 @@ fn dash_o_dash_prints_the_dot_to_stdout() {
     assert!(printed.contains("subgraph cluster_queue_0") && printed.contains("style=invis"), "{printed}");
 }
 
-/// A command as its node's label names it: `(submit 0, cb0[1])`.
+/// A command as its node's label names it: `cb0[1] (timeline[0]` (then the queue's submission).
 fn command_ref(v: &serde_json::Value) -> String {
-    let batch = v["batch"].as_u64().map_or(String::new(), |b| format!(" batch {b},"));
-    format!("(submit {},{batch} {}[{}])", v["submit"], v["command_buffer"].as_str().unwrap(), v["command"])
+    format!("{}[{}] (timeline[{}]", v["command_buffer"].as_str().unwrap(), v["command"], v["submit"])
 }
 
 #[test]

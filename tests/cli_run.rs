@@ -67,8 +67,8 @@ fn text_report_explains_findings_and_clean_runs_exit_0() {
     let out = gpusim(&["run", &example("fill-then-dispatch-missing.json"), "--schedules", "8"], &[]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1));
-    assert!(text.contains("vkCmdDispatch (submit 0, cb0[1]) read bytes"), "{text}");
-    assert!(text.contains("the reference run saw vkCmdFillBuffer (submit 0, cb0[0])"), "{text}");
+    assert!(text.contains("vkCmdDispatch cb0[1] (timeline[0], vkQueueSubmit #0 on q0) read bytes"), "{text}");
+    assert!(text.contains("the reference run saw vkCmdFillBuffer cb0[0] (timeline[0], vkQueueSubmit #0 on q0)"), "{text}");
     assert!(text.contains("Cycles:") && text.contains("invalidations"), "{text}");
     let out = gpusim(&["run", &example("fill-then-dispatch-correct.json"), "--profile", "seed-vram"], &[]);
     assert_eq!(out.status.code(), Some(0));

@@ -77,15 +77,15 @@ pub fn vk_name(w: &Workload, at: &CommandRef) -> &'static str {
     w.command_buffers.iter().find(|c| c.name == at.command_buffer).and_then(|c| c.commands.get(at.command)).map_or("command", |c| c.vk_name())
 }
 
-/// A command for a person: `vkCmdDispatch (submit 0, cb0[2])`.
+/// A command for a person: `vkCmdDispatch cb0[2] (timeline[0], vkQueueSubmit #0 on q0)`.
 pub fn command_text(w: &Workload, at: &CommandRef) -> String {
-    named_command_text(vk_name(w, at), at)
+    named_command_text(w, vk_name(w, at), at)
 }
 
-/// [`command_text`] of a command whose Vulkan name the caller has already looked up.
-pub fn named_command_text(vk_name: &str, at: &CommandRef) -> String {
-    let batch = if at.batch == 0 { String::new() } else { format!(" batch {},", at.batch) };
-    format!("{vk_name} (submit {},{batch} {}[{}])", at.submit, at.command_buffer, at.command)
+/// [`command_text`] of a command whose Vulkan name the caller has already looked up:
+/// `vkCmdDispatch cb0[1] (timeline[0], vkQueueSubmit #0 on q0)`.
+pub fn named_command_text(w: &Workload, vk_name: &str, at: &CommandRef) -> String {
+    format!("{vk_name} {}", sim_core::engine::program::place_text(w, at))
 }
 
 /// A writer for a person.

@@ -237,7 +237,7 @@ pub fn chrome_trace(out: &mut dyn Write, w: &Workload, p: &Profile, r: &RunResul
     let mut next_transfer = 0;
     for (i, (at, start, end)) in r.spans.iter().enumerate() {
         let name = command_of(at).map_or("command", |c| c.vk_name());
-        let text = named_command_text(name, at);
+        let text = named_command_text(w, name, at);
         let args = json!({"command": text, "start_cycle": start, "end_cycle": end});
         let tid = queue_of(at.submit).min(queues - 1) as u64 * queue_width + u64::from(command_lane[i]);
         ev.push(json!({"ph": "X", "name": name, "cat": "command", "pid": PID_QUEUES, "tid": tid, "ts": us(*start), "dur": dur(*start, *end), "args": args}))?;

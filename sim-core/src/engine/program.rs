@@ -47,6 +47,20 @@ impl std::fmt::Display for CommandRef {
     }
 }
 
+/// A command's place for a person, in Vulkan's terms: `cb0[1] (timeline[2], vkQueueSubmit #1 on
+/// q0)`: the command buffer and command index, the timeline entry of the submission, and which
+/// vkQueueSubmit2 of its queue that was (counted from 0; `batch 1` when not the first batch).
+pub fn place_text(w: &crate::engine::workload::Workload, at: &CommandRef) -> String {
+    let queue = match w.timeline.get(at.submit) {
+        Some(HostOp::QueueSubmit { queue, .. }) => *queue,
+        _ => return format!("{}[{}] (timeline[{}])", at.command_buffer, at.command, at.submit),
+    };
+    let ordinal = w.timeline[..at.submit].iter().filter(|op| matches!(op, HostOp::QueueSubmit { queue: q, .. } if *q == queue)).count();
+    let batch = if at.batch == 0 { String::new() } else { format!(" batch {}", at.batch) };
+    let name = w.queues.get(queue).map_or("?", String::as_str);
+    format!("{}[{}] (timeline[{}], vkQueueSubmit #{ordinal}{batch} on {name})", at.command_buffer, at.command, at.submit)
+}
+
 /// Who produced a word of memory.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(untagged)]

@@ -104,7 +104,7 @@ fn command<'w>(prog: &Program<'w>, inst: usize) -> &'w Command {
 
 fn describe(prog: &Program<'_>, c: &CommandRef) -> String {
     let vk = instance_of(prog, c).map_or("command", |i| command(prog, i).vk_name());
-    format!("{vk} {}[{}] (timeline[{}])", c.command_buffer, c.command, c.submit)
+    format!("{vk} {}", crate::engine::program::place_text(prog.workload, c))
 }
 
 /// The masks each barrier element of a dependency has, with the buffer range it covers
