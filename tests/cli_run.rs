@@ -56,6 +56,8 @@ fn json_report_has_the_contract_fields() {
     assert_eq!(h["prior"], f["expected_write"]);
     assert_eq!(h["prior_usage"], "CLEAR_TRANSFER_WRITE");
     assert_eq!(f["hazard"], 0, "the finding names the hazard that explains it");
+    let rows = f["table_rows"].as_str().expect("what the profile's table does for the two accesses");
+    assert!(rows.starts_with("on seed-l2, the bytes came through") && rows.contains("CLEAR_TRANSFER_WRITE") && rows.contains("COMPUTE_SHADER_SHADER_STORAGE_READ"), "{rows}");
     let l2 = &r["caches"]["L2"];
     for k in ["hits", "misses", "writebacks", "flushes", "invalidations"] {
         assert!(l2[k].is_u64(), "caches.L2.{k}");

@@ -117,6 +117,8 @@ pub fn json_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> s
         diverged: bool,
         #[serde(skip_serializing_if = "Option::is_none")]
         hazard: Option<usize>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        table_rows: Option<&'a str>,
     }
     let findings: Vec<F> = r
         .findings
@@ -136,6 +138,7 @@ pub fn json_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> s
             kind: f.kind,
             diverged: f.diverged,
             hazard: f.hazard,
+            table_rows: f.table_rows.as_deref(),
         })
         .collect();
     let host_reads: Vec<serde_json::Value> = r
@@ -311,7 +314,13 @@ pub fn finding_text(w: &Workload, f: &Finding) -> String {
         text.push_str("\n  Then the invocation took another path than in the reference run (a stale value decided it): its later reads are not compared.");
     }
     match f.hazard {
-        Some(h) => text.push_str(&format!("\n  Hazard H{} explains it.", h + 1)),
+        Some(h) => {
+            text.push_str(&format!("\n  Hazard H{} explains it", h + 1));
+            match &f.table_rows {
+                Some(t) => text.push_str(&format!(": {t}.")),
+                None => text.push('.'),
+            }
+        }
         None => text.push_str("\n  No hazard explains it: the program orders this read after the write it should see, so the machine is at fault."),
     }
     text.replace("….", "…")

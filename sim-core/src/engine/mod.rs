@@ -213,6 +213,10 @@ pub struct Finding {
     /// so the machine is at fault.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hazard: Option<usize>,
+    /// For a read its hazard explains: what the profile's barrier table does for the two
+    /// accesses, the operations the missing synchronization would have run on this machine.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub table_rows: Option<String>,
 }
 
 /// The most runs of differing final bytes a report lists.
@@ -462,11 +466,30 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
         }
     }
 
-    // Each finding's explanation: a hazard at the same reader on the same bytes.
+    // Each finding's explanation: a hazard at the same reader on the same bytes, and what this
+    // machine's barrier table would have done for its two accesses.
     for f in &mut findings {
         f.hazard = hazards.iter().position(|h| {
             h.at == crate::hazard::Place::Command(f.at.clone()) && h.resource == f.resource && h.offset < f.offset + f.size && f.offset < h.offset + h.size
         });
+        if let Some(h) = f.hazard.map(|i| &hazards[i]) {
+            let side = |u: crate::sync::StageAccess, scope: crate::sync::Scope| {
+                let rows = profile.barriers.ops_for(u, scope);
+                if rows.is_empty() {
+                    return "nothing".to_string();
+                }
+                rows.iter().map(|(key, ops)| format!("{} ({key})", ops.iter().map(|o| o.to_string()).collect::<Vec<_>>().join(", "))).collect::<Vec<_>>().join("; ")
+            };
+            f.table_rows = Some(format!(
+                "on {}, the bytes came through {}; the barrier table does {} for {} in a first scope and {} for {} in a second",
+                profile.name,
+                f.via,
+                side(h.prior_usage, crate::sync::Scope::First),
+                h.prior_usage,
+                side(h.usage, crate::sync::Scope::Second),
+                h.usage
+            ));
+        }
     }
 
     // Each dispatch's name once, not once per workgroup.
@@ -713,6 +736,7 @@ fn push_differences(out: &mut Vec<Finding>, prog: &Program<'_>, at: &CommandRef,
             kind: "race",
             diverged: false,
             hazard: None,
+            table_rows: None,
         });
     }
 }
@@ -763,6 +787,7 @@ fn push_model_findings(out: &mut Vec<Finding>, prog: &Program<'_>, at: &CommandR
                 kind: "stale",
                 diverged: false,
                 hazard: None,
+                table_rows: None,
             });
         }
     }

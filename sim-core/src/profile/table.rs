@@ -240,6 +240,20 @@ impl BarrierRow {
     }
 }
 
+impl BarrierTable {
+    /// The operations the table does for `usage` on one side (`Scope::First`: when it is in a
+    /// barrier's first access scope, the flush side; `Scope::Second`: the invalidate side), row
+    /// by row: (the row's access key, its operations).
+    pub fn ops_for(&self, usage: crate::sync::StageAccess, scope: Scope) -> Vec<(AccessFlags2, &[OpSpec])> {
+        self.rows
+            .iter()
+            .filter(|r| r.access_parts().intersects(usage.access()) && r.stage_filter().is_none_or(|s| s.intersects(usage.stage())))
+            .filter(|r| !r.ops(scope).is_empty())
+            .map(|r| (r.access, r.ops(scope)))
+            .collect()
+    }
+}
+
 /// Whether a buffer or image barrier's range limits its cache operations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
