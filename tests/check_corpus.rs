@@ -3,20 +3,15 @@
 //! synchronization examples) and none other: the same ids, commands, prior commands, usages,
 //! and, for hazards across command buffers, the same submission.
 
-use std::path::{Path, PathBuf};
+mod support;
+
+use std::path::PathBuf;
 use std::process::Command;
 
 use serde_json::Value;
 
 fn corpus() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/syncval");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("corpus")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json") && !p.to_string_lossy().ends_with(".expect.json"))
-        .collect();
-    v.sort();
-    v
+    support::traces("tests/corpus/syncval")
 }
 
 /// A hazard as the expectation writes it: `ID cb[k] <- cb[k] (usage <- prior usage) @submit`.

@@ -3,23 +3,15 @@
 //! suggested barrier, semaphore or host operation; a hazard no synchronization fixes is named on
 //! stderr and left).
 
-use std::path::{Path, PathBuf};
+mod support;
+
+use std::path::Path;
 use std::process::{Command, Output};
 
 fn gpusim(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_gpusim")).args(args).output().expect("run gpusim")
 }
 
-fn traces(dir: &str) -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
-    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("dir")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json") && !p.to_string_lossy().ends_with(".expect.json"))
-        .collect();
-    v.sort();
-    v
-}
 
 #[test]
 fn fixed_traces_check_and_run_clean() {
@@ -27,7 +19,7 @@ fn fixed_traces_check_and_run_clean() {
     std::fs::create_dir_all(&out_dir).expect("temp dir");
     let mut failures = Vec::new();
     let (mut fixed, mut unfixable) = (0, 0);
-    for t in traces("examples/traces").into_iter().chain(traces("tests/corpus/syncval")) {
+    for t in support::traces("examples/traces").into_iter().chain(support::traces("tests/corpus/syncval")) {
         let t = t.to_str().expect("utf-8");
         if gpusim(&["check", t]).status.code() == Some(0) {
             continue;

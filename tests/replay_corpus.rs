@@ -18,14 +18,7 @@ use std::process::Command;
 use serde_json::{Value, json};
 
 fn corpus() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/syncval");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("corpus directory")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json") && !p.to_string_lossy().ends_with(".expect.json"))
-        .collect();
-    v.sort();
-    v
+    support::traces("tests/corpus/syncval")
 }
 
 fn expect_path(trace: &Path) -> PathBuf {

@@ -18,13 +18,7 @@ fn root() -> &'static Path {
 }
 
 fn examples() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("examples/traces"))
-        .expect("examples")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json") && !p.to_string_lossy().ends_with(".expect.json"))
-        .collect();
-    v.sort();
-    v
+    support::traces("examples/traces")
 }
 
 /// The table's rows: example name -> (gpusim's corruption column, gpusim's hazards column, the

@@ -124,6 +124,15 @@ impl Usages {
     }
 }
 
+/// Which of the host's pending device writes a host access checks.
+#[derive(Clone, Copy)]
+enum Pending {
+    /// Retired, but no barrier made them available to HOST_READ.
+    Unavailable,
+    /// Retired in non-coherent memory, not invalidated since.
+    Invalidate,
+}
+
 /// Where an access was made, as the walk records it (turned into a [`Place`] for reports).
 #[derive(Clone, Copy, Debug)]
 enum Origin {
@@ -358,7 +367,6 @@ impl Walk<'_, '_> {
                     self.push(q, Item::End { signals: batch.signal_semaphores.clone(), fence: if last { *fence } else { None } });
                 }
                 self.run_queues();
-                return;
             }
             HostOp::WaitForFences(fs) => {
                 for &f in fs {
@@ -473,20 +481,23 @@ impl Walk<'_, '_> {
             return;
         }
         let usage = self.u.host_write;
-        let mut found: Option<(Conflict, Range<u64>)> = None;
-        for queue in &self.queues {
-            for (r, s) in queue.context.overlapping(range.clone()) {
-                if let Some(wr) = s.write.filter(|w| w.queue != HOST) {
-                    found = found.or(Some((Conflict { kind: HazardKind::WriteAfterWrite, prior: wr.tag, prior_usage: wr.usage }, r)));
-                }
-            }
-        }
-        if found.is_none() {
-            found = self.needs_invalidate.overlapping(range.clone()).find_map(|(r, v)| v.map(|(prior, prior_usage)| (Conflict { kind: HazardKind::WriteAfterWrite, prior, prior_usage }, r)));
-        }
-        if let Some((c, r)) = found {
+        if let Some((c, r)) = self.device_write_before_host(range, HazardKind::WriteAfterWrite, Pending::Invalidate) {
             self.report_host(t, memory, usage, c, r);
         }
+    }
+
+    /// The first device write to `range` the host has not caught up with: one no wait has
+    /// retired, else one retired but still `pending` for the host (not made available to it, or
+    /// not invalidated), as a conflict of `kind`.
+    fn device_write_before_host(&self, range: Range<u64>, kind: HazardKind, pending: Pending) -> Option<(Conflict, Range<u64>)> {
+        let in_flight = self.queues.iter().find_map(|queue| {
+            queue.context.overlapping(range.clone()).find_map(|(r, s)| s.write.filter(|w| w.queue != HOST).map(|w| (Conflict { kind, prior: w.tag, prior_usage: w.usage }, r)))
+        });
+        let map = match pending {
+            Pending::Unavailable => &self.host_unavailable,
+            Pending::Invalidate => &self.needs_invalidate,
+        };
+        in_flight.or_else(|| map.overlapping(range).find_map(|(r, v)| v.map(|(prior, prior_usage)| (Conflict { kind, prior, prior_usage }, r))))
     }
 
     fn host_write(&mut self, t: usize, memory: MemoryId, offset: u64, len: u64) {
@@ -533,19 +544,9 @@ impl Walk<'_, '_> {
         let range = base + offset..base + offset + len;
         let usage = self.u.host_read;
         let _ = self.new_tag(Origin::Host(t));
-        // A device write no wait has retired: the host reads while it may be in flight.
-        let mut found: Option<(Conflict, Range<u64>)> = None;
-        for queue in &self.queues {
-            for (r, s) in queue.context.overlapping(range.clone()) {
-                if let Some(wr) = s.write.filter(|w| w.queue != HOST) {
-                    found = found.or(Some((Conflict { kind: HazardKind::ReadAfterWrite, prior: wr.tag, prior_usage: wr.usage }, r)));
-                }
-            }
-        }
-        if found.is_none() {
-            found = self.host_unavailable.overlapping(range.clone()).find_map(|(r, v)| v.map(|(prior, prior_usage)| (Conflict { kind: HazardKind::ReadAfterWrite, prior, prior_usage }, r)));
-        }
-        if let Some((c, r)) = found {
+        // A device write no wait has retired (the host reads while it may be in flight), or
+        // one no barrier made available to the host.
+        if let Some((c, r)) = self.device_write_before_host(range.clone(), HazardKind::ReadAfterWrite, Pending::Unavailable) {
             self.report_host(t, memory, usage, c, r);
             return;
         }
