@@ -12,7 +12,7 @@ use sim_core::profile::Profile;
 use sim_core::sync::{AccessFlags2 as A, PipelineStageFlags2 as S};
 
 use super::CliError;
-use super::report::{finding_text, found_something};
+use super::report::{corrupted, finding_text, found_something};
 
 /// Arguments of `gpusim demo`.
 #[derive(Args, Debug)]
@@ -55,7 +55,7 @@ fn first_corrupt(w: &Workload, p: &Profile, seeds: u64) -> Result<(RunResult, u6
     let mut last = None;
     for seed in 0..seeds {
         let r = run_workload(w, p, seed)?;
-        if found_something(&r) {
+        if corrupted(&r) {
             return Ok((r, seed));
         }
         last = Some((r, seed));
@@ -79,7 +79,7 @@ pub fn run(args: DemoArgs) -> Result<ExitCode, CliError> {
         let p = Profile::builtin(name).ok_or_else(|| format!("built-in profile `{name}` is missing"))?;
         let (r, seed) = first_corrupt(&broken, &p, args.seeds)?;
         let _ = writeln!(o, "== {name}, seed {seed}: {}", p.description.lines().next().unwrap_or(""));
-        if found_something(&r) {
+        if corrupted(&r) {
             let _ = writeln!(o, "STALE DATA: {} read(s) differ from the reference run. First finding:", r.stale_reads);
             if let Some(f) = r.findings.first() {
                 for line in finding_text(&broken, f).lines() {

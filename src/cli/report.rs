@@ -243,7 +243,14 @@ fn final_memory_json(r: &RunResult) -> serde_json::Value {
 /// Whether the run found something: corruption, or a host read that differs from the
 /// reference or whose reference misses the trace's stated expectation.
 pub fn found_something(r: &RunResult) -> bool {
-    r.corrupted() || !r.hazards.is_empty() || r.host_reads.iter().any(|h| h.differing_bytes > 0 || h.reference_meets_expectation == Some(false))
+    corrupted(r) || !r.hazards.is_empty()
+}
+
+/// Whether this run (this machine, this seed) read or left wrong bytes: corruption, a host read
+/// that differs from the reference, or a reference run missing a host read's stated
+/// expectation. What `--schedules` counts; the program's hazards are the same in every run.
+pub fn corrupted(r: &RunResult) -> bool {
+    r.corrupted() || r.host_reads.iter().any(|h| h.differing_bytes > 0 || h.reference_meets_expectation == Some(false))
 }
 
 /// The most hazards the text report lists (all of them are in the JSON report).

@@ -12,7 +12,7 @@ use sim_core::profile::Profile;
 use sim_core::trace::{LoadedTrace, TraceError};
 
 use super::CliError;
-use super::report::{Schedules, found_something, json_report, text_report};
+use super::report::{Schedules, corrupted, found_something, json_report, text_report};
 
 /// The most schedules one `--schedules` may ask for.
 pub const MAX_SCHEDULES: u64 = 100_000;
@@ -104,7 +104,7 @@ pub fn run_schedules(t: &LoadedTrace, p: &Profile, seed: u64, count: u64, option
     }
     if count == 1 {
         let r = run_one(t, p, seed, options)?;
-        let corrupt = found_something(&r);
+        let corrupt = corrupted(&r);
         return Ok((r, Schedules { seed, count, corrupt: corrupt as u64, corrupt_seed: corrupt.then_some(seed) }));
     }
     let bar = if std::io::stderr().is_terminal() { ProgressBar::new(count) } else { ProgressBar::hidden() };
@@ -118,7 +118,7 @@ pub fn run_schedules(t: &LoadedTrace, p: &Profile, seed: u64, count: u64, option
     let outcomes: Vec<Result<bool, String>> = (seed..=seed + (count - 1))
         .into_par_iter()
         .map(|s| {
-            let r = run_workload_with(&t.workload, p, s, &survey).map(|r| found_something(&r)).map_err(|e| t.locate_engine_error(&e).to_string());
+            let r = run_workload_with(&t.workload, p, s, &survey).map(|r| corrupted(&r)).map_err(|e| t.locate_engine_error(&e).to_string());
             bar.inc(1);
             r
         })
