@@ -116,7 +116,14 @@ impl<'s> Objects<'s> {
     }
 
     fn buffer(&self, size: u64, usage: vk::BufferUsageFlags, name: &str) -> Result<vk::Buffer, ReplayError> {
-        let info = vk::BufferCreateInfo::default().size(size).usage(usage).sharing_mode(vk::SharingMode::EXCLUSIVE);
+        // Traces have no queue family ownership transfers: with queues of several families in
+        // use, buffers are shared by all of them (CONCURRENT), or their contents would be
+        // undefined on the other families.
+        let mut families: Vec<u32> = self.s.queues.iter().map(|q| q.1).collect();
+        families.sort_unstable();
+        families.dedup();
+        let info = vk::BufferCreateInfo::default().size(size).usage(usage);
+        let info = if families.len() > 1 { info.sharing_mode(vk::SharingMode::CONCURRENT).queue_family_indices(&families) } else { info.sharing_mode(vk::SharingMode::EXCLUSIVE) };
         // SAFETY: valid create info; the buffer is destroyed in Drop.
         let b = unsafe { self.s.device.create_buffer(&info, None) }.call_at("vkCreateBuffer", name)?;
         self.s.name(b, name);

@@ -126,7 +126,8 @@ fn record(o: &Objects<'_>, w: &Workload, cb: usize, desc: &CommandBufferDesc, ha
         o.s.capture.set_phase(Phase::Recording { command_buffer: cb, command: k });
         let needs_sync2 = match c {
             Command::PipelineBarrier(dep) | Command::SetEvent { dependency: dep, .. } | Command::WaitEvents { dependency: dep, .. } => !dep.sync1,
-            Command::ResetEvent { .. } => true,
+            // vkCmdResetEvent takes 32-bit stages: synchronization2 is needed only beyond them.
+            Command::ResetEvent { stage_mask, .. } => stage_mask.bits() >> 32 != 0,
             _ => false,
         };
         if needs_sync2 && !o.s.sync2 {
@@ -223,6 +224,7 @@ fn record(o: &Objects<'_>, w: &Workload, cb: usize, desc: &CommandBufferDesc, ha
                 }
                 unsafe { d.cmd_wait_events2(handle, &ev, &infos) };
             }
+            Command::ResetEvent { event, stage_mask } if !o.s.sync2 => unsafe { d.cmd_reset_event(handle, o.events[*event], stages1(*stage_mask)) },
             Command::ResetEvent { event, stage_mask } => unsafe { d.cmd_reset_event2(handle, o.events[*event], stages2(*stage_mask)) },
         }
     }

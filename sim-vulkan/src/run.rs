@@ -118,8 +118,12 @@ pub(crate) struct Runner<'o, 's> {
 
 impl Drop for Runner<'_, '_> {
     fn drop(&mut self) {
-        // SAFETY: made in `new`; the device is idle or the process is ending.
-        unsafe { self.o.s.device.destroy_fence(self.fence, None) };
+        // SAFETY: made in `new`; after an error an empty submission may still hold it, so the
+        // device finishes first (waits on events were released when the error was found).
+        unsafe {
+            let _ = self.o.s.device.device_wait_idle();
+            self.o.s.device.destroy_fence(self.fence, None);
+        }
     }
 }
 
@@ -201,8 +205,13 @@ impl<'o, 's> Runner<'o, 's> {
             self.wait(&[self.fence], at, false)?;
             unsafe { d.reset_fences(&[self.fence]) }.call_at("vkResetFences", at)
         })();
-        // SAFETY: finished (or the process reports a hang and ends).
-        unsafe { d.free_command_buffers(self.o.command_pools[&family], &[cb]) };
+        // SAFETY: finished; after an error, the device finishes it first.
+        unsafe {
+            if result.is_err() {
+                let _ = d.device_wait_idle();
+            }
+            d.free_command_buffers(self.o.command_pools[&family], &[cb]);
+        }
         result
     }
 
@@ -402,6 +411,8 @@ impl<'o, 's> Runner<'o, 's> {
                 }
                 differs |= h.differences.count(n, first);
             }
+            // Everything the program wrote, available to the host's reads of the mappings.
+            self.one_time("making final memory available to the host", transfer_to_host)?;
             let mut k = 0;
             for (m, desc) in w.memories.iter().enumerate() {
                 if !desc.compare {

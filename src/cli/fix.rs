@@ -54,14 +54,20 @@ pub fn fix(trace: &Value, prog: &Program<'_>, hazards: &[Hazard]) -> Result<Fixe
                     stages.push(wait_stage_mask);
                 }
             }
-            Suggestion::HostOp { op, before_timeline, memory } => {
+            Suggestion::HostOp { op, before_timeline, memory, range } => {
                 let v = match op {
                     "device_wait_idle" => json!({"op": "device_wait_idle"}),
                     NO_FIX => {
                         unfixable.push(format!("H{}: {}", i + 1, d.diagnosis));
                         continue;
                     }
-                    other => json!({"op": other, "ranges": [{"memory": memory, "offset": 0, "size": "WHOLE_SIZE"}]}),
+                    other => {
+                        // The hazard's own atoms; to the end of the object when they reach it.
+                        let total = prog.workload.memories.iter().find(|m| Some(&m.name) == memory.as_ref()).map_or(0, |m| m.size);
+                        let (offset, size) = range.unwrap_or((0, total));
+                        let size = if offset + size >= total { json!("WHOLE_SIZE") } else { json!(size) };
+                        json!({"op": other, "ranges": [{"memory": memory, "offset": offset, "size": size}]})
+                    }
                 };
                 let list = host_ops.entry(before_timeline).or_default();
                 if !list.contains(&v) {

@@ -548,8 +548,9 @@ fn suggestion_text(s: &sim_core::hazard::diagnose::Suggestion) -> String {
         Suggestion::Semaphore { signal_submit, wait_submit, wait_stage_mask } => {
             format!("a semaphore signalled by the submission at timeline[{signal_submit}] and waited by the one at timeline[{wait_submit}] with stage mask {wait_stage_mask}")
         }
-        Suggestion::HostOp { op, before_timeline, memory } => {
-            let m = memory.as_ref().map(|m| format!(" of {m}")).unwrap_or_default();
+        Suggestion::HostOp { op, before_timeline, memory, range } => {
+            let r = range.map(|(o, n)| format!(" bytes [{o}, {})", o + n)).unwrap_or_default();
+            let m = memory.as_ref().map(|m| format!(" of {m}{r}")).unwrap_or_default();
             format!("{op}{m} before timeline[{before_timeline}]")
         }
     }

@@ -364,7 +364,7 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
     let stream = stream::Stream::lower(&prog)?;
     let reference = reference::reference_run_noting(&prog, &stream, config.subgroup_size, &HashSet::new(), &options.limits, true)?;
     // The program's hazards, from the bytes its dispatches accessed in the reference run.
-    let hazards = crate::hazard::detect_program(&prog, Some(&reference.accesses));
+    let hazards = crate::hazard::detect_program(&prog, Some(&reference.accesses), profile.limits.non_coherent_atom_size);
     let mut sim = run::Sim::new(&prog, &stream, &config, profile, Some(&reference.truth), seed)?.limits(options.limits);
     if options.workgroup_spans > 0 {
         sim = sim.record_workgroups(options.workgroup_spans);

@@ -66,6 +66,9 @@ pub enum Suggestion {
         /// The memory object, for flushes and invalidates.
         #[serde(skip_serializing_if = "Option::is_none")]
         memory: Option<String>,
+        /// The range of the memory object, whole atoms (`None`: all of it).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        range: Option<(u64, u64)>,
     },
 }
 
@@ -134,11 +137,13 @@ pub fn diagnose(prog: &Program<'_>, h: &Hazard) -> Diagnosis {
     match (&h.prior, &h.at) {
         (Place::Command(p), Place::Command(a)) => command_pair(prog, h, p, a, memory, barrier),
         (Place::Host { timeline }, Place::Command(a)) => {
-            // A host write the device read without a flush.
-            let memory_name = prog.workload.timeline.get(*timeline).and_then(|op| match op {
-                HostOp::HostWrite { memory, .. } => Some(prog.workload.memories[*memory].name.clone()),
-                _ => None,
-            });
+            // A host write the device read without a flush: flush the atoms it wrote.
+            let (memory_name, range) = match prog.workload.timeline.get(*timeline) {
+                Some(HostOp::HostWrite { memory, offset, data }) => {
+                    (Some(prog.workload.memories[*memory].name.clone()), Some(atoms(*offset, data.len() as u64, prog.workload.memories[*memory].size)))
+                }
+                _ => (None, None),
+            };
             Diagnosis {
                 barrier_at: None,
                 diagnosis: format!(
@@ -146,7 +151,7 @@ pub fn diagnose(prog: &Program<'_>, h: &Hazard) -> Diagnosis {
                     h.resource,
                     describe(prog, a)
                 ),
-                suggested: Suggestion::HostOp { op: "flush_mapped_memory_ranges", before_timeline: a.submit, memory: memory_name },
+                suggested: Suggestion::HostOp { op: "flush_mapped_memory_ranges", before_timeline: a.submit, memory: memory_name, range },
             }
         }
         (Place::Command(p), Place::Host { timeline }) => {
@@ -155,7 +160,7 @@ pub fn diagnose(prog: &Program<'_>, h: &Hazard) -> Diagnosis {
                 Diagnosis {
                     barrier_at: None,
                     diagnosis: format!("the host accesses {} at timeline[{timeline}] without waiting for {} (no fence wait, vkQueueWaitIdle or vkDeviceWaitIdle retires it first)", h.resource, describe(prog, p)),
-                    suggested: Suggestion::HostOp { op: "device_wait_idle", before_timeline: *timeline, memory: None },
+                    suggested: Suggestion::HostOp { op: "device_wait_idle", before_timeline: *timeline, memory: None, range: None },
                 }
             } else if is_flush {
                 Diagnosis {
@@ -165,13 +170,18 @@ pub fn diagnose(prog: &Program<'_>, h: &Hazard) -> Diagnosis {
                         h.resource,
                         describe(prog, p)
                     ),
-                    suggested: Suggestion::HostOp { op: NO_FIX, before_timeline: *timeline, memory: Some(h.resource.clone()) },
+                    suggested: Suggestion::HostOp { op: NO_FIX, before_timeline: *timeline, memory: Some(h.resource.clone()), range: None },
                 }
             } else if h.id == "GPUSIM-HOST-MISSING-INVALIDATE" {
                 Diagnosis {
                     barrier_at: None,
                     diagnosis: format!("{} is not HOST_COHERENT and no vkInvalidateMappedMemoryRanges after the wait made {}'s writes visible to the host read at timeline[{timeline}]", h.resource, describe(prog, p)),
-                    suggested: Suggestion::HostOp { op: "invalidate_mapped_memory_ranges", before_timeline: *timeline, memory: Some(h.resource.clone()) },
+                    suggested: Suggestion::HostOp {
+                        op: "invalidate_mapped_memory_ranges",
+                        before_timeline: *timeline,
+                        memory: Some(h.resource.clone()),
+                        range: prog.workload.memories.iter().find(|m| m.name == h.resource).map(|m| atoms(h.offset, h.size, m.size)),
+                    },
                 }
             } else {
                 Diagnosis {
@@ -194,7 +204,7 @@ pub fn diagnose(prog: &Program<'_>, h: &Hazard) -> Diagnosis {
         (Place::Host { .. }, Place::Host { timeline }) => Diagnosis {
             barrier_at: None,
             diagnosis: "two host accesses".into(),
-            suggested: Suggestion::HostOp { op: "device_wait_idle", before_timeline: *timeline, memory: None },
+            suggested: Suggestion::HostOp { op: "device_wait_idle", before_timeline: *timeline, memory: None, range: None },
         },
     }
 }
@@ -204,6 +214,21 @@ fn command_pair(prog: &Program<'_>, h: &Hazard, p: &CommandRef, a: &CommandRef, 
     let queues = &prog.workload.queues;
     if qp != qa {
         let (qp, qa) = (qp.unwrap_or(0), qa.unwrap_or(0));
+        if p.submit > a.submit {
+            // The earlier access was submitted later (the queue that made it was held back by an
+            // event): a binary semaphore cannot be waited before its signal is submitted.
+            return Diagnosis {
+                barrier_at: None,
+                diagnosis: format!(
+                    "{} on queue {} was submitted after {} on queue {}, and ran first only because the latter's queue was held back: nothing orders them, and a semaphore would have to be waited before its signal is submitted",
+                    describe(prog, p),
+                    queues[qp],
+                    describe(prog, a),
+                    queues[qa]
+                ),
+                suggested: Suggestion::HostOp { op: NO_FIX, before_timeline: a.submit, memory: None, range: None },
+            };
+        }
         return Diagnosis {
             barrier_at: None,
             diagnosis: format!(
@@ -265,4 +290,14 @@ fn command_pair(prog: &Program<'_>, h: &Hazard, p: &CommandRef, a: &CommandRef, 
     };
     let sentence = if wait && sentence.starts_with(&this) { format!("{sentence} (the wait's masks; its first scope is also limited to what came before the matching vkCmdSetEvent)") } else { sentence };
     Diagnosis { barrier_at: Some(at), diagnosis: sentence, suggested }
+}
+
+/// `[offset, offset + size)` of a memory object of `total` bytes, widened to whole atoms of
+/// [`super::DEFAULT_ATOM`] bytes (the end clipped to the object), as flushes and invalidates
+/// take them.
+fn atoms(offset: u64, size: u64, total: u64) -> (u64, u64) {
+    let atom = super::DEFAULT_ATOM;
+    let start = offset / atom * atom;
+    let end = (offset + size).div_ceil(atom).saturating_mul(atom).min(total);
+    (start, end - start)
 }

@@ -210,6 +210,11 @@ struct Walk<'p, 'w> {
     scope_cache: HashMap<MemoryBarrier2, Scopes>,
     /// Device writes retired by a host wait that no barrier made visible to HOST_READ.
     host_unavailable: RangeMap<Option<(Tag, StageAccess)>>,
+    /// For each such write (by tag), the queue it was made on: a later barrier there with the
+    /// write in its first scope and HOST_READ in its second still makes it available.
+    unavailable_queue: HashMap<Tag, QueueId>,
+    /// nonCoherentAtomSize: a flush writes whole atoms back.
+    atom: u64,
     /// Device writes to non-coherent memory retired by a host wait, not invalidated since.
     needs_invalidate: RangeMap<Option<(Tag, StageAccess)>>,
     /// Host writes to non-coherent memory not flushed yet.
@@ -226,13 +231,18 @@ struct Walk<'p, 'w> {
 /// the whole bound range of each descriptor (nothing runs).
 pub fn detect(w: &Workload) -> Result<Vec<Hazard>, WorkloadError> {
     let prog = Program::new(w)?;
-    Ok(detect_program(&prog, None))
+    Ok(detect_program(&prog, None, DEFAULT_ATOM))
 }
+
+/// The nonCoherentAtomSize assumed when no profile says otherwise (the built-in profiles' and
+/// most devices').
+pub const DEFAULT_ATOM: u64 = 64;
 
 /// [`detect`] on a numbered program; with `exact`, the bytes each dispatch instance accessed in
 /// the reference run replace its bound ranges (neighbouring bytes written by a dispatch and a
 /// fill are then no hazard, as they are none).
-pub fn detect_program(prog: &Program<'_>, exact: Option<&HashMap<usize, DispatchAccesses>>) -> Vec<Hazard> {
+/// `atom` is the device's nonCoherentAtomSize (what a flush writes back whole).
+pub fn detect_program(prog: &Program<'_>, exact: Option<&HashMap<usize, DispatchAccesses>>, atom: u64) -> Vec<Hazard> {
     let w = prog.workload;
     let n = w.queues.len();
     let mut walk = Walk {
@@ -246,6 +256,8 @@ pub fn detect_program(prog: &Program<'_>, exact: Option<&HashMap<usize, Dispatch
         places: vec![Origin::Host(0)],
         scope_cache: HashMap::new(),
         host_unavailable: RangeMap::new(),
+        unavailable_queue: HashMap::new(),
+        atom: atom.max(1),
         needs_invalidate: RangeMap::new(),
         unflushed: RangeMap::new(),
         hazards: Vec::new(),
@@ -460,8 +472,14 @@ impl Walk<'_, '_> {
                 s.retire(done);
             });
         }
+        // One write may sit in several contexts (a semaphore copied it): available to the host if
+        // any copy was made so.
+        let visible: std::collections::HashSet<Tag> = retired.iter().filter(|(_, w)| w.barriers.contains(host_read)).map(|(_, w)| w.tag).collect();
         for (r, w) in retired {
-            let visible = w.barriers.contains(host_read);
+            let visible = visible.contains(&w.tag);
+            if !visible {
+                self.unavailable_queue.insert(w.tag, w.queue);
+            }
             self.host_unavailable.update(r.clone(), |v| *v = if visible { None } else { Some((w.tag, w.usage)) });
             if !self.coherent(r.start) {
                 self.needs_invalidate.update(r, |v| *v = Some((w.tag, w.usage)));
@@ -481,8 +499,19 @@ impl Walk<'_, '_> {
             return;
         }
         let usage = self.u.host_write;
-        if let Some((c, r)) = self.device_write_before_host(range, HazardKind::WriteAfterWrite, Pending::Invalidate) {
-            self.report_host(t, memory, usage, c, r);
+        // What the flush writes back: the whole atoms holding host writes not flushed yet.
+        let atom = self.atom;
+        let atoms: Vec<Range<u64>> = self
+            .unflushed
+            .overlapping(range.clone())
+            .filter(|(_, v)| v.is_some())
+            .map(|(r, _)| (r.start / atom * atom).max(range.start)..r.end.div_ceil(atom).saturating_mul(atom).min(range.end))
+            .collect();
+        for a in atoms {
+            if let Some((c, r)) = self.device_write_before_host(a, HazardKind::WriteAfterWrite, Pending::Invalidate) {
+                self.report_host(t, memory, usage, c, r);
+                return;
+            }
         }
     }
 
@@ -759,6 +788,20 @@ impl Walk<'_, '_> {
             barriers.push((Some(start..start + size), full));
             // Its execution dependency orders every access of its stages, not only the range's.
             barriers.push((None, Scopes { src_usages: UsageSet::EMPTY, dst_usages: UsageSet::EMPTY, ..full }));
+        }
+        // A write the host waited for before this barrier ran is still in its first scope
+        // (submission order): with HOST_READ in the second, it becomes available to the host.
+        let host_read = self.u.host_read;
+        if event.is_none() && !self.unavailable_queue.is_empty() {
+            for (range, b) in barriers.iter().filter(|(_, b)| b.dst_usages.contains(host_read)) {
+                let r = range.clone().unwrap_or(0..u64::MAX);
+                let queues = &self.unavailable_queue;
+                self.host_unavailable.update_existing(r, |v| {
+                    if v.is_some_and(|(tag, usage)| queues.get(&tag) == Some(&q) && b.src_usages.contains(usage)) {
+                        *v = None;
+                    }
+                });
+            }
         }
         let ctx = &mut self.queues[q as usize].context;
         if event.is_none() && barriers.iter().all(|(r, _)| r.is_none()) {

@@ -80,6 +80,20 @@ impl<V: Clone + Default + PartialEq> RangeMap<V> {
         self.normalize(r);
     }
 
+    /// Applies `f` to the stored values in `r` only (gaps stay default): entries are split at
+    /// `r`'s edges, then normalized.
+    pub fn update_existing(&mut self, r: Range<u64>, mut f: impl FnMut(&mut V)) {
+        if r.start >= r.end || self.map.is_empty() {
+            return;
+        }
+        self.split_at(r.start);
+        self.split_at(r.end);
+        for (_, (_, v)) in self.map.range_mut(r.start..r.end) {
+            f(v);
+        }
+        self.normalize(r);
+    }
+
     /// Applies `f` to every stored entry (gaps stay default), then normalizes everything.
     pub fn update_all(&mut self, mut f: impl FnMut(&mut V)) {
         for (_, v) in self.map.values_mut() {

@@ -118,6 +118,14 @@ pub struct Scopes {
     pub dst_usages: UsageSet,
 }
 
+/// The host's usages in a set.
+fn host_usages(set: UsageSet) -> UsageSet {
+    set.iter().filter(|u| u.stage() == S::HOST).fold(UsageSet::EMPTY, |mut out, u| {
+        out.insert(u);
+        out
+    })
+}
+
 impl AccessState {
     /// The hazard an access `usage` on this range makes, if any (the most-recent-access
     /// rules): a read against the write, unless an earlier read in a stage that now waits was
@@ -249,11 +257,12 @@ impl AccessState {
                     w.exec |= dst_exec;
                 }
             } else if in_scope {
-                w.barriers = dst_usages;
+                // What the host can see stays as the signalling queue made it.
+                w.barriers = dst_usages.union(host_usages(w.barriers));
                 w.chain = dst_exec;
                 w.exec = dst_exec;
             } else {
-                w.barriers = UsageSet::EMPTY;
+                w.barriers = host_usages(w.barriers);
                 w.chain = S::NONE;
                 w.exec = S::NONE;
             }

@@ -1,0 +1,54 @@
+//! Programs that once fooled the hazard detector or its fixer (`tests/corpus/regressions/`).
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn gpusim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gpusim")).args(args).output().expect("run gpusim")
+}
+
+fn trace(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/regressions").join(format!("{name}.json")).to_string_lossy().into_owned()
+}
+
+fn hazard_ids(t: &str) -> Vec<String> {
+    let out = gpusim(&["check", t, "--report", "json"]);
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{t}: {}", String::from_utf8_lossy(&out.stderr)));
+    r["hazards"].as_array().expect("hazards").iter().map(|h| h["id"].as_str().expect("id").to_string()).collect()
+}
+
+/// Correct host reads: a barrier to the host that a semaphore's copy of the state must not
+/// hide, and one in a later submission after the fence wait.
+#[test]
+fn correct_host_reads_have_no_hazard() {
+    for name in ["host-read-after-semaphore-copy", "host-read-barrier-in-later-submission"] {
+        let t = trace(name);
+        assert_eq!(hazard_ids(&t), Vec::<String>::new(), "{name}");
+        for profile in ["seed-l2", "seed-vram", "ideal"] {
+            assert_eq!(gpusim(&["run", &t, "--profile", profile]).status.code(), Some(0), "{name} on {profile}");
+        }
+    }
+}
+
+/// The missing flush's fix flushes the upload's atoms, not the device-written region beside it.
+#[test]
+fn a_flush_fix_covers_only_the_host_writes_atoms() {
+    let t = trace("missing-flush-beside-device-region");
+    assert_eq!(hazard_ids(&t), ["GPUSIM-HOST-MISSING-FLUSH"]);
+    let fixed = std::env::temp_dir().join(format!("gpusim-regression-flush-{}.json", std::process::id()));
+    let f = fixed.to_str().expect("utf-8");
+    gpusim(&["check", &t, "--fix", "-o", f]);
+    assert_eq!(hazard_ids(f), Vec::<String>::new(), "the fixed trace checks clean");
+    let _ = std::fs::remove_file(&fixed);
+}
+
+/// Two writes ordered only by accident of a held-back queue race; no semaphore can fix it.
+#[test]
+fn a_race_behind_a_held_back_queue_is_reported_not_fixed() {
+    let t = trace("racing-write-after-held-back-queue");
+    assert_eq!(hazard_ids(&t), ["SYNC-HAZARD-WRITE-RACING-WRITE"]);
+    let fixed = std::env::temp_dir().join(format!("gpusim-regression-race-{}.json", std::process::id()));
+    let out = gpusim(&["check", &t, "--fix", "-o", fixed.to_str().expect("utf-8")]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not fixed"), "{}", String::from_utf8_lossy(&out.stderr));
+    let _ = std::fs::remove_file(&fixed);
+}
