@@ -409,7 +409,7 @@ pub fn run(args: GraphArgs) -> Result<ExitCode, CliError> {
     let nodes = dependency_graph(&t.workload, &p, args.seed, &limits).map_err(|e| Box::new(t.locate_engine_error(&e)) as CliError)?;
     // The run, for its stale reads. A run that cannot be made (a budget stops it) leaves the
     // graph without missing edges, and says so.
-    let findings = match super::run::run_one(&t, &p, args.seed, &RunOptions { workgroup_spans: 0, limits }) {
+    let findings = match super::run::run_one(&t, &p, args.seed, &RunOptions { workgroup_spans: 0, limits, ..RunOptions::default() }) {
         Ok(r) => r.findings,
         Err(e) => {
             super::print_err(&format!("note: no missing dependencies are drawn: the run of seed {} that would show them failed: {e}", args.seed));

@@ -386,7 +386,8 @@ pub fn text_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> S
                 let _ = writeln!(o, "  {place}: the run left {}, the reference run {}; {why}.", writer_text(w, &d.seen_write), writer_text(w, &d.expected_write));
             }
             if r.memory_differences.len() > TEXT_FINDINGS || r.memory_differences_truncated {
-                let _ = writeln!(o, "  ... and more (in --report json, up to {} ranges).", sim_core::engine::MAX_MEMORY_DIFFERENCES);
+                let more = if r.memory_differences_truncated { " (past --max-memory-differences, only counted)" } else { "" };
+                let _ = writeln!(o, "  ... and {} more range(s) in --report json{more}.", r.memory_differences.len().saturating_sub(TEXT_FINDINGS));
             }
         }
         let explained = r.findings.iter().any(|f| f.hazard.is_some()) || r.memory_differences.iter().any(|d| memory_hazard(r, d).is_some());

@@ -49,6 +49,10 @@ pub struct RunArgs {
     /// Write report.json, report.txt and timeline.json into this directory.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// List at most this many runs of differing final bytes (the rest are counted; the JSON
+    /// says `final_memory_truncated`).
+    #[arg(long, default_value_t = sim_core::engine::MAX_MEMORY_DIFFERENCES)]
+    pub max_memory_differences: usize,
     /// Where a run stops.
     #[command(flatten)]
     pub budgets: Budgets,
@@ -146,7 +150,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode, CliError> {
     let t = sim_core::trace::load(&args.trace).map_err(trace_err)?;
     let p = Profile::load(&args.profile)?;
     let wants_timeline = args.timeline.is_some() || args.out.is_some();
-    let options = RunOptions { workgroup_spans: if wants_timeline { MAX_TIMELINE_WORKGROUPS } else { 0 }, limits };
+    let options = RunOptions { workgroup_spans: if wants_timeline { MAX_TIMELINE_WORKGROUPS } else { 0 }, limits, max_memory_differences: args.max_memory_differences };
     let (r, s) = run_schedules(&t, &p, args.seed, args.schedules, &options)?;
     let json = json_report(&t.workload, &t.name, &r, &s);
     let json_text = serde_json::to_string_pretty(&json)?;

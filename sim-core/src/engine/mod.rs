@@ -219,7 +219,7 @@ pub struct Finding {
     pub table_rows: Option<String>,
 }
 
-/// The most runs of differing final bytes a report lists.
+/// The most runs of differing final bytes a report lists, unless [`RunOptions`] says otherwise.
 pub const MAX_MEMORY_DIFFERENCES: usize = 4096;
 
 /// A run of final-memory bytes that differ from the reference run, all left by one write where
@@ -309,10 +309,10 @@ pub struct RunResult {
     /// reads are then taken as correct).
     pub memory_model_complete: bool,
     /// Where final memory differs from the reference run: runs of bytes with the same two
-    /// writers, in memory and offset order, at most [`MAX_MEMORY_DIFFERENCES`].
+    /// writers, in memory and offset order, at most [`RunOptions::max_memory_differences`].
     pub memory_differences: Vec<MemoryDifference>,
-    /// True when there were more than [`MAX_MEMORY_DIFFERENCES`] runs (the rest are counted in
-    /// `corrupted_bytes` only).
+    /// True when there were more runs than listed (the rest are counted in `corrupted_bytes`
+    /// only).
     pub memory_differences_truncated: bool,
     /// The program's synchronization hazards (the detector of [`crate::hazard`], with each
     /// dispatch's accesses as the reference run made them), in timeline order.
@@ -335,7 +335,7 @@ pub struct WorkgroupSpan {
 }
 
 /// What a run records beyond its result, and where it stops.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RunOptions {
     /// How many workgroups to record the CU and span of ([`RunResult::workgroups`]), for a
     /// timeline: 0 for none; [`MAX_TIMELINE_WORKGROUPS`] is what `gpusim` records. Each costs
@@ -343,6 +343,15 @@ pub struct RunOptions {
     pub workgroup_spans: usize,
     /// The run's budgets.
     pub limits: RunLimits,
+    /// The most runs of differing final bytes listed ([`RunResult::memory_differences`]);
+    /// [`MAX_MEMORY_DIFFERENCES`] by default.
+    pub max_memory_differences: usize,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions { workgroup_spans: 0, limits: RunLimits::default(), max_memory_differences: MAX_MEMORY_DIFFERENCES }
+    }
 }
 
 impl RunResult {
@@ -421,7 +430,7 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
                 corrupted_bytes += 1;
                 let (off, seen, expected) = (pos + k as u64, ta[word(k)], tb[word(k)]);
                 // Runs of differing bytes with the same two writers, merged.
-                let full = memory_differences.len() >= MAX_MEMORY_DIFFERENCES;
+                let full = memory_differences.len() >= options.max_memory_differences;
                 match memory_differences.last_mut() {
                     Some(d) if d.0 == m && d.1 + d.2 == off && d.3 == seen && d.4 == expected => d.2 += 1,
                     _ if full => memory_differences_truncated = true,
