@@ -270,3 +270,26 @@ fn final_memory_differences_name_buffer_range_writers_and_hazard() {
     assert!(!diffs.is_empty(), "{}", r["corruption"]);
     assert!(diffs.iter().all(|d| d["hazard"] == 0), "{diffs:?}");
 }
+
+/// When the seeded schedules show nothing, `gpusim run` directs a schedule at each hazard: the
+/// prior command held until the hazardous one is done, where nothing orders them. A missing
+/// compute-to-compute barrier then reads stale bytes; its correct twin has no hazard and no
+/// directed schedule.
+#[test]
+fn schedules_are_directed_at_hazards() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let missing = root.join("tests/corpus/syncval/ex-compute-raw-missing.json");
+    let out = gpusim(&["run", missing.to_str().unwrap(), "--report", "json"], &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["directed_at_hazard"], 0, "{}", r["corruption"]);
+    assert!(r["corruption"]["stale_reads"].as_u64().unwrap() > 0);
+    assert_eq!(r["corruption"]["findings"][0]["hazard"], 0);
+    let text = String::from_utf8(gpusim(&["run", missing.to_str().unwrap()], &[]).stdout).unwrap();
+    assert!(text.contains("this schedule is directed at hazard H1"), "{text}");
+    let correct = root.join("tests/corpus/syncval/ex-compute-raw-barrier.json");
+    let out = gpusim(&["run", correct.to_str().unwrap(), "--report", "json"], &[]);
+    assert_eq!(out.status.code(), Some(0));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["directed_schedules"], 0);
+}

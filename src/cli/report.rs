@@ -18,6 +18,10 @@ pub struct Schedules {
     pub corrupt: u64,
     /// The first of them.
     pub corrupt_seed: Option<u64>,
+    /// Schedules directed at a hazard that ran (after seeded ones that showed nothing).
+    pub directed_tried: u64,
+    /// The hazard whose directed schedule corrupted (the reported run), if one did.
+    pub directed: Option<usize>,
 }
 
 /// The largest `data_hex` of a host read in the report (64 KiB of bytes).
@@ -170,6 +174,8 @@ pub fn json_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> s
         "schedules": s.count,
         "schedules_with_corruption": s.corrupt,
         "corrupt_seed": s.corrupt_seed,
+        "directed_schedules": s.directed_tried,
+        "directed_at_hazard": s.directed,
         "reported_seed": r.seed,
         "cycles": r.cycles,
         "corruption": {
@@ -349,6 +355,23 @@ pub fn text_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> S
         }
     } else {
         let _ = writeln!(o, "seed {}", r.seed);
+    }
+    if let Some(k) = s.directed {
+        let h = &r.hazards[k];
+        let name = |p: &sim_core::hazard::Place| match p {
+            sim_core::hazard::Place::Command(c) => command_text(w, c),
+            sim_core::hazard::Place::Host { timeline } => format!("the host operation at timeline[{timeline}]"),
+        };
+        let _ = writeln!(
+            o,
+            "The seeded schedules showed nothing; this schedule is directed at hazard H{}: {} held until {} was done\n\
+             (nothing orders the two, so a device may run them so), actions launched in any order their dependencies allow.",
+            k + 1,
+            name(&h.prior),
+            name(&h.at)
+        );
+    } else if s.directed_tried > 0 {
+        let _ = writeln!(o, "{} schedule(s) directed at the program's hazards showed no corruption either.", s.directed_tried);
     }
     let _ = writeln!(o);
     if let Some(stopped) = &r.stopped {

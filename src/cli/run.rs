@@ -99,6 +99,38 @@ pub fn run_one(t: &LoadedTrace, p: &Profile, seed: u64, options: &RunOptions) ->
 /// summary is collected in seed order, and the reported run is re-run by itself. Only the
 /// reported run records what `options` asks for beyond its budgets.
 pub fn run_schedules(t: &LoadedTrace, p: &Profile, seed: u64, count: u64, options: &RunOptions) -> Result<(RunResult, Schedules), CliError> {
+    let (r, s) = seeded_schedules(t, p, seed, count, options)?;
+    direct_at_hazards(t, p, options, r, s)
+}
+
+/// The most hazards a run directs schedules at.
+pub const MAX_DIRECTED: usize = 16;
+
+/// When the seeded schedules showed no corruption but the program has hazards, runs one
+/// schedule directed at each hazard (its prior command held until its hazardous one is done,
+/// where nothing orders the two) with the first seed, and reports the first that corrupts.
+fn direct_at_hazards(t: &LoadedTrace, p: &Profile, options: &RunOptions, r: RunResult, mut s: Schedules) -> Result<(RunResult, Schedules), CliError> {
+    if corrupted(&r) || r.hazards.is_empty() {
+        return Ok((r, s));
+    }
+    for k in 0..r.hazards.len().min(MAX_DIRECTED) {
+        let directed = RunOptions { directed: Some(k), ..*options };
+        // A schedule the program cannot take (it would deadlock) is skipped.
+        let Ok(d) = run_workload_with(&t.workload, p, s.seed, &directed) else { continue };
+        if d.directed.is_none() {
+            continue;
+        }
+        s.directed_tried += 1;
+        if corrupted(&d) {
+            s.directed = Some(k);
+            return Ok((d, s));
+        }
+    }
+    Ok((r, s))
+}
+
+/// [`run_schedules`] without the directed schedules.
+fn seeded_schedules(t: &LoadedTrace, p: &Profile, seed: u64, count: u64, options: &RunOptions) -> Result<(RunResult, Schedules), CliError> {
     if count == 0 || count > MAX_SCHEDULES {
         return Err(format!("--schedules {count} is not between 1 and {MAX_SCHEDULES}").into());
     }
@@ -109,7 +141,7 @@ pub fn run_schedules(t: &LoadedTrace, p: &Profile, seed: u64, count: u64, option
     if count == 1 {
         let r = run_one(t, p, seed, options)?;
         let corrupt = corrupted(&r);
-        return Ok((r, Schedules { seed, count, corrupt: corrupt as u64, corrupt_seed: corrupt.then_some(seed) }));
+        return Ok((r, Schedules { seed, count, corrupt: corrupt as u64, corrupt_seed: corrupt.then_some(seed), directed_tried: 0, directed: None }));
     }
     let bar = if std::io::stderr().is_terminal() { ProgressBar::new(count) } else { ProgressBar::hidden() };
     if !std::io::stderr().is_terminal() {
@@ -141,7 +173,7 @@ pub fn run_schedules(t: &LoadedTrace, p: &Profile, seed: u64, count: u64, option
         }
     }
     let r = run_one(t, p, first.unwrap_or(seed), options)?;
-    Ok((r, Schedules { seed, count, corrupt, corrupt_seed: first }))
+    Ok((r, Schedules { seed, count, corrupt, corrupt_seed: first, directed_tried: 0, directed: None }))
 }
 
 /// Runs `gpusim run ...`.
@@ -150,7 +182,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode, CliError> {
     let t = sim_core::trace::load(&args.trace).map_err(trace_err)?;
     let p = Profile::load(&args.profile)?;
     let wants_timeline = args.timeline.is_some() || args.out.is_some();
-    let options = RunOptions { workgroup_spans: if wants_timeline { MAX_TIMELINE_WORKGROUPS } else { 0 }, limits, max_memory_differences: args.max_memory_differences };
+    let options = RunOptions { workgroup_spans: if wants_timeline { MAX_TIMELINE_WORKGROUPS } else { 0 }, limits, max_memory_differences: args.max_memory_differences, directed: None };
     let (r, s) = run_schedules(&t, &p, args.seed, args.schedules, &options)?;
     let json = json_report(&t.workload, &t.name, &r, &s);
     let json_text = serde_json::to_string_pretty(&json)?;

@@ -308,6 +308,9 @@ pub struct RunResult {
     /// past its budgets: [`oracle::MAX_WRITE_LOG_RANGES`], [`oracle::MAX_MODEL_CHECKS`]; such
     /// reads are then taken as correct).
     pub memory_model_complete: bool,
+    /// The hazard this run's schedule was directed at ([`RunOptions::directed`]), when the
+    /// direction was legal and applied.
+    pub directed: Option<usize>,
     /// Where final memory differs from the reference run: runs of bytes with the same two
     /// writers, in memory and offset order, at most [`RunOptions::max_memory_differences`].
     pub memory_differences: Vec<MemoryDifference>,
@@ -346,11 +349,16 @@ pub struct RunOptions {
     /// The most runs of differing final bytes listed ([`RunResult::memory_differences`]);
     /// [`MAX_MEMORY_DIFFERENCES`] by default.
     pub max_memory_differences: usize,
+    /// Direct the schedule at this hazard (an index into [`RunResult::hazards`]): its prior
+    /// command is held until its hazardous command is done, and actions launch in any order
+    /// their dependencies allow. Legal only when nothing orders the two; otherwise the run is
+    /// not directed ([`RunResult::directed`] tells).
+    pub directed: Option<usize>,
 }
 
 impl Default for RunOptions {
     fn default() -> Self {
-        RunOptions { workgroup_spans: 0, limits: RunLimits::default(), max_memory_differences: MAX_MEMORY_DIFFERENCES }
+        RunOptions { workgroup_spans: 0, limits: RunLimits::default(), max_memory_differences: MAX_MEMORY_DIFFERENCES, directed: None }
     }
 }
 
@@ -375,6 +383,19 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
     // The program's hazards, from the bytes its dispatches accessed in the reference run.
     let hazards = crate::hazard::detect_program(&prog, Some(&reference.accesses), profile.limits.non_coherent_atom_size);
     let mut sim = run::Sim::new(&prog, &stream, &config, profile, Some(&reference.truth), seed)?.limits(options.limits);
+    // A directed schedule holds the hazard's prior command until its hazardous one is done,
+    // when nothing orders the two (both commands, the prior not an ancestor of the other).
+    let directed = options.directed.and_then(|k| {
+        let h = hazards.get(k)?;
+        let (crate::hazard::Place::Command(p), crate::hazard::Place::Command(a)) = (&h.prior, &h.at) else { return None };
+        let inst = |c: &CommandRef| prog.instances.iter().position(|i| &i.at == c);
+        let order = order::Order::new(&prog, &stream);
+        let (np, na) = (order.node_of(inst(p)?), order.node_of(inst(a)?));
+        (np != usize::MAX && na != usize::MAX && !order.node_before_node(np, na)).then_some((k, np, na))
+    });
+    if let Some((_, np, na)) = directed {
+        sim = sim.directed(vec![(np, na)]);
+    }
     if options.workgroup_spans > 0 {
         sim = sim.record_workgroups(options.workgroup_spans);
     }
@@ -532,6 +553,7 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
         })
         .collect();
     Ok(RunResult {
+        directed: directed.map(|(k, _, _)| k),
         memory_differences,
         memory_differences_truncated,
         profile: profile.name.clone(),

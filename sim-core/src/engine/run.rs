@@ -606,6 +606,14 @@ impl<'p, 'w> Sim<'p, 'w> {
         self
     }
 
+    /// A directed schedule: each node `.0` starts only after node `.1` is done, and actions
+    /// launch in any order their dependencies allow.
+    pub fn directed(mut self, holds: Vec<(usize, usize)>) -> Self {
+        self.cp.holds = holds;
+        self.cp.relaxed_launch = true;
+        self
+    }
+
     /// Stops the run at these budgets instead of the defaults.
     pub fn limits(mut self, limits: RunLimits) -> Self {
         self.max_cycles = limits.max_cycles;

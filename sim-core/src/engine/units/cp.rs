@@ -50,12 +50,25 @@ pub struct CommandProcessors {
     open: Vec<usize>,
     /// Items not started, in push order (host gates are opened, never started).
     pub waiting: Vec<usize>,
+    /// Directed schedules: node `.0` does not start before node `.1` is done (a freedom Vulkan
+    /// leaves when nothing orders the two).
+    pub holds: Vec<(usize, usize)>,
+    /// Launch any ready action, not only in queue order (what a directed schedule needs to run a
+    /// later command before an earlier one; Vulkan orders neither).
+    pub relaxed_launch: bool,
 }
 
 impl CommandProcessors {
     /// Idle processors for `queues` queues.
     pub fn new(queues: usize) -> CommandProcessors {
-        CommandProcessors { items: Vec::new(), done_prefix: (0..queues).map(|_| [vec![0; 64], vec![0; 64]]).collect(), open: vec![0; queues], waiting: Vec::new() }
+        CommandProcessors {
+            items: Vec::new(),
+            done_prefix: (0..queues).map(|_| [vec![0; 64], vec![0; 64]]).collect(),
+            open: vec![0; queues],
+            waiting: Vec::new(),
+            holds: Vec::new(),
+            relaxed_launch: false,
+        }
     }
 
     /// The number of queues.
@@ -138,7 +151,8 @@ impl CommandProcessors {
                 self.done_prefix[q][f as usize][b] = self.done_upto(stream, q, f, b);
             }
         }
-        self.deps_done(stream, i) && stream.nodes[i].start_after.is_none_or(|a| self.items[a].state != State::Waiting)
+        let held = self.holds.iter().any(|&(p, a)| p == i && self.items.get(a).is_none_or(|item| item.state != State::Done));
+        !held && self.deps_done(stream, i) && (self.relaxed_launch || stream.nodes[i].start_after.is_none_or(|a| self.items[a].state != State::Waiting))
     }
 
     /// Starts, at cycle `now`, every waiting item that is ready, in push order: the items to
