@@ -287,9 +287,16 @@ fn schedules_are_directed_at_hazards() {
     assert_eq!(r["corruption"]["findings"][0]["hazard"], 0);
     let text = String::from_utf8(gpusim(&["run", missing.to_str().unwrap()], &[]).stdout).unwrap();
     assert!(text.contains("this schedule is directed at hazard H1"), "{text}");
+    // A hazard this machine cannot show names the built-in machine that does.
+    let elsewhere = root.join("examples/traces/dispatch-then-copy-missing.json");
+    let out = gpusim(&["run", elsewhere.to_str().unwrap(), "--report", "json"], &[]);
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["corruption"]["stale_reads"], 0, "seed-l2 keeps the copy's source coherent at L2");
+    assert_eq!(r["corrupts_on"]["profile"], "seed-vram", "{r}");
     let correct = root.join("tests/corpus/syncval/ex-compute-raw-barrier.json");
     let out = gpusim(&["run", correct.to_str().unwrap(), "--report", "json"], &[]);
     assert_eq!(out.status.code(), Some(0));
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(r["directed_schedules"], 0);
+    assert_eq!(r["corrupts_on"], serde_json::Value::Null);
 }

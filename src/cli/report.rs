@@ -22,6 +22,9 @@ pub struct Schedules {
     pub directed_tried: u64,
     /// The hazard whose directed schedule corrupted (the reported run), if one did.
     pub directed: Option<usize>,
+    /// When no schedule corrupted here but the program has hazards: the first other built-in
+    /// profile on which one does, and the hazard its schedule was directed at (`None`: seeded).
+    pub corrupts_on: Option<(String, Option<usize>)>,
 }
 
 /// The largest `data_hex` of a host read in the report (64 KiB of bytes).
@@ -176,6 +179,7 @@ pub fn json_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> s
         "corrupt_seed": s.corrupt_seed,
         "directed_schedules": s.directed_tried,
         "directed_at_hazard": s.directed,
+        "corrupts_on": s.corrupts_on.as_ref().map(|(p, k)| serde_json::json!({"profile": p, "directed_at_hazard": k})),
         "reported_seed": r.seed,
         "cycles": r.cycles,
         "corruption": {
@@ -372,6 +376,20 @@ pub fn text_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> S
         );
     } else if s.directed_tried > 0 {
         let _ = writeln!(o, "{} schedule(s) directed at the program's hazards showed no corruption either.", s.directed_tried);
+    }
+    match &s.corrupts_on {
+        Some((name, k)) => {
+            let how = k.map(|k| format!(" with a schedule directed at hazard H{}", k + 1)).unwrap_or_default();
+            let _ = writeln!(o, "This machine does not show the hazards; the built-in profile {name} does{how} (gpusim run TRACE --profile {name}).");
+        }
+        None if !r.hazards.is_empty() && !corrupted(r) && s.directed_tried > 0 => {
+            let _ = writeln!(
+                o,
+                "No built-in profile showed these hazards as wrong bytes with this seed, seeded or directed: the accesses may\n\
+                 leave the same bytes whichever order they take (the hazards are real all the same), or need other seeds (--schedules)."
+            );
+        }
+        None => {}
     }
     let _ = writeln!(o);
     if let Some(stopped) = &r.stopped {

@@ -126,7 +126,28 @@ fn direct_at_hazards(t: &LoadedTrace, p: &Profile, options: &RunOptions, r: RunR
             return Ok((d, s));
         }
     }
+    // Nothing here: the built-in machine on which the hazards do corrupt, if any.
+    s.corrupts_on = corrupts_elsewhere(t, p, s.seed, options, r.hazards.len());
     Ok((r, s))
+}
+
+/// The first other built-in profile on which the program corrupts with `seed`, seeded or with a
+/// schedule directed at one of its hazards: (profile, directed hazard).
+fn corrupts_elsewhere(t: &LoadedTrace, p: &Profile, seed: u64, options: &RunOptions, hazards: usize) -> Option<(String, Option<usize>)> {
+    for name in Profile::builtin_names().into_iter().filter(|n| *n != p.name) {
+        let other = Profile::builtin(name)?;
+        let plain = RunOptions { workgroup_spans: 0, ..*options };
+        if run_workload_with(&t.workload, &other, seed, &plain).is_ok_and(|r| corrupted(&r)) {
+            return Some((name.to_string(), None));
+        }
+        for k in 0..hazards.min(MAX_DIRECTED) {
+            let directed = RunOptions { directed: Some(k), ..plain };
+            if run_workload_with(&t.workload, &other, seed, &directed).is_ok_and(|r| r.directed.is_some() && corrupted(&r)) {
+                return Some((name.to_string(), Some(k)));
+            }
+        }
+    }
+    None
 }
 
 /// [`run_schedules`] without the directed schedules.
@@ -141,7 +162,7 @@ fn seeded_schedules(t: &LoadedTrace, p: &Profile, seed: u64, count: u64, options
     if count == 1 {
         let r = run_one(t, p, seed, options)?;
         let corrupt = corrupted(&r);
-        return Ok((r, Schedules { seed, count, corrupt: corrupt as u64, corrupt_seed: corrupt.then_some(seed), directed_tried: 0, directed: None }));
+        return Ok((r, Schedules { seed, count, corrupt: corrupt as u64, corrupt_seed: corrupt.then_some(seed), directed_tried: 0, directed: None, corrupts_on: None }));
     }
     let bar = if std::io::stderr().is_terminal() { ProgressBar::new(count) } else { ProgressBar::hidden() };
     if !std::io::stderr().is_terminal() {
@@ -173,7 +194,7 @@ fn seeded_schedules(t: &LoadedTrace, p: &Profile, seed: u64, count: u64, options
         }
     }
     let r = run_one(t, p, first.unwrap_or(seed), options)?;
-    Ok((r, Schedules { seed, count, corrupt, corrupt_seed: first, directed_tried: 0, directed: None }))
+    Ok((r, Schedules { seed, count, corrupt, corrupt_seed: first, directed_tried: 0, directed: None, corrupts_on: None }))
 }
 
 /// Runs `gpusim run ...`.
