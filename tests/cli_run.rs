@@ -286,7 +286,13 @@ fn schedules_are_directed_at_hazards() {
     assert!(r["corruption"]["stale_reads"].as_u64().unwrap() > 0);
     assert_eq!(r["corruption"]["findings"][0]["hazard"], 0);
     let text = String::from_utf8(gpusim(&["run", missing.to_str().unwrap()], &[]).stdout).unwrap();
-    assert!(text.contains("this schedule is directed at hazard H1"), "{text}");
+    assert!(text.contains("This schedule is directed at hazard H1 (re-run it with --seed 0 --direct-at-hazard 0)"), "{text}");
+    // The named schedule re-runs alone, to the same report.
+    let again = gpusim(&["run", missing.to_str().unwrap(), "--seed", "0", "--direct-at-hazard", "0", "--report", "json"], &[]);
+    let again: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert_eq!(again["corruption"], r["corruption"]);
+    let none = gpusim(&["run", missing.to_str().unwrap(), "--direct-at-hazard", "5"], &[]);
+    assert_eq!(none.status.code(), Some(2));
     // A hazard this machine cannot show names the built-in machine that does.
     let elsewhere = root.join("examples/traces/dispatch-then-copy-missing.json");
     let out = gpusim(&["run", elsewhere.to_str().unwrap(), "--report", "json"], &[]);

@@ -368,9 +368,11 @@ pub fn text_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> S
         };
         let _ = writeln!(
             o,
-            "The seeded schedules showed nothing; this schedule is directed at hazard H{}: {} held until {} was done\n\
+            "This schedule is directed at hazard H{} (re-run it with --seed {} --direct-at-hazard {}): {} held until {} was done\n\
              (nothing orders the two, so a device may run them so), actions launched in any order their dependencies allow.",
             k + 1,
+            r.seed,
+            k,
             name(&h.prior),
             name(&h.at)
         );

@@ -49,6 +49,10 @@ pub struct RunArgs {
     /// Write report.json, report.txt and timeline.json into this directory.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Run the schedule directed at this hazard (its index in the report, H1 = 0), as a report
+    /// names it, with --seed: to re-run the schedule that showed a corruption.
+    #[arg(long)]
+    pub direct_at_hazard: Option<usize>,
     /// List at most this many runs of differing final bytes (the rest are counted; the JSON
     /// says `final_memory_truncated`).
     #[arg(long, default_value_t = sim_core::engine::MAX_MEMORY_DIFFERENCES)]
@@ -204,7 +208,21 @@ pub fn run(args: RunArgs) -> Result<ExitCode, CliError> {
     let p = Profile::load(&args.profile)?;
     let wants_timeline = args.timeline.is_some() || args.out.is_some();
     let options = RunOptions { workgroup_spans: if wants_timeline { MAX_TIMELINE_WORKGROUPS } else { 0 }, limits, max_memory_differences: args.max_memory_differences, directed: None };
-    let (r, s) = run_schedules(&t, &p, args.seed, args.schedules, &options)?;
+    let (r, s) = match args.direct_at_hazard {
+        Some(k) => {
+            if args.schedules != 1 {
+                return Err("--direct-at-hazard runs one schedule: give --seed, not --schedules".into());
+            }
+            let r = run_one(&t, &p, args.seed, &RunOptions { directed: Some(k), ..options })?;
+            if r.directed.is_none() {
+                return Err(format!("--direct-at-hazard {k}: the program has no such hazard, or nothing can reorder its two commands (they are ordered, or one is a host operation)").into());
+            }
+            let corrupt = super::report::corrupted(&r);
+            let s = Schedules { seed: args.seed, count: 1, corrupt: corrupt as u64, corrupt_seed: corrupt.then_some(args.seed), directed_tried: 1, directed: Some(k), corrupts_on: None };
+            (r, s)
+        }
+        None => run_schedules(&t, &p, args.seed, args.schedules, &options)?,
+    };
     let json = json_report(&t.workload, &t.name, &r, &s);
     let json_text = serde_json::to_string_pretty(&json)?;
     let text = text_report(&t.workload, &t.name, &r, &s);
