@@ -306,3 +306,18 @@ fn schedules_are_directed_at_hazards() {
     assert_eq!(r["directed_schedules"], 0);
     assert_eq!(r["corrupts_on"], serde_json::Value::Null);
 }
+
+/// A write after read shown by a directed schedule: the reader (the hazard's prior command) ran
+/// after the write, and the finding names that hazard, not the machine.
+#[test]
+fn a_shown_write_after_read_is_the_programs_fault() {
+    let t = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/syncval/ex-compute-war-missing.json");
+    let out = gpusim(&["run", t.to_str().unwrap(), "--direct-at-hazard", "0", "--report", "json"], &[]);
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let findings = r["corruption"]["findings"].as_array().unwrap();
+    assert!(!findings.is_empty(), "{}", r["corruption"]);
+    assert!(findings.iter().all(|f| f["hazard"] == 0), "{findings:?}");
+    assert!(r["corruption"]["final_memory"].as_array().unwrap().iter().all(|d| d["hazard"] == 0));
+    assert_eq!(r["schedules_with_corruption"], 0, "the counters cover seeded schedules");
+    assert_eq!(r["directed_at_hazard"], 0);
+}

@@ -225,7 +225,7 @@ fn memory_hazard(r: &RunResult, d: &sim_core::engine::MemoryDifference) -> Optio
         .position(|h| (Some(&h.at) == seen.as_ref() || Some(&h.at) == expected.as_ref()) && (Some(&h.prior) == seen.as_ref() || Some(&h.prior) == expected.as_ref()))
         .or_else(|| r.hazards.iter().position(|h| h.resource == resource && (Some(&h.at) == seen.as_ref() || Some(&h.at) == expected.as_ref())))
         // The same writer in both runs: it wrote other bytes because it read stale ones.
-        .or_else(|| if seen == expected { r.hazards.iter().position(|h| Some(&h.at) == seen.as_ref()) } else { None })
+        .or_else(|| if seen == expected { r.hazards.iter().position(|h| Some(&h.at) == seen.as_ref() || Some(&h.prior) == seen.as_ref()) } else { None })
 }
 
 fn final_memory_json(r: &RunResult) -> serde_json::Value {
@@ -382,7 +382,8 @@ pub fn text_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> S
     match &s.corrupts_on {
         Some((name, k)) => {
             let how = k.map(|k| format!(" with a schedule directed at hazard H{}", k + 1)).unwrap_or_default();
-            let _ = writeln!(o, "This machine does not show the hazards; the built-in profile {name} does{how} (gpusim run TRACE --profile {name}).");
+            let flag = k.map(|k| format!(" --direct-at-hazard {k}")).unwrap_or_default();
+            let _ = writeln!(o, "This machine does not show the hazards; the built-in profile {name} does{how} (gpusim run TRACE --profile {name} --seed {}{flag}).", s.seed);
         }
         None if !r.hazards.is_empty() && !corrupted(r) && s.directed_tried > 0 => {
             let _ = writeln!(

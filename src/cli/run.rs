@@ -217,8 +217,8 @@ pub fn run(args: RunArgs) -> Result<ExitCode, CliError> {
             if r.directed.is_none() {
                 return Err(format!("--direct-at-hazard {k}: the program has no such hazard, or nothing can reorder its two commands (they are ordered, or one is a host operation)").into());
             }
-            let corrupt = super::report::corrupted(&r);
-            let s = Schedules { seed: args.seed, count: 1, corrupt: corrupt as u64, corrupt_seed: corrupt.then_some(args.seed), directed_tried: 1, directed: Some(k), corrupts_on: None };
+            // The counters cover seeded schedules, as when a run directs itself.
+            let s = Schedules { seed: args.seed, count: 1, corrupt: 0, corrupt_seed: None, directed_tried: 1, directed: Some(k), corrupts_on: None };
             (r, s)
         }
         None => run_schedules(&t, &p, args.seed, args.schedules, &options)?,

@@ -391,7 +391,10 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
         let inst = |c: &CommandRef| prog.instances.iter().position(|i| &i.at == c);
         let order = order::Order::new(&prog, &stream);
         let (np, na) = (order.node_of(inst(p)?), order.node_of(inst(a)?));
-        (np != usize::MAX && na != usize::MAX && !order.node_before_node(np, na)).then_some((k, np, na))
+        // Not ordered by dependencies, nor through the host (a wait for P before A's
+        // submission): holding P then would wait forever.
+        let ordered = np == usize::MAX || na == usize::MAX || order.node_before_node(np, na) || order.before(order::Agent::Node(np), order::Agent::Host(stream.nodes[na].from));
+        (!ordered).then_some((k, np, na))
     });
     if let Some((_, np, na)) = directed {
         sim = sim.directed(vec![(np, na)]);
@@ -499,10 +502,17 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
     // Each finding's explanation: a hazard at the same reader on the same bytes, and what this
     // machine's barrier table would have done for its two accesses.
     for f in &mut findings {
+        // The reader is the hazard's access, or its prior one (a read that ran after the write it
+        // should have preceded: a write after read, shown).
+        let reader = crate::hazard::Place::Command(f.at.clone());
         f.hazard = hazards.iter().position(|h| {
-            h.at == crate::hazard::Place::Command(f.at.clone()) && h.resource == f.resource && h.offset < f.offset + f.size && f.offset < h.offset + h.size
+            (h.at == reader || h.prior == reader) && h.resource == f.resource && h.offset < f.offset + f.size && f.offset < h.offset + h.size
         });
-        if let Some(h) = f.hazard.map(|i| &hazards[i]) {
+        if let Some(h) = f.hazard.map(|i| &hazards[i])
+            && matches!(h.id, "SYNC-HAZARD-WRITE-AFTER-READ" | "SYNC-HAZARD-WRITE-RACING-READ")
+        {
+            f.table_rows = Some("a write after read needs an execution dependency only, no cache operation: this read ran after the write it had to precede".into());
+        } else if let Some(h) = f.hazard.map(|i| &hazards[i]) {
             let side = |u: crate::sync::StageAccess, scope: crate::sync::Scope| {
                 let rows = profile.barriers.ops_for(u, scope);
                 if rows.is_empty() {
