@@ -67,8 +67,8 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, CliError> {
                 o.push_str("No hazard: every access is ordered after the accesses it conflicts with.\n");
             } else {
                 o.push_str(&format!("{} hazard(s):\n", hazards.len()));
-                for (i, h) in hazards.iter().enumerate() {
-                    o.push_str(&format!("\n{}. {}\n", i + 1, super::report::hazard_text(&t.workload, h)));
+                for (i, text) in super::report::hazard_texts(&t.workload, &hazards).iter().enumerate() {
+                    o.push_str(&format!("\n{}. {text}\n", i + 1));
                 }
             }
             super::print_out(&o)?;

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use serde::Serialize;
+use sim_core::engine::program::PlaceNames;
 use sim_core::engine::{CommandRef, Finding, RunResult, Workload, Writer};
 
 /// What `--schedules` found, beside the run it reports.
@@ -86,13 +87,14 @@ pub fn vk_name(w: &Workload, at: &CommandRef) -> &'static str {
 
 /// A command for a person: `vkCmdDispatch cb0[2] (timeline[0], vkQueueSubmit #0 on q0)`.
 pub fn command_text(w: &Workload, at: &CommandRef) -> String {
-    named_command_text(w, vk_name(w, at), at)
+    named_command_text(w, &PlaceNames::new(w), vk_name(w, at), at)
 }
 
-/// [`command_text`] of a command whose Vulkan name the caller has already looked up:
-/// `vkCmdDispatch cb0[1] (timeline[0], vkQueueSubmit #0 on q0)`.
-pub fn named_command_text(w: &Workload, vk_name: &str, at: &CommandRef) -> String {
-    format!("{vk_name} {}", sim_core::engine::program::place_text(w, at))
+/// [`command_text`] of a command whose Vulkan name the caller has already looked up, with the
+/// workload's place names made once: `vkCmdDispatch cb0[1] (timeline[0], vkQueueSubmit #0 on
+/// q0)`.
+pub fn named_command_text(w: &Workload, names: &PlaceNames, vk_name: &str, at: &CommandRef) -> String {
+    format!("{vk_name} {}", names.text(w, at))
 }
 
 /// A writer for a person.
@@ -274,8 +276,8 @@ fn hazards_section(w: &Workload, r: &RunResult) -> String {
         return o;
     }
     let _ = writeln!(o, "\nHAZARDS: {} synchronization hazard(s) in the program, whatever this machine shows:", r.hazards.len());
-    for (i, h) in r.hazards.iter().take(TEXT_HAZARDS).enumerate() {
-        let _ = writeln!(o, "\nH{}. {}", i + 1, hazard_text(w, h));
+    for (i, text) in hazard_texts(w, r.hazards.iter().take(TEXT_HAZARDS)).iter().enumerate() {
+        let _ = writeln!(o, "\nH{}. {text}", i + 1);
     }
     if r.hazards.len() > TEXT_HAZARDS {
         let _ = writeln!(o, "\n... and {} more hazard(s) (all are in --report json).", r.hazards.len() - TEXT_HAZARDS);
@@ -568,14 +570,21 @@ pub fn hazards_json(w: &Workload, hazards: &[sim_core::hazard::Hazard]) -> serde
     serde_json::Value::Array(list)
 }
 
-/// One hazard as a paragraph.
-pub fn hazard_text(w: &Workload, h: &sim_core::hazard::Hazard) -> String {
-    let mut text = hazard_sentence(w, h);
-    if let Ok(prog) = sim_core::engine::Program::new(w) {
-        let d = sim_core::hazard::diagnose::diagnose(&prog, h);
-        text.push_str(&format!("\n  Why: {}.\n  Fix: {}.", d.diagnosis, suggestion_text(&d.suggested)));
-    }
-    text
+/// Each hazard as a paragraph: what was accessed after what, why (the diagnosis) and the fix.
+pub fn hazard_texts<'h>(w: &Workload, hazards: impl IntoIterator<Item = &'h sim_core::hazard::Hazard>) -> Vec<String> {
+    // One numbered program for every diagnosis.
+    let prog = sim_core::engine::Program::new(w).ok();
+    hazards
+        .into_iter()
+        .map(|h| {
+            let mut text = hazard_sentence(w, h);
+            if let Some(prog) = &prog {
+                let d = sim_core::hazard::diagnose::diagnose(prog, h);
+                text.push_str(&format!("\n  Why: {}.\n  Fix: {}.", d.diagnosis, suggestion_text(&d.suggested)));
+            }
+            text
+        })
+        .collect()
 }
 
 /// A suggestion for a person.

@@ -38,7 +38,8 @@ use sim_core::profile::Profile;
 use sim_caches::Maintenance;
 
 use super::CliError;
-use super::report::{command_text, named_command_text, writer_text};
+use super::report::{named_command_text, vk_name, writer_text};
+use sim_core::engine::program::PlaceNames;
 
 const PID_QUEUES: u32 = 1;
 const PID_CUS: u32 = 2;
@@ -214,6 +215,8 @@ pub fn chrome_trace(out: &mut dyn Write, w: &Workload, p: &Profile, r: &RunResul
         let s = &r.syncs[i];
         (s.queue.min(queues - 1), s.queued.min(s.fired), s.released.max(s.fired), i as u64)
     });
+    // Commands are named once per submission, not once per name (a timeline names every one).
+    let names = PlaceNames::new(w);
     let width = |lanes: &[u32]| u64::from(lanes.iter().copied().max().unwrap_or(0).max(1));
     let (queue_width, slot_width, sync_width) = (width(&command_lanes), width(&slots), width(&sync_lanes));
     for q in 0..queues {
@@ -237,7 +240,7 @@ pub fn chrome_trace(out: &mut dyn Write, w: &Workload, p: &Profile, r: &RunResul
     let mut next_transfer = 0;
     for (i, (at, start, end)) in r.spans.iter().enumerate() {
         let name = command_of(at).map_or("command", |c| c.vk_name());
-        let text = named_command_text(w, name, at);
+        let text = named_command_text(w, &names, name, at);
         let args = json!({"command": text, "start_cycle": start, "end_cycle": end});
         let tid = queue_of(at.submit).min(queues - 1) as u64 * queue_width + u64::from(command_lane[i]);
         ev.push(json!({"ph": "X", "name": name, "cat": "command", "pid": PID_QUEUES, "tid": tid, "ts": us(*start), "dur": dur(*start, *end), "args": args}))?;
@@ -248,7 +251,7 @@ pub fn chrome_trace(out: &mut dyn Write, w: &Workload, p: &Profile, r: &RunResul
         }
     }
     // Each dispatch's text once, not once per workgroup.
-    let texts: Vec<String> = r.workgroup_commands.iter().map(|at| command_text(w, at)).collect();
+    let texts: Vec<String> = r.workgroup_commands.iter().map(|at| named_command_text(w, &names, vk_name(w, at), at)).collect();
     for (g, s) in r.workgroups.iter().zip(&slot) {
         ev.push(json!({"ph": "X", "name": format!("wg {}", g.workgroup), "cat": "workgroup", "pid": PID_CUS, "tid": g.cu as u64 * slot_width + u64::from(*s), "ts": us(g.start), "dur": dur(g.start, g.end),
             "args": {"command": texts.get(g.command), "workgroup": g.workgroup, "slot": s}}))?;
@@ -283,7 +286,7 @@ pub fn chrome_trace(out: &mut dyn Write, w: &Workload, p: &Profile, r: &RunResul
     for f in &r.findings {
         let name = format!("stale read: {} [{}, +{})", f.resource, f.offset, f.size);
         let args = json!({
-            "command": command_text(w, &f.at),
+            "command": named_command_text(w, &names, vk_name(w, &f.at), &f.at),
             "resource": f.resource,
             "offset": f.offset,
             "size": f.size,

@@ -388,9 +388,8 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
     let directed = options.directed.and_then(|k| {
         let h = hazards.get(k)?;
         let (crate::hazard::Place::Command(p), crate::hazard::Place::Command(a)) = (&h.prior, &h.at) else { return None };
-        let inst = |c: &CommandRef| prog.instances.iter().position(|i| &i.at == c);
         let order = order::Order::new(&prog, &stream);
-        let (np, na) = (order.node_of(inst(p)?), order.node_of(inst(a)?));
+        let (np, na) = (order.node_of(prog.instance_of(p)?), order.node_of(prog.instance_of(a)?));
         // Not ordered by dependencies, nor through the host (a wait for P before A's
         // submission): holding P then would wait forever.
         let ordered = np == usize::MAX || na == usize::MAX || order.node_before_node(np, na) || order.before(order::Agent::Node(np), order::Agent::Host(stream.nodes[na].from));

@@ -47,18 +47,48 @@ impl std::fmt::Display for CommandRef {
     }
 }
 
-/// A command's place for a person, in Vulkan's terms: `cb0[1] (timeline[2], vkQueueSubmit #1 on
-/// q0)`: the command buffer and command index, the timeline entry of the submission, and which
-/// vkQueueSubmit2 of its queue that was (counted from 0; `batch 1` when not the first batch).
+/// Names commands' places for a person, in Vulkan's terms: `cb0[1] (timeline[2], vkQueueSubmit
+/// #1 on q0)`: the command buffer and command index, the timeline entry of the submission, and
+/// which vkQueueSubmit2 of its queue that was (counted from 0; `batch 1` when not the first
+/// batch). Each submission's count on its queue is worked out once, for reports that name many
+/// commands (a timeline names every one).
+pub struct PlaceNames {
+    /// Per timeline entry: its queue and count among that queue's submissions (submissions only).
+    submissions: Vec<Option<(usize, usize)>>,
+}
+
+impl PlaceNames {
+    /// The names of `w`'s places.
+    pub fn new(w: &crate::engine::workload::Workload) -> PlaceNames {
+        let mut counts = vec![0usize; w.queues.len()];
+        let submissions = w
+            .timeline
+            .iter()
+            .map(|op| match op {
+                HostOp::QueueSubmit { queue, .. } if *queue < counts.len() => {
+                    counts[*queue] += 1;
+                    Some((*queue, counts[*queue] - 1))
+                }
+                _ => None,
+            })
+            .collect();
+        PlaceNames { submissions }
+    }
+
+    /// The place of `at` in `w` (the workload these names were made for).
+    pub fn text(&self, w: &crate::engine::workload::Workload, at: &CommandRef) -> String {
+        let Some(&Some((queue, ordinal))) = self.submissions.get(at.submit) else {
+            return format!("{}[{}] (timeline[{}])", at.command_buffer, at.command, at.submit);
+        };
+        let batch = if at.batch == 0 { String::new() } else { format!(" batch {}", at.batch) };
+        let name = w.queues.get(queue).map_or("?", String::as_str);
+        format!("{}[{}] (timeline[{}], vkQueueSubmit #{ordinal}{batch} on {name})", at.command_buffer, at.command, at.submit)
+    }
+}
+
+/// [`PlaceNames::text`] for one command.
 pub fn place_text(w: &crate::engine::workload::Workload, at: &CommandRef) -> String {
-    let queue = match w.timeline.get(at.submit) {
-        Some(HostOp::QueueSubmit { queue, .. }) => *queue,
-        _ => return format!("{}[{}] (timeline[{}])", at.command_buffer, at.command, at.submit),
-    };
-    let ordinal = w.timeline[..at.submit].iter().filter(|op| matches!(op, HostOp::QueueSubmit { queue: q, .. } if *q == queue)).count();
-    let batch = if at.batch == 0 { String::new() } else { format!(" batch {}", at.batch) };
-    let name = w.queues.get(queue).map_or("?", String::as_str);
-    format!("{}[{}] (timeline[{}], vkQueueSubmit #{ordinal}{batch} on {name})", at.command_buffer, at.command, at.submit)
+    PlaceNames::new(w).text(w, at)
 }
 
 /// Who produced a word of memory.
@@ -306,6 +336,12 @@ impl<'w> Program<'w> {
     pub fn buffer_addr(&self, b: usize, offset: u64) -> u64 {
         let buf = &self.workload.buffers[b];
         self.memory_base[buf.memory] + buf.offset + offset
+    }
+
+    /// The command instance `at` names, found among its submission batch's instances.
+    pub fn instance_of(&self, at: &CommandRef) -> Option<usize> {
+        let range = self.submit_batches.get(at.submit)?.get(at.batch)?.clone();
+        range.into_iter().find(|&i| self.instances[i].at == *at)
     }
 
     /// The writer of a tag.

@@ -96,9 +96,6 @@ fn queue_of(prog: &Program<'_>, submit: usize) -> Option<usize> {
     }
 }
 
-fn instance_of(prog: &Program<'_>, c: &CommandRef) -> Option<usize> {
-    prog.instances.iter().position(|i| &i.at == c)
-}
 
 fn command<'w>(prog: &Program<'w>, inst: usize) -> &'w Command {
     let i = &prog.instances[inst];
@@ -106,7 +103,7 @@ fn command<'w>(prog: &Program<'w>, inst: usize) -> &'w Command {
 }
 
 fn describe(prog: &Program<'_>, c: &CommandRef) -> String {
-    let vk = instance_of(prog, c).map_or("command", |i| command(prog, i).vk_name());
+    let vk = prog.instance_of(c).map_or("command", |i| command(prog, i).vk_name());
     format!("{vk} {}", crate::engine::program::place_text(prog.workload, c))
 }
 
@@ -242,7 +239,7 @@ fn command_pair(prog: &Program<'_>, h: &Hazard, p: &CommandRef, a: &CommandRef, 
             suggested: Suggestion::Semaphore { signal_submit: p.submit, wait_submit: a.submit, wait_stage_mask: name(h.usage.stage()) },
         };
     }
-    let (Some(ip), Some(ia)) = (instance_of(prog, p), instance_of(prog, a)) else {
+    let (Some(ip), Some(ia)) = (prog.instance_of(p), prog.instance_of(a)) else {
         return Diagnosis { barrier_at: None, diagnosis: "no synchronization orders the two commands".into(), suggested: barrier(Some(a.clone()), None) };
     };
     // The synchronization commands between them on the queue, the nearest last.
