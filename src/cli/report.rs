@@ -26,6 +26,9 @@ pub struct Schedules {
     /// When no schedule corrupted here but the program has hazards: the first other built-in
     /// profile on which one does, and the hazard its schedule was directed at (`None`: seeded).
     pub corrupts_on: Option<(String, Option<usize>)>,
+    /// Per hazard of the reported run: why no order the program allows can change a byte
+    /// through it, or `None` when one can (`sim_core::engine::unchangeable_hazards`).
+    pub unchangeable: Vec<Option<&'static str>>,
 }
 
 /// The largest `data_hex` of a host read in the report (64 KiB of bytes).
@@ -181,6 +184,7 @@ pub fn json_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> s
         "corrupt_seed": s.corrupt_seed,
         "directed_schedules": s.directed_tried,
         "directed_at_hazard": s.directed,
+        "direction": r.direction,
         "corrupts_on": s.corrupts_on.as_ref().map(|(p, k)| serde_json::json!({"profile": p, "directed_at_hazard": k})),
         "reported_seed": r.seed,
         "cycles": r.cycles,
@@ -192,7 +196,7 @@ pub fn json_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> s
             "final_memory_truncated": r.memory_differences_truncated,
             "memory_model_complete": r.memory_model_complete,
         },
-        "hazards": hazards_json(w, &r.hazards),
+        "hazards": run_hazards_json(w, r, s),
         "host_reads": host_reads,
         "caches": cache_report(r),
         "instructions": r.instructions,
@@ -268,8 +272,23 @@ pub fn corrupted(r: &RunResult) -> bool {
 /// The most hazards the text report lists (all of them are in the JSON report).
 pub const TEXT_HAZARDS: usize = 12;
 
+/// The run's hazards in JSON: [`hazards_json`], each with whether its bytes can differ.
+fn run_hazards_json(w: &Workload, r: &RunResult, s: &Schedules) -> serde_json::Value {
+    let mut v = hazards_json(w, &r.hazards);
+    if let Some(list) = v.as_array_mut() {
+        for (k, h) in list.iter_mut().enumerate() {
+            let why = s.unchangeable.get(k).copied().flatten();
+            h["bytes_can_differ"] = why.is_none().into();
+            if let Some(why) = why {
+                h["why_bytes_cannot_differ"] = why.into();
+            }
+        }
+    }
+    v
+}
+
 /// The text report's hazard section.
-fn hazards_section(w: &Workload, r: &RunResult) -> String {
+fn hazards_section(w: &Workload, r: &RunResult, s: &Schedules) -> String {
     let mut o = String::new();
     if r.hazards.is_empty() {
         let _ = writeln!(o, "\nNo hazard: every access is ordered after the accesses it conflicts with.");
@@ -278,6 +297,9 @@ fn hazards_section(w: &Workload, r: &RunResult) -> String {
     let _ = writeln!(o, "\nHAZARDS: {} synchronization hazard(s) in the program, whatever this machine shows:", r.hazards.len());
     for (i, text) in hazard_texts(w, r.hazards.iter().take(TEXT_HAZARDS)).iter().enumerate() {
         let _ = writeln!(o, "\nH{}. {text}", i + 1);
+        if let Some(why) = s.unchangeable.get(i).copied().flatten() {
+            let _ = writeln!(o, "  No schedule can show it as wrong bytes: {why}.");
+        }
     }
     if r.hazards.len() > TEXT_HAZARDS {
         let _ = writeln!(o, "\n... and {} more hazard(s) (all are in --report json).", r.hazards.len() - TEXT_HAZARDS);
@@ -368,16 +390,33 @@ pub fn text_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> S
             sim_core::hazard::Place::Command(c) => command_text(w, c),
             sim_core::hazard::Place::Host { timeline } => format!("the host operation at timeline[{timeline}]"),
         };
-        let _ = writeln!(
-            o,
-            "This schedule is directed at hazard H{} (re-run it with --seed {} --direct-at-hazard {}): {} held until {} was done\n\
-             (nothing orders the two, so a device may run them so), actions launched in any order their dependencies allow.",
-            k + 1,
-            r.seed,
-            k,
-            name(&h.prior),
-            name(&h.at)
-        );
+        match r.direction {
+            Some(sim_core::engine::Direction::Prime { cache }) => {
+                let _ = writeln!(
+                    o,
+                    "This schedule is directed at hazard H{} (re-run it with --seed {} --direct-at-hazard {}): every CU's {cache} held the bytes\n\
+                     {} reads from before {} wrote them (read just before it started, as any earlier read could\n\
+                     have left them), and nothing the program does between them tells that cache to drop them.",
+                    k + 1,
+                    r.seed,
+                    k,
+                    name(&h.at),
+                    name(&h.prior)
+                );
+            }
+            _ => {
+                let _ = writeln!(
+                    o,
+                    "This schedule is directed at hazard H{} (re-run it with --seed {} --direct-at-hazard {}): {} held until {} was done\n\
+                     (nothing orders the two, so a device may run them so), actions launched in any order their dependencies allow.",
+                    k + 1,
+                    r.seed,
+                    k,
+                    name(&h.prior),
+                    name(&h.at)
+                );
+            }
+        }
     } else if s.directed_tried > 0 {
         let _ = writeln!(o, "{} schedule(s) directed at the program's hazards showed no corruption either.", s.directed_tried);
     }
@@ -454,7 +493,7 @@ pub fn text_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> S
     } else {
         let _ = writeln!(o, "No corruption: every read saw what the reference run saw, and final memory matches.");
     }
-    o.push_str(&hazards_section(w, r));
+    o.push_str(&hazards_section(w, r, s));
     if !r.memory_model_complete {
         let _ = writeln!(
             o,

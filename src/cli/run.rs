@@ -114,10 +114,16 @@ pub const MAX_DIRECTED: usize = 16;
 /// schedule directed at each hazard (its prior command held until its hazardous one is done,
 /// where nothing orders the two) with the first seed, and reports the first that corrupts.
 fn direct_at_hazards(t: &LoadedTrace, p: &Profile, options: &RunOptions, r: RunResult, mut s: Schedules) -> Result<(RunResult, Schedules), CliError> {
+    s.unchangeable = unchangeable(t, p, &r, options);
     if corrupted(&r) || r.hazards.is_empty() {
         return Ok((r, s));
     }
-    for k in 0..r.hazards.len().min(MAX_DIRECTED) {
+    // Only hazards that can change a byte are worth a schedule.
+    let can_show: Vec<usize> = (0..r.hazards.len()).filter(|&k| s.unchangeable.get(k).copied().flatten().is_none()).collect();
+    if can_show.is_empty() {
+        return Ok((r, s));
+    }
+    for &k in can_show.iter().take(MAX_DIRECTED) {
         let directed = RunOptions { directed: Some(k), ..*options };
         // A schedule the program cannot take (it would deadlock) is skipped.
         let Ok(d) = run_workload_with(&t.workload, p, s.seed, &directed) else { continue };
@@ -131,20 +137,26 @@ fn direct_at_hazards(t: &LoadedTrace, p: &Profile, options: &RunOptions, r: RunR
         }
     }
     // Nothing here: the built-in machine on which the hazards do corrupt, if any.
-    s.corrupts_on = corrupts_elsewhere(t, p, s.seed, options, r.hazards.len());
+    s.corrupts_on = corrupts_elsewhere(t, p, s.seed, options, &can_show);
     Ok((r, s))
+}
+
+/// Per hazard of `r`: why no order can change a byte through it ([`sim_core::engine::unchangeable_hazards`]);
+/// all `None` (each may show) when that run cannot be made.
+fn unchangeable(t: &LoadedTrace, p: &Profile, r: &RunResult, options: &RunOptions) -> Vec<Option<&'static str>> {
+    sim_core::engine::unchangeable_hazards(&t.workload, p, &r.hazards, &options.limits).unwrap_or_else(|_| vec![None; r.hazards.len()])
 }
 
 /// The first other built-in profile on which the program corrupts with `seed`, seeded or with a
 /// schedule directed at one of its hazards: (profile, directed hazard).
-fn corrupts_elsewhere(t: &LoadedTrace, p: &Profile, seed: u64, options: &RunOptions, hazards: usize) -> Option<(String, Option<usize>)> {
+fn corrupts_elsewhere(t: &LoadedTrace, p: &Profile, seed: u64, options: &RunOptions, hazards: &[usize]) -> Option<(String, Option<usize>)> {
     for name in Profile::builtin_names().into_iter().filter(|n| *n != p.name) {
         let other = Profile::builtin(name)?;
         let plain = RunOptions { workgroup_spans: 0, ..*options };
         if run_workload_with(&t.workload, &other, seed, &plain).is_ok_and(|r| corrupted(&r)) {
             return Some((name.to_string(), None));
         }
-        for k in 0..hazards.min(MAX_DIRECTED) {
+        for &k in hazards.iter().take(MAX_DIRECTED) {
             let directed = RunOptions { directed: Some(k), ..plain };
             if run_workload_with(&t.workload, &other, seed, &directed).is_ok_and(|r| r.directed.is_some() && corrupted(&r)) {
                 return Some((name.to_string(), Some(k)));
@@ -166,7 +178,7 @@ fn seeded_schedules(t: &LoadedTrace, p: &Profile, seed: u64, count: u64, options
     if count == 1 {
         let r = run_one(t, p, seed, options)?;
         let corrupt = corrupted(&r);
-        return Ok((r, Schedules { seed, count, corrupt: corrupt as u64, corrupt_seed: corrupt.then_some(seed), directed_tried: 0, directed: None, corrupts_on: None }));
+        return Ok((r, Schedules { seed, count, corrupt: corrupt as u64, corrupt_seed: corrupt.then_some(seed), directed_tried: 0, directed: None, corrupts_on: None, unchangeable: Vec::new() }));
     }
     let bar = if std::io::stderr().is_terminal() { ProgressBar::new(count) } else { ProgressBar::hidden() };
     if !std::io::stderr().is_terminal() {
@@ -198,7 +210,7 @@ fn seeded_schedules(t: &LoadedTrace, p: &Profile, seed: u64, count: u64, options
         }
     }
     let r = run_one(t, p, first.unwrap_or(seed), options)?;
-    Ok((r, Schedules { seed, count, corrupt, corrupt_seed: first, directed_tried: 0, directed: None, corrupts_on: None }))
+    Ok((r, Schedules { seed, count, corrupt, corrupt_seed: first, directed_tried: 0, directed: None, corrupts_on: None, unchangeable: Vec::new() }))
 }
 
 /// Runs `gpusim run ...`.
@@ -215,10 +227,10 @@ pub fn run(args: RunArgs) -> Result<ExitCode, CliError> {
             }
             let r = run_one(&t, &p, args.seed, &RunOptions { directed: Some(k), ..options })?;
             if r.directed.is_none() {
-                return Err(format!("--direct-at-hazard {k}: the program has no such hazard, or nothing can reorder its two commands (they are ordered, or one is a host operation)").into());
+                return Err(format!("--direct-at-hazard {k}: the program has no such hazard, or no schedule can be directed at it (one of its accesses is a host operation, or the two are ordered and the read goes through no cache of this machine's that could hold old bytes)").into());
             }
             // The counters cover seeded schedules, as when a run directs itself.
-            let s = Schedules { seed: args.seed, count: 1, corrupt: 0, corrupt_seed: None, directed_tried: 1, directed: Some(k), corrupts_on: None };
+            let s = Schedules { seed: args.seed, count: 1, corrupt: 0, corrupt_seed: None, directed_tried: 1, directed: Some(k), corrupts_on: None, unchangeable: unchangeable(&t, &p, &r, &options) };
             (r, s)
         }
         None => run_schedules(&t, &p, args.seed, args.schedules, &options)?,

@@ -211,6 +211,17 @@ pub enum CuCache {
     Uniform,
 }
 
+impl CuCache {
+    /// Its name in reports: `L1`, `T$`, `U$`.
+    pub fn name(self) -> &'static str {
+        match self {
+            CuCache::L1 => "L1",
+            CuCache::Texture => "T$",
+            CuCache::Uniform => "U$",
+        }
+    }
+}
+
 /// A path through the memory system: the per-CU cache an access starts at (if the profile has
 /// one there), whether the L2 comes next, then VRAM.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

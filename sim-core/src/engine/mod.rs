@@ -311,6 +311,8 @@ pub struct RunResult {
     /// The hazard this run's schedule was directed at ([`RunOptions::directed`]), when the
     /// direction was legal and applied.
     pub directed: Option<usize>,
+    /// How the schedule was directed at that hazard.
+    pub direction: Option<Direction>,
     /// Where final memory differs from the reference run: runs of bytes with the same two
     /// writers, in memory and offset order, at most [`RunOptions::max_memory_differences`].
     pub memory_differences: Vec<MemoryDifference>,
@@ -320,6 +322,36 @@ pub struct RunResult {
     /// The program's synchronization hazards (the detector of [`crate::hazard`], with each
     /// dispatch's accesses as the reference run made them), in timeline order.
     pub hazards: Vec<crate::hazard::Hazard>,
+}
+
+/// How a schedule was directed at a hazard ([`RunOptions::directed`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "how")]
+pub enum Direction {
+    /// Nothing orders the two commands: the prior one was held until the hazardous one was
+    /// done, and actions launched in any order their dependencies allow.
+    Hold,
+    /// The commands are ordered but the read is not made visible: the reader's cache (`cache`,
+    /// on every CU) held the bytes from before the write, read just before the writer started.
+    Prime {
+        /// The cache: `L1`, `T$` or `U$`.
+        cache: &'static str,
+    },
+}
+
+/// The path a shader read of `usage` takes.
+fn reader_path(usage: crate::sync::StageAccess) -> Option<machine::PathName> {
+    use crate::sync::AccessFlags2 as A;
+    let a = usage.access();
+    if a.intersects(A::UNIFORM_READ) {
+        Some(machine::PathName::Uniform)
+    } else if a.intersects(A::SHADER_SAMPLED_READ) {
+        Some(machine::PathName::Sampled)
+    } else if a.intersects(A::SHADER_STORAGE_READ | A::SHADER_READ) {
+        Some(machine::PathName::Storage)
+    } else {
+        None
+    }
 }
 
 /// A workgroup as it ran: for timelines.
@@ -384,19 +416,37 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
     let hazards = crate::hazard::detect_program(&prog, Some(&reference.accesses), profile.limits.non_coherent_atom_size);
     let mut sim = run::Sim::new(&prog, &stream, &config, profile, Some(&reference.truth), seed)?.limits(options.limits);
     // A directed schedule holds the hazard's prior command until its hazardous one is done,
-    // when nothing orders the two (both commands, the prior not an ancestor of the other).
+    // when nothing orders the two (both commands, the prior not an ancestor of the other); when
+    // something does, a read after write can still see the bytes from before the write through
+    // a cache of its own, which the schedule fills just before the writer starts.
     let directed = options.directed.and_then(|k| {
         let h = hazards.get(k)?;
         let (crate::hazard::Place::Command(p), crate::hazard::Place::Command(a)) = (&h.prior, &h.at) else { return None };
         let order = order::Order::new(&prog, &stream);
         let (np, na) = (order.node_of(prog.instance_of(p)?), order.node_of(prog.instance_of(a)?));
+        if np == usize::MAX || na == usize::MAX {
+            return None;
+        }
         // Not ordered by dependencies, nor through the host (a wait for P before A's
         // submission): holding P then would wait forever.
-        let ordered = np == usize::MAX || na == usize::MAX || order.node_before_node(np, na) || order.before(order::Agent::Node(np), order::Agent::Host(stream.nodes[na].from));
-        (!ordered).then_some((k, np, na))
+        let ordered = order.node_before_node(np, na) || order.before(order::Agent::Node(np), order::Agent::Host(stream.nodes[na].from));
+        if !ordered {
+            return Some((k, Direction::Hold, vec![(np, na)], Vec::new()));
+        }
+        if !h.prior_usage.is_write() || h.usage.is_write() {
+            return None;
+        }
+        let path = reader_path(h.usage)?;
+        let cache = sim.reader_cache(path)?;
+        let b = workload.buffers.iter().find(|b| b.name == h.resource)?;
+        let addr = prog.memory_base[b.memory] + b.offset + h.offset;
+        Some((k, Direction::Prime { cache: cache.name() }, Vec::new(), vec![run::Prime { node: np, path, range: (addr, h.size) }]))
     });
-    if let Some((_, np, na)) = directed {
-        sim = sim.directed(vec![(np, na)]);
+    if let Some((_, _, holds, primes)) = &directed {
+        if !holds.is_empty() {
+            sim = sim.directed(holds.clone());
+        }
+        sim = sim.primed(primes.clone());
     }
     if options.workgroup_spans > 0 {
         sim = sim.record_workgroups(options.workgroup_spans);
@@ -562,7 +612,8 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
         })
         .collect();
     Ok(RunResult {
-        directed: directed.map(|(k, _, _)| k),
+        directed: directed.as_ref().map(|d| d.0),
+        direction: directed.map(|d| d.1),
         memory_differences,
         memory_differences_truncated,
         profile: profile.name.clone(),
@@ -585,6 +636,67 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
         memory_model_complete: sim.write_log_complete,
         hazards,
     })
+}
+
+/// For each hazard, why no execution the program allows could change a byte through it, or
+/// `None` when one could: whether there is anything for a schedule to show.
+///
+/// The reference run hashes the hazard's bytes around its two accesses. A read after write can
+/// show only if the write changed the bytes (a stale read sees those from before it); a write
+/// after read only if the write changes what the read saw; a write after write only if the two
+/// writes leave different bytes (the older landing last); a flush that writes the host's stale
+/// atom back over a device write only if that write changed the bytes. Hazards whose two
+/// accesses no single reference run reaches (the program stopped first) count as able to show.
+pub fn unchangeable_hazards(workload: &Workload, profile: &Profile, hazards: &[crate::hazard::Hazard], limits: &RunLimits) -> Result<Vec<Option<&'static str>>, WorkloadError> {
+    use crate::hazard::Place;
+    use reference::{Watch, WatchPoint};
+    if hazards.is_empty() {
+        return Ok(Vec::new());
+    }
+    let (prog, config) = checked_program(workload, profile, limits)?;
+    let stream = stream::Stream::lower(&prog)?;
+    let point = |p: &Place| match p {
+        Place::Command(c) => prog.instance_of(c).map(WatchPoint::Command),
+        Place::Host { timeline } => Some(WatchPoint::Host(*timeline)),
+    };
+    // Each hazard's two points and its bytes' device addresses.
+    let located: Vec<Option<(WatchPoint, WatchPoint, std::ops::Range<u64>)>> = hazards
+        .iter()
+        .map(|h| {
+            let base = match h.at {
+                Place::Host { .. } => prog.memory_base[workload.memories.iter().position(|m| m.name == h.resource)?],
+                Place::Command(_) => {
+                    let b = workload.buffers.iter().find(|b| b.name == h.resource)?;
+                    prog.memory_base[b.memory] + b.offset
+                }
+            };
+            Some((point(&h.prior)?, point(&h.at)?, base + h.offset..base + h.offset + h.size))
+        })
+        .collect();
+    let mut watch = Watch::default();
+    for (p, a, r) in located.iter().flatten() {
+        watch.add(*p, r.clone());
+        watch.add(*a, r.clone());
+    }
+    reference::reference_run_watching(&prog, &stream, config.subgroup_size, limits, &mut watch)?;
+    Ok(hazards
+        .iter()
+        .zip(&located)
+        .map(|(h, l)| {
+            let (p, a, r) = l.as_ref()?;
+            let hash = |at: WatchPoint, after: bool| watch.hash(at, after, r);
+            let flush = matches!(h.at, Place::Host { timeline } if matches!(workload.timeline.get(timeline), Some(HostOp::FlushMappedMemoryRanges(_))));
+            let (x, y, why) = match (h.prior_usage.is_write(), h.usage.is_write()) {
+                _ if flush => ((*p, false), (*p, true), "the device write left the bytes the host's stale atom holds, so the flush puts back the same bytes"),
+                (true, false) => ((*p, false), (*p, true), "the write stored the bytes that were already there, so the read sees the same bytes whether or not the write is visible to it"),
+                (false, true) => ((*p, false), (*a, true), "the write stores the bytes the read saw, so the read sees the same bytes in either order"),
+                (true, true) => ((*p, true), (*a, true), "both writes store the same bytes, so either may land last"),
+                (false, false) => return None,
+            };
+            let (Some(x), Some(y)) = (hash(x.0, x.1), hash(y.0, y.1)) else { return None };
+            (x == y).then_some(why)
+        })
+        .collect())
 }
 
 /// What a correctly synchronized execution of a workload leaves: the reference run's host reads

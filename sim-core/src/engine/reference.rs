@@ -206,6 +206,79 @@ pub fn reference_run_with(prog: &Program<'_>, stream: &Stream, subgroup_size: u3
 /// [`reference_run_with`], also noting the bytes each dispatch accessed when `note_accesses`
 /// ([`Reference::accesses`]).
 pub fn reference_run_noting(prog: &Program<'_>, stream: &Stream, subgroup_size: u32, capture: &HashSet<ReadKey>, limits: &RunLimits, note_accesses: bool) -> Result<Reference, WorkloadError> {
+    reference_run_inner(prog, stream, subgroup_size, capture, limits, note_accesses, None)
+}
+
+/// Where a [`Watch`] looks: just before and just after a command instance, or a host
+/// operation (by timeline index).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum WatchPoint {
+    /// A command instance ([`Program::instances`]).
+    Command(usize),
+    /// A host operation of the timeline.
+    Host(usize),
+}
+
+/// Byte ranges the reference run hashes just before and just after given commands and host
+/// operations: what tells whether a hazard's two accesses could ever leave different bytes
+/// (a write that stores the bytes already there cannot).
+#[derive(Clone, Debug, Default)]
+pub struct Watch {
+    /// The device address ranges to hash at each point.
+    pub ranges: std::collections::BTreeMap<WatchPoint, Vec<std::ops::Range<u64>>>,
+    /// The hashes found: (point, after?, range) -> hash of the range's bytes.
+    pub hashes: HashMap<(WatchPoint, bool, std::ops::Range<u64>), u64>,
+}
+
+impl Watch {
+    /// Asks for `range` to be hashed around `point`.
+    pub fn add(&mut self, point: WatchPoint, range: std::ops::Range<u64>) {
+        let v = self.ranges.entry(point).or_default();
+        if !v.contains(&range) {
+            v.push(range);
+        }
+    }
+
+    /// The hash of `range` before (`after` false) or after `point`, once the run has made it.
+    pub fn hash(&self, point: WatchPoint, after: bool, range: &std::ops::Range<u64>) -> Option<u64> {
+        self.hashes.get(&(point, after, range.clone())).copied()
+    }
+
+    fn look(&mut self, mem: &BackingStore, point: WatchPoint, after: bool) -> Result<(), AccessError> {
+        let Some(ranges) = self.ranges.get(&point) else { return Ok(()) };
+        let mut buf = vec![0u8; 1 << 16];
+        let mut tags = vec![0 as Tag; (1 << 14) + 1];
+        for r in ranges {
+            // The bytes in 64 KiB pieces, hashed as they go: a hazard's range may be large.
+            let mut h = 0u64;
+            let mut pos = r.start;
+            while pos < r.end {
+                let n = (r.end - pos).min(1 << 16) as usize;
+                let span = word_span(pos, n);
+                mem.peek(pos, &mut buf[..n], &mut tags[..span])?;
+                h = fingerprint(h, &buf[..n]);
+                pos += n as u64;
+            }
+            self.hashes.insert((point, after, r.clone()), h);
+        }
+        Ok(())
+    }
+}
+
+/// [`reference_run_with`], hashing the ranges `watch` names around its points.
+pub fn reference_run_watching(prog: &Program<'_>, stream: &Stream, subgroup_size: u32, limits: &RunLimits, watch: &mut Watch) -> Result<(), WorkloadError> {
+    reference_run_inner(prog, stream, subgroup_size, &HashSet::new(), limits, false, Some(watch)).map(|_| ())
+}
+
+fn reference_run_inner(
+    prog: &Program<'_>,
+    stream: &Stream,
+    subgroup_size: u32,
+    capture: &HashSet<ReadKey>,
+    limits: &RunLimits,
+    note_accesses: bool,
+    mut watch: Option<&mut Watch>,
+) -> Result<Reference, WorkloadError> {
     let w = prog.workload;
     let mut mem = BackingStore::new(prog.address_space.max(1 << 16), 1, 256).map_err(|e| WorkloadError::Invalid { at: "memory".into(), message: e.to_string() })?;
     let mut truth = ReadTruth::default();
@@ -223,6 +296,9 @@ pub fn reference_run_noting(prog: &Program<'_>, stream: &Stream, subgroup_size: 
         for &g in &stream.opens[t] {
             done[g] = true;
         }
+        if let Some(watch) = watch.as_deref_mut() {
+            watch.look(&mem, WatchPoint::Host(t), false).map_err(err)?;
+        }
         match op {
             HostOp::HostWrite { memory, offset, data } => {
                 mem.write(prog.memory_base[*memory] + offset, data, Tags::One(prog.host_tags[t]), None).map_err(err)?;
@@ -236,6 +312,9 @@ pub fn reference_run_noting(prog: &Program<'_>, stream: &Stream, subgroup_size: 
             }
             _ => {}
         }
+        if let Some(watch) = watch.as_deref_mut() {
+            watch.look(&mem, WatchPoint::Host(t), true).map_err(err)?;
+        }
         // Run what can run: the earliest-submitted head of a queue whose explicit dependencies
         // have run, until none can.
         loop {
@@ -243,7 +322,13 @@ pub fn reference_run_noting(prog: &Program<'_>, stream: &Stream, subgroup_size: 
             let Some(i) = next else { break };
             queues[stream.nodes[i].queue].pop_front();
             if let NodeKind::Action { inst, .. } = stream.nodes[i].kind {
+                if let Some(watch) = watch.as_deref_mut() {
+                    watch.look(&mem, WatchPoint::Command(inst), false).map_err(err)?;
+                }
                 run_command(prog, inst, &mut mem, &mut truth, &mut ctx)?;
+                if let Some(watch) = watch.as_deref_mut() {
+                    watch.look(&mem, WatchPoint::Command(inst), true).map_err(err)?;
+                }
             }
             done[i] = true;
         }

@@ -23,7 +23,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::sync::Arc;
 
-use sim_caches::{AccessError, Tag};
+use sim_caches::{AccessError, Tag, word_span};
 use sim_shader::{BindingKind, MemOp, Step, Workgroup};
 
 use crate::engine::dispatch::resolve;
@@ -550,6 +550,22 @@ pub struct Sim<'p, 'w> {
     budget_spent_in: Option<usize>,
     seed: u64,
     out: SimOutcomeParts,
+    /// Directed schedules: when node `.node` starts, every CU's cache on `.path` reads `.range`
+    /// first (a line read earlier, still resident).
+    primes: Vec<Prime>,
+}
+
+/// A directed choice: the caches a reader goes through hold a range's bytes from before a
+/// write, as if something had read them just before the writer started (any cache may hold
+/// any line it was never told to drop: a prefetch, or an earlier read of a neighbour).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Prime {
+    /// The writer's node: the lines are read when it starts.
+    pub node: usize,
+    /// The reader's path: its per-CU cache is the one primed, on every CU.
+    pub path: PathName,
+    /// Device addresses.
+    pub range: (u64, u64),
 }
 
 #[derive(Default)]
@@ -596,6 +612,7 @@ impl<'p, 'w> Sim<'p, 'w> {
             budget_spent_in: None,
             seed,
             out: SimOutcomeParts::default(),
+            primes: Vec::new(),
         })
     }
 
@@ -612,6 +629,19 @@ impl<'p, 'w> Sim<'p, 'w> {
         self.cp.holds = holds;
         self.cp.relaxed_launch = true;
         self
+    }
+
+    /// A directed schedule: the reader caches of each [`Prime`] hold its bytes from just before
+    /// its writer starts.
+    pub fn primed(mut self, primes: Vec<Prime>) -> Self {
+        self.primes = primes;
+        self
+    }
+
+    /// The per-CU cache a read on `path` goes through first, if this machine has one there: the
+    /// cache a [`Prime`] on that path fills.
+    pub fn reader_cache(&self, path: PathName) -> Option<crate::engine::machine::CuCache> {
+        self.machine.path(path).cu_cache
     }
 
     /// Stops the run at these budgets instead of the defaults.
@@ -978,6 +1008,32 @@ impl<'p, 'w> Sim<'p, 'w> {
         Ok(())
     }
 
+    /// Performs the primes of node `i`, which is starting: each CU's cache on the prime's path
+    /// reads the range (at most that cache's size, from its end), untimed and unobserved.
+    fn prime(&mut self, i: usize) -> Result<(), WorkloadError> {
+        const PIECE: u64 = 64;
+        for k in 0..self.primes.len() {
+            let Prime { node, path, range: (addr, size) } = self.primes[k];
+            if node != i {
+                continue;
+            }
+            let Some(cache) = self.machine.path(path).cu_cache else { continue };
+            let capacity = self.machine.cus.first().and_then(|u| u.cache(cache)).map_or(0, |c| c.spec().size_bytes);
+            let start = addr.max((addr + size).saturating_sub(capacity)) / PIECE * PIECE;
+            let mut data = [0u8; PIECE as usize];
+            let mut tags = [0 as Tag; PIECE as usize / 4 + 1];
+            for cu in 0..self.machine.cus.len() {
+                let mut a = start;
+                while a < addr + size {
+                    let span = word_span(a, PIECE as usize);
+                    self.machine.load(path, cu, self.now, a, &mut data, &mut tags[..span], 0).map_err(|e| exec_err("a directed schedule's primed cache", e))?;
+                    a += PIECE;
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn start_item(&mut self, i: usize) -> Result<(), WorkloadError> {
         match &self.stream.nodes[i].kind {
             NodeKind::HostGate { .. } => unreachable!("host gates are opened by the host, never started"),
@@ -1002,6 +1058,7 @@ impl<'p, 'w> Sim<'p, 'w> {
             }
             NodeKind::Action { inst, .. } => {
                 let inst = *inst;
+                self.prime(i)?;
                 let ins = &self.prog.instances[inst];
                 let w = self.prog.workload;
                 let cmd = &w.command_buffers[ins.cb].commands[ins.index];

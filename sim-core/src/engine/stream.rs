@@ -269,6 +269,47 @@ impl Stream {
     }
 }
 
+/// The barriers of one vkCmdPipelineBarrier2 as separate dependencies, one per distinct pair
+/// of (first, second) scope stages, in an order in which none chains into a later one.
+///
+/// Each barrier of one command is its own dependency: the barriers do not chain with each
+/// other (they act together, on what came before the command). One sync node for all of them
+/// would order COPY before CLEAR for a command holding COPY→COMPUTE_SHADER and
+/// COMPUTE_SHADER→CLEAR, an order the program never asked for. The stream chains a sync node
+/// after every earlier one whose second scope meets its first, so the nodes go in an order
+/// where no earlier node's second scope meets a later node's first; where no such order exists
+/// (each reaches into the other), the barriers stay one node, which orders more than the
+/// program does and so only ever hides a schedule.
+fn independent_dependencies(barriers: Vec<RangedBarrier>) -> Vec<Vec<RangedBarrier>> {
+    let scopes = |b: &MemoryBarrier2| (S(first_scope_stages(b.src_stage_mask, None).0 & !S::HOST.0), second_scope_stages(b.dst_stage_mask, None));
+    let mut groups: Vec<((S, S), Vec<RangedBarrier>)> = Vec::new();
+    for rb in barriers {
+        let key = scopes(&rb.0);
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, g)) => g.push(rb),
+            None => groups.push((key, vec![rb])),
+        }
+    }
+    if groups.len() < 2 {
+        return groups.into_iter().map(|(_, g)| g).collect();
+    }
+    // Group j must go before group i when i's second scope meets j's first (i first would
+    // chain j after i): a topological order, or one node on a cycle.
+    let n = groups.len();
+    let before = |j: usize, i: usize| i != j && (groups[i].0.1.0 & groups[j].0.0.0) != 0;
+    let mut placed = vec![false; n];
+    let mut order = Vec::with_capacity(n);
+    while order.len() < n {
+        let Some(next) = (0..n).find(|&i| !placed[i] && (0..n).all(|j| placed[j] || !before(j, i))) else {
+            return vec![groups.into_iter().flat_map(|(_, g)| g).collect()];
+        };
+        placed[next] = true;
+        order.push(next);
+    }
+    let mut slots: Vec<Option<Vec<RangedBarrier>>> = groups.into_iter().map(|(_, g)| Some(g)).collect();
+    order.into_iter().filter_map(|i| slots[i].take()).collect()
+}
+
 impl Lowering<'_, '_> {
     fn push(&mut self, queue: usize, kind: NodeKind, explicit: Vec<usize>) -> usize {
         let i = self.s.nodes.len();
@@ -422,8 +463,13 @@ impl Lowering<'_, '_> {
                 self.push(queue, NodeKind::Action { inst, stage: S::COMPUTE_SHADER }, Vec::new());
             }
             Command::PipelineBarrier(dep) => {
-                let k = self.sync(SyncRole::Barrier, label, self.barrier_list(dep), true, true);
-                self.push(queue, k, Vec::new());
+                let groups = independent_dependencies(self.barrier_list(dep));
+                let n = groups.len();
+                for (k, group) in groups.into_iter().enumerate() {
+                    let label = if n > 1 { format!("{label} (dependency {} of {n})", k + 1) } else { label.clone() };
+                    let k = self.sync(SyncRole::Barrier, label, group, true, true);
+                    self.push(queue, k, Vec::new());
+                }
             }
             Command::SetEvent { event, dependency } => {
                 let k = self.sync(SyncRole::SetEvent, label, self.barrier_list(dependency), true, false);
