@@ -33,7 +33,7 @@ fn json_report_has_the_contract_fields() {
     }
     assert_eq!(r["gpusim_report"], 1);
     assert_eq!(r["trace"], "fill-then-dispatch-missing");
-    assert_eq!(r["profile"], "seed-l2");
+    assert_eq!(r["profile"], "seed-vram", "the default machine");
     assert_eq!(r["schedules"], 8);
     assert!(r["schedules_with_corruption"].as_u64().unwrap() >= 1);
     assert!(r["corruption"]["stale_reads"].as_u64().unwrap() > 0);
@@ -57,7 +57,7 @@ fn json_report_has_the_contract_fields() {
     assert_eq!(h["prior_usage"], "CLEAR_TRANSFER_WRITE");
     assert_eq!(f["hazard"], 0, "the finding names the hazard that explains it");
     let rows = f["table_rows"].as_str().expect("what the profile's table does for the two accesses");
-    assert!(rows.starts_with("on seed-l2, the bytes came through") && rows.contains("CLEAR_TRANSFER_WRITE") && rows.contains("COMPUTE_SHADER_SHADER_STORAGE_READ"), "{rows}");
+    assert!(rows.starts_with("on seed-vram, the bytes came through") && rows.contains("CLEAR_TRANSFER_WRITE") && rows.contains("COMPUTE_SHADER_SHADER_STORAGE_READ"), "{rows}");
     let l2 = &r["caches"]["L2"];
     for k in ["hits", "misses", "writebacks", "flushes", "invalidations"] {
         assert!(l2[k].is_u64(), "caches.L2.{k}");
@@ -294,11 +294,11 @@ fn schedules_are_directed_at_hazards() {
     let none = gpusim(&["run", missing.to_str().unwrap(), "--direct-at-hazard", "5"], &[]);
     assert_eq!(none.status.code(), Some(2));
     // A hazard this machine cannot show names the built-in machine that does.
-    let elsewhere = root.join("examples/traces/dispatch-then-copy-missing.json");
+    let elsewhere = root.join("examples/traces/host-read-barrier-missing.json");
     let out = gpusim(&["run", elsewhere.to_str().unwrap(), "--report", "json"], &[]);
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(r["corruption"]["stale_reads"], 0, "seed-l2 keeps the copy's source coherent at L2");
-    assert_eq!(r["corrupts_on"]["profile"], "seed-vram", "{r}");
+    assert_eq!(r["corruption"]["stale_reads"], 0, "seed-vram's fence writes L2 back to VRAM, where the host reads");
+    assert_eq!(r["corrupts_on"]["profile"], "seed-l2", "{r}");
     let correct = root.join("tests/corpus/syncval/ex-compute-raw-barrier.json");
     let out = gpusim(&["run", correct.to_str().unwrap(), "--report", "json"], &[]);
     assert_eq!(out.status.code(), Some(0));
@@ -320,4 +320,50 @@ fn a_shown_write_after_read_is_the_programs_fault() {
     assert!(r["corruption"]["final_memory"].as_array().unwrap().iter().all(|d| d["hazard"] == 0));
     assert_eq!(r["schedules_with_corruption"], 0, "the counters cover seeded schedules");
     assert_eq!(r["directed_at_hazard"], 0);
+}
+
+/// A read after write that an execution dependency orders but no barrier makes visible: the
+/// schedule directed at it leaves the bytes from before the write in the reader's cache (here
+/// the U$ a barrier naming SHADER_STORAGE_READ does not invalidate), and the report says so.
+#[test]
+fn an_ordered_read_after_write_is_shown_through_the_readers_cache() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let t = root.join("tests/corpus/syncval/ex-uniform-read-storage-only-barrier.json");
+    for profile in ["seed-l2", "seed-vram"] {
+        let out = gpusim(&["run", t.to_str().unwrap(), "--profile", profile, "--report", "json"], &[]);
+        assert_eq!(out.status.code(), Some(1));
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(r["directed_at_hazard"], 0, "{profile}: {}", r["corruption"]);
+        assert_eq!(r["direction"], serde_json::json!({"how": "prime", "cache": "U$"}), "{profile}");
+        let f = &r["corruption"]["findings"][0];
+        assert_eq!(f["via"], "U$", "{f}");
+        assert_eq!(f["hazard"], 0);
+    }
+    let text = String::from_utf8(gpusim(&["run", t.to_str().unwrap()], &[]).stdout).unwrap();
+    assert!(text.contains("every CU's U$ held the bytes"), "{text}");
+    // The correct twin, with the same priming, stays clean: its barrier names UNIFORM_READ.
+    let correct = root.join("tests/corpus/syncval/ex-compute-raw-barrier.json");
+    let out = gpusim(&["run", correct.to_str().unwrap(), "--report", "json"], &[]);
+    assert_eq!(out.status.code(), Some(0));
+}
+
+/// Each hazard says whether any order could change its bytes: a copy of zeroes over zeroes
+/// cannot, and no schedule is spent on it.
+#[test]
+fn hazards_that_cannot_change_a_byte_say_so() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let t = root.join("tests/corpus/syncval/rec-copy-war.json");
+    let out = gpusim(&["run", t.to_str().unwrap(), "--report", "json"], &[]);
+    assert_eq!(out.status.code(), Some(1), "a hazard all the same");
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["hazards"][0]["bytes_can_differ"], false);
+    assert!(r["hazards"][0]["why_bytes_cannot_differ"].as_str().unwrap().contains("the write stores the bytes the read saw"));
+    assert_eq!(r["directed_schedules"], 0);
+    let text = String::from_utf8(gpusim(&["run", t.to_str().unwrap()], &[]).stdout).unwrap();
+    assert!(text.contains("No schedule can show it as wrong bytes: the write stores the bytes the read saw"), "{text}");
+    let shown = root.join("tests/corpus/syncval/rec-independent-barriers-war.json");
+    let out = gpusim(&["run", shown.to_str().unwrap(), "--report", "json"], &[]);
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["hazards"][0]["bytes_can_differ"], true);
+    assert!(r["corruption"]["stale_reads"].as_u64().unwrap() > 0, "the fill ran before the copy that reads its bytes");
 }

@@ -51,10 +51,12 @@ fn flush_and_invalidate_of_one_cache_merge_and_duplicates_collapse() {
 
 #[test]
 fn ranges_limit_operations_only_when_the_profile_says_so() {
-    let whole = Profile::builtin("seed-vram").unwrap();
+    let whole = Profile::from_toml_str("base = \"seed-vram\"\n[barriers]\nrange = \"whole-cache\"\n", "w.toml").unwrap();
     let b = MemoryBarrier2::new(S::COMPUTE_SHADER, A::SHADER_WRITE, S::COMPUTE_SHADER, A::SHADER_READ);
     assert!(plan_barrier(&whole, &b, Some((4096, 256))).iter().all(|o| o.range == OpRange::WholeCache));
-    let ranged = Profile::from_toml_str("base = \"seed-vram\"\n[barriers]\nrange = \"barrier-range\"\n", "r.toml").unwrap();
+    assert!(plan_barrier(&Profile::builtin("seed-l2").unwrap(), &b, Some((4096, 256))).iter().all(|o| o.range == OpRange::WholeCache));
+    // seed-vram, the default machine, walks a buffer barrier's lines only.
+    let ranged = Profile::builtin("seed-vram").unwrap();
     // The rows survive: only `range` was overridden inside [barriers].
     assert_eq!(ranged.barriers.rows, whole.barriers.rows);
     let planned = plan_barrier(&ranged, &b, Some((4096, 256)));

@@ -50,7 +50,7 @@ pub struct GraphArgs {
     #[arg(short = 'o', long = "output")]
     pub output: PathBuf,
     /// The profile the trace is checked against (device limits).
-    #[arg(long, default_value = "seed-l2")]
+    #[arg(long, default_value = "seed-vram")]
     pub profile: String,
     /// The seed of the run whose stale reads mark missing dependencies (the graph itself does
     /// not depend on it).

@@ -32,7 +32,7 @@ pub struct RunArgs {
     /// The trace (JSON, format version 1: docs/TRACE_FORMAT.md).
     pub trace: PathBuf,
     /// A built-in profile name (`gpusim profile list`) or a profile file (TOML).
-    #[arg(long, default_value = "seed-l2")]
+    #[arg(long, default_value = "seed-vram")]
     pub profile: String,
     /// The seed of the run (the first seed with --schedules).
     #[arg(long, default_value_t = 0)]
