@@ -29,6 +29,9 @@ pub struct Schedules {
     /// Per hazard of the reported run: why no order the program allows can change a byte
     /// through it, or `None` when one can (`sim_core::engine::unchangeable_hazards`).
     pub unchangeable: Vec<Option<&'static str>>,
+    /// Per hazard, when no schedule showed it on this profile though its bytes can differ: why
+    /// (how the schedule was directed, and the cache operations between its two accesses).
+    pub not_shown: Vec<Option<String>>,
 }
 
 /// The largest `data_hex` of a host read in the report (64 KiB of bytes).
@@ -282,6 +285,9 @@ fn run_hazards_json(w: &Workload, r: &RunResult, s: &Schedules) -> serde_json::V
             if let Some(why) = why {
                 h["why_bytes_cannot_differ"] = why.into();
             }
+            if let Some(why) = s.not_shown.get(k).cloned().flatten() {
+                h["not_shown_because"] = why.into();
+            }
         }
     }
     v
@@ -299,6 +305,9 @@ fn hazards_section(w: &Workload, r: &RunResult, s: &Schedules) -> String {
         let _ = writeln!(o, "\nH{}. {text}", i + 1);
         if let Some(why) = s.unchangeable.get(i).copied().flatten() {
             let _ = writeln!(o, "  No schedule can show it as wrong bytes: {why}.");
+        }
+        if let Some(why) = s.not_shown.get(i).cloned().flatten() {
+            let _ = writeln!(o, "  Not shown: {why}.");
         }
     }
     if r.hazards.len() > TEXT_HAZARDS {

@@ -123,22 +123,59 @@ fn direct_at_hazards(t: &LoadedTrace, p: &Profile, options: &RunOptions, r: RunR
     if can_show.is_empty() {
         return Ok((r, s));
     }
+    s.not_shown = vec![None; r.hazards.len()];
     for &k in can_show.iter().take(MAX_DIRECTED) {
         let directed = RunOptions { directed: Some(k), ..*options };
         // A schedule the program cannot take (it would deadlock) is skipped.
-        let Ok(d) = run_workload_with(&t.workload, p, s.seed, &directed) else { continue };
-        if d.directed.is_none() {
+        let d = run_workload_with(&t.workload, p, s.seed, &directed).ok().filter(|d| d.directed.is_some());
+        let Some(d) = d else {
+            s.not_shown[k] = Some(not_shown(p, &r, k));
             continue;
-        }
+        };
         s.directed_tried += 1;
         if corrupted(&d) {
             s.directed = Some(k);
+            s.not_shown.clear();
             return Ok((d, s));
         }
+        s.not_shown[k] = Some(not_shown(p, &d, k));
     }
     // Nothing here: the built-in machine on which the hazards do corrupt, if any.
     s.corrupts_on = corrupts_elsewhere(t, p, s.seed, options, &can_show);
     Ok((r, s))
+}
+
+/// Why the run `r` (seeded, or directed at hazard `k`) did not show hazard `k` on `p`: how it
+/// was directed, and the cache operations performed between the hazard's two accesses, which
+/// brought the write to where the read looks (or the old bytes out of the reader's cache).
+fn not_shown(p: &Profile, r: &RunResult, k: usize) -> String {
+    use sim_core::engine::Direction;
+    use sim_core::hazard::Place;
+    let h = &r.hazards[k];
+    let span = |at: &Place| match at {
+        Place::Command(c) => r.spans.iter().find(|s| &s.0 == c).map(|s| (s.1, s.2)),
+        Place::Host { .. } => None,
+    };
+    let from = span(&h.prior).map_or(0, |s| s.0);
+    let to = span(&h.at).map_or(u64::MAX, |s| s.0);
+    let mut ops: Vec<String> = Vec::new();
+    for y in r.syncs.iter().filter(|y| y.fired >= from && y.fired <= to && !y.ops.is_empty()) {
+        let list: Vec<String> = y.ops.iter().map(|o| super::timeline::cache_op_text(&o.op)).collect();
+        ops.push(format!("{} did {}", y.label, list.join(", ")));
+    }
+    let between = if ops.is_empty() {
+        "no cache operation was needed between the two: the write and the read meet at the same level".to_string()
+    } else {
+        format!("between the two, {}", ops.join("; "))
+    };
+    match r.direction {
+        Some(Direction::Prime { cache }) => format!("on {}, a schedule that left the bytes from before the write in every CU's {cache} showed nothing: {between}", p.name),
+        Some(Direction::Hold) => format!("on {}, a schedule that held the earlier command until the later one was done showed nothing: {between}", p.name),
+        None => format!(
+            "on {}, no schedule can be directed at it (one access is the host's, or the two are ordered and the read goes through no cache of its own that could keep old bytes): {between}",
+            p.name
+        ),
+    }
 }
 
 /// Per hazard of `r`: why no order can change a byte through it ([`sim_core::engine::unchangeable_hazards`]);
@@ -178,7 +215,7 @@ fn seeded_schedules(t: &LoadedTrace, p: &Profile, seed: u64, count: u64, options
     if count == 1 {
         let r = run_one(t, p, seed, options)?;
         let corrupt = corrupted(&r);
-        return Ok((r, Schedules { seed, count, corrupt: corrupt as u64, corrupt_seed: corrupt.then_some(seed), directed_tried: 0, directed: None, corrupts_on: None, unchangeable: Vec::new() }));
+        return Ok((r, Schedules { seed, count, corrupt: corrupt as u64, corrupt_seed: corrupt.then_some(seed), directed_tried: 0, directed: None, corrupts_on: None, unchangeable: Vec::new(), not_shown: Vec::new() }));
     }
     let bar = if std::io::stderr().is_terminal() { ProgressBar::new(count) } else { ProgressBar::hidden() };
     if !std::io::stderr().is_terminal() {
@@ -210,7 +247,7 @@ fn seeded_schedules(t: &LoadedTrace, p: &Profile, seed: u64, count: u64, options
         }
     }
     let r = run_one(t, p, first.unwrap_or(seed), options)?;
-    Ok((r, Schedules { seed, count, corrupt, corrupt_seed: first, directed_tried: 0, directed: None, corrupts_on: None, unchangeable: Vec::new() }))
+    Ok((r, Schedules { seed, count, corrupt, corrupt_seed: first, directed_tried: 0, directed: None, corrupts_on: None, unchangeable: Vec::new(), not_shown: Vec::new() }))
 }
 
 /// Runs `gpusim run ...`.
@@ -230,7 +267,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode, CliError> {
                 return Err(format!("--direct-at-hazard {k}: the program has no such hazard, or no schedule can be directed at it (one of its accesses is a host operation, or the two are ordered and the read goes through no cache of this machine's that could hold old bytes)").into());
             }
             // The counters cover seeded schedules, as when a run directs itself.
-            let s = Schedules { seed: args.seed, count: 1, corrupt: 0, corrupt_seed: None, directed_tried: 1, directed: Some(k), corrupts_on: None, unchangeable: unchangeable(&t, &p, &r, &options) };
+            let s = Schedules { seed: args.seed, count: 1, corrupt: 0, corrupt_seed: None, directed_tried: 1, directed: Some(k), corrupts_on: None, unchangeable: unchangeable(&t, &p, &r, &options), not_shown: Vec::new() };
             (r, s)
         }
         None => run_schedules(&t, &p, args.seed, args.schedules, &options)?,

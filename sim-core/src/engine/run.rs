@@ -602,7 +602,7 @@ impl<'p, 'w> Sim<'p, 'w> {
             host_pc: 0,
             host_ready_at: 0,
             fence_item: vec![None; w.fences.len()],
-            transfer: TransferEngine::new(config.transfer_bytes_per_cycle),
+            transfer: TransferEngine::new(config.transfer_bytes_per_cycle, seed),
             compute: ComputeUnits::new(config.compute_units, config.workgroup_slots_per_cu, config.subgroup_size, config.workgroup_launch_cycles, config.latency_jitter_cycles, seed),
             scratch: Scratch::default(),
             host: crate::engine::host_side(prog, config, seed)?,

@@ -7,6 +7,11 @@
 //! machine's transfer path. It is busy for the chunk's bytes at its bandwidth, and keeps
 //! [`CHUNKS_IN_FLIGHT`] chunks in flight, so a chunk's memory latency is mostly hidden behind
 //! the ones after it.
+//!
+//! Vulkan orders none of a command's writes, so the engine moves each window of
+//! [`SHUFFLE_WINDOW`] consecutive chunks in an order its random stream of the seed picks (within
+//! one region: a copy's regions may name the same destination bytes). Commands the engine has
+//! taken move their chunks interleaved, so transfers that nothing orders overlap.
 
 use sim_caches::{Tag, word_span};
 
@@ -14,6 +19,7 @@ use crate::engine::error::WorkloadError;
 use crate::engine::machine::Machine;
 use crate::engine::oracle::CopyRead;
 use crate::engine::program::Program;
+use crate::engine::rng::Rng;
 use crate::engine::run::{Chunk, ChunkData};
 
 pub use crate::engine::run::TRANSFER_CHUNK;
@@ -21,6 +27,9 @@ pub use crate::engine::run::TRANSFER_CHUNK;
 /// Chunks the engine keeps in flight: a chunk's latency is charged divided by this, overlapped
 /// with the chunks after it.
 pub const CHUNKS_IN_FLIGHT: u64 = 4;
+
+/// Consecutive chunks of one region whose order the seed picks.
+pub const SHUFFLE_WINDOW: usize = 8;
 
 struct TransferRun {
     item: usize,
@@ -56,12 +65,14 @@ pub struct TransferEngine {
     /// The chunk being moved and its provenance, reused from chunk to chunk.
     data: Vec<u8>,
     tags: Vec<Tag>,
+    /// The engine's random stream of the seed: the order of chunks in a window.
+    rng: Rng,
 }
 
 impl TransferEngine {
-    /// An idle engine moving `bytes_per_cycle`.
-    pub fn new(bytes_per_cycle: u64) -> TransferEngine {
-        TransferEngine { runs: Vec::new(), free_at: 0, bytes_per_cycle: bytes_per_cycle.max(1), data: Vec::new(), tags: Vec::new() }
+    /// An idle engine moving `bytes_per_cycle`, drawing from `seed`.
+    pub fn new(bytes_per_cycle: u64, seed: u64) -> TransferEngine {
+        TransferEngine { runs: Vec::new(), free_at: 0, bytes_per_cycle: bytes_per_cycle.max(1), data: Vec::new(), tags: Vec::new(), rng: Rng::for_unit(seed, "transfer") }
     }
 
     /// Takes the transfer command of queue item `item` (instance `inst`) at cycle `now`: the run
@@ -69,7 +80,9 @@ impl TransferEngine {
     pub fn start(&mut self, prog: &Program<'_>, item: usize, inst: usize, now: u64) -> (usize, u64) {
         let ins = &prog.instances[inst];
         let cmd = &prog.workload.command_buffers[ins.cb].commands[ins.index];
-        self.runs.push(TransferRun { item, inst, chunks: crate::engine::run::transfer_chunks(prog, inst, cmd), next: 0 });
+        let mut chunks = crate::engine::run::transfer_chunks(prog, inst, cmd);
+        shuffle_windows(&mut chunks, &mut self.rng);
+        self.runs.push(TransferRun { item, inst, chunks, next: 0 });
         (self.runs.len() - 1, now.max(self.free_at))
     }
 
@@ -100,5 +113,22 @@ impl TransferEngine {
         let next = now + service.max(latency.max(t.latency) / CHUNKS_IN_FLIGHT).max(1);
         let read = read.map(|(key, buffer, offset, addr, served)| CopyRead { key, inst, buffer, offset, addr, data: &self.data, tags: &self.tags, served, cycle: now });
         Ok(TransferStep::Moved { read, write, next })
+    }
+}
+
+/// Puts each window of up to [`SHUFFLE_WINDOW`] chunks of one region (consecutive destination
+/// bytes) in an order `rng` picks.
+fn shuffle_windows(chunks: &mut [Chunk], rng: &mut Rng) {
+    let mut start = 0;
+    while start < chunks.len() {
+        let mut end = start + 1;
+        while end < chunks.len() && end - start < SHUFFLE_WINDOW && chunks[end].dst == chunks[end - 1].dst + chunks[end - 1].len {
+            end += 1;
+        }
+        for i in (start + 1..end).rev() {
+            let j = start + rng.below((i - start + 1) as u64) as usize;
+            chunks.swap(i, j);
+        }
+        start = end;
     }
 }
