@@ -124,3 +124,28 @@ fn every_example_replays_under_the_layer_as_the_table_says() {
         }
     }
 }
+
+/// `examples/traces/README.md` names, for each `-missing` example, the built-in machines on which
+/// it corrupts: the same as `docs/REPLAY.md`'s column (checked against the runs above). None
+/// comes back clean everywhere, and each shows on the default machine, seed-vram, unless its row
+/// says why it cannot there.
+#[test]
+fn the_examples_readme_names_where_each_mistake_shows() {
+    let readme = std::fs::read_to_string(root().join("examples/traces/README.md")).expect("examples/traces/README.md");
+    let mut named = BTreeMap::new();
+    for line in readme.lines().filter(|l| l.starts_with("| ") && l.matches(" | ").count() == 2) {
+        let cells: Vec<&str> = line.trim_start_matches("| ").trim_end_matches(" |").split(" | ").collect();
+        let first = cells[0].split(" / ").next().unwrap_or_default().to_string();
+        if first.ends_with("-missing") || first.contains("-missing-") {
+            named.insert(first, (cells[1].to_string(), cells[2].to_string()));
+        }
+    }
+    let rows = table();
+    let missing: Vec<String> = examples().iter().map(|p| stem(p)).filter(|n| n.contains("-missing")).collect();
+    assert_eq!(named.keys().cloned().collect::<Vec<_>>(), missing, "every -missing example has a row in examples/traces/README.md");
+    for (name, (what, shows_on)) in &named {
+        assert_eq!(shows_on, &rows[name].0, "{name}: examples/traces/README.md and docs/REPLAY.md differ");
+        assert_ne!(shows_on, "—", "{name} corrupts on no built-in machine");
+        assert!(shows_on.split(", ").any(|p| p == "seed-vram") || what.contains("does not show there"), "{name}: not shown on the default machine, and the row does not say why");
+    }
+}
