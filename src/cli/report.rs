@@ -413,6 +413,19 @@ pub fn text_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> S
                     name(&h.prior)
                 );
             }
+            Some(sim_core::engine::Direction::Delay) => {
+                let _ = writeln!(
+                    o,
+                    "This schedule is directed at hazard H{} (re-run it with --seed {} --direct-at-hazard {}): the writes {} made to the\n\
+                     bytes were held in flight until {} was done (no barrier made them available, so nothing says they\n\
+                     have landed).",
+                    k + 1,
+                    r.seed,
+                    k,
+                    name(&h.prior),
+                    name(&h.at)
+                );
+            }
             _ => {
                 let _ = writeln!(
                     o,

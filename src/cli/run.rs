@@ -170,6 +170,7 @@ fn not_shown(p: &Profile, r: &RunResult, k: usize) -> String {
     };
     match r.direction {
         Some(Direction::Prime { cache }) => format!("on {}, a schedule that left the bytes from before the write in every CU's {cache} showed nothing: {between}", p.name),
+        Some(Direction::Delay) => format!("on {}, a schedule that held the earlier command's writes in flight until the later one was done showed nothing: {between}", p.name),
         Some(Direction::Hold) => format!("on {}, a schedule that held the earlier command until the later one was done showed nothing: {between}", p.name),
         None => format!(
             "on {}, no schedule can be directed at it (one access is the host's, or the two are ordered and the read goes through no cache of its own that could keep old bytes): {between}",

@@ -337,6 +337,61 @@ pub enum Direction {
         /// The cache: `L1`, `T$` or `U$`.
         cache: &'static str,
     },
+    /// The commands are ordered but the earlier one's writes were made available to nothing:
+    /// its writes to the hazard's bytes were held in flight until the later command was done
+    /// (a read then sees the bytes from before them; a write lands first, and they over it).
+    Delay,
+}
+
+/// Whether a directed schedule may hold the writes of hazard `h`'s earlier command `p` to
+/// `range` in flight until its later command `a` is done. Only what nothing made available may
+/// stay in flight, and only where no one else could tell: `p` is a transfer (its writes are
+/// moved whole, by the transfer engine), the write is in no barrier's first access scope, both
+/// commands are in one batch of one submission (no signal between them makes anything
+/// available), and every other command that touches the bytes and runs after `p` runs after `a`
+/// as well.
+#[allow(clippy::too_many_arguments)]
+fn delay_legal(
+    prog: &Program<'_>,
+    stream: &stream::Stream,
+    order: &order::Order,
+    accesses: &std::collections::HashMap<usize, reference::DispatchAccesses>,
+    h: &crate::hazard::Hazard,
+    (ip, np): (usize, usize),
+    (ia, na): (usize, usize),
+    range: (u64, u64),
+) -> bool {
+    let w = prog.workload;
+    let command = |i: usize| &w.command_buffers[prog.instances[i].cb].commands[prog.instances[i].index];
+    let transfer = matches!(command(ip), Command::FillBuffer { .. } | Command::UpdateBuffer { .. } | Command::CopyBuffer { .. });
+    let (cp, ca) = (&prog.instances[ip].at, &prog.instances[ia].at);
+    if !transfer || h.prior_made_available || cp.submit != ca.submit || cp.batch != ca.batch || stream.nodes[np].queue != stream.nodes[na].queue {
+        return false;
+    }
+    let (lo, hi) = (range.0, range.0 + range.1);
+    let meets = |r: std::ops::Range<u64>| r.start < hi && lo < r.end;
+    let touches = |x: usize| match command(x) {
+        Command::Dispatch { .. } => accesses.get(&x).is_none_or(|d| {
+            [&d.uniform_reads, &d.storage_reads, &d.storage_writes, &d.coherent_reads, &d.coherent_writes].iter().any(|set| set.iter().any(&meets))
+        }),
+        Command::FillBuffer { dst, offset, size, .. } => {
+            let start = prog.buffer_addr(*dst, *offset);
+            meets(start..start + program::fill_size(w.buffers[*dst].size, *offset, *size))
+        }
+        Command::UpdateBuffer { dst, offset, data } => {
+            let start = prog.buffer_addr(*dst, *offset);
+            meets(start..start + data.len() as u64)
+        }
+        Command::CopyBuffer { src, dst, regions } => regions.iter().any(|r| {
+            let (s, d) = (prog.buffer_addr(*src, r.src_offset), prog.buffer_addr(*dst, r.dst_offset));
+            meets(s..s + r.size) || meets(d..d + r.size)
+        }),
+        _ => false,
+    };
+    (0..prog.instances.len()).filter(|&x| x != ip && x != ia).all(|x| {
+        let nx = order.node_of(x);
+        nx == usize::MAX || !order.node_before_node(np, nx) || order.node_before_node(na, nx) || !touches(x)
+    })
 }
 
 /// The path a shader read of `usage` takes.
@@ -431,18 +486,30 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
         // submission): holding P then would wait forever.
         let ordered = order.node_before_node(np, na) || order.before(order::Agent::Node(np), order::Agent::Host(stream.nodes[na].from));
         if !ordered {
-            return Some((k, Direction::Hold, vec![(np, na)], Vec::new()));
+            return Some((k, Direction::Hold, vec![(np, na)], Vec::new(), None));
         }
-        if !h.prior_usage.is_write() || h.usage.is_write() {
+        if !h.prior_usage.is_write() {
             return None;
         }
-        let path = reader_path(h.usage)?;
-        let cache = sim.reader_cache(path)?;
         let b = workload.buffers.iter().find(|b| b.name == h.resource)?;
-        let addr = prog.memory_base[b.memory] + b.offset + h.offset;
-        Some((k, Direction::Prime { cache: cache.name() }, Vec::new(), vec![run::Prime { node: np, path, range: (addr, h.size) }]))
+        let range = (prog.memory_base[b.memory] + b.offset + h.offset, h.size);
+        // A read keeps the bytes from before the write in a cache of its own.
+        if !h.usage.is_write()
+            && let Some(path) = reader_path(h.usage)
+            && let Some(cache) = sim.reader_cache(path)
+        {
+            return Some((k, Direction::Prime { cache: cache.name() }, Vec::new(), vec![run::Prime { node: np, path, range }], None));
+        }
+        // Or the writes, which nothing made available, are still in flight when the later
+        // access is made.
+        let (ip, ia) = (prog.instance_of(p)?, prog.instance_of(a)?);
+        delay_legal(&prog, &stream, &order, &reference.accesses, h, (ip, np), (ia, na), range).then(|| (k, Direction::Delay, Vec::new(), Vec::new(), Some((ip, range, na))))
     });
-    if let Some((_, _, holds, primes)) = &directed {
+    let delay = directed.as_ref().and_then(|d| d.4);
+    if let Some((ip, range, until)) = delay {
+        sim = sim.hold_writes(ip, range, until);
+    }
+    if let Some((_, _, holds, primes, _)) = &directed {
         if !holds.is_empty() {
             sim = sim.directed(holds.clone());
         }

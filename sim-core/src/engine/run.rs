@@ -553,6 +553,10 @@ pub struct Sim<'p, 'w> {
     /// Directed schedules: when node `.node` starts, every CU's cache on `.path` reads `.range`
     /// first (a line read earlier, still resident).
     primes: Vec<Prime>,
+    /// A directed schedule's held-back transfer writes reach the machine when this node is done.
+    release_held_at: Option<usize>,
+    /// That node is done: the event loop releases the writes.
+    held_due: bool,
 }
 
 /// A directed choice: the caches a reader goes through hold a range's bytes from before a
@@ -613,6 +617,8 @@ impl<'p, 'w> Sim<'p, 'w> {
             seed,
             out: SimOutcomeParts::default(),
             primes: Vec::new(),
+            release_held_at: None,
+            held_due: false,
         })
     }
 
@@ -635,6 +641,15 @@ impl<'p, 'w> Sim<'p, 'w> {
     /// its writer starts.
     pub fn primed(mut self, primes: Vec<Prime>) -> Self {
         self.primes = primes;
+        self
+    }
+
+    /// A directed schedule: the writes transfer command instance `inst` makes to device
+    /// addresses `range` are held back until node `until` is done (they stay in flight: nothing
+    /// made them available).
+    pub fn hold_writes(mut self, inst: usize, range: (u64, u64), until: usize) -> Self {
+        self.transfer.hold_writes = Some((inst, range.0, range.0 + range.1));
+        self.release_held_at = Some(until);
         self
     }
 
@@ -809,8 +824,12 @@ impl<'p, 'w> Sim<'p, 'w> {
                 Ev::Step(s, sg) => self.step(s, sg)?,
                 Ev::Host => self.dirty = true,
             }
+            if self.held_due {
+                self.release_held()?;
+            }
         }
-        Ok(())
+        // Writes still held (their release node never ran) land at the end.
+        self.release_held()
     }
 
     /// What a node is, in a message.
@@ -884,10 +903,25 @@ impl<'p, 'w> Sim<'p, 'w> {
 
     fn finish(&mut self, i: usize) {
         self.cp.finish(i);
+        // Held-back writes are released by the event loop, which can report an error.
+        self.held_due |= self.release_held_at == Some(i);
         if let NodeKind::Action { inst, .. } = self.stream.nodes[i].kind {
             self.span(inst, self.cp.items[i].start);
         }
         self.dirty = true;
+    }
+
+    /// Lets a directed schedule's held-back transfer writes reach the machine, now.
+    fn release_held(&mut self) -> Result<(), WorkloadError> {
+        self.release_held_at = None;
+        self.held_due = false;
+        for (addr, data, tag) in std::mem::take(&mut self.transfer.held) {
+            self.machine.transfer_write(self.now, addr, &data, tag).map_err(|e| exec_err("a directed schedule's held-back writes", e))?;
+            self.writes.push((tag, addr, data.len() as u64));
+        }
+        self.transfer.hold_writes = None;
+        self.tell_writes();
+        Ok(())
     }
 
     // ----- host timeline ------------------------------------------------------------------------
@@ -1100,12 +1134,12 @@ impl<'p, 'w> Sim<'p, 'w> {
                 self.schedule(self.now, Ev::Release(item));
                 return Ok(());
             }
-            TransferStep::Moved { read, write, next } => (read, write, next),
+            TransferStep::Moved { read, writes, next } => (read, writes, next),
         };
         if let Some(read) = read {
             tell_read(&self.machine, self.oracle.as_mut(), &mut self.observers, |o, via| o.on_copy_read(&read, via));
         }
-        self.writes.push(write);
+        self.writes.extend(write.into_iter().flatten());
         self.tell_writes();
         self.schedule(next, Ev::Transfer(r));
         Ok(())

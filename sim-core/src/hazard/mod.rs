@@ -87,6 +87,10 @@ pub struct Hazard {
     /// host, a flush or an invalidate was missing.
     #[serde(skip)]
     pub not_waited: bool,
+    /// The earlier access is a write a barrier made available (only not visible to this
+    /// access): it reached the point of coherence, so no schedule may hold it back.
+    #[serde(skip)]
+    pub prior_made_available: bool,
 }
 
 /// The usages the detector assigns, looked up once.
@@ -520,13 +524,13 @@ impl Walk<'_, '_> {
     /// not invalidated), as a conflict of `kind`.
     fn device_write_before_host(&self, range: Range<u64>, kind: HazardKind, pending: Pending) -> Option<(Conflict, Range<u64>)> {
         let in_flight = self.queues.iter().find_map(|queue| {
-            queue.context.overlapping(range.clone()).find_map(|(r, s)| s.write.filter(|w| w.queue != HOST).map(|w| (Conflict { kind, prior: w.tag, prior_usage: w.usage }, r)))
+            queue.context.overlapping(range.clone()).find_map(|(r, s)| s.write.filter(|w| w.queue != HOST).map(|w| (Conflict { kind, prior: w.tag, prior_usage: w.usage, available: false }, r)))
         });
         let map = match pending {
             Pending::Unavailable => &self.host_unavailable,
             Pending::Invalidate => &self.needs_invalidate,
         };
-        in_flight.or_else(|| map.overlapping(range).find_map(|(r, v)| v.map(|(prior, prior_usage)| (Conflict { kind, prior, prior_usage }, r))))
+        in_flight.or_else(|| map.overlapping(range).find_map(|(r, v)| v.map(|(prior, prior_usage)| (Conflict { kind, prior, prior_usage, available: false }, r))))
     }
 
     fn host_write(&mut self, t: usize, memory: MemoryId, offset: u64, len: u64) {
@@ -540,8 +544,8 @@ impl Walk<'_, '_> {
         for queue in &self.queues {
             for (r, s) in queue.context.overlapping(range.clone()) {
                 let c = match (s.write.filter(|w| w.queue != HOST), s.reads.iter().find(|x| x.queue != HOST)) {
-                    (_, Some(rd)) => Conflict { kind: HazardKind::WriteAfterRead, prior: rd.tag, prior_usage: rd.usage },
-                    (Some(wr), None) => Conflict { kind: HazardKind::WriteAfterWrite, prior: wr.tag, prior_usage: wr.usage },
+                    (_, Some(rd)) => Conflict { kind: HazardKind::WriteAfterRead, prior: rd.tag, prior_usage: rd.usage, available: false },
+                    (Some(wr), None) => Conflict { kind: HazardKind::WriteAfterWrite, prior: wr.tag, prior_usage: wr.usage, available: false },
                     (None, None) => continue,
                 };
                 found = found.or(Some((c, r)));
@@ -581,7 +585,7 @@ impl Walk<'_, '_> {
         }
         let missing = self.needs_invalidate.overlapping(range).find_map(|(r, v)| v.map(|(prior, prior_usage)| (r, prior, prior_usage)));
         if let Some((r, prior, prior_usage)) = missing {
-            self.push_host("GPUSIM-HOST-MISSING-INVALIDATE", t, memory, usage, Conflict { kind: HazardKind::ReadAfterWrite, prior, prior_usage }, r);
+            self.push_host("GPUSIM-HOST-MISSING-INVALIDATE", t, memory, usage, Conflict { kind: HazardKind::ReadAfterWrite, prior, prior_usage, available: false }, r);
         }
     }
 
@@ -607,6 +611,7 @@ impl Walk<'_, '_> {
             prior_usage: c.prior_usage,
             within_command_buffer: false,
             not_waited: false,
+            prior_made_available: false,
         });
     }
 
@@ -724,7 +729,7 @@ impl Walk<'_, '_> {
                     if !a.usage.is_write() {
                         for (r, v) in self.unflushed.overlapping(a.range.clone()) {
                             if let Some(t) = *v {
-                                found.push((k, Conflict { kind: HazardKind::ReadAfterWrite, prior: t, prior_usage: self.u.host_write }, r, "GPUSIM-HOST-MISSING-FLUSH"));
+                                found.push((k, Conflict { kind: HazardKind::ReadAfterWrite, prior: t, prior_usage: self.u.host_write, available: false }, r, "GPUSIM-HOST-MISSING-FLUSH"));
                             }
                         }
                     }
@@ -771,6 +776,7 @@ impl Walk<'_, '_> {
                 prior_usage: c.prior_usage,
                 within_command_buffer: within,
                 not_waited: false,
+                prior_made_available: c.available,
             });
         }
     }

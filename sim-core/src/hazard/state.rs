@@ -34,6 +34,9 @@ pub struct WriteAccess {
     /// Made through a `Coherent` storage buffer: available and visible at device scope by
     /// itself (legacy SPIR-V's per-access availability and visibility).
     pub coherent: bool,
+    /// Some barrier or signal had it in its first access scope: made available, whether or not
+    /// visible to anything.
+    pub available: bool,
 }
 
 /// A read since the most recent write, one per stage.
@@ -103,6 +106,9 @@ pub struct Conflict {
     pub prior: Tag,
     /// The prior access's usage.
     pub prior_usage: StageAccess,
+    /// The prior access is a write some barrier made available (it was in a barrier's first
+    /// access scope, or made at the coherence point), only not to this access.
+    pub available: bool,
 }
 
 /// A barrier's four scopes, expanded and restricted as the specification says.
@@ -140,16 +146,16 @@ impl AccessState {
         if usage.is_write() {
             if !self.reads.is_empty() {
                 let r = self.reads.iter().find(|r| !r.barriers.intersects(stage))?;
-                return Some(Conflict { kind: HazardKind::WriteAfterRead, prior: r.tag, prior_usage: r.usage });
+                return Some(Conflict { kind: HazardKind::WriteAfterRead, prior: r.tag, prior_usage: r.usage, available: false });
             }
             let w = self.write?;
-            return (!ordered(&w)).then_some(Conflict { kind: HazardKind::WriteAfterWrite, prior: w.tag, prior_usage: w.usage });
+            return (!ordered(&w)).then_some(Conflict { kind: HazardKind::WriteAfterWrite, prior: w.tag, prior_usage: w.usage, available: w.available || w.coherent });
         }
         let w = self.write?;
         if self.read_barriers.intersects(stage) || ordered(&w) {
             return None;
         }
-        Some(Conflict { kind: HazardKind::ReadAfterWrite, prior: w.tag, prior_usage: w.usage })
+        Some(Conflict { kind: HazardKind::ReadAfterWrite, prior: w.tag, prior_usage: w.usage, available: w.available || w.coherent })
     }
 
     /// The racing hazard an access `usage` makes against this state of another queue `other`,
@@ -161,11 +167,11 @@ impl AccessState {
             && unknown(w.queue, w.tag)
         {
             let kind = if usage.is_write() { HazardKind::WriteRacingWrite } else { HazardKind::ReadRacingWrite };
-            return Some(Conflict { kind, prior: w.tag, prior_usage: w.usage });
+            return Some(Conflict { kind, prior: w.tag, prior_usage: w.usage, available: false });
         }
         if usage.is_write() {
             let r = self.reads.iter().find(|r| unknown(r.queue, r.tag))?;
-            return Some(Conflict { kind: HazardKind::WriteRacingRead, prior: r.tag, prior_usage: r.usage });
+            return Some(Conflict { kind: HazardKind::WriteRacingRead, prior: r.tag, prior_usage: r.usage, available: false });
         }
         None
     }
@@ -173,7 +179,7 @@ impl AccessState {
     /// Records an access (`coherent`: made through a `Coherent` storage buffer).
     pub fn record(&mut self, usage: StageAccess, tag: Tag, queue: QueueId, coherent: bool) {
         if usage.is_write() {
-            let write = WriteAccess { usage, tag, queue, barriers: UsageSet::EMPTY, chain: S::NONE, exec: S::NONE, coherent };
+            let write = WriteAccess { usage, tag, queue, barriers: UsageSet::EMPTY, chain: S::NONE, exec: S::NONE, coherent, available: false };
             *self = AccessState { write: Some(write), reads: Vec::new(), read_barriers: S::NONE };
             return;
         }
@@ -205,6 +211,7 @@ impl AccessState {
                 if (w.queue == queue && b.src_usages.contains(w.usage)) || w.chain.intersects(b.src_exec) {
                     nw.barriers = nw.barriers.union(b.dst_usages);
                     nw.chain |= b.dst_exec;
+                    nw.available = true;
                 }
                 if (w.queue == queue && b.src_exec.intersects(w.usage.stage())) || w.exec.intersects(b.src_exec) || w.chain.intersects(b.src_exec) {
                     nw.exec |= b.dst_exec;
@@ -228,6 +235,7 @@ impl AccessState {
             if (w.queue == queue && b.src_usages.contains(w.usage)) || chained {
                 w.barriers = w.barriers.union(b.dst_usages);
                 w.chain |= b.dst_exec;
+                w.available = true;
             }
             if exec {
                 w.exec |= b.dst_exec;
@@ -255,12 +263,14 @@ impl AccessState {
                     w.barriers = w.barriers.union(dst_usages);
                     w.chain |= dst_exec;
                     w.exec |= dst_exec;
+                    w.available = true;
                 }
             } else if in_scope {
                 // What the host can see stays as the signalling queue made it.
                 w.barriers = dst_usages.union(host_usages(w.barriers));
                 w.chain = dst_exec;
                 w.exec = dst_exec;
+                w.available = true;
             } else {
                 w.barriers = host_usages(w.barriers);
                 w.chain = S::NONE;

@@ -49,8 +49,9 @@ pub enum TransferStep<'a> {
     Moved {
         /// The copy's read of its source (copies only).
         read: Option<CopyRead<'a>>,
-        /// The write: writer tag, address, bytes.
-        write: (Tag, u64, u64),
+        /// The writes that reached the machine: writer tag, address, bytes (none, one, or the
+        /// two sides of a held-back range).
+        writes: [Option<(Tag, u64, u64)>; 2],
         /// Cycle of the next step.
         next: u64,
     },
@@ -67,12 +68,17 @@ pub struct TransferEngine {
     tags: Vec<Tag>,
     /// The engine's random stream of the seed: the order of chunks in a window.
     rng: Rng,
+    /// A directed schedule's held-back writes: command instance and device-address range
+    /// whose writes are kept here instead of reaching the machine.
+    pub hold_writes: Option<(usize, u64, u64)>,
+    /// The writes held back: address, bytes, writer.
+    pub held: Vec<(u64, Vec<u8>, Tag)>,
 }
 
 impl TransferEngine {
     /// An idle engine moving `bytes_per_cycle`, drawing from `seed`.
     pub fn new(bytes_per_cycle: u64, seed: u64) -> TransferEngine {
-        TransferEngine { runs: Vec::new(), free_at: 0, bytes_per_cycle: bytes_per_cycle.max(1), data: Vec::new(), tags: Vec::new(), rng: Rng::for_unit(seed, "transfer") }
+        TransferEngine { runs: Vec::new(), free_at: 0, bytes_per_cycle: bytes_per_cycle.max(1), data: Vec::new(), tags: Vec::new(), rng: Rng::for_unit(seed, "transfer"), hold_writes: None, held: Vec::new() }
     }
 
     /// Takes the transfer command of queue item `item` (instance `inst`) at cycle `now`: the run
@@ -105,14 +111,29 @@ impl TransferEngine {
             latency = t.latency;
             read = Some((chunk.key, buffer, offset, src_addr, served));
         }
-        let t = machine.transfer_write(now, chunk.dst, &self.data, ins.tag).map_err(err)?;
+        // The part of the chunk a directed schedule holds back is kept; the rest is written.
+        let (lo, hi) = match self.hold_writes {
+            Some((i, lo, hi)) if i == inst => (lo.clamp(chunk.dst, chunk.dst + chunk.len), hi.clamp(chunk.dst, chunk.dst + chunk.len)),
+            _ => (chunk.dst + chunk.len, chunk.dst + chunk.len),
+        };
+        if lo < hi {
+            self.held.push((lo, self.data[(lo - chunk.dst) as usize..(hi - chunk.dst) as usize].to_vec(), ins.tag));
+        }
+        let mut writes = [None; 2];
+        let mut latency_w = 0;
+        for (k, (a, b)) in [(chunk.dst, lo), (hi, chunk.dst + chunk.len)].into_iter().enumerate() {
+            if a < b {
+                let part = &self.data[(a - chunk.dst) as usize..(b - chunk.dst) as usize];
+                latency_w = latency_w.max(machine.transfer_write(now, a, part, ins.tag).map_err(err)?.latency);
+                writes[k] = Some((ins.tag, a, b - a));
+            }
+        }
         let service = chunk.len.div_ceil(self.bytes_per_cycle);
-        let write = (ins.tag, chunk.dst, chunk.len);
         self.free_at = now + service;
         self.runs[r].next += 1;
-        let next = now + service.max(latency.max(t.latency) / CHUNKS_IN_FLIGHT).max(1);
+        let next = now + service.max(latency.max(latency_w) / CHUNKS_IN_FLIGHT).max(1);
         let read = read.map(|(key, buffer, offset, addr, served)| CopyRead { key, inst, buffer, offset, addr, data: &self.data, tags: &self.tags, served, cycle: now });
-        Ok(TransferStep::Moved { read, write, next })
+        Ok(TransferStep::Moved { read, writes, next })
     }
 }
 
