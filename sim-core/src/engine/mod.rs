@@ -344,7 +344,7 @@ pub enum Direction {
 }
 
 /// Whether a directed schedule may hold the writes of hazard `h`'s earlier command `p` to
-/// `range` in flight until its later command `a` is done. Only what nothing made available may
+/// `range` in flight until its later command `a` is done (on a machine with an L2). Only what nothing made available may
 /// stay in flight, and only where no one else could tell: `p` is a transfer (its writes are
 /// moved whole, by the transfer engine), the write is in no barrier's first access scope, both
 /// commands are in one batch of one submission (no signal between them makes anything
@@ -501,7 +501,11 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
             return Some((k, Direction::Prime { cache: cache.name() }, Vec::new(), vec![run::Prime { node: np, path, range }], None));
         }
         // Or the writes, which nothing made available, are still in flight when the later
-        // access is made.
+        // access is made: on a machine with a memory hierarchy to be in flight in (the ideal
+        // machine, with no caches, makes every access at once).
+        if config.l2.is_none() {
+            return None;
+        }
         let (ip, ia) = (prog.instance_of(p)?, prog.instance_of(a)?);
         delay_legal(&prog, &stream, &order, &reference.accesses, h, (ip, np), (ia, na), range).then(|| (k, Direction::Delay, Vec::new(), Vec::new(), Some((ip, range, na))))
     });
