@@ -52,3 +52,19 @@ fn a_race_behind_a_held_back_queue_is_reported_not_fixed() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("not fixed"), "{}", String::from_utf8_lossy(&out.stderr));
     let _ = std::fs::remove_file(&fixed);
 }
+
+/// Visibility does not pass from one read to the next: a fill made visible to a copy's
+/// TRANSFER_READ, then an execution-only barrier from the copy to a dispatch, leaves the fill
+/// invisible to the dispatch's storage reads. The validation layer's most-recent-access rule
+/// skips that read (ordered after a read it checked); gpusim reports it, and a run that shows
+/// the stale L1 lines names it rather than blaming the machine.
+#[test]
+fn visibility_does_not_pass_between_reads() {
+    let t = trace("visibility-does-not-pass-between-reads");
+    assert_eq!(hazard_ids(&t), ["SYNC-HAZARD-READ-AFTER-WRITE"]);
+    let out = gpusim(&["run", &t, "--profile", "seed-vram", "--report", "json"]);
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let findings = r["corruption"]["findings"].as_array().expect("findings");
+    assert!(!findings.is_empty(), "the second dispatch reads the L1 lines from before the fill");
+    assert!(findings.iter().all(|f| f["hazard"] == 0), "{findings:?}");
+}

@@ -343,6 +343,46 @@ pub enum Direction {
     Delay,
 }
 
+/// Whether command instance `x` accesses any byte of device addresses `range` (`accesses`: what
+/// each dispatch accessed in the reference run; a dispatch without a record counts as touching).
+fn instance_touches(prog: &Program<'_>, accesses: &std::collections::HashMap<usize, reference::DispatchAccesses>, x: usize, range: (u64, u64)) -> bool {
+    let w = prog.workload;
+    let (lo, hi) = (range.0, range.0 + range.1);
+    let meets = |r: std::ops::Range<u64>| r.start < hi && lo < r.end;
+    match &w.command_buffers[prog.instances[x].cb].commands[prog.instances[x].index] {
+        Command::Dispatch { .. } => accesses.get(&x).is_none_or(|d| {
+            [&d.uniform_reads, &d.storage_reads, &d.storage_writes, &d.coherent_reads, &d.coherent_writes].iter().any(|set| set.iter().any(&meets))
+        }),
+        Command::FillBuffer { dst, offset, size, .. } => {
+            let start = prog.buffer_addr(*dst, *offset);
+            meets(start..start + program::fill_size(w.buffers[*dst].size, *offset, *size))
+        }
+        Command::UpdateBuffer { dst, offset, data } => {
+            let start = prog.buffer_addr(*dst, *offset);
+            meets(start..start + data.len() as u64)
+        }
+        Command::CopyBuffer { src, dst, regions } => regions.iter().any(|r| {
+            let (s, d) = (prog.buffer_addr(*src, r.src_offset), prog.buffer_addr(*dst, r.dst_offset));
+            meets(s..s + r.size) || meets(d..d + r.size)
+        }),
+        _ => false,
+    }
+}
+
+/// The device addresses of hazard `h`'s bytes: in its buffer, or for a host access in its memory
+/// object.
+fn hazard_range(prog: &Program<'_>, h: &crate::hazard::Hazard) -> Option<(u64, u64)> {
+    let w = prog.workload;
+    let base = match h.at {
+        crate::hazard::Place::Host { .. } => prog.memory_base[w.memories.iter().position(|m| m.name == h.resource)?],
+        crate::hazard::Place::Command(_) => {
+            let b = w.buffers.iter().find(|b| b.name == h.resource)?;
+            prog.memory_base[b.memory] + b.offset
+        }
+    };
+    Some((base + h.offset, h.size))
+}
+
 /// Whether a directed schedule may hold the writes of hazard `h`'s earlier command `p` to
 /// `range` in flight until its later command `a` is done (on a machine with an L2). Only what nothing made available may
 /// stay in flight, and only where no one else could tell: `p` is a transfer (its writes are
@@ -368,26 +408,7 @@ fn delay_legal(
     if !transfer || h.prior_made_available || cp.submit != ca.submit || cp.batch != ca.batch || stream.nodes[np].queue != stream.nodes[na].queue {
         return false;
     }
-    let (lo, hi) = (range.0, range.0 + range.1);
-    let meets = |r: std::ops::Range<u64>| r.start < hi && lo < r.end;
-    let touches = |x: usize| match command(x) {
-        Command::Dispatch { .. } => accesses.get(&x).is_none_or(|d| {
-            [&d.uniform_reads, &d.storage_reads, &d.storage_writes, &d.coherent_reads, &d.coherent_writes].iter().any(|set| set.iter().any(&meets))
-        }),
-        Command::FillBuffer { dst, offset, size, .. } => {
-            let start = prog.buffer_addr(*dst, *offset);
-            meets(start..start + program::fill_size(w.buffers[*dst].size, *offset, *size))
-        }
-        Command::UpdateBuffer { dst, offset, data } => {
-            let start = prog.buffer_addr(*dst, *offset);
-            meets(start..start + data.len() as u64)
-        }
-        Command::CopyBuffer { src, dst, regions } => regions.iter().any(|r| {
-            let (s, d) = (prog.buffer_addr(*src, r.src_offset), prog.buffer_addr(*dst, r.dst_offset));
-            meets(s..s + r.size) || meets(d..d + r.size)
-        }),
-        _ => false,
-    };
+    let touches = |x: usize| instance_touches(prog, accesses, x, range);
     (0..prog.instances.len()).filter(|&x| x != ip && x != ia).all(|x| {
         let nx = order.node_of(x);
         nx == usize::MAX || !order.node_before_node(np, nx) || order.node_before_node(na, nx) || !touches(x)
@@ -466,7 +487,7 @@ pub fn run_workload(workload: &Workload, profile: &Profile, seed: u64) -> Result
 pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, options: &RunOptions) -> Result<RunResult, WorkloadError> {
     let (prog, config) = checked_program(workload, profile, &options.limits)?;
     let stream = stream::Stream::lower(&prog)?;
-    let reference = reference::reference_run_noting(&prog, &stream, config.subgroup_size, &HashSet::new(), &options.limits, true)?;
+    let mut reference = reference::reference_run_noting(&prog, &stream, config.subgroup_size, &HashSet::new(), &options.limits, true)?;
     // The program's hazards, from the bytes its dispatches accessed in the reference run.
     let hazards = crate::hazard::detect_program(&prog, Some(&reference.accesses), profile.limits.non_coherent_atom_size);
     let mut sim = run::Sim::new(&prog, &stream, &config, profile, Some(&reference.truth), seed)?.limits(options.limits);
@@ -586,6 +607,7 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
     }
     // Everything compared: free both memories before the capture run needs one of its own.
     drop(sim_vram);
+    let accesses = std::mem::take(&mut reference.accesses);
     drop(reference);
 
     // Capture the stale reads in detail from a second reference run.
@@ -625,9 +647,44 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
         // The reader is the hazard's access, or its prior one (a read that ran after the write it
         // should have preceded: a write after read, shown).
         let reader = crate::hazard::Place::Command(f.at.clone());
-        f.hazard = hazards.iter().position(|h| {
-            (h.at == reader || h.prior == reader) && h.resource == f.resource && h.offset < f.offset + f.size && f.offset < h.offset + h.size
-        });
+        let overlaps = |h: &crate::hazard::Hazard| h.resource == f.resource && h.offset < f.offset + f.size && f.offset < h.offset + h.size;
+        // Or the two writes are a hazard's (a write after write landing out of order, read by a
+        // later command).
+        let place = |w: &Writer| match w {
+            Writer::Command(c) => Some(crate::hazard::Place::Command(c.clone())),
+            Writer::Host { timeline } => Some(crate::hazard::Place::Host { timeline: *timeline }),
+            Writer::Initial => None,
+        };
+        let (seen, expected) = (place(&f.seen_write), place(&f.expected_write));
+        // Or a hazard of the write it saw or of the one it should have seen, on these bytes:
+        // the write it saw ordered after none of the earlier accesses (the detector reports
+        // each access against the most recent one only, as the layer), or landing after later
+        // writes (a write after write), or the write it should have seen made visible to none
+        // of the reads of its stage (the most-recent-access rule reports the first read only).
+        f.hazard = hazards
+            .iter()
+            .position(|h| (h.at == reader || h.prior == reader) && overlaps(h))
+            .or_else(|| {
+                hazards.iter().position(|h| {
+                    let pair = (Some(&h.prior), Some(&h.at));
+                    (pair == (seen.as_ref(), expected.as_ref()) || pair == (expected.as_ref(), seen.as_ref())) && h.resource == f.resource
+                })
+            })
+            .or_else(|| {
+                hazards.iter().position(|h| {
+                    let involved = |p: &crate::hazard::Place| Some(p) == seen.as_ref() || Some(p) == expected.as_ref();
+                    (involved(&h.at) || involved(&h.prior)) && overlaps(h)
+                })
+            })
+            // Or one of the two writers' own output was decided by a hazard of its own (a race
+            // among its inputs: which workgroup won, what it wrote where).
+            .or_else(|| hazards.iter().position(|h| Some(&h.at) == seen.as_ref() || Some(&h.at) == expected.as_ref()))
+            // Or one of the two writers accessed bytes a hazard is on (what it read there, and so
+            // what it wrote and where, depended on the race).
+            .or_else(|| {
+                let writers: Vec<usize> = [&f.seen_write, &f.expected_write].into_iter().filter_map(|w| if let Writer::Command(c) = w { prog.instance_of(c) } else { None }).collect();
+                hazards.iter().position(|h| hazard_range(&prog, h).is_some_and(|r| writers.iter().any(|&x| instance_touches(&prog, &accesses, x, r))))
+            });
         if let Some(h) = f.hazard.map(|i| &hazards[i])
             && matches!(h.id, "SYNC-HAZARD-WRITE-AFTER-READ" | "SYNC-HAZARD-WRITE-RACING-READ")
         {

@@ -227,8 +227,10 @@ struct Walk<'p, 'w> {
     /// Per queue: submitted work not run yet, with its submission sequence number.
     pending: Vec<std::collections::VecDeque<(u64, Item)>>,
     next_item: u64,
-    /// Hazards found within a command buffer already reported for an earlier submission of it.
-    seen_within: std::collections::HashSet<(String, usize, usize, &'static str, StageAccess)>,
+    /// Hazards found within a command buffer, by (command buffer, command, prior command, id,
+    /// usage, buffer): reported once (for the first submission of the command buffer, and once
+    /// per access rather than per noted range), as an index into `hazards`.
+    seen_within: std::collections::HashMap<(String, usize, usize, &'static str, StageAccess, usize), usize>,
 }
 
 /// Finds every synchronization hazard of `w`, in timeline order, taking each dispatch to access
@@ -267,7 +269,7 @@ pub fn detect_program(prog: &Program<'_>, exact: Option<&HashMap<usize, Dispatch
         hazards: Vec::new(),
         pending: (0..n).map(|_| std::collections::VecDeque::new()).collect(),
         next_item: 0,
-        seen_within: std::collections::HashSet::new(),
+        seen_within: std::collections::HashMap::new(),
     };
     for (t, op) in w.timeline.iter().enumerate() {
         walk.host_op(t, op);
@@ -759,10 +761,17 @@ impl Walk<'_, '_> {
             let prior = self.place(c.prior);
             let within = matches!(&prior, Place::Command(p) if p.submit == at.submit && p.batch == at.batch && p.command_buffer == at.command_buffer && p.command < at.command);
             if within {
-                let key = (at.command_buffer.clone(), at.command, match &prior { Place::Command(p) => p.command, _ => 0 }, id, a.usage);
-                if !self.seen_within.insert(key) {
+                let key = (at.command_buffer.clone(), at.command, match &prior { Place::Command(p) => p.command, _ => 0 }, id, a.usage, a.buffer);
+                // Reported once; a later range of the same access (a dispatch's noted bytes come
+                // as several) widens it, so that it spans every hazardous byte.
+                if let Some(&h) = self.seen_within.get(&key) {
+                    let base = self.prog.buffer_addr(a.buffer, 0);
+                    let hz = &mut self.hazards[h];
+                    let (start, end) = ((r.start - base).min(hz.offset), (r.end - base).max(hz.offset + hz.size));
+                    (hz.offset, hz.size) = (start, end - start);
                     continue;
                 }
+                self.seen_within.insert(key, self.hazards.len());
             }
             let base = self.prog.buffer_addr(a.buffer, 0);
             self.hazards.push(Hazard {

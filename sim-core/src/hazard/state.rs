@@ -152,7 +152,15 @@ impl AccessState {
             return (!ordered(&w)).then_some(Conflict { kind: HazardKind::WriteAfterWrite, prior: w.tag, prior_usage: w.usage, available: w.available || w.coherent });
         }
         let w = self.write?;
-        if self.read_barriers.intersects(stage) || ordered(&w) {
+        if ordered(&w) {
+            return None;
+        }
+        // The most-recent-access rule, as the layer has it, skips a read in a stage that waits
+        // for an earlier read of the write. Visibility does not pass from one read to the next
+        // (a barrier that only orders execution after a read that saw the write makes the write
+        // visible to nothing), so the skip is kept only where that earlier read was itself
+        // reported: one report for one missing dependency.
+        if self.reads.iter().any(|r| r.barriers.intersects(stage) && !w.barriers.contains(r.usage)) {
             return None;
         }
         Some(Conflict { kind: HazardKind::ReadAfterWrite, prior: w.tag, prior_usage: w.usage, available: w.available || w.coherent })
