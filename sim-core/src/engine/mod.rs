@@ -524,9 +524,7 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
         // Or the writes, which nothing made available, are still in flight when the later
         // access is made: on a machine with a memory hierarchy to be in flight in (the ideal
         // machine, with no caches, makes every access at once).
-        if config.l2.is_none() {
-            return None;
-        }
+        config.l2.as_ref()?;
         let (ip, ia) = (prog.instance_of(p)?, prog.instance_of(a)?);
         delay_legal(&prog, &stream, &order, &reference.accesses, h, (ip, np), (ia, na), range).then(|| (k, Direction::Delay, Vec::new(), Vec::new(), Some((ip, range, na))))
     });
