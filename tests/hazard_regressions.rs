@@ -62,6 +62,9 @@ fn a_race_behind_a_held_back_queue_is_reported_not_fixed() {
 fn visibility_does_not_pass_between_reads() {
     let t = trace("visibility-does-not-pass-between-reads");
     assert_eq!(hazard_ids(&t), ["SYNC-HAZARD-READ-AFTER-WRITE"]);
+    let check: serde_json::Value = serde_json::from_slice(&gpusim(&["check", &t, "--report", "json"]).stdout).expect("json");
+    let why = check["hazards"][0]["diagnosis"].as_str().expect("diagnosis");
+    assert!(why.contains("visibility does not pass along the chain") && why.contains("SHADER_STORAGE_READ"), "{why}");
     let out = gpusim(&["run", &t, "--profile", "seed-vram", "--report", "json"]);
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     let findings = r["corruption"]["findings"].as_array().expect("findings");

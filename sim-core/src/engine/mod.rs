@@ -415,6 +415,59 @@ fn delay_legal(
     })
 }
 
+/// A schedule directed at a hazard: which, how, and what the simulated run is told.
+struct Directed {
+    hazard: usize,
+    direction: Direction,
+    /// Hold node `.0` until node `.1` is done.
+    hold: Option<(usize, usize)>,
+    /// Fill the reader's caches when the writer starts.
+    prime: Option<run::Prime>,
+    /// Hold instance `.0`'s writes to range `.1` until node `.2` is done.
+    delay: Option<(usize, (u64, u64), usize)>,
+}
+
+/// The schedule directed at hazard `k`, if the program leaves it a freedom ([`Direction`]).
+fn direct(
+    prog: &Program<'_>,
+    stream: &stream::Stream,
+    config: &MachineConfig,
+    sim: &run::Sim<'_, '_>,
+    accesses: &std::collections::HashMap<usize, reference::DispatchAccesses>,
+    hazards: &[crate::hazard::Hazard],
+    k: usize,
+) -> Option<Directed> {
+    let h = hazards.get(k)?;
+    let (crate::hazard::Place::Command(p), crate::hazard::Place::Command(a)) = (&h.prior, &h.at) else { return None };
+    let order = order::Order::new(prog, stream);
+    let (ip, ia) = (prog.instance_of(p)?, prog.instance_of(a)?);
+    let (np, na) = (order.node_of(ip), order.node_of(ia));
+    if np == usize::MAX || na == usize::MAX {
+        return None;
+    }
+    let directed = |direction| Directed { hazard: k, direction, hold: None, prime: None, delay: None };
+    // Not ordered by dependencies, nor through the host (a wait for P before A's submission):
+    // holding P then would wait forever.
+    let ordered = order.node_before_node(np, na) || order.before(order::Agent::Node(np), order::Agent::Host(stream.nodes[na].from));
+    if !ordered {
+        return Some(Directed { hold: Some((np, na)), ..directed(Direction::Hold) });
+    }
+    if !h.prior_usage.is_write() {
+        return None;
+    }
+    let range = hazard_range(prog, h)?;
+    if !h.usage.is_write()
+        && let Some(path) = reader_path(h.usage)
+        && let Some(cache) = sim.reader_cache(path)
+    {
+        return Some(Directed { prime: Some(run::Prime { node: np, path, range }), ..directed(Direction::Prime { cache: cache.name() }) });
+    }
+    // In flight on a machine with a memory hierarchy to be in flight in (the ideal machine, with
+    // no caches, makes every access at once).
+    config.l2.as_ref()?;
+    delay_legal(prog, stream, &order, accesses, h, (ip, np), (ia, na), range).then(|| Directed { delay: Some((ip, range, na)), ..directed(Direction::Delay) })
+}
+
 /// The path a shader read of `usage` takes.
 fn reader_path(usage: crate::sync::StageAccess) -> Option<machine::PathName> {
     use crate::sync::AccessFlags2 as A;
@@ -491,52 +544,21 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
     // The program's hazards, from the bytes its dispatches accessed in the reference run.
     let hazards = crate::hazard::detect_program(&prog, Some(&reference.accesses), profile.limits.non_coherent_atom_size);
     let mut sim = run::Sim::new(&prog, &stream, &config, profile, Some(&reference.truth), seed)?.limits(options.limits);
-    // A directed schedule holds the hazard's prior command until its hazardous one is done,
-    // when nothing orders the two (both commands, the prior not an ancestor of the other); when
-    // something does, a read after write can still see the bytes from before the write through
-    // a cache of its own, which the schedule fills just before the writer starts.
-    let directed = options.directed.and_then(|k| {
-        let h = hazards.get(k)?;
-        let (crate::hazard::Place::Command(p), crate::hazard::Place::Command(a)) = (&h.prior, &h.at) else { return None };
-        let order = order::Order::new(&prog, &stream);
-        let (np, na) = (order.node_of(prog.instance_of(p)?), order.node_of(prog.instance_of(a)?));
-        if np == usize::MAX || na == usize::MAX {
-            return None;
+    // A directed schedule uses one freedom the hazard leaves: the prior command held until the
+    // hazardous one is done (nothing orders the two); else, for a read after write, the bytes
+    // from before the write kept in the reader's cache; else the prior transfer's writes, made
+    // available to nothing, held in flight.
+    let directed = options.directed.and_then(|k| direct(&prog, &stream, &config, &sim, &reference.accesses, &hazards, k));
+    if let Some(d) = &directed {
+        if let Some((np, na)) = d.hold {
+            sim = sim.directed(vec![(np, na)]);
         }
-        // Not ordered by dependencies, nor through the host (a wait for P before A's
-        // submission): holding P then would wait forever.
-        let ordered = order.node_before_node(np, na) || order.before(order::Agent::Node(np), order::Agent::Host(stream.nodes[na].from));
-        if !ordered {
-            return Some((k, Direction::Hold, vec![(np, na)], Vec::new(), None));
+        if let Some(prime) = d.prime {
+            sim = sim.primed(vec![prime]);
         }
-        if !h.prior_usage.is_write() {
-            return None;
+        if let Some((ip, range, until)) = d.delay {
+            sim = sim.hold_writes(ip, range, until);
         }
-        let b = workload.buffers.iter().find(|b| b.name == h.resource)?;
-        let range = (prog.memory_base[b.memory] + b.offset + h.offset, h.size);
-        // A read keeps the bytes from before the write in a cache of its own.
-        if !h.usage.is_write()
-            && let Some(path) = reader_path(h.usage)
-            && let Some(cache) = sim.reader_cache(path)
-        {
-            return Some((k, Direction::Prime { cache: cache.name() }, Vec::new(), vec![run::Prime { node: np, path, range }], None));
-        }
-        // Or the writes, which nothing made available, are still in flight when the later
-        // access is made: on a machine with a memory hierarchy to be in flight in (the ideal
-        // machine, with no caches, makes every access at once).
-        config.l2.as_ref()?;
-        let (ip, ia) = (prog.instance_of(p)?, prog.instance_of(a)?);
-        delay_legal(&prog, &stream, &order, &reference.accesses, h, (ip, np), (ia, na), range).then(|| (k, Direction::Delay, Vec::new(), Vec::new(), Some((ip, range, na))))
-    });
-    let delay = directed.as_ref().and_then(|d| d.4);
-    if let Some((ip, range, until)) = delay {
-        sim = sim.hold_writes(ip, range, until);
-    }
-    if let Some((_, _, holds, primes, _)) = &directed {
-        if !holds.is_empty() {
-            sim = sim.directed(holds.clone());
-        }
-        sim = sim.primed(primes.clone());
     }
     if options.workgroup_spans > 0 {
         sim = sim.record_workgroups(options.workgroup_spans);
@@ -642,23 +664,22 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
     // Each finding's explanation: a hazard at the same reader on the same bytes, and what this
     // machine's barrier table would have done for its two accesses.
     for f in &mut findings {
-        // The reader is the hazard's access, or its prior one (a read that ran after the write it
-        // should have preceded: a write after read, shown).
+        // The hazard that explains a read, in order: one at the reader (or with the reader as its
+        // prior access: a read that ran after the write it had to precede) on these bytes; one
+        // between the write the read saw and the write it should have seen; one of either write
+        // on these bytes (the detector checks an access against the most recent one only, as the
+        // layer does: the write seen may be ordered after none of the earlier accesses, or land
+        // after later writes, and the write expected may be visible to none of the reads of a
+        // stage); one at either writer, or on bytes either writer accessed (a race among its
+        // inputs decided what it wrote, and where).
         let reader = crate::hazard::Place::Command(f.at.clone());
         let overlaps = |h: &crate::hazard::Hazard| h.resource == f.resource && h.offset < f.offset + f.size && f.offset < h.offset + h.size;
-        // Or the two writes are a hazard's (a write after write landing out of order, read by a
-        // later command).
         let place = |w: &Writer| match w {
             Writer::Command(c) => Some(crate::hazard::Place::Command(c.clone())),
             Writer::Host { timeline } => Some(crate::hazard::Place::Host { timeline: *timeline }),
             Writer::Initial => None,
         };
         let (seen, expected) = (place(&f.seen_write), place(&f.expected_write));
-        // Or a hazard of the write it saw or of the one it should have seen, on these bytes:
-        // the write it saw ordered after none of the earlier accesses (the detector reports
-        // each access against the most recent one only, as the layer), or landing after later
-        // writes (a write after write), or the write it should have seen made visible to none
-        // of the reads of its stage (the most-recent-access rule reports the first read only).
         f.hazard = hazards
             .iter()
             .position(|h| (h.at == reader || h.prior == reader) && overlaps(h))
@@ -674,11 +695,7 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
                     (involved(&h.at) || involved(&h.prior)) && overlaps(h)
                 })
             })
-            // Or one of the two writers' own output was decided by a hazard of its own (a race
-            // among its inputs: which workgroup won, what it wrote where).
             .or_else(|| hazards.iter().position(|h| Some(&h.at) == seen.as_ref() || Some(&h.at) == expected.as_ref()))
-            // Or one of the two writers accessed bytes a hazard is on (what it read there, and so
-            // what it wrote and where, depended on the race).
             .or_else(|| {
                 let writers: Vec<usize> = [&f.seen_write, &f.expected_write].into_iter().filter_map(|w| if let Writer::Command(c) = w { prog.instance_of(c) } else { None }).collect();
                 hazards.iter().position(|h| hazard_range(&prog, h).is_some_and(|r| writers.iter().any(|&x| instance_touches(&prog, &accesses, x, r))))
@@ -738,8 +755,8 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
         })
         .collect();
     Ok(RunResult {
-        directed: directed.as_ref().map(|d| d.0),
-        direction: directed.map(|d| d.1),
+        directed: directed.as_ref().map(|d| d.hazard),
+        direction: directed.map(|d| d.direction),
         memory_differences,
         memory_differences_truncated,
         profile: profile.name.clone(),
@@ -789,14 +806,8 @@ pub fn unchangeable_hazards(workload: &Workload, profile: &Profile, hazards: &[c
     let located: Vec<Option<(WatchPoint, WatchPoint, std::ops::Range<u64>)>> = hazards
         .iter()
         .map(|h| {
-            let base = match h.at {
-                Place::Host { .. } => prog.memory_base[workload.memories.iter().position(|m| m.name == h.resource)?],
-                Place::Command(_) => {
-                    let b = workload.buffers.iter().find(|b| b.name == h.resource)?;
-                    prog.memory_base[b.memory] + b.offset
-                }
-            };
-            Some((point(&h.prior)?, point(&h.at)?, base + h.offset..base + h.offset + h.size))
+            let (addr, size) = hazard_range(&prog, h)?;
+            Some((point(&h.prior)?, point(&h.at)?, addr..addr + size))
         })
         .collect();
     let mut watch = Watch::default();

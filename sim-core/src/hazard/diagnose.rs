@@ -262,9 +262,30 @@ fn command_pair(prog: &Program<'_>, h: &Hazard, p: &CommandRef, a: &CommandRef, 
     };
     let (prior_stage, stage) = (h.prior_usage.stage(), h.usage.stage());
     let this = describe(prog, &at);
-    let elements = elements(prog, dep);
+    let els_of = |d: &DependencyInfo| elements(prog, d);
+    let elements = els_of(dep);
     let mask = |f: &dyn Fn(&MemoryBarrier2) -> String| elements.iter().map(|(b, _)| f(b)).collect::<Vec<_>>().join(", ");
-    let sentence = if !elements.iter().any(|(b, _)| first_scope_stages(b.src_stage_mask, None).intersects(prior_stage)) {
+    // An earlier barrier between them that had the prior access in its first scope and that the
+    // nearest chains after: the execution dependency is there, the visibility is not.
+    let chained_from = between[..between.len() - 1].iter().rev().find_map(|&e| {
+        let Command::PipelineBarrier(d) = command(prog, e) else { return None };
+        let els = els_of(d);
+        let reaches = els.iter().any(|(b, _)| first_scope_stages(b.src_stage_mask, None).intersects(prior_stage));
+        let chains = els.iter().any(|(b, _)| elements.iter().any(|(n, _)| second_scope_stages(b.dst_stage_mask, None).intersects(first_scope_stages(n.src_stage_mask, None))));
+        (reaches && chains).then_some((e, els))
+    });
+    let sentence = if let (Some((e, els)), true) = (&chained_from, memory && !elements.iter().any(|(b, _)| first_scope_stages(b.src_stage_mask, None).intersects(prior_stage))) {
+        format!(
+            "{this} is chained after {} (its srcStageMask {} meets that barrier's dstStageMask {}), so the two commands are ordered, but visibility does not pass along the chain: that barrier makes {}'s write visible to dstAccessMask {} only, and {this} has dstAccessMask {}, neither of which includes {}",
+            describe(prog, &prog.instances[*e].at),
+            mask(&|b| name(b.src_stage_mask)),
+            els.iter().map(|(b, _)| name(b.dst_stage_mask)).collect::<Vec<_>>().join(", "),
+            describe(prog, p),
+            els.iter().map(|(b, _)| name(b.dst_access_mask)).collect::<Vec<_>>().join(", "),
+            mask(&|b| name(b.dst_access_mask)),
+            h.usage.access()
+        )
+    } else if !elements.iter().any(|(b, _)| first_scope_stages(b.src_stage_mask, None).intersects(prior_stage)) {
         format!("{this} has srcStageMask {}, which does not contain {prior_stage}, the stage of {}", mask(&|b| name(b.src_stage_mask)), describe(prog, p))
     } else if !elements.iter().any(|(b, _)| second_scope_stages(b.dst_stage_mask, None).intersects(stage)) {
         format!("{this} has dstStageMask {}, which does not contain {stage}, the stage of {}", mask(&|b| name(b.dst_stage_mask)), describe(prog, a))
