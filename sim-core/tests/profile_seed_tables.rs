@@ -155,13 +155,15 @@ fn the_two_seed_machines_differ_only_where_the_seed_says() {
 #[test]
 fn the_grid_shows_the_seed_cells() {
     let grid = sim_core::profile::grid::table_grid(&Profile::builtin("seed-l2").unwrap());
-    assert_eq!(grid.columns.len(), 8);
+    assert_eq!(grid.columns.len(), 9, "the seed's eight columns, COMPUTE_SHADER apart");
+    assert_eq!(grid.columns[6], "COMPUTE_SHADER");
     let row = grid.rows.iter().find(|r| r.access == "COLOR_ATTACHMENT_WRITE").unwrap();
     assert_eq!(row.cells[5].text(), "src: flush ROP, invalidate L2 / dst: invalidate ROP, flush L2");
     assert_eq!(row.cells[2].text(), "-");
     let read = grid.rows.iter().find(|r| r.access == "SHADER_READ").unwrap();
     assert_eq!(read.cells[2].text(), "dst: invalidate L1, T$");
     assert_eq!(read.cells[0].text(), "-");
+    assert_eq!(read.cells[6].text(), "dst: invalidate L1, T$", "COMPUTE_SHADER");
     let write = grid.rows.iter().find(|r| r.access == "SHADER_WRITE").unwrap();
     assert_eq!(write.cells[3].text(), "src: nothing / dst: nothing");
 }

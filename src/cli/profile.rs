@@ -22,13 +22,22 @@ pub struct ProfileArgs {
 enum ProfileCommand {
     /// List the built-in profiles with a one-line description each.
     List,
-    /// Print a profile's machine, timing, limits and barrier table (as a grid like the seed's).
+    /// Print a profile's machine, timing, limits, policies and barrier table.
     Show {
         /// A built-in profile name or a profile file (TOML).
         profile: String,
         /// Print JSON instead of text.
-        #[arg(long)]
+        #[arg(long, conflicts_with_all = ["toml", "grid"])]
         json: bool,
+        /// Print the whole profile as a TOML file that loads back to the same machine: every
+        /// field and row, with `base = "none"` (a starting point to edit).
+        #[arg(long, conflicts_with = "grid")]
+        toml: bool,
+        /// Print the barrier table as one wide grid, a column per stage group, like the seed's
+        /// tables (the default lists each row's stages and operations on lines of their own, to
+        /// fit 100 columns).
+        #[arg(long)]
+        grid: bool,
     },
 }
 
@@ -45,8 +54,12 @@ pub fn run(args: ProfileArgs) -> Result<ExitCode, CliError> {
             }
             super::print_out(&out)?;
         }
-        ProfileCommand::Show { profile, json } => {
+        ProfileCommand::Show { profile, json, toml, grid: wide } => {
             let p = Profile::load(&profile)?;
+            if toml {
+                super::print_out(&complete_toml(&p)?)?;
+                return Ok(ExitCode::SUCCESS);
+            }
             let grid = table_grid(&p);
             if json {
                 #[derive(Serialize)]
@@ -56,7 +69,7 @@ pub fn run(args: ProfileArgs) -> Result<ExitCode, CliError> {
                 }
                 super::print_out(&format!("{}\n", serde_json::to_string_pretty(&Shown { profile: &p, barrier_grid: &grid })?))?;
             } else {
-                super::print_out(&render(&p, &grid)?)?;
+                super::print_out(&render(&p, &grid, wide)?)?;
             }
         }
     }
@@ -101,10 +114,49 @@ fn section<T: Serialize>(out: &mut String, value: &T) -> Result<(), CliError> {
     Ok(())
 }
 
-fn render(p: &Profile, grid: &TableGrid) -> Result<String, CliError> {
+/// The text terminals get: at most this many columns (the wide grid excepted).
+pub const TEXT_WIDTH: usize = 100;
+
+/// `text` broken at spaces into lines of at most `width` columns (a longer word stands alone):
+/// the first line after `first`, the others after `rest`.
+fn wrap_words(first: &str, rest: &str, text: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut line = first.to_string();
+    let mut empty = true;
+    for word in text.split(' ') {
+        if !empty && line.chars().count() + 1 + word.chars().count() > width {
+            out.push_str(&line);
+            out.push('\n');
+            line = rest.to_string();
+            empty = true;
+        }
+        if !empty {
+            line.push(' ');
+        }
+        line.push_str(word);
+        empty = false;
+    }
+    out.push_str(&line);
+    out.push('\n');
+    out
+}
+
+/// The whole profile as TOML: every field and row, starting from nothing (`base = "none"`), so
+/// that it loads back to the same profile wherever the file is put.
+fn complete_toml(p: &Profile) -> Result<String, CliError> {
+    let complete = Profile { base: Some("none".into()), ..p.clone() };
+    let body = toml::to_string(&complete).map_err(|e| format!("profile `{}` does not print as TOML: {e}", p.name))?;
+    Ok(format!(
+        "# The complete profile `{}`, as `gpusim profile show {} --toml` prints it: every field,\n# with `base = \"none\"`, so the file stands alone. Fields are documented in\n# sim-core/src/profile/machine.rs; docs/PROFILES.md says what the built-in ones promise.\n\n{body}",
+        p.name, p.name
+    ))
+}
+
+fn render(p: &Profile, grid: &TableGrid, wide: bool) -> Result<String, CliError> {
     let m = &p.machine;
     let mut out = String::new();
-    let _ = writeln!(out, "profile {}: {}", p.name, p.description);
+    let _ = writeln!(out, "profile {}", p.name);
+    out.push_str(&wrap_words("  ", "  ", &p.description, TEXT_WIDTH));
     if let Some(base) = &p.base {
         let _ = writeln!(out, "base: {base}");
     }
@@ -146,7 +198,7 @@ fn render(p: &Profile, grid: &TableGrid) -> Result<String, CliError> {
     ];
     let width = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
     for (k, v) in rows {
-        let _ = writeln!(out, "  {k:<width$}  {v}");
+        out.push_str(&wrap_words(&format!("  {k:<width$}  "), &" ".repeat(width + 4), &v, TEXT_WIDTH));
     }
     let _ = writeln!(out, "\ntiming (latencies in cycles, bandwidths in bytes/cycle)");
     section(&mut out, &p.timing)?;
@@ -155,15 +207,14 @@ fn render(p: &Profile, grid: &TableGrid) -> Result<String, CliError> {
     let _ = writeln!(out, "\npolicies (driver choices that are not table rows)");
     section(&mut out, &p.policies)?;
     let range = serde_json::to_value(p.barriers.range)?;
-    let _ = writeln!(
-        out,
-        "\nbarrier table (range: {}; src = first scope, flush side; dst = second scope, invalidate side; - = never legal)",
-        range.as_str().unwrap_or_default()
-    );
+    let _ = writeln!(out, "\nbarrier table (range: {}; src = first scope, the flush side;", range.as_str().unwrap_or_default());
+    let _ = writeln!(out, "dst = second scope, the invalidate side{})", if wide { "; - = never legal" } else { "" });
     if grid.rows.is_empty() {
         let _ = writeln!(out, "  (no rows: no barrier performs any cache operation)");
-    } else {
+    } else if wide {
         out.push_str(&grid.render());
+    } else {
+        out.push_str(&grid.render_rows(TEXT_WIDTH));
     }
     Ok(out)
 }

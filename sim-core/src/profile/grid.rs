@@ -9,25 +9,18 @@ use super::plan::{CacheOp, plan_scope};
 use super::table::{BarrierTable, CacheAction};
 use crate::sync::{PipelineStageFlags2 as S, Scope, UsageSet, first_access_scope, second_access_scope};
 
-/// The seed's eight stage columns; compute, geometry, tessellation, task and mesh shaders share
-/// the VERTEX_SHADER column, as the seed says they behave alike.
+/// The seed's eight stage columns, with COMPUTE_SHADER apart: the other pre-rasterization
+/// shaders (tessellation, geometry, task, mesh) share the VERTEX_SHADER column, as the seed says
+/// they behave alike.
 pub fn stage_columns() -> Vec<(&'static str, S)> {
     vec![
         ("DRAW_INDIRECT", S::DRAW_INDIRECT),
         ("VERTEX_INPUT", S::VERTEX_INPUT),
-        (
-            "VERTEX_SHADER",
-            S::VERTEX_SHADER
-                | S::TESSELLATION_CONTROL_SHADER
-                | S::TESSELLATION_EVALUATION_SHADER
-                | S::GEOMETRY_SHADER
-                | S::COMPUTE_SHADER
-                | S::TASK_SHADER
-                | S::MESH_SHADER,
-        ),
+        ("VERTEX_SHADER", S::VERTEX_SHADER | S::TESSELLATION_CONTROL_SHADER | S::TESSELLATION_EVALUATION_SHADER | S::GEOMETRY_SHADER | S::TASK_SHADER | S::MESH_SHADER),
         ("FRAGMENT_SHADER", S::FRAGMENT_SHADER),
         ("EARLY/LATE_FRAGMENT_TESTS", S::EARLY_FRAGMENT_TESTS | S::LATE_FRAGMENT_TESTS),
         ("COLOR_ATTACHMENT_OUTPUT", S::COLOR_ATTACHMENT_OUTPUT),
+        ("COMPUTE_SHADER", S::COMPUTE_SHADER),
         ("TRANSFER", S::ALL_TRANSFER),
         ("HOST", S::HOST),
     ]
@@ -121,6 +114,45 @@ pub fn table_grid(profile: &Profile) -> TableGrid {
 }
 
 impl TableGrid {
+    /// The table for a terminal of `width` columns: per table row, the stages where its access is
+    /// legal, grouped by what a barrier does there, each group's first-scope (`src`) and
+    /// second-scope (`dst`) operations on lines of their own.
+    ///
+    /// ```text
+    /// SHADER_WRITE
+    ///   at VERTEX_SHADER, FRAGMENT_SHADER, COMPUTE_SHADER
+    ///     src  flush L2
+    ///     dst  invalidate L2
+    /// ```
+    pub fn render_rows(&self, width: usize) -> String {
+        let mut out = String::new();
+        for r in &self.rows {
+            out.push_str(&match &r.stages {
+                Some(s) => format!("{} (at {s} only)\n", r.access),
+                None => format!("{}\n", r.access),
+            });
+            // Columns with the same cell, in column order of their first appearance.
+            let mut groups: Vec<(&GridCell, Vec<&str>)> = Vec::new();
+            for (cell, column) in r.cells.iter().zip(&self.columns).filter(|(c, _)| c.legal) {
+                match groups.iter_mut().find(|(c, _)| *c == cell) {
+                    Some((_, cols)) => cols.push(column),
+                    None => groups.push((cell, vec![column])),
+                }
+            }
+            if groups.is_empty() {
+                out.push_str("  never legal\n");
+            }
+            for (cell, cols) in groups {
+                out.push_str(&wrap("  at ", "     ", &cols, width));
+                let side = |name: &str, ops: &Option<Vec<String>>| {
+                    ops.as_ref().map(|o| wrap(&format!("    {name}  "), "         ", &[if o.is_empty() { "nothing".to_string() } else { o.join(", ") }].iter().map(String::as_str).collect::<Vec<_>>(), width))
+                };
+                out.extend([side("src", &cell.src), side("dst", &cell.dst)].into_iter().flatten());
+            }
+        }
+        out
+    }
+
     /// The grid as aligned text, one line per table row, `|` between columns.
     pub fn render(&self) -> String {
         let mut table: Vec<Vec<String>> = Vec::new();
@@ -150,4 +182,29 @@ impl TableGrid {
         }
         out
     }
+}
+
+/// `items` joined with `, ` after `first`, wrapped before `width` columns onto lines that start
+/// with `rest`.
+fn wrap(first: &str, rest: &str, items: &[&str], width: usize) -> String {
+    let mut out = String::new();
+    let mut line = first.to_string();
+    let mut fresh = true;
+    for (k, item) in items.iter().enumerate() {
+        let piece = if k + 1 < items.len() { format!("{item},") } else { item.to_string() };
+        if !fresh && line.chars().count() + 1 + piece.chars().count() > width {
+            out.push_str(line.trim_end());
+            out.push('\n');
+            line = rest.to_string();
+            fresh = true;
+        }
+        if !fresh {
+            line.push(' ');
+        }
+        line.push_str(&piece);
+        fresh = false;
+    }
+    out.push_str(line.trim_end());
+    out.push('\n');
+    out
 }
