@@ -165,7 +165,14 @@ fn cli_synopsis_matches_help() {
     for line in synopsis.lines() {
         let line = line.split('#').next().unwrap();
         if let Some(rest) = line.strip_prefix("gpusim ") {
-            per_command.push((rest.split_whitespace().next().unwrap().to_string(), Vec::new()));
+            // `gpusim profile list | show ...` and `gpusim profile check ...` are two commands.
+            let mut words = rest.split_whitespace();
+            let name = match (words.next().unwrap(), words.next()) {
+                ("profile", Some("check")) => "profile check".to_string(),
+                ("profile", _) => "profile show".to_string(),
+                (first, _) => first.to_string(),
+            };
+            per_command.push((name, Vec::new()));
         }
         let opts = &mut per_command.last_mut().expect("a synopsis line starts with `gpusim`").1;
         for word in line.split(|c: char| c.is_whitespace() || c == '[' || c == ']') {
@@ -177,9 +184,10 @@ fn cli_synopsis_matches_help() {
         }
     }
     let names: Vec<&str> = per_command.iter().map(|(c, _)| c.as_str()).collect();
-    assert_eq!(names, ["demo", "run", "graph", "profile", "check", "replay"], "{synopsis}");
+    assert_eq!(names, ["demo", "run", "graph", "profile show", "profile check", "check", "replay"], "{synopsis}");
     for (command, mut shown) in per_command {
-        let help_args: Vec<&str> = if command == "profile" { vec!["profile", "show", "--help"] } else { vec![command.as_str(), "--help"] };
+        let mut help_args: Vec<&str> = command.split(' ').collect();
+        help_args.push("--help");
         let help = String::from_utf8(gpusim_in(root(), &help_args).stdout).unwrap();
         let mut real: Vec<String> = help
             .split(|c: char| c.is_whitespace() || c == ',')

@@ -1,4 +1,5 @@
-//! `gpusim profile list` and `gpusim profile show NAME|FILE [--json]`.
+//! `gpusim profile list`, `gpusim profile show NAME|FILE [--json | --toml | --grid]` and
+//! `gpusim profile check NAME|FILE` (in `profile_check.rs`).
 
 use std::fmt::Write as _;
 use std::process::ExitCode;
@@ -39,6 +40,10 @@ enum ProfileCommand {
         #[arg(long)]
         grid: bool,
     },
+    /// Check a profile's barrier table against its machine: random correctly synchronized
+    /// programs must all match their reference runs; the first that does not is shrunk and
+    /// reported with the table rows involved; then the rows no program needs are named.
+    Check(super::profile_check::CheckArgs),
 }
 
 /// Runs `gpusim profile ...`.
@@ -54,6 +59,7 @@ pub fn run(args: ProfileArgs) -> Result<ExitCode, CliError> {
             }
             super::print_out(&out)?;
         }
+        ProfileCommand::Check(args) => return super::profile_check::run(args),
         ProfileCommand::Show { profile, json, toml, grid: wide } => {
             let p = Profile::load(&profile)?;
             if toml {

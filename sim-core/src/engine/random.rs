@@ -1,0 +1,466 @@
+//! Random correctly synchronized programs: what `gpusim profile check` runs against a barrier
+//! table, and what the engine's property tests run on every built-in profile.
+//!
+//! # Design
+//! A program is a list of [`Op`]s on a few small device buffers: fills, updates, copies, three
+//! kernels (one reads through the uniform cache, one picks a winner with atomics), writes of
+//! neighbouring bytes by a dispatch and a copy at once, a host write beside a dispatch's write
+//! of the same lines, and hand-offs to a new submission (on either queue, after a fence, queue
+//! or device wait, perhaps released by an event). [`build`] places exactly the synchronization
+//! each op needs against what came before it, per buffer: a read after a write, or a write after
+//! a write, gets a barrier whose first scope is the writers' stages and accesses and whose second
+//! is the op's; a write after reads gets an execution dependency on the readers' stages; writes
+//! of disjoint bytes get nothing (Vulkan's memory locations are bytes). A hand-off starts afresh:
+//! the host's wait (a fence signal's availability operation covers every write) and the next
+//! submission's visibility operation cover everything before it. [`build_weakened`] drops or
+//! narrows some of those barriers, for tests that need hazards.
+
+use crate::engine::rng::Rng;
+use crate::engine::workload::*;
+use crate::sync::{AccessFlags2 as A, PipelineStageFlags2 as S};
+
+/// Words in each buffer.
+pub const WORDS: u64 = 256;
+/// Bytes in each buffer.
+pub const BYTES: u64 = WORDS * 4;
+/// Buffers the ops choose from.
+pub const BUFFERS: usize = 4;
+/// The counter [`Op::Winner`] uses: one more buffer, zeroed before each use.
+const COUNTER: usize = BUFFERS;
+/// Bytes of a line the neighbouring-write ops split: each writer writes one half of every line.
+const LINE: u64 = 64;
+
+const ADD: &str = r#"
+@group(0) @binding(0) var<storage, read> src: array<u32>;
+@group(0) @binding(1) var<storage, read_write> dst: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    dst[id.x] = src[id.x] * 3u + id.x;
+}
+"#;
+
+const UNIFORM: &str = r#"
+struct U { v: array<vec4<u32>, 16> }
+@group(0) @binding(0) var<uniform> u: U;
+@group(0) @binding(1) var<storage, read_write> dst: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    dst[id.x] = u.v[id.x % 16u].y + dst[id.x];
+}
+"#;
+
+/// Workgroups race for a counter; the one that gets 0 sums `src` and writes the sum and its id.
+const WINNER: &str = r#"
+@group(0) @binding(0) var<storage, read> src: array<u32>;
+@group(0) @binding(1) var<storage, read_write> dst: array<u32>;
+@group(0) @binding(2) var<storage, read_write> counter: atomic<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wg: vec3<u32>) {
+    if li == 0u {
+        if atomicAdd(&counter, 1u) == 0u {
+            var s = 0u;
+            for (var i = 0u; i < 64u; i++) { s += src[i]; }
+            dst[0] = s;
+            dst[1] = wg.x;
+        }
+    }
+}
+"#;
+
+/// Writes the first half (8 words) of every 64-byte line of `dst`, leaving the other half to
+/// another writer.
+const FIRST_HALVES: &str = r#"
+@group(0) @binding(0) var<storage, read_write> dst: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    dst[(id.x / 8u) * 16u + id.x % 8u] = 0x51000000u + id.x;
+}
+"#;
+
+/// How the host hands work from one submission to the next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wait {
+    /// vkWaitForFences on the last submission's fence.
+    Fence,
+    /// vkQueueWaitIdle on its queue.
+    QueueIdle,
+    /// vkDeviceWaitIdle.
+    DeviceIdle,
+}
+
+/// One operation of a random program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Op {
+    /// vkCmdFillBuffer of the whole buffer.
+    Fill {
+        /// Buffer index.
+        dst: usize,
+        /// The pattern.
+        value: u32,
+    },
+    /// vkCmdUpdateBuffer of one word.
+    Update {
+        /// Buffer index.
+        dst: usize,
+        /// Word index.
+        word: u64,
+        /// The value.
+        value: u32,
+    },
+    /// vkCmdCopyBuffer of the whole buffer.
+    Copy {
+        /// Source buffer index.
+        src: usize,
+        /// Destination buffer index.
+        dst: usize,
+    },
+    /// A dispatch: `dst[i] = src[i] * 3 + i`.
+    Add {
+        /// Source buffer index.
+        src: usize,
+        /// Destination buffer index.
+        dst: usize,
+    },
+    /// A dispatch reading `src` through the uniform cache: `dst[i] += src[i % 16].y`.
+    Uniform {
+        /// Source buffer index (a uniform buffer).
+        src: usize,
+        /// Destination buffer index (read and written).
+        dst: usize,
+    },
+    /// Atomics pick the workgroup that reads `src` and writes `dst`.
+    Winner {
+        /// Source buffer index.
+        src: usize,
+        /// Destination buffer index.
+        dst: usize,
+    },
+    /// A dispatch writes the first half of every 64-byte line of `dst` and a copy the second
+    /// half from `src`, with nothing between them: they write different bytes.
+    Halves {
+        /// The copy's source buffer index.
+        src: usize,
+        /// Destination buffer index.
+        dst: usize,
+    },
+    /// A dispatch writes the first half of every 64-byte line of a HOST_COHERENT buffer; after
+    /// the host waits for it, the host writes the second halves, and the next submission runs.
+    HostBeside,
+    /// Start a new submission on the same queue.
+    Split,
+    /// Start a new submission on `queue` after a host wait for the last one; `gated`: submit it
+    /// before that wait, held by an event the host sets after it.
+    Handoff {
+        /// The queue (0 or 1).
+        queue: usize,
+        /// How the host waits.
+        wait: Wait,
+        /// Held by an event the host sets after the wait.
+        gated: bool,
+    },
+}
+
+impl Op {
+    /// A random op, from `rng`.
+    pub fn random(rng: &mut Rng) -> Op {
+        let b = |rng: &mut Rng| rng.below(BUFFERS as u64) as usize;
+        let pair = |rng: &mut Rng| {
+            let s = b(rng);
+            (s, (s + 1 + rng.below(BUFFERS as u64 - 1) as usize) % BUFFERS)
+        };
+        match rng.below(20) {
+            0..=2 => Op::Fill { dst: b(rng), value: rng.below(1 << 32) as u32 },
+            3 | 4 => Op::Update { dst: b(rng), word: rng.below(WORDS), value: rng.below(1 << 32) as u32 },
+            5..=7 => pair(rng).into_copy(),
+            8..=10 => {
+                let (src, dst) = pair(rng);
+                Op::Add { src, dst }
+            }
+            11 | 12 => {
+                let (src, dst) = pair(rng);
+                Op::Uniform { src, dst }
+            }
+            13 => {
+                let (src, dst) = pair(rng);
+                Op::Winner { src, dst }
+            }
+            14 => {
+                let (src, dst) = pair(rng);
+                Op::Halves { src, dst }
+            }
+            15 => Op::HostBeside,
+            16 => Op::Split,
+            _ => {
+                let queue = rng.below(2) as usize;
+                let gated = queue == 1 && rng.below(2) == 1;
+                let wait = if gated { Wait::Fence } else { [Wait::Fence, Wait::QueueIdle, Wait::DeviceIdle][rng.below(3) as usize] };
+                Op::Handoff { queue, wait, gated }
+            }
+        }
+    }
+
+    /// The op in words, for a report: `vkCmdCopyBuffer B1 -> B3`.
+    pub fn text(&self) -> String {
+        match self {
+            Op::Fill { dst, value } => format!("vkCmdFillBuffer B{dst} with 0x{value:08x}"),
+            Op::Update { dst, word, value } => format!("vkCmdUpdateBuffer B{dst} word {word} = 0x{value:08x}"),
+            Op::Copy { src, dst } => format!("vkCmdCopyBuffer B{src} -> B{dst}"),
+            Op::Add { src, dst } => format!("vkCmdDispatch add: B{dst}[i] = B{src}[i] * 3 + i"),
+            Op::Uniform { src, dst } => format!("vkCmdDispatch uniform: B{dst}[i] += B{src} (uniform buffer)[i % 16].y"),
+            Op::Winner { src, dst } => format!("vkCmdFillBuffer counter = 0, then vkCmdDispatch winner: B{src} summed into B{dst} by the workgroup that wins an atomic"),
+            Op::Halves { src, dst } => format!("vkCmdDispatch writes the first half of each 64-byte line of B{dst} while vkCmdCopyBuffer writes the second halves from B{src}"),
+            Op::HostBeside => "vkCmdDispatch writes the first half of each 64-byte line of host-visible H; after the wait the host writes the second halves; a new submission".into(),
+            Op::Split => "a new vkQueueSubmit on the same queue".into(),
+            Op::Handoff { queue, wait, gated } => format!(
+                "the host waits ({}) and submits to q{queue}{}",
+                match wait {
+                    Wait::Fence => "vkWaitForFences",
+                    Wait::QueueIdle => "vkQueueWaitIdle",
+                    Wait::DeviceIdle => "vkDeviceWaitIdle",
+                },
+                if *gated { ", submitted earlier and released by vkSetEvent" } else { "" }
+            ),
+        }
+    }
+}
+
+trait IntoCopy {
+    fn into_copy(self) -> Op;
+}
+
+impl IntoCopy for (usize, usize) {
+    fn into_copy(self) -> Op {
+        Op::Copy { src: self.0, dst: self.1 }
+    }
+}
+
+/// `n` random ops from `rng`.
+pub fn random_ops(rng: &mut Rng, n: usize) -> Vec<Op> {
+    (0..n).map(|_| Op::random(rng)).collect()
+}
+
+/// What becomes of a barrier in a weakened program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Weaken {
+    /// As needed.
+    Keep,
+    /// Left out.
+    Drop,
+    /// srcAccessMask NONE.
+    NoSrcAccess,
+    /// dstAccessMask NONE.
+    NoDstAccess,
+}
+
+/// The correctly synchronized program of `ops` ([`build_weakened`] with every barrier kept).
+pub fn build(ops: &[Op]) -> Workload {
+    build_weakened(ops, &[Weaken::Keep])
+}
+
+/// (stage, read accesses, write accesses) of an operation on a buffer it reads / writes.
+fn usage(op: &Op) -> (S, A, A) {
+    match op {
+        Op::Fill { .. } | Op::Update { .. } => (S::CLEAR, A::NONE, A::TRANSFER_WRITE),
+        Op::Copy { .. } => (S::COPY, A::TRANSFER_READ, A::TRANSFER_WRITE),
+        Op::Add { .. } => (S::COMPUTE_SHADER, A::SHADER_STORAGE_READ, A::SHADER_STORAGE_WRITE),
+        Op::Uniform { .. } => (S::COMPUTE_SHADER, A::UNIFORM_READ, A::SHADER_STORAGE_WRITE),
+        Op::Winner { .. } => (S::COMPUTE_SHADER, A::SHADER_STORAGE_READ, A::SHADER_STORAGE_WRITE),
+        Op::Halves { .. } => (S::COMPUTE_SHADER | S::COPY, A::TRANSFER_READ, A::SHADER_STORAGE_WRITE | A::TRANSFER_WRITE),
+        Op::HostBeside | Op::Split | Op::Handoff { .. } => (S::NONE, A::NONE, A::NONE),
+    }
+}
+
+/// [`build`], with the k-th barrier weakened as `weaken[k % len]` says.
+pub fn build_weakened(ops: &[Op], weaken: &[Weaken]) -> Workload {
+    let mut barrier_count = 0usize;
+    let mut w = Workload::new("random-synchronized");
+    let mut bufs: Vec<BufferId> = (0..BUFFERS).map(|i| w.device_buffer(format!("B{i}"), BYTES)).collect();
+    bufs.push(w.device_buffer("counter", 256));
+    let add = w.wgsl_pipeline("add", ADD, "main").unwrap();
+    let uni = w.wgsl_pipeline("uniform", UNIFORM, "main").unwrap();
+    let winner = w.wgsl_pipeline("winner", WINNER, "main").unwrap();
+    let halves = w.wgsl_pipeline("first_halves", FIRST_HALVES, "main").unwrap();
+    w.queue("q1");
+    // Host-visible memory the device and the host write halves of each line of.
+    let shared = w.memory("H", BYTES, MemoryProperties::parse("HOST_VISIBLE|HOST_COHERENT").unwrap());
+    let shared_buf = w.buffer("H", shared, 0, BYTES);
+    // Host scratch the device never touches, written and never flushed.
+    let scratch = w.memory("scratch", 4096, MemoryProperties::parse("HOST_VISIBLE|HOST_CACHED").unwrap());
+    w.host(HostOp::HostWrite { memory: scratch, offset: 100, data: vec![0xA5; 300] });
+    // Per buffer: last writer (stage, write access) and readers since (stage).
+    let mut writer: Vec<Option<(S, A)>> = vec![None; BUFFERS + 1];
+    let mut readers: Vec<S> = vec![S::NONE; BUFFERS + 1];
+    // Segments: (queue, how the host waits for the one before, gated, commands, host writes
+    // after that wait and before the submissions).
+    type Segment = (usize, Wait, bool, Vec<Vec<Command>>, Vec<HostOp>);
+    let mut segs: Vec<Segment> = vec![(0, Wait::Fence, false, vec![Vec::new()], Vec::new())];
+    let lines = BYTES / LINE;
+    // One invocation per word of the first halves: 8 words a line, 64 invocations a workgroup.
+    let half_groups = [(lines * (LINE / 2 / 4)).div_ceil(64) as u32, 1, 1];
+    let bind = |binding, buffer| BufferBinding { set: 0, binding, buffer, offset: 0, range: None };
+    // A winner is a zeroing fill of the counter, then the dispatch.
+    let mut expanded = Vec::new();
+    for op in ops {
+        if let Op::Winner { .. } = op {
+            expanded.push(Op::Fill { dst: COUNTER, value: 0 });
+        }
+        expanded.push(op.clone());
+    }
+    for op in &expanded {
+        match *op {
+            Op::Split => {
+                segs.last_mut().unwrap().3.push(Vec::new());
+                continue;
+            }
+            Op::Handoff { queue, wait, gated } => {
+                segs.push((queue, wait, gated, vec![Vec::new()], Vec::new()));
+                writer.iter_mut().for_each(|x| *x = None);
+                readers.iter_mut().for_each(|x| *x = S::NONE);
+                continue;
+            }
+            Op::HostBeside => {
+                // The dispatch writes the first halves; the host, after its wait, the second
+                // halves of the same lines (different bytes: no barrier, no flush); then a new
+                // submission, whose domain operation must not write the device's lines back
+                // over the host's bytes.
+                segs.last_mut().unwrap().3.last_mut().unwrap().push(Command::Dispatch {
+                    pipeline: halves,
+                    group_count: half_groups,
+                    base_group: [0; 3],
+                    bindings: vec![bind(0, shared_buf)],
+                    push_constants: vec![],
+                });
+                let writes = (0..lines).map(|l| HostOp::HostWrite { memory: shared, offset: l * LINE + LINE / 2, data: vec![0xB0 | (l as u8 & 0xF); (LINE / 2) as usize] }).collect();
+                segs.push((0, Wait::Fence, false, vec![Vec::new()], writes));
+                writer.iter_mut().for_each(|x| *x = None);
+                readers.iter_mut().for_each(|x| *x = S::NONE);
+                continue;
+            }
+            _ => {}
+        }
+        let (stage, read_access, write_access) = usage(op);
+        let (reads, writes): (Vec<usize>, Vec<usize>) = match *op {
+            Op::Fill { dst, .. } | Op::Update { dst, .. } => (vec![], vec![dst]),
+            Op::Copy { src, dst } | Op::Add { src, dst } => (vec![src], vec![dst]),
+            Op::Uniform { src, dst } => (vec![src, dst], vec![dst]),
+            Op::Winner { src, dst } => (vec![src, COUNTER], vec![dst, COUNTER]),
+            Op::Halves { src, dst } => (vec![src], vec![dst]),
+            Op::Split | Op::Handoff { .. } | Op::HostBeside => unreachable!("handled above"),
+        };
+        let (mut src_stage, mut src_access, mut dst_access) = (S::NONE, A::NONE, A::NONE);
+        for &b in &reads {
+            if let Some((s, a)) = writer[b] {
+                src_stage |= s;
+                src_access |= a;
+                // The uniform kernel reads its source through U$ and its destination as storage.
+                dst_access |= match *op {
+                    Op::Uniform { src, .. } if src == b => A::UNIFORM_READ,
+                    Op::Uniform { .. } => A::SHADER_STORAGE_READ,
+                    _ => read_access,
+                };
+            }
+        }
+        for &b in &writes {
+            if let Some((s, a)) = writer[b] {
+                src_stage |= s;
+                src_access |= a;
+                dst_access |= write_access;
+            }
+            src_stage |= readers[b];
+        }
+        let cbs = &mut segs.last_mut().unwrap().3;
+        if !src_stage.is_empty() {
+            let how = weaken[barrier_count % weaken.len()];
+            barrier_count += 1;
+            let (sa, da) = match how {
+                Weaken::Keep | Weaken::Drop => (src_access, dst_access),
+                Weaken::NoSrcAccess => (A::NONE, dst_access),
+                Weaken::NoDstAccess => (src_access, A::NONE),
+            };
+            if !matches!(how, Weaken::Drop) {
+                cbs.last_mut().unwrap().push(Command::PipelineBarrier(DependencyInfo::memory(src_stage, sa, stage, da)));
+            }
+        }
+        for &b in &reads {
+            readers[b] |= stage;
+        }
+        for &b in &writes {
+            writer[b] = Some((stage, write_access));
+            readers[b] = S::NONE;
+        }
+        let groups = [(WORDS / 64) as u32, 1, 1];
+        if let Op::Halves { src, dst } = *op {
+            // Two writers of one buffer at once, each of its own bytes.
+            let cb = cbs.last_mut().unwrap();
+            cb.push(Command::Dispatch { pipeline: halves, group_count: half_groups, base_group: [0; 3], bindings: vec![bind(0, bufs[dst])], push_constants: vec![] });
+            let regions = (0..lines).map(|l| BufferCopy { src_offset: l * LINE + LINE / 2, dst_offset: l * LINE + LINE / 2, size: LINE / 2 }).collect();
+            cb.push(Command::CopyBuffer { src: bufs[src], dst: bufs[dst], regions });
+            continue;
+        }
+        let cmd = match *op {
+            Op::Fill { dst, value } => Command::FillBuffer { dst: bufs[dst], offset: 0, size: None, data: value },
+            Op::Update { dst, word, value } => Command::UpdateBuffer { dst: bufs[dst], offset: word * 4, data: value.to_le_bytes().to_vec() },
+            Op::Copy { src, dst } => Command::CopyBuffer { src: bufs[src], dst: bufs[dst], regions: vec![BufferCopy { src_offset: 0, dst_offset: 0, size: BYTES }] },
+            Op::Add { src, dst } => Command::Dispatch { pipeline: add, group_count: groups, base_group: [0; 3], bindings: vec![bind(0, bufs[src]), bind(1, bufs[dst])], push_constants: vec![] },
+            Op::Uniform { src, dst } => Command::Dispatch { pipeline: uni, group_count: groups, base_group: [0; 3], bindings: vec![bind(0, bufs[src]), bind(1, bufs[dst])], push_constants: vec![] },
+            Op::Winner { src, dst } => Command::Dispatch {
+                pipeline: winner,
+                group_count: groups,
+                base_group: [0; 3],
+                bindings: vec![bind(0, bufs[src]), bind(1, bufs[dst]), bind(2, bufs[COUNTER])],
+                push_constants: vec![],
+            },
+            Op::Halves { .. } | Op::Split | Op::Handoff { .. } | Op::HostBeside => unreachable!("handled above"),
+        };
+        cbs.last_mut().unwrap().push(cmd);
+    }
+    // Each segment: its submissions on its queue, the last with a fence; the host waits for
+    // the segment before it first (a gated one is submitted before that wait and released by
+    // an event the host sets after it).
+    let mut last_fence: Option<FenceId> = None;
+    let mut prev_queue = 0;
+    for (k, (queue, wait, gated, cbs, host_writes)) in segs.into_iter().enumerate() {
+        let fence = w.fence(format!("f{k}"));
+        let event = gated.then(|| w.event(format!("e{k}")));
+        let n = cbs.len();
+        let mut subs = Vec::new();
+        for (i, mut cmds) in cbs.into_iter().enumerate() {
+            if i == 0
+                && let Some(e) = event
+            {
+                cmds.insert(0, Command::WaitEvents {
+                    events: vec![e],
+                    dependency: DependencyInfo::memory(S::HOST, A::HOST_WRITE, S::ALL_COMMANDS, A::MEMORY_READ | A::MEMORY_WRITE),
+                });
+            }
+            let cb = w.command_buffer(format!("s{k}cb{i}"), cmds);
+            subs.push((cb, (i + 1 == n).then_some(fence)));
+        }
+        let host_wait = |w: &mut Workload| match (last_fence, wait) {
+            (None, _) => {}
+            (Some(f), Wait::Fence) => w.host(HostOp::WaitForFences(vec![f])),
+            (Some(_), Wait::QueueIdle) => w.host(HostOp::QueueWaitIdle(prev_queue)),
+            (Some(_), Wait::DeviceIdle) => w.host(HostOp::DeviceWaitIdle),
+        };
+        if let Some(e) = event {
+            for (cb, f) in subs {
+                w.submit(queue, vec![cb], f);
+            }
+            host_wait(&mut w);
+            w.host(HostOp::SetEvent(e));
+        } else {
+            host_wait(&mut w);
+            for op in host_writes {
+                w.host(op);
+            }
+            for (cb, f) in subs {
+                w.submit(queue, vec![cb], f);
+            }
+        }
+        last_fence = Some(fence);
+        prev_queue = queue;
+    }
+    w.host(HostOp::WaitForFences(vec![last_fence.unwrap()]));
+    w.host(HostOp::HostWrite { memory: scratch, offset: 2000, data: vec![0x5A; 64] });
+    w
+}

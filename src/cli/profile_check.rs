@@ -1,0 +1,256 @@
+//! `gpusim profile check PROFILE`: is the barrier table right for its machine?
+//!
+//! Random correctly synchronized programs (`sim_core::engine::random`) run on the profile, in
+//! parallel, each on a few schedule seeds; the first that differs from its reference run is
+//! shrunk (`sim_core::engine::soundness`) and reported with what it read and the table rows
+//! involved. On a sound profile, each row is then removed in turn and the same programs run
+//! again: rows whose removal corrupts none are reported as never needed.
+
+use std::fmt::Write as _;
+use std::process::ExitCode;
+
+use rayon::prelude::*;
+use serde_json::json;
+use sim_core::engine::random::Op;
+use sim_core::engine::soundness::{corrupts, program, shrink, without_row};
+use sim_core::engine::{Command, CommandRef, RunResult, Workload, Writer};
+use sim_core::profile::Profile;
+use sim_core::sync::{AccessFlags2 as A, PipelineStageFlags2 as S, Scope, StageAccess};
+
+use super::CliError;
+use super::report::command_text;
+use super::run::Format;
+
+/// The most programs one check may ask for.
+pub const MAX_PROGRAMS: u64 = 100_000;
+
+/// Arguments of `gpusim profile check`.
+#[derive(clap::Args, Debug)]
+pub struct CheckArgs {
+    /// A built-in profile name or a profile file (TOML).
+    pub profile: String,
+    /// Random programs to run.
+    #[arg(long, default_value_t = 64)]
+    pub programs: u64,
+    /// Most operations in a program.
+    #[arg(long, default_value_t = 10)]
+    pub ops: usize,
+    /// Schedule seeds each program runs on (0, 1, ...).
+    #[arg(long, default_value_t = 2)]
+    pub schedules: u64,
+    /// The seed the programs are drawn from.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Skip the search for rows no program needs (it runs every program once per row).
+    #[arg(long)]
+    pub no_rows: bool,
+    /// Report format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub report: Format,
+}
+
+/// A program that corrupted, shrunk.
+struct Failure {
+    index: u64,
+    original_ops: usize,
+    ops: Vec<Op>,
+    schedule: u64,
+    run: RunResult,
+    workload: Workload,
+}
+
+/// Runs `gpusim profile check ...`.
+pub fn run(args: CheckArgs) -> Result<ExitCode, CliError> {
+    if args.programs == 0 || args.programs > MAX_PROGRAMS {
+        return Err(format!("--programs {} is not between 1 and {MAX_PROGRAMS}", args.programs).into());
+    }
+    if args.ops == 0 || args.ops > 64 {
+        return Err(format!("--ops {} is not between 1 and 64", args.ops).into());
+    }
+    if args.schedules == 0 || args.schedules > 64 {
+        return Err(format!("--schedules {} is not between 1 and 64", args.schedules).into());
+    }
+    let p = Profile::load(&args.profile)?;
+    let programs: Vec<Vec<Op>> = (0..args.programs).map(|i| program(args.seed, i, args.ops)).collect();
+    let err = |e: sim_core::engine::WorkloadError| -> CliError { format!("a random program does not run on profile `{}`: {e}", p.name).into() };
+    // Which programs corrupt, in program order whatever the threads.
+    let outcomes: Vec<Result<bool, String>> = programs.par_iter().map(|ops| corrupts(&p, ops, args.schedules).map(|c| c.is_some()).map_err(|e| e.to_string())).collect();
+    let mut first = None;
+    for (i, o) in outcomes.into_iter().enumerate() {
+        if o.map_err(|e| -> CliError { format!("a random program does not run on profile `{}`: {e}", p.name).into() })? && first.is_none() {
+            first = Some(i);
+        }
+    }
+    let failure = match first {
+        Some(i) => {
+            let ops = shrink(&p, &programs[i], args.schedules).map_err(err)?;
+            let (schedule, run) = corrupts(&p, &ops, args.schedules).map_err(err)?.ok_or("the shrunk program no longer corrupts")?;
+            Some(Failure { index: i as u64, original_ops: programs[i].len(), workload: sim_core::engine::random::build(&ops), ops, schedule, run })
+        }
+        None => None,
+    };
+    // Rows no program needs, on a sound table.
+    let rows: Option<Vec<bool>> = if failure.is_none() && !args.no_rows {
+        let needed: Result<Vec<bool>, String> = (0..p.barriers.rows.len())
+            .map(|r| {
+                let q = without_row(&p, r);
+                let any: Vec<Result<bool, String>> = programs.par_iter().map(|ops| corrupts(&q, ops, args.schedules).map(|c| c.is_some()).map_err(|e| e.to_string())).collect();
+                any.into_iter().try_fold(false, |acc, x| x.map(|c| acc || c))
+            })
+            .collect();
+        Some(needed.map_err(|e| -> CliError { e.into() })?)
+    } else {
+        None
+    };
+    let out = match args.report {
+        Format::Text => text(&p, &args, failure.as_ref(), rows.as_deref()),
+        Format::Json => format!("{}\n", serde_json::to_string_pretty(&json_report(&p, &args, failure.as_ref(), rows.as_deref()))?),
+    };
+    super::print_out(&out)?;
+    Ok(if failure.is_some() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// The usage of the access command `at` of `w` made to the bytes of a finding: its write, or
+/// its read (through `via`).
+fn usage_of(w: &Workload, at: &CommandRef, read: bool, via: &str) -> Option<StageAccess> {
+    let cb = w.command_buffers.iter().find(|c| c.name == at.command_buffer)?;
+    let (stage, access) = match (cb.commands.get(at.command)?, read) {
+        (Command::FillBuffer { .. } | Command::UpdateBuffer { .. }, _) => (S::CLEAR, A::TRANSFER_WRITE),
+        (Command::CopyBuffer { .. }, true) => (S::COPY, A::TRANSFER_READ),
+        (Command::CopyBuffer { .. }, false) => (S::COPY, A::TRANSFER_WRITE),
+        (Command::Dispatch { .. }, true) if via == "U$" => (S::COMPUTE_SHADER, A::UNIFORM_READ),
+        (Command::Dispatch { .. }, true) => (S::COMPUTE_SHADER, A::SHADER_STORAGE_READ),
+        (Command::Dispatch { .. }, false) => (S::COMPUTE_SHADER, A::SHADER_STORAGE_WRITE),
+        _ => return None,
+    };
+    StageAccess::new(stage, access)
+}
+
+/// What the table does for `usage` on `scope`'s side, in words: `invalidate L1, T$ (SHADER_READ)`.
+fn rows_for(p: &Profile, usage: StageAccess, scope: Scope) -> String {
+    let rows = p.barriers.ops_for(usage, scope);
+    if rows.is_empty() {
+        return "nothing".into();
+    }
+    rows.iter().map(|(key, ops)| format!("{} ({key})", ops.iter().map(|o| o.to_string()).collect::<Vec<_>>().join(", "))).collect::<Vec<_>>().join("; ")
+}
+
+/// The sentence naming what the shrunk program showed and the table rows involved.
+fn what_it_showed(p: &Profile, f: &Failure) -> Vec<String> {
+    let w = &f.workload;
+    let writer = |wr: &Writer| match wr {
+        Writer::Command(c) => command_text(w, c),
+        Writer::Host { timeline } => format!("the host write at timeline[{timeline}]"),
+        Writer::Initial => "the initial zeroes".into(),
+    };
+    let mut lines = Vec::new();
+    if let Some(x) = f.run.findings.first() {
+        lines.push(format!(
+            "{} read bytes [{}, {}) of {} through {}: it saw {}, where the reference run saw {}.",
+            command_text(w, &x.at),
+            x.offset,
+            x.offset + x.size,
+            x.resource,
+            x.via,
+            writer(&x.seen_write),
+            writer(&x.expected_write)
+        ));
+        let src = match &x.expected_write {
+            Writer::Command(c) => usage_of(w, c, false, ""),
+            Writer::Host { .. } => StageAccess::new(S::HOST, A::HOST_WRITE),
+            Writer::Initial => None,
+        };
+        if let (Some(src), Some(dst)) = (src, usage_of(w, &x.at, true, &x.via)) {
+            lines.push(format!(
+                "Table rows involved: {} for {src} in a first scope; {} for {dst} in a second.",
+                rows_for(p, src, Scope::First),
+                rows_for(p, dst, Scope::Second)
+            ));
+        }
+    } else if let Some(d) = f.run.memory_differences.first() {
+        let place = d.buffer.as_ref().map(|(b, o)| format!("bytes [{o}, {}) of buffer {b}", o + d.size)).unwrap_or_else(|| format!("bytes [{}, {}) of {}", d.offset, d.offset + d.size, d.memory));
+        let bytes = |wr: &Writer| if matches!(wr, Writer::Initial) { "the initial zeroes".to_string() } else { format!("the bytes of {}", writer(wr)) };
+        lines.push(format!("At the end, {place} held {}, where the reference run left {}.", bytes(&d.seen_write), bytes(&d.expected_write)));
+        let usage = |wr: &Writer| match wr {
+            Writer::Command(c) => usage_of(w, c, false, ""),
+            Writer::Host { .. } => StageAccess::new(S::HOST, A::HOST_WRITE),
+            Writer::Initial => None,
+        };
+        if let (Some(a), Some(b)) = (usage(&d.seen_write), usage(&d.expected_write)) {
+            lines.push(format!("Table rows involved: {} for {a}; {} for {b} (both in a first scope).", rows_for(p, a, Scope::First), rows_for(p, b, Scope::First)));
+        }
+        lines.push("Writes of neighbouring bytes need no barrier: a cache that writes back whole lines over bytes it was not given is at fault, not a row.".into());
+    } else if let Some(h) = f.run.host_reads.iter().find(|h| h.differing_bytes > 0) {
+        lines.push(format!("The host read at timeline[{}] saw {} bytes that differ from the reference run's.", h.timeline, h.differing_bytes));
+    }
+    lines
+}
+
+fn text(p: &Profile, args: &CheckArgs, failure: Option<&Failure>, rows: Option<&[bool]>) -> String {
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "gpusim profile check: {}, {} random correctly synchronized programs (seed {}, up to {} operations, {} schedule(s) each)\n",
+        p.name, args.programs, args.seed, args.ops, args.schedules
+    );
+    match failure {
+        Some(f) => {
+            let _ = writeln!(
+                o,
+                "UNSOUND: program {} differs from its reference run on schedule seed {}; shrunk from {} operations to {}:",
+                f.index,
+                f.schedule,
+                f.original_ops,
+                f.ops.len()
+            );
+            for (k, op) in f.ops.iter().enumerate() {
+                let _ = writeln!(o, "  {}. {}", k + 1, op.text());
+            }
+            let _ = writeln!(o, "(each with the barriers its accesses need)\n");
+            for line in what_it_showed(p, f) {
+                let _ = writeln!(o, "{line}");
+            }
+        }
+        None => {
+            let _ = writeln!(o, "SOUND: no program differed from its reference run ({} runs).", args.programs * args.schedules);
+        }
+    }
+    if let Some(rows) = rows {
+        let unneeded: Vec<usize> = (0..rows.len()).filter(|&r| !rows[r]).collect();
+        let _ = writeln!(o, "\nRows some program needed: {} of {}.", rows.len() - unneeded.len(), rows.len());
+        if !unneeded.is_empty() {
+            let _ = writeln!(o, "Rows none of these programs needed (removing one alone corrupted none of them):");
+            for r in unneeded {
+                let row = &p.barriers.rows[r];
+                let ops = |x: &[sim_core::profile::table::OpSpec]| if x.is_empty() { "-".to_string() } else { x.iter().map(|o| o.to_string()).collect::<Vec<_>>().join(", ") };
+                let _ = writeln!(o, "  {}: src {}; dst {}", row.access, ops(&row.src), ops(&row.dst));
+            }
+            let _ = writeln!(o, "(graphics rows wait for the programs that use them: images and draws are not generated yet)");
+        }
+    }
+    o
+}
+
+fn json_report(p: &Profile, args: &CheckArgs, failure: Option<&Failure>, rows: Option<&[bool]>) -> serde_json::Value {
+    json!({
+        "gpusim_profile_check": 1,
+        "profile": p.name,
+        "programs": args.programs,
+        "seed": args.seed,
+        "ops": args.ops,
+        "schedules": args.schedules,
+        "sound": failure.is_none(),
+        "unsound": failure.map(|f| json!({
+            "program": f.index,
+            "schedule_seed": f.schedule,
+            "original_ops": f.original_ops,
+            "ops": f.ops.iter().map(Op::text).collect::<Vec<_>>(),
+            "explanation": what_it_showed(p, f),
+        })),
+        "rows": rows.map(|rows| rows.iter().enumerate().map(|(r, &needed)| json!({
+            "access": p.barriers.rows[r].access.to_string(),
+            "stages": p.barriers.rows[r].stages.map(|s| s.to_string()),
+            "needed": needed,
+        })).collect::<Vec<_>>()),
+    })
+}

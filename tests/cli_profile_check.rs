@@ -1,0 +1,69 @@
+//! `gpusim profile check`: every built-in profile is sound for a fixed, bounded set of random
+//! correctly synchronized programs; the non-conforming example profiles and a table with rows
+//! left out are caught, with a shrunk program and what it showed.
+
+use std::process::{Command, Output};
+
+fn gpusim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gpusim")).args(args).output().expect("run gpusim")
+}
+
+#[test]
+fn every_builtin_profile_is_sound() {
+    for p in ["seed-l2", "seed-vram", "ideal"] {
+        let out = gpusim(&["profile", "check", p, "--seed", "0", "--programs", "48", "--report", "json"]);
+        assert_eq!(out.status.code(), Some(0), "{p}: {}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        assert_eq!(r["sound"], true);
+        assert_eq!(r["programs"], 48);
+        // Every row is judged, needed or not.
+        let rows = r["rows"].as_array().expect("rows");
+        let table: serde_json::Value = serde_json::from_slice(&gpusim(&["profile", "show", p, "--json"]).stdout).expect("json");
+        assert_eq!(rows.len(), table["profile"]["barriers"]["rows"].as_array().map_or(0, Vec::len), "{p}");
+    }
+    // seed-l2's L1 must be invalidated for shader reads: some program needs that row.
+    let out = gpusim(&["profile", "check", "seed-l2", "--programs", "48", "--report", "json"]);
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let read = r["rows"].as_array().unwrap().iter().find(|x| x["access"] == "SHADER_READ").expect("a SHADER_READ row");
+    assert_eq!(read["needed"], true, "{r}");
+}
+
+#[test]
+fn the_line_dirty_profiles_are_caught() {
+    for (file, shows) in [("seed-l2-line-dirty-l2.toml", "host-visible H"), ("seed-vram-line-dirty-l2.toml", "first half of each 64-byte line")] {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/profiles/").to_string() + file;
+        let out = gpusim(&["profile", "check", &path, "--programs", "48", "--no-rows"]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{file}: {text}");
+        assert!(text.contains("UNSOUND: program") && text.contains("shrunk from"), "{text}");
+        assert!(text.contains(shows), "{file}: the shrunk program names the neighbouring writes: {text}");
+    }
+}
+
+#[test]
+fn a_table_missing_rows_is_caught_with_the_rows_involved() {
+    let dir = std::env::temp_dir().join(format!("gpusim-profile-check-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("no-l1-invalidate.toml");
+    // seed-l2 with only its uniform-cache row: shader reads never invalidate the L1.
+    std::fs::write(&file, "name = \"no-l1-invalidate\"\nbase = \"seed-l2\"\n\n[[barriers.rows]]\naccess = \"UNIFORM_READ\"\ndst = [\"invalidate U$\"]\n").unwrap();
+    let out = gpusim(&["profile", "check", file.to_str().unwrap(), "--programs", "64", "--report", "json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(r["sound"], false);
+    let ops = r["unsound"]["ops"].as_array().expect("ops");
+    assert!(!ops.is_empty() && ops.len() <= r["unsound"]["original_ops"].as_u64().unwrap() as usize);
+    let why = r["unsound"]["explanation"].as_array().expect("explanation").iter().map(|l| l.as_str().unwrap_or_default()).collect::<Vec<_>>().join(" ");
+    assert!(why.contains("Table rows involved") && why.contains("through L1"), "{why}");
+    assert_eq!(r["rows"], serde_json::Value::Null, "no row search on an unsound table");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_arguments_exit_2() {
+    for args in [&["profile", "check", "seed-l2", "--programs", "0"][..], &["profile", "check", "seed-l2", "--ops", "0"], &["profile", "check", "no-such-profile"]] {
+        let out = gpusim(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).starts_with("gpusim: error:"), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}
