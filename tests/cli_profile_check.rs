@@ -10,7 +10,10 @@ fn gpusim(args: &[&str]) -> Output {
 
 #[test]
 fn every_builtin_profile_is_sound() {
-    for p in ["seed-l2", "seed-vram", "ideal"] {
+    let list = String::from_utf8(gpusim(&["profile", "list"]).stdout).expect("utf-8");
+    let names: Vec<&str> = list.lines().filter_map(|l| l.split_whitespace().next()).collect();
+    assert!(names.len() >= 4, "{list}");
+    for p in names {
         let out = gpusim(&["profile", "check", p, "--seed", "0", "--programs", "48", "--report", "json"]);
         assert_eq!(out.status.code(), Some(0), "{p}: {}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
         let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");

@@ -11,7 +11,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-const PROFILES: [&str; 3] = ["seed-l2", "seed-vram", "ideal"];
+const PROFILES: [&str; 4] = ["seed-l2", "seed-vram", "ideal", "nvidia-like"];
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -96,7 +96,7 @@ fn the_ideal_profile_has_no_caches_and_plans_nothing() {
 
 #[test]
 fn builtins_load_and_round_trip_through_toml() {
-    assert_eq!(Profile::builtin_names(), vec!["seed-l2", "seed-vram", "ideal"]);
+    assert_eq!(Profile::builtin_names(), vec!["seed-l2", "seed-vram", "ideal", "nvidia-like"]);
     for name in Profile::builtin_names() {
         let p = Profile::builtin(name).unwrap();
         assert_eq!(p.name, name);

@@ -150,8 +150,10 @@ fn wrap_words(first: &str, rest: &str, text: &str, width: usize) -> String {
 /// The whole profile as TOML: every field and row, starting from nothing (`base = "none"`), so
 /// that it loads back to the same profile wherever the file is put.
 fn complete_toml(p: &Profile) -> Result<String, CliError> {
-    let complete = Profile { base: Some("none".into()), ..p.clone() };
-    let body = toml::to_string(&complete).map_err(|e| format!("profile `{}` does not print as TOML: {e}", p.name))?;
+    let body = Profile { base: Some("none".into()), ..p.clone() }.to_toml_string();
+    if body.is_empty() {
+        return Err(format!("profile `{}` does not print as TOML", p.name).into());
+    }
     Ok(format!(
         "# The complete profile `{}`, as `gpusim profile show {} --toml` prints it: every field,\n# with `base = \"none\"`, so the file stands alone. Fields are documented in\n# sim-core/src/profile/machine.rs; docs/PROFILES.md says what the built-in ones promise.\n\n{body}",
         p.name, p.name

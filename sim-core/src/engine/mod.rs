@@ -541,7 +541,7 @@ pub fn run_workload(workload: &Workload, profile: &Profile, seed: u64) -> Result
 /// [`run_workload`] with what to record and where to stop.
 pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, options: &RunOptions) -> Result<RunResult, WorkloadError> {
     let (prog, config) = checked_program(workload, profile, &options.limits)?;
-    let stream = stream::Stream::lower(&prog)?;
+    let stream = stream::Stream::lower_with(&prog, profile.policies.execution_order)?;
     let mut reference = reference::reference_run_noting(&prog, &stream, config.subgroup_size, &HashSet::new(), &options.limits, true)?;
     // The program's hazards, from the bytes its dispatches accessed in the reference run.
     let hazards = crate::hazard::detect_program(&prog, Some(&reference.accesses), profile.limits.non_coherent_atom_size);

@@ -34,6 +34,7 @@ use std::ops::Range;
 use crate::engine::error::WorkloadError;
 use crate::engine::program::Program;
 use crate::engine::workload::{Command, DependencyInfo, HostOp};
+use crate::profile::ExecutionOrder;
 use crate::sync::{MemoryBarrier2, PipelineStageFlags2 as S, first_scope_stages, second_scope_stages};
 
 /// A barrier of a sync node, with the device-address range of a buffer barrier.
@@ -178,6 +179,8 @@ enum EventState {
 struct Lowering<'p, 'w> {
     prog: &'p Program<'w>,
     s: Stream,
+    /// What the driver orders beyond the program's dependencies.
+    order: ExecutionOrder,
     last_action: Vec<Option<usize>>,
     /// Queues that have had any node.
     used: Vec<bool>,
@@ -195,10 +198,20 @@ impl Stream {
     /// signal before it, a binary semaphore signalled twice, a fence submitted again without a
     /// reset, a host wait on a fence nothing signals.
     pub fn lower(prog: &Program<'_>) -> Result<Stream, WorkloadError> {
+        Stream::lower_with(prog, ExecutionOrder::Dependencies)
+    }
+
+    /// [`Stream::lower`] for a driver that orders more than the program asks ([`ExecutionOrder`]):
+    /// with `Serial`, a pipeline barrier whose first scope holds a stage becomes a wait for all
+    /// earlier work that holds all later work, a submission's domain operation waits for the
+    /// queue's earlier work, and a wait with no cache operation goes between the command
+    /// buffers of a submission.
+    pub fn lower_with(prog: &Program<'_>, order: ExecutionOrder) -> Result<Stream, WorkloadError> {
         let w = prog.workload;
         let nq = w.queues.len();
         let mut l = Lowering {
             prog,
+            order,
             s: Stream {
                 nodes: Vec::new(),
                 added: Vec::with_capacity(w.timeline.len()),
@@ -267,6 +280,11 @@ impl Stream {
         out.dedup();
         out
     }
+}
+
+/// Every device stage: what a wait for idle waits for and holds.
+fn all_device_stages() -> S {
+    S(first_scope_stages(S::ALL_COMMANDS, None).0 & !S::HOST.0)
 }
 
 /// The barriers of one vkCmdPipelineBarrier2 as separate dependencies, one per distinct pair
@@ -356,6 +374,13 @@ impl Lowering<'_, '_> {
         NodeKind::Sync(SyncNode { role: SyncRole::Signal, label, src, dst: S::NONE, barriers, first: true, second: false })
     }
 
+    /// A node that waits for all earlier work on `queue` and holds all later work, with no cache
+    /// operation: what a driver that serializes ([`ExecutionOrder::Serial`]) puts there.
+    fn serial_wait(&mut self, queue: usize, label: String) {
+        let k = NodeKind::Sync(SyncNode { role: SyncRole::Barrier, label, src: all_device_stages(), dst: all_device_stages(), barriers: Vec::new(), first: true, second: true });
+        self.push(queue, k, Vec::new());
+    }
+
     fn barrier_list(&self, dep: &DependencyInfo) -> Vec<RangedBarrier> {
         let mut v: Vec<_> = dep.memory_barriers.iter().map(|b| (*b, None)).collect();
         for bb in &dep.buffer_memory_barriers {
@@ -378,7 +403,12 @@ impl Lowering<'_, '_> {
                     return Err(WorkloadError::Invalid { at: at(), message: format!("fence `{}` is submitted again without vkResetFences", w.fences[f]) });
                 }
                 // vkQueueSubmit: a host→device domain operation and a visibility operation.
-                let k = self.sync(SyncRole::Submit, format!("vkQueueSubmit timeline[{t}] (host→device domain operation)"), vec![(MemoryBarrier2::queue_submit_host_to_device(), None)], true, true);
+                let mut k = self.sync(SyncRole::Submit, format!("vkQueueSubmit timeline[{t}] (host→device domain operation)"), vec![(MemoryBarrier2::queue_submit_host_to_device(), None)], true, true);
+                // A driver that serializes submissions performs it after the queue's earlier
+                // work, whose caches it then refreshes.
+                if let (ExecutionOrder::Serial, NodeKind::Sync(y)) = (self.order, &mut k) {
+                    y.src |= all_device_stages();
+                }
                 self.push(queue, k, Vec::new());
                 for (b, batch) in batches.iter().enumerate() {
                     for &(s, stages) in &batch.wait_semaphores {
@@ -389,6 +419,12 @@ impl Lowering<'_, '_> {
                         self.push(queue, k, vec![signal]);
                     }
                     for inst in self.prog.submit_batches[t][b].clone() {
+                        // A later command buffer of the submission waits for the earlier ones.
+                        let at = &self.prog.instances[inst].at;
+                        if self.order == ExecutionOrder::Serial && at.command == 0 && (b > 0 || inst != self.prog.submit_batches[t][b].start) {
+                            let label = format!("{} starts (the driver waits for the submission's earlier command buffers)", at.command_buffer);
+                            self.serial_wait(queue, label);
+                        }
                         self.command(queue, inst);
                     }
                     for &(s, stages) in &batch.signal_semaphores {
@@ -461,6 +497,14 @@ impl Lowering<'_, '_> {
             }
             Command::Dispatch { .. } => {
                 self.push(queue, NodeKind::Action { inst, stage: S::COMPUTE_SHADER }, Vec::new());
+            }
+            Command::PipelineBarrier(dep) if self.order == ExecutionOrder::Serial && !self.barrier_list(dep).iter().all(|(b, _)| first_scope_stages(b.src_stage_mask, None).is_empty()) => {
+                // A wait for idle: all earlier work, all later work, the barriers' cache operations.
+                let mut k = self.sync(SyncRole::Barrier, label, self.barrier_list(dep), true, true);
+                if let NodeKind::Sync(y) = &mut k {
+                    (y.src, y.dst) = (all_device_stages(), all_device_stages());
+                }
+                self.push(queue, k, Vec::new());
             }
             Command::PipelineBarrier(dep) => {
                 let groups = independent_dependencies(self.barrier_list(dep));

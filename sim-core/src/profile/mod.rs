@@ -50,7 +50,7 @@ use serde::{Deserialize, Serialize};
 use sim_caches::{CacheSpec, WritePolicy};
 
 pub use error::{FieldPath, ProfileError};
-pub use policies::{AtomicsAt, CuCacheWalks, EventFirstScope, Policies, SignalAvailability};
+pub use policies::{AtomicsAt, CuCacheWalks, EventFirstScope, ExecutionOrder, Policies, SignalAvailability};
 pub use machine::{ComputeUnitSpec, HostSpec, L2Spec, Limits, Machine, RopSpec, Timing, TransferPath, TransferSpec, VramSpec};
 pub use plan::{CacheOp, OpRange, plan_barrier, plan_fence_signal, plan_queue_submit, plan_scope, plan_semaphore_signal, plan_semaphore_wait};
 pub use table::{BarrierRow, BarrierTable, CacheAction, CacheName, OpSpec, RangeMode};
@@ -63,6 +63,7 @@ const BUILTINS: &[(&str, &str)] = &[
     ("seed-l2", include_str!("../../profiles/seed-l2.toml")),
     ("seed-vram", include_str!("../../profiles/seed-vram.toml")),
     ("ideal", include_str!("../../profiles/ideal.toml")),
+    ("nvidia-like", include_str!("../../profiles/nvidia-like.toml")),
 ];
 
 /// How deep `base` chains may go (a cycle stops here instead of hanging).

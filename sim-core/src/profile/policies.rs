@@ -53,6 +53,22 @@ pub enum AtomicsAt {
     Memory,
 }
 
+/// What orders the work of a queue beyond the program's own execution dependencies. A driver may
+/// order more than Vulkan asks, never less.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ExecutionOrder {
+    /// Exactly the program's execution dependencies.
+    #[default]
+    Dependencies,
+    /// A pipeline barrier whose first scope holds any stage waits for all earlier work on its
+    /// queue and holds all later work, whatever stages it names (a wait for idle); command
+    /// buffers of one submission run one after another, and so do submissions. A first scope of
+    /// TOP_OF_PIPE alone still orders nothing. Measured on an NVIDIA H100
+    /// (`../shared/hardware/H100_PROBE.md`, items 6, 11, 15, 16).
+    Serial,
+}
+
 /// The driver policies of a profile (`[policies]`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -65,4 +81,6 @@ pub struct Policies {
     pub cu_cache_walks: CuCacheWalks,
     /// Where atomics and coherent accesses are performed.
     pub atomics_at: AtomicsAt,
+    /// What orders a queue's work beyond the program's dependencies.
+    pub execution_order: ExecutionOrder,
 }
