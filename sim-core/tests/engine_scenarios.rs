@@ -213,19 +213,12 @@ fn s4b_a_barrier_to_host_does_not_order_the_next_submission() {
 ///    (brought in by an earlier read of B); with one dirty bit per line instead of a mask per
 ///    byte, the L2's later write-back sends whole lines, stale halves included, over the fill.
 fn s5() -> Workload {
-    const HALF_LINES: &str = r#"
-    @group(0) @binding(0) var<storage, read_write> dst: array<u32>;
-    @compute @workgroup_size(64)
-    fn main(@builtin(global_invocation_id) id: vec3<u32>) {
-        // Words 0..8 of each 16-word line.
-        dst[(id.x / 8u) * 16u + id.x % 8u] = 0xABCD0000u + id.x;
-    }
-    "#;
     let mut w = Workload::new("neighbouring-writes");
     let b = w.device_buffer("B", N);
     let out = w.device_buffer("OUT", N);
     let read = w.wgsl_pipeline("add_one", ADD_ONE, "main").unwrap();
-    let p = w.wgsl_pipeline("half_lines", HALF_LINES, "main").unwrap();
+    // Words 0..8 of each 16-word line.
+    let p = w.wgsl_pipeline("half_lines", random::FIRST_HALVES, "main").unwrap();
     let mut c = vec![
         dispatch(read, 16, vec![storage((0, 0), b), storage((0, 1), out)], 0),
         barrier(S::COMPUTE_SHADER, A::NONE, S::COMPUTE_SHADER, A::NONE),

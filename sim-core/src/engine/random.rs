@@ -69,7 +69,7 @@ fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wg: vec
 
 /// Writes the first half (8 words) of every 64-byte line of `dst`, leaving the other half to
 /// another writer.
-const FIRST_HALVES: &str = r#"
+pub const FIRST_HALVES: &str = r#"
 @group(0) @binding(0) var<storage, read_write> dst: array<u32>;
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
