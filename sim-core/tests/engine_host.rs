@@ -205,3 +205,35 @@ fn misaligned_mapped_ranges_are_errors() {
     assert!(err.contains("timeline[1]"), "{err}");
 }
 
+
+/// A fence makes available only what no global barrier already did: after a fill, a barrier
+/// that makes it available to the dispatch, and the dispatch, the fence does not run the fill's
+/// TRANSFER_WRITE row again (on seed-l2, "invalidate L2", which would write back the dispatch's
+/// dirty lines), so the missing HOST_READ barrier shows there; with the barrier, it is clean.
+#[test]
+fn a_fence_after_a_handled_transfer_does_not_hide_a_missing_host_read_barrier() {
+    let build = |host_barrier: bool| {
+        let mut w = Workload::new("fill-dispatch-readback");
+        let src = w.device_buffer("src", N);
+        let mem = w.memory("readback", N, COHERENT);
+        let dst = w.buffer("dst", mem, 0, N);
+        let add = w.wgsl_pipeline("add_one", ADD_ONE, "main").unwrap();
+        let mut cmds = vec![
+            Command::FillBuffer { dst: src, offset: 0, size: None, data: 7 },
+            Command::PipelineBarrier(DependencyInfo::memory(S::CLEAR, A::TRANSFER_WRITE, S::COMPUTE_SHADER, A::SHADER_STORAGE_READ)),
+            Command::Dispatch { pipeline: add, group_count: [(N / 4 / 64) as u32, 1, 1], base_group: [0; 3], bindings: vec![bind(0, src), bind(1, dst)], push_constants: vec![] },
+        ];
+        if host_barrier {
+            cmds.push(Command::PipelineBarrier(DependencyInfo::memory(S::COMPUTE_SHADER, A::SHADER_STORAGE_WRITE, S::HOST, A::HOST_READ)));
+        }
+        let cb = w.command_buffer("cb0", cmds);
+        let f = w.fence("f");
+        w.submit(0, vec![cb], Some(f));
+        w.host(HostOp::WaitForFences(vec![f]));
+        w.host(HostOp::HostRead { memory: mem, offset: 0, size: N, label: "readback".into(), expect: None });
+        w
+    };
+    let missing = run(&build(false), "seed-l2", 0);
+    assert!(missing.host_reads.iter().any(|h| h.differing_bytes > 0), "the dispatch's lines stay dirty in the L2");
+    clean_everywhere(&build(true));
+}

@@ -184,6 +184,8 @@ struct Lowering<'p, 'w> {
     last_action: Vec<Option<usize>>,
     /// Queues that have had any node.
     used: Vec<bool>,
+    /// Per queue: the stages that ran work whose writes no global barrier has made available
+    /// since (what a signal operation makes available).
     queue_stages: Vec<S>,
     sem_pending: Vec<Option<usize>>,
     fence_node: Vec<Option<usize>>,
@@ -337,6 +339,21 @@ impl Lowering<'_, '_> {
             self.last_action[queue] = Some(i);
             self.queue_stages[queue] |= *stage;
         }
+        // A pipeline barrier's global memory barriers made every write of the stages in their
+        // first access scope available: a later signal has nothing left to do for them.
+        if let NodeKind::Sync(y) = &kind
+            && y.role == SyncRole::Barrier
+            && y.first
+        {
+            for (b, range) in &y.barriers {
+                if range.is_none() {
+                    let first = b.first_usages();
+                    let covered = bits(self.queue_stages[queue]).filter(|&k| crate::sync::all_usages().filter(|u| u.is_write() && u.stage().0 == 1u64 << k).all(|u| first.contains(u)));
+                    let mask = covered.fold(0u64, |m, k| m | (1u64 << k));
+                    self.queue_stages[queue] = S(self.queue_stages[queue].0 & !mask);
+                }
+            }
+        }
         self.used[queue] = true;
         self.s.nodes.push(Node { queue, kind, explicit, start_after, from: self.now });
         if let Some((f, stages)) = self.s.membership(i) {
@@ -362,10 +379,12 @@ impl Lowering<'_, '_> {
     }
 
     /// A semaphore or fence signal operation: it waits for every earlier command in
-    /// `stage_mask`'s first scope, and makes available the writes of the stages that actually
-    /// ran work on this queue (stages without commands have nothing to make available; planning
-    /// MEMORY_WRITE over every stage would fire table rows, such as seed-l2's TRANSFER_WRITE
-    /// "invalidate L2", for writes that never happened).
+    /// `stage_mask`'s first scope, and makes available the writes of the stages that ran work on
+    /// this queue since a global barrier last made their writes available (stages without such
+    /// work have nothing to make available; planning MEMORY_WRITE over every stage would fire
+    /// table rows, such as seed-l2's TRANSFER_WRITE "invalidate L2", for writes that never
+    /// happened or were made available already, and write back lines a missing HOST_READ
+    /// barrier leaves dirty).
     fn signal(&self, label: String, queue: usize, stage_mask: S) -> NodeKind {
         let src = first_scope_stages(stage_mask, None);
         let mut barrier = MemoryBarrier2::semaphore_signal();

@@ -21,9 +21,11 @@ pub enum EventFirstScope {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SignalAvailability {
-    /// The writes of the stages that ran work on the queue: MEMORY_WRITE planned over those
-    /// stages only (planning it over every stage would fire rows, such as the coherency-at-L2
-    /// table's TRANSFER_WRITE "invalidate L2", for writes that never happened).
+    /// The writes of the stages that ran work on the queue since a global memory barrier last
+    /// made their writes available: MEMORY_WRITE planned over those stages only (planning it
+    /// over every stage would fire rows, such as the coherency-at-L2 table's TRANSFER_WRITE
+    /// "invalidate L2", for writes that never happened or were made available already, and so
+    /// write back lines that a missing HOST_READ barrier leaves dirty).
     #[default]
     StagesThatRan,
     /// MEMORY_WRITE at ALL_COMMANDS, whatever ran.
