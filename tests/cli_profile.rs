@@ -66,7 +66,8 @@ fn show_seed_l2_prints_the_grid() {
 #[test]
 fn show_fits_100_columns() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/profiles/");
-    let mut profiles: Vec<String> = ["seed-l2", "seed-vram", "ideal"].iter().map(|s| s.to_string()).collect();
+    let list = String::from_utf8(gpusim(&["profile", "list"]).stdout).unwrap();
+    let mut profiles: Vec<String> = list.lines().filter_map(|l| l.split_whitespace().next()).map(str::to_string).collect();
     profiles.push(format!("{dir}seed-l2-line-dirty-l2.toml"));
     profiles.push(format!("{dir}seed-vram-line-dirty-l2.toml"));
     for p in &profiles {
@@ -91,7 +92,7 @@ fn show_toml_prints_a_complete_editable_profile() {
     let dir = std::env::temp_dir().join(format!("gpusim-profile-toml-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let examples = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/profiles/seed-vram-line-dirty-l2.toml");
-    for p in ["seed-l2", "seed-vram", "ideal", examples] {
+    for p in ["seed-l2", "seed-vram", "ideal", "nvidia-like", examples] {
         let out = gpusim(&["profile", "show", p, "--toml"]);
         assert!(out.status.success(), "{p}: {}", String::from_utf8_lossy(&out.stderr));
         let file = dir.join("complete.toml");
