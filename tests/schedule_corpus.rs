@@ -55,7 +55,10 @@ fn table() -> BTreeMap<String, [(String, String); 2]> {
 /// The corpus's traces, as transcribed (`filled` false) or with a first submission that fills
 /// every buffer with its own 32-bit pattern and waits for it (written to a temporary directory).
 fn corpus(filled: bool) -> Vec<(String, PathBuf, bool)> {
-    let dir = std::env::temp_dir().join(format!("gpusim-schedule-corpus-{}", std::process::id()));
+    // A directory per call: the tests run at once, and must not read each other's half-written files.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("gpusim-schedule-corpus-{}-{call}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temporary directory");
     support::traces("tests/corpus/syncval")
         .into_iter()
@@ -161,4 +164,24 @@ fn correct_cases_stay_clean_on_every_profile_over_64_seeds() {
     }
     let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/SCHEDULES.md")).expect("docs/SCHEDULES.md");
     assert!(doc.contains("**23 correctly synchronized cases**"), "docs/SCHEDULES.md must state the clean figure");
+}
+
+/// Counting every schedule, seeded and directed: on the default machine, each case that can
+/// corrupt does so with one seeded schedule and the schedules directed at its hazards (two in
+/// all, in the corpus).
+#[test]
+fn every_case_that_can_corrupt_does_on_the_default_machine_within_two_schedules() {
+    for filled in [false, true] {
+        for (name, t, hazardous) in corpus(filled) {
+            if !hazardous {
+                continue;
+            }
+            let (_, r) = run(&t, "seed-vram", 1);
+            if !r["hazards"].as_array().expect("hazards").iter().any(|h| h["bytes_can_differ"] == true) {
+                continue;
+            }
+            assert!(corrupted(&r), "{name} (filled: {filled}): clean with one seeded schedule and {} directed", r["directed_schedules"]);
+            assert!(1 + r["directed_schedules"].as_u64().unwrap() <= 2, "{name} (filled: {filled}): {} directed schedules", r["directed_schedules"]);
+        }
+    }
 }
