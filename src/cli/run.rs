@@ -110,9 +110,10 @@ pub fn run_schedules(t: &LoadedTrace, p: &Profile, seed: u64, count: u64, option
 /// The most hazards a run directs schedules at.
 pub const MAX_DIRECTED: usize = 16;
 
-/// When the seeded schedules showed no corruption but the program has hazards, runs one
-/// schedule directed at each hazard (its prior command held until its hazardous one is done,
-/// where nothing orders the two) with the first seed, and reports the first that corrupts.
+/// When the seeded schedules showed no corruption but the program has hazards whose bytes can
+/// differ, runs one schedule directed at each of them with the first seed (`hold`, `prime` or
+/// `delay`, as the program leaves the freedom: docs/SCHEDULES.md), and reports the first that
+/// corrupts; of the others, why not.
 fn direct_at_hazards(t: &LoadedTrace, p: &Profile, options: &RunOptions, r: RunResult, mut s: Schedules) -> Result<(RunResult, Schedules), CliError> {
     s.unchangeable = unchangeable(t, p, &r, options);
     if corrupted(&r) || r.hazards.is_empty() {
@@ -173,7 +174,7 @@ fn not_shown(p: &Profile, r: &RunResult, k: usize) -> String {
         Some(Direction::Delay) => format!("on {}, a schedule that held the earlier command's writes in flight until the later one was done showed nothing: {between}", p.name),
         Some(Direction::Hold) => format!("on {}, a schedule that held the earlier command until the later one was done showed nothing: {between}", p.name),
         None => format!(
-            "on {}, no schedule can be directed at it (one access is the host's, or the two are ordered and the read goes through no cache of its own that could keep old bytes): {between}",
+            "on {}, no schedule can be directed at it (one access is the host's; or the two are ordered, the read goes through no cache of its own that could keep old bytes, and the earlier write cannot be held in flight): {between}",
             p.name
         ),
     }
@@ -265,7 +266,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode, CliError> {
             }
             let r = run_one(&t, &p, args.seed, &RunOptions { directed: Some(k), ..options })?;
             if r.directed.is_none() {
-                return Err(format!("--direct-at-hazard {k}: the program has no such hazard, or no schedule can be directed at it (one of its accesses is a host operation, or the two are ordered and the read goes through no cache of this machine's that could hold old bytes)").into());
+                return Err(format!("--direct-at-hazard {k}: the program has no such hazard, or it leaves no freedom a schedule on this machine can use (one of its accesses is a host operation; or the two are ordered, the read goes through no cache that could hold old bytes, and the earlier write cannot be held in flight: docs/SCHEDULES.md)").into());
             }
             // The counters cover seeded schedules, as when a run directs itself.
             let s = Schedules { seed: args.seed, count: 1, corrupt: 0, corrupt_seed: None, directed_tried: 1, directed: Some(k), corrupts_on: None, unchangeable: unchangeable(&t, &p, &r, &options), not_shown: Vec::new() };
