@@ -181,7 +181,8 @@ fn every_case_that_can_corrupt_does_on_the_default_machine_within_two_schedules(
                 continue;
             }
             assert!(corrupted(&r), "{name} (filled: {filled}): clean with one seeded schedule and {} directed", r["directed_schedules"]);
-            assert!(1 + r["directed_schedules"].as_u64().unwrap() <= 2, "{name} (filled: {filled}): {} directed schedules", r["directed_schedules"]);
+            // One seeded schedule and at most one directed: two in all.
+            assert!(r["directed_schedules"].as_u64().unwrap() <= 1, "{name} (filled: {filled}): {} directed schedules", r["directed_schedules"]);
         }
     }
 }
