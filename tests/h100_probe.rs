@@ -41,3 +41,22 @@ fn a_wrong_source_stage_is_a_hazard_all_the_same() {
     assert!(!r["hazards"].as_array().expect("hazards").is_empty());
     assert!(r["corruption"]["stale_reads"].as_u64() > Some(0), "a schedule directed at it shows it: {}", r["corruption"]);
 }
+
+/// The same traces replayed on a real NVIDIA H200 (`scripts/replay-probe-on-device.sh`, 200
+/// iterations each, recorded in `docs/hardware/h200-2026-11-26/`): every shape nvidia-like
+/// always corrupts differed in every iteration there, and every shape it never corrupts in none.
+#[test]
+fn the_recorded_h200_replays_agree() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(root.join("docs/hardware/h200-2026-11-26/summary.json")).expect("summary")).expect("json");
+    let traces = support::traces("tests/corpus/h100-probe");
+    assert_eq!(summary.as_object().map(|m| m.len()), Some(traces.len()), "a recorded replay for every probe trace");
+    for t in &traces {
+        let name = t.file_stem().expect("stem").to_string_lossy().into_owned();
+        let expect: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(t.with_extension("expect.json")).expect("sidecar")).expect("json");
+        let r = &summary[&name];
+        assert_eq!(r["device"]["name"], "NVIDIA H200", "{name}");
+        let want = if expect["corrupted_schedules"] == expect["schedules"] { r["iterations"].clone() } else { 0.into() };
+        assert_eq!(r["iterations_with_corruption"], want, "{name}: {}", expect["h100"]);
+    }
+}
