@@ -18,7 +18,7 @@ use sim_core::profile::Profile;
 use sim_core::sync::{AccessFlags2 as A, PipelineStageFlags2 as S, Scope, StageAccess};
 
 use super::CliError;
-use super::report::command_text;
+use super::report::{command_text, writer_text};
 use super::run::Format;
 
 /// The most programs one check may ask for.
@@ -73,14 +73,12 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, CliError> {
     let p = Profile::load(&args.profile)?;
     let programs: Vec<Vec<Op>> = (0..args.programs).map(|i| program(args.seed, i, args.ops)).collect();
     let err = |e: sim_core::engine::WorkloadError| -> CliError { format!("a random program does not run on profile `{}`: {e}", p.name).into() };
-    // Which programs corrupt, in program order whatever the threads.
-    let outcomes: Vec<Result<bool, String>> = programs.par_iter().map(|ops| corrupts(&p, ops, args.schedules).map(|c| c.is_some()).map_err(|e| e.to_string())).collect();
-    let mut first = None;
-    for (i, o) in outcomes.into_iter().enumerate() {
-        if o.map_err(|e| -> CliError { format!("a random program does not run on profile `{}`: {e}", p.name).into() })? && first.is_none() {
-            first = Some(i);
-        }
-    }
+    // Which programs corrupt on `q`, in program order whatever the threads.
+    let corrupting = |q: &Profile| -> Result<Vec<bool>, CliError> {
+        let outcomes: Result<Vec<bool>, _> = programs.par_iter().map(|ops| corrupts(q, ops, args.schedules).map(|c| c.is_some())).collect();
+        outcomes.map_err(err)
+    };
+    let first = corrupting(&p)?.iter().position(|&c| c);
     let failure = match first {
         Some(i) => {
             let ops = shrink(&p, &programs[i], args.schedules).map_err(err)?;
@@ -91,14 +89,8 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, CliError> {
     };
     // Rows no program needs, on a sound table.
     let rows: Option<Vec<bool>> = if failure.is_none() && !args.no_rows {
-        let needed: Result<Vec<bool>, String> = (0..p.barriers.rows.len())
-            .map(|r| {
-                let q = without_row(&p, r);
-                let any: Vec<Result<bool, String>> = programs.par_iter().map(|ops| corrupts(&q, ops, args.schedules).map(|c| c.is_some()).map_err(|e| e.to_string())).collect();
-                any.into_iter().try_fold(false, |acc, x| x.map(|c| acc || c))
-            })
-            .collect();
-        Some(needed.map_err(|e| -> CliError { e.into() })?)
+        let needed: Result<Vec<bool>, CliError> = (0..p.barriers.rows.len()).map(|r| Ok(corrupting(&without_row(&p, r))?.contains(&true))).collect();
+        Some(needed?)
     } else {
         None
     };
@@ -126,23 +118,10 @@ fn usage_of(w: &Workload, at: &CommandRef, read: bool, via: &str) -> Option<Stag
     StageAccess::new(stage, access)
 }
 
-/// What the table does for `usage` on `scope`'s side, in words: `invalidate L1, T$ (SHADER_READ)`.
-fn rows_for(p: &Profile, usage: StageAccess, scope: Scope) -> String {
-    let rows = p.barriers.ops_for(usage, scope);
-    if rows.is_empty() {
-        return "nothing".into();
-    }
-    rows.iter().map(|(key, ops)| format!("{} ({key})", ops.iter().map(|o| o.to_string()).collect::<Vec<_>>().join(", "))).collect::<Vec<_>>().join("; ")
-}
-
 /// The sentence naming what the shrunk program showed and the table rows involved.
 fn what_it_showed(p: &Profile, f: &Failure) -> Vec<String> {
     let w = &f.workload;
-    let writer = |wr: &Writer| match wr {
-        Writer::Command(c) => command_text(w, c),
-        Writer::Host { timeline } => format!("the host write at timeline[{timeline}]"),
-        Writer::Initial => "the initial zeroes".into(),
-    };
+    let writer = |wr: &Writer| writer_text(w, wr);
     let mut lines = Vec::new();
     if let Some(x) = f.run.findings.first() {
         lines.push(format!(
@@ -163,8 +142,8 @@ fn what_it_showed(p: &Profile, f: &Failure) -> Vec<String> {
         if let (Some(src), Some(dst)) = (src, usage_of(w, &x.at, true, &x.via)) {
             lines.push(format!(
                 "Table rows involved: {} for {src} in a first scope; {} for {dst} in a second.",
-                rows_for(p, src, Scope::First),
-                rows_for(p, dst, Scope::Second)
+                p.barriers.ops_text(src, Scope::First),
+                p.barriers.ops_text(dst, Scope::Second)
             ));
         }
     } else if let Some(d) = f.run.memory_differences.first() {
@@ -177,7 +156,7 @@ fn what_it_showed(p: &Profile, f: &Failure) -> Vec<String> {
             Writer::Initial => None,
         };
         if let (Some(a), Some(b)) = (usage(&d.seen_write), usage(&d.expected_write)) {
-            lines.push(format!("Table rows involved: {} for {a}; {} for {b} (both in a first scope).", rows_for(p, a, Scope::First), rows_for(p, b, Scope::First)));
+            lines.push(format!("Table rows involved: {} for {a}; {} for {b} (both in a first scope).", p.barriers.ops_text(a, Scope::First), p.barriers.ops_text(b, Scope::First)));
         }
         lines.push("Writes of neighbouring bytes need no barrier: a cache that writes back whole lines over bytes it was not given is at fault, not a row.".into());
     } else if let Some(h) = f.run.host_reads.iter().find(|h| h.differing_bytes > 0) {

@@ -221,13 +221,7 @@ pub fn json_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> s
 /// The hazard that explains a run of differing final bytes: one between the two writers (a
 /// write after write, or writes racing), or one at either writer on the same buffer.
 fn memory_hazard(r: &RunResult, d: &sim_core::engine::MemoryDifference) -> Option<usize> {
-    use sim_core::hazard::Place;
-    let place = |w: &Writer| match w {
-        Writer::Command(c) => Some(Place::Command(c.clone())),
-        Writer::Host { timeline } => Some(Place::Host { timeline: *timeline }),
-        Writer::Initial => None,
-    };
-    let (seen, expected) = (place(&d.seen_write), place(&d.expected_write));
+    let (seen, expected) = (d.seen_write.place(), d.expected_write.place());
     let resource = d.buffer.as_ref().map(|(b, _)| b.as_str()).unwrap_or(d.memory.as_str());
     r.hazards
         .iter()

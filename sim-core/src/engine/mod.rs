@@ -676,12 +676,7 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
         // inputs decided what it wrote, and where).
         let reader = crate::hazard::Place::Command(f.at.clone());
         let overlaps = |h: &crate::hazard::Hazard| h.resource == f.resource && h.offset < f.offset + f.size && f.offset < h.offset + h.size;
-        let place = |w: &Writer| match w {
-            Writer::Command(c) => Some(crate::hazard::Place::Command(c.clone())),
-            Writer::Host { timeline } => Some(crate::hazard::Place::Host { timeline: *timeline }),
-            Writer::Initial => None,
-        };
-        let (seen, expected) = (place(&f.seen_write), place(&f.expected_write));
+        let (seen, expected) = (f.seen_write.place(), f.expected_write.place());
         f.hazard = hazards
             .iter()
             .position(|h| (h.at == reader || h.prior == reader) && overlaps(h))
@@ -707,13 +702,7 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
         {
             f.table_rows = Some("a write after read needs an execution dependency only, no cache operation: this read ran after the write it had to precede".into());
         } else if let Some(h) = f.hazard.map(|i| &hazards[i]) {
-            let side = |u: crate::sync::StageAccess, scope: crate::sync::Scope| {
-                let rows = profile.barriers.ops_for(u, scope);
-                if rows.is_empty() {
-                    return "nothing".to_string();
-                }
-                rows.iter().map(|(key, ops)| format!("{} ({key})", ops.iter().map(|o| o.to_string()).collect::<Vec<_>>().join(", "))).collect::<Vec<_>>().join("; ")
-            };
+            let side = |u: crate::sync::StageAccess, scope: crate::sync::Scope| profile.barriers.ops_text(u, scope);
             f.table_rows = Some(format!(
                 "on {}, the bytes came through {}; the barrier table does {} for {} in a first scope and {} for {} in a second",
                 profile.name,

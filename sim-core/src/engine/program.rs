@@ -106,6 +106,18 @@ pub enum Writer {
     },
 }
 
+impl Writer {
+    /// Where the write was made, as the hazard detector names places (`None`: the initial
+    /// zeroes).
+    pub fn place(&self) -> Option<crate::hazard::Place> {
+        match self {
+            Writer::Initial => None,
+            Writer::Command(c) => Some(crate::hazard::Place::Command(c.clone())),
+            Writer::Host { timeline } => Some(crate::hazard::Place::Host { timeline: *timeline }),
+        }
+    }
+}
+
 impl std::fmt::Display for Writer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

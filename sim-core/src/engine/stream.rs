@@ -284,6 +284,21 @@ impl Stream {
     }
 }
 
+/// Per stage bit, every write usage legal at that stage, worked out once: what a barrier's first
+/// access scope must hold to make all of that stage's writes available.
+fn stage_writes() -> &'static [crate::sync::UsageSet; 64] {
+    static WRITES: std::sync::OnceLock<[crate::sync::UsageSet; 64]> = std::sync::OnceLock::new();
+    WRITES.get_or_init(|| {
+        let mut by_stage = [crate::sync::UsageSet::EMPTY; 64];
+        for u in crate::sync::all_usages().filter(|u| u.is_write()) {
+            for k in bits(u.stage()) {
+                by_stage[k].insert(u);
+            }
+        }
+        by_stage
+    })
+}
+
 /// Every device stage: what a wait for idle waits for and holds.
 fn all_device_stages() -> S {
     S(first_scope_stages(S::ALL_COMMANDS, None).0 & !S::HOST.0)
@@ -345,13 +360,11 @@ impl Lowering<'_, '_> {
             && y.role == SyncRole::Barrier
             && y.first
         {
-            for (b, range) in &y.barriers {
-                if range.is_none() {
-                    let first = b.first_usages();
-                    let covered = bits(self.queue_stages[queue]).filter(|&k| crate::sync::all_usages().filter(|u| u.is_write() && u.stage().0 == 1u64 << k).all(|u| first.contains(u)));
-                    let mask = covered.fold(0u64, |m, k| m | (1u64 << k));
-                    self.queue_stages[queue] = S(self.queue_stages[queue].0 & !mask);
-                }
+            let writes = stage_writes();
+            for (b, _) in y.barriers.iter().filter(|(_, range)| range.is_none()) {
+                let first = b.first_usages().0;
+                let covered = bits(self.queue_stages[queue]).filter(|&k| writes[k].0 & !first == 0).fold(0u64, |m, k| m | (1u64 << k));
+                self.queue_stages[queue] = S(self.queue_stages[queue].0 & !covered);
             }
         }
         self.used[queue] = true;
@@ -517,21 +530,24 @@ impl Lowering<'_, '_> {
             Command::Dispatch { .. } => {
                 self.push(queue, NodeKind::Action { inst, stage: S::COMPUTE_SHADER }, Vec::new());
             }
-            Command::PipelineBarrier(dep) if self.order == ExecutionOrder::Serial && !self.barrier_list(dep).iter().all(|(b, _)| first_scope_stages(b.src_stage_mask, None).is_empty()) => {
-                // A wait for idle: all earlier work, all later work, the barriers' cache operations.
-                let mut k = self.sync(SyncRole::Barrier, label, self.barrier_list(dep), true, true);
-                if let NodeKind::Sync(y) = &mut k {
-                    (y.src, y.dst) = (all_device_stages(), all_device_stages());
-                }
-                self.push(queue, k, Vec::new());
-            }
             Command::PipelineBarrier(dep) => {
-                let groups = independent_dependencies(self.barrier_list(dep));
-                let n = groups.len();
-                for (k, group) in groups.into_iter().enumerate() {
-                    let label = if n > 1 { format!("{label} (dependency {} of {n})", k + 1) } else { label.clone() };
-                    let k = self.sync(SyncRole::Barrier, label, group, true, true);
+                let barriers = self.barrier_list(dep);
+                if self.order == ExecutionOrder::Serial && !barriers.iter().all(|(b, _)| first_scope_stages(b.src_stage_mask, None).is_empty()) {
+                    // A wait for idle: all earlier work, all later work, the barriers' cache
+                    // operations.
+                    let mut k = self.sync(SyncRole::Barrier, label, barriers, true, true);
+                    if let NodeKind::Sync(y) = &mut k {
+                        (y.src, y.dst) = (all_device_stages(), all_device_stages());
+                    }
                     self.push(queue, k, Vec::new());
+                } else {
+                    let groups = independent_dependencies(barriers);
+                    let n = groups.len();
+                    for (k, group) in groups.into_iter().enumerate() {
+                        let label = if n > 1 { format!("{label} (dependency {} of {n})", k + 1) } else { label.clone() };
+                        let k = self.sync(SyncRole::Barrier, label, group, true, true);
+                        self.push(queue, k, Vec::new());
+                    }
                 }
             }
             Command::SetEvent { event, dependency } => {

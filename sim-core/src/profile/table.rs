@@ -252,6 +252,16 @@ impl BarrierTable {
             .map(|r| (r.access, r.ops(scope)))
             .collect()
     }
+
+    /// [`BarrierTable::ops_for`] in words: `invalidate L1, T$ (SHADER_READ)`, rows joined with
+    /// `; `, or `nothing`.
+    pub fn ops_text(&self, usage: crate::sync::StageAccess, scope: Scope) -> String {
+        let rows = self.ops_for(usage, scope);
+        if rows.is_empty() {
+            return "nothing".to_string();
+        }
+        rows.iter().map(|(key, ops)| format!("{} ({key})", ops.iter().map(|o| o.to_string()).collect::<Vec<_>>().join(", "))).collect::<Vec<_>>().join("; ")
+    }
 }
 
 /// Whether a buffer or image barrier's range limits its cache operations.
