@@ -11,7 +11,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-const PROFILES: [&str; 4] = ["seed-l2", "seed-vram", "ideal", "nvidia-like"];
+const PROFILES: [&str; 8] = ["seed-l2", "seed-vram", "ideal", "nvidia-like", "radv-gfx10", "radv-gfx9", "turnip-a6xx", "anv-gen12"];
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))

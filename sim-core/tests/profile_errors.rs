@@ -179,7 +179,7 @@ fn unknown_enum_value() {
 #[test]
 fn missing_file_and_unknown_name() {
     let e = Profile::load("/nonexistent/profile.toml").unwrap_err().to_string();
-    assert!(e.contains("not a built-in profile (seed-l2, seed-vram, ideal, nvidia-like) and no such file"), "{e}");
+    assert!(e.contains("not a built-in profile (seed-l2, seed-vram, ideal, nvidia-like, radv-gfx10, radv-gfx9, turnip-a6xx, anv-gen12) and no such file"), "{e}");
 }
 
 #[test]

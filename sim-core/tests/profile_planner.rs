@@ -96,7 +96,7 @@ fn the_ideal_profile_has_no_caches_and_plans_nothing() {
 
 #[test]
 fn builtins_load_and_round_trip_through_toml() {
-    assert_eq!(Profile::builtin_names(), vec!["seed-l2", "seed-vram", "ideal", "nvidia-like"]);
+    assert_eq!(Profile::builtin_names(), vec!["seed-l2", "seed-vram", "ideal", "nvidia-like", "radv-gfx10", "radv-gfx9", "turnip-a6xx", "anv-gen12"]);
     for name in Profile::builtin_names() {
         let p = Profile::builtin(name).unwrap();
         assert_eq!(p.name, name);

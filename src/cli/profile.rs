@@ -8,7 +8,7 @@ use clap::{Args, Subcommand};
 use serde::Serialize;
 use sim_caches::CacheSpec;
 use sim_core::profile::grid::{TableGrid, table_grid};
-use sim_core::profile::{Profile, machine::policy_name};
+use sim_core::profile::{DriverPoint, Profile, machine::policy_name};
 
 use super::CliError;
 
@@ -80,6 +80,23 @@ pub fn run(args: ProfileArgs) -> Result<ExitCode, CliError> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+
+/// The transfer engine's line of `profile show`: its path, and which transfers the driver runs
+/// as shaders and where those read and write.
+fn transfer_text(t: &sim_core::profile::TransferSpec) -> Result<String, serde_json::Error> {
+    let name = |v: serde_json::Value| v.as_str().unwrap_or_default().to_string();
+    let path = name(serde_json::to_value(t.path)?);
+    Ok(match t.shader_min_bytes {
+        None => path,
+        Some(min) => format!(
+            "{path}; transfers of {} bytes or more run as shaders on the CUs, reading through {}, writing through {}",
+            min,
+            name(serde_json::to_value(t.shader_reads)?),
+            name(serde_json::to_value(t.shader_writes)?)
+        ),
+    })
 }
 
 fn bytes(n: u64) -> String {
@@ -185,13 +202,17 @@ fn render(p: &Profile, grid: &TableGrid, wide: bool) -> Result<String, CliError>
         ("U$ (per CU)".into(), cache(&m.cu.uniform_cache)),
         ("L2".into(), format!("{}; {} banks interleaved at {} B", cache(&m.l2.cache), m.l2.banks, m.l2.bank_interleave_bytes)),
         ("VRAM".into(), format!("{} address space, {} channels interleaved at {} B", bytes(m.vram.size_bytes), m.vram.channels, m.vram.channel_interleave_bytes)),
-        (
-            "transfer engine".into(),
-            serde_json::to_value(m.transfer.path)?.as_str().unwrap_or_default().to_string(),
-        ),
+        ("transfer engine".into(), transfer_text(&m.transfer)?),
         (
             "ROP".into(),
-            format!("{} units, {}x{} pixel tiles; tile cache {}", m.rop.units, m.rop.tile_pixels, m.rop.tile_pixels, cache(&m.rop.tile_cache)),
+            format!(
+                "{} units, {}x{} pixel tiles; tile cache {}; {}",
+                m.rop.units,
+                m.rop.tile_pixels,
+                m.rop.tile_pixels,
+                cache(&m.rop.tile_cache),
+                if m.rop.l2_client { "writes back into the L2" } else { "writes back to VRAM beside the L2" }
+            ),
         ),
         (
             "host".into(),
@@ -217,6 +238,17 @@ fn render(p: &Profile, grid: &TableGrid, wide: bool) -> Result<String, CliError>
     let range = serde_json::to_value(p.barriers.range)?;
     let _ = writeln!(out, "\nbarrier table (range: {}; src = first scope, the flush side;", range.as_str().unwrap_or_default());
     let _ = writeln!(out, "dst = second scope, the invalidate side{})", if wide { "; - = never legal" } else { "" });
+    for point in [DriverPoint::Submit, DriverPoint::Signal] {
+        let ops = p.barriers.driver_ops(point);
+        if !ops.is_empty() {
+            let at = match point {
+                DriverPoint::Submit => "at every submission's start (the driver's own)",
+                DriverPoint::Signal => "at every semaphore or fence signal (the driver's own)",
+            };
+            let list: Vec<String> = ops.iter().map(|o| o.to_string()).collect();
+            out.push_str(&wrap_words(&format!("  {at}: "), "    ", &list.join(", "), TEXT_WIDTH));
+        }
+    }
     if grid.rows.is_empty() {
         let _ = writeln!(out, "  (no rows: no barrier performs any cache operation)");
     } else if wide {

@@ -164,8 +164,11 @@ fn not_shown(p: &Profile, r: &RunResult, k: usize) -> String {
         let list: Vec<String> = y.ops.iter().map(|o| super::timeline::cache_op_text(&o.op)).collect();
         ops.push(format!("{} did {}", y.label, list.join(", ")));
     }
-    let between = if ops.is_empty() {
+    let between = if ops.is_empty() && h.prior_usage.is_write() {
         "no cache operation was needed between the two: the write and the read meet at the same level".to_string()
+    } else if ops.is_empty() {
+        // A read before a write shows only if the read sees the later write.
+        "no cache operation came between the two, and the read did not see the write: the write came after it, or stayed in a cache the read does not go through".to_string()
     } else {
         format!("between the two, {}", ops.join("; "))
     };

@@ -26,6 +26,7 @@
 use sim_caches::{AccessError, AccessReport, BackingStore, Cache, CacheSpec, CacheStats, Chained, Maintenance, MemoryLevel, Tag, Tags};
 
 use crate::engine::rng::Rng;
+use crate::profile::{ShaderTransferRead, ShaderTransferWrite};
 
 /// The caches a barrier table can name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -76,6 +77,30 @@ pub enum TransferPath {
     DirectToVram,
 }
 
+/// How a transfer that runs as a driver shader reaches memory
+/// ([`crate::profile::TransferSpec::shader_min_bytes`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ShaderTransfers {
+    /// Transfers (copy regions, fills, updates) of at least this many bytes run as shaders.
+    pub min_bytes: u64,
+    /// Where they read.
+    pub reads: crate::profile::ShaderTransferRead,
+    /// Where they write.
+    pub writes: crate::profile::ShaderTransferWrite,
+}
+
+/// Which unit moves a transfer's bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TransferUnit {
+    /// The transfer engine, on the transfer path.
+    Engine,
+    /// A driver shader's workgroup on CU `cu`, on the shader-transfer paths.
+    Shader {
+        /// The CU.
+        cu: usize,
+    },
+}
+
 /// Everything the engine needs to know about the machine, derived from a profile.
 #[derive(Clone, Debug)]
 pub struct MachineConfig {
@@ -107,6 +132,10 @@ pub struct MachineConfig {
     pub vram_interleave_bytes: u64,
     /// Transfer engine path.
     pub transfer_path: TransferPath,
+    /// Transfers the driver runs as shaders, if any.
+    pub shader_transfers: Option<ShaderTransfers>,
+    /// Whether the ROP tile caches write back into the L2 (else to VRAM beside it).
+    pub rop_l2_client: bool,
     /// Cycles: hit in an L1.
     pub l1_hit_cycles: u64,
     /// Cycles: hit in a U$.
@@ -258,6 +287,12 @@ pub enum PathName {
     Coherent = 3,
     /// The transfer engine: the L2 or straight to VRAM, as the profile's transfer path says.
     Transfer = 4,
+    /// A transfer's reads when the driver runs it as a shader: the CU's L1 or T$ (as the
+    /// profile says), the L2.
+    ShaderTransferRead = 5,
+    /// A transfer's writes when the driver runs it as a shader through the CU's L1: the L1, the
+    /// L2 (through a ROP: [`Machine::transfer_write`]).
+    ShaderTransferWrite = 6,
 }
 
 /// Which level served each line of a read, as the read reported it: kept for every load, so
@@ -293,7 +328,7 @@ pub struct Machine {
     l2_bank_free: Vec<u64>,
     vram_channel_free: Vec<u64>,
     /// The named paths ([`PathName`] indexes them).
-    paths: [Path; 5],
+    paths: [Path; 7],
 }
 
 /// Outcome of one access: latency and which level served it.
@@ -359,6 +394,15 @@ impl Machine {
             Path { cu_cache: config.texture.as_ref().map(|_| CuCache::Texture), l2: has_l2 },
             Path { cu_cache: None, l2: has_l2 && config.policies.atomics_at == crate::profile::AtomicsAt::L2 },
             Path { cu_cache: None, l2: has_l2 && config.transfer_path == TransferPath::ThroughL2 },
+            Path {
+                cu_cache: match config.shader_transfers.map(|t| t.reads) {
+                    Some(ShaderTransferRead::L1) => config.l1.as_ref().map(|_| CuCache::L1),
+                    Some(ShaderTransferRead::Texture) => config.texture.as_ref().map(|_| CuCache::Texture),
+                    Some(ShaderTransferRead::L2) | None => None,
+                },
+                l2: has_l2,
+            },
+            storage,
         ];
         Ok(Machine {
             paths,
@@ -536,19 +580,46 @@ impl Machine {
         Ok((self.time(now, addr, len, &report, path.entry(), jitter), Served::of(path.entry(), &report)))
     }
 
-    /// A transfer-engine read, on the transfer path (through the L2 or straight to VRAM, as the
-    /// profile says).
-    pub fn transfer_read(&mut self, now: u64, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<(Timed, Served), AccessError> {
-        let path = self.path(PathName::Transfer);
-        let report = self.read_path(path, 0, addr, data, tags)?;
+    /// A transfer's read by `unit`: the transfer engine's on the transfer path (through the L2
+    /// or straight to VRAM, as the profile says), a driver shader's on the shader-transfer read
+    /// path of its CU.
+    pub fn transfer_read(&mut self, now: u64, addr: u64, data: &mut [u8], tags: &mut [Tag], unit: TransferUnit) -> Result<(Timed, Served), AccessError> {
+        let (path, cu) = match unit {
+            TransferUnit::Engine => (self.path(PathName::Transfer), 0),
+            TransferUnit::Shader { cu } => (self.path(PathName::ShaderTransferRead), cu),
+        };
+        let report = self.read_path(path, cu, addr, data, tags)?;
         Ok((self.time(now, addr, data.len() as u64, &report, path.entry(), 0), Served::of(path.entry(), &report)))
     }
 
-    /// A transfer-engine write, on the transfer path.
-    pub fn transfer_write(&mut self, now: u64, addr: u64, data: &[u8], tag: Tag) -> Result<Timed, AccessError> {
-        let path = self.path(PathName::Transfer);
-        let report = self.write_path(path, 0, addr, data, tag)?;
+    /// A transfer's write by `unit`: the transfer engine's on the transfer path, a driver
+    /// shader's through its CU's L1 or through the ROP that owns the address, as the profile
+    /// says.
+    pub fn transfer_write(&mut self, now: u64, addr: u64, data: &[u8], tag: Tag, unit: TransferUnit) -> Result<Timed, AccessError> {
+        let through_rop = matches!(self.config.shader_transfers, Some(ShaderTransfers { writes: ShaderTransferWrite::Rop, .. }));
+        let (path, cu) = match unit {
+            TransferUnit::Engine => (self.path(PathName::Transfer), 0),
+            TransferUnit::Shader { .. } if through_rop && !self.rops.is_empty() => return self.rop_write(now, addr, data, tag),
+            // Without tile caches the ROPs write where their tile caches would write back.
+            TransferUnit::Shader { .. } if through_rop => (Path { cu_cache: None, l2: self.l2.is_some() && self.config.rop_l2_client }, 0),
+            TransferUnit::Shader { cu } => (self.path(PathName::ShaderTransferWrite), cu),
+        };
+        let report = self.write_path(path, cu, addr, data, tag)?;
         Ok(self.time(now, addr, data.len() as u64, &report, path.entry(), 0))
+    }
+
+    /// A write through the tile cache of the ROP that owns `addr` (ROPs own interleaved lines),
+    /// which writes back into the L2 or VRAM as the profile says.
+    fn rop_write(&mut self, now: u64, addr: u64, data: &[u8], tag: Tag) -> Result<Timed, AccessError> {
+        let Machine { l2, vram, rops, config, .. } = self;
+        let line = rops[0].spec().line_bytes as u64;
+        let unit = ((addr / line.max(1)) % rops.len() as u64) as usize;
+        let rop = &mut rops[unit];
+        let report = match l2.as_mut().filter(|_| config.rop_l2_client) {
+            Some(l2) => rop.write(&mut Chained { cache: l2, next: vram }, addr, data, Tags::One(tag), None)?,
+            None => rop.write(vram, addr, data, Tags::One(tag), None)?,
+        };
+        Ok(self.time(now, addr, data.len() as u64, &report, Entry::L1, 0))
     }
 
     /// Performs one barrier cache operation on every instance of its cache; returns the cycles
@@ -565,7 +636,7 @@ impl Machine {
             }
             CacheTarget::Rop => {
                 for c in rops.iter_mut() {
-                    let r = match l2.as_mut() {
+                    let r = match l2.as_mut().filter(|_| config.rop_l2_client) {
                         Some(l2) => c.maintain(&mut Chained { cache: l2, next: vram }, op.action, op.range)?,
                         None => c.maintain(vram, op.action, op.range)?,
                     };
@@ -605,7 +676,10 @@ impl Machine {
     /// Writes every dirty byte down to VRAM (L1s, then the L2): the device's memory as it stands
     /// once every cache has drained, which is what the end-of-run comparison looks at.
     pub fn drain(&mut self) -> Result<(), AccessError> {
-        for target in [CacheTarget::L1, CacheTarget::L2] {
+        // The ROPs' tile caches hold dirty bytes only where transfers write through them.
+        let rops_written = matches!(self.config.shader_transfers, Some(ShaderTransfers { writes: ShaderTransferWrite::Rop, .. }));
+        let targets: &[CacheTarget] = if rops_written { &[CacheTarget::Rop, CacheTarget::L1, CacheTarget::L2] } else { &[CacheTarget::L1, CacheTarget::L2] };
+        for &target in targets {
             self.perform(&CacheOp { target, action: Maintenance::Flush, range: None })?;
         }
         Ok(())

@@ -73,38 +73,45 @@ use crate::profile::plan::{OpRange, plan_scope};
 use crate::profile::table::{CacheAction, CacheName};
 use crate::sync::{MemoryBarrier2, Scope};
 
+/// A planned operation as the engine performs it (host caches, which no table row names, have
+/// no engine operation).
+fn engine_ops(ops: Vec<crate::profile::plan::CacheOp>) -> Vec<CacheOp> {
+    ops.into_iter()
+        .filter_map(|op| {
+            let target = match op.cache {
+                CacheName::L1 => CacheTarget::L1,
+                CacheName::Texture => CacheTarget::Texture,
+                CacheName::Uniform => CacheTarget::Uniform,
+                CacheName::L2 => CacheTarget::L2,
+                CacheName::Rop => CacheTarget::Rop,
+                // Host caches are maintained by vkFlush/InvalidateMappedMemoryRanges;
+                // `OpSpec::parse` rejects a table row that names one.
+                CacheName::Host => return None,
+            };
+            let action = match op.action {
+                CacheAction::Flush => Maintenance::Flush,
+                CacheAction::Invalidate => Maintenance::Invalidate,
+                CacheAction::FlushInvalidate => Maintenance::FlushInvalidate,
+            };
+            let range = match op.range {
+                OpRange::WholeCache => None,
+                OpRange::Lines { addr, size } => Some((addr, size)),
+            };
+            Some(CacheOp { target, action, range })
+        })
+        .collect()
+}
+
 impl BarrierPlanner for Profile {
     fn plan(&self, barrier: &MemoryBarrier2, range: Option<(u64, u64)>) -> (Vec<CacheOp>, Vec<CacheOp>) {
-        let convert = |ops: Vec<crate::profile::plan::CacheOp>| {
-            ops.into_iter()
-                .filter_map(|op| {
-                    let target = match op.cache {
-                        CacheName::L1 => CacheTarget::L1,
-                        CacheName::Texture => CacheTarget::Texture,
-                        CacheName::Uniform => CacheTarget::Uniform,
-                        CacheName::L2 => CacheTarget::L2,
-                        CacheName::Rop => CacheTarget::Rop,
-                        // Host caches are maintained by vkFlush/InvalidateMappedMemoryRanges;
-                        // `OpSpec::parse` rejects a table row that names one.
-                        CacheName::Host => return None,
-                    };
-                    let action = match op.action {
-                        CacheAction::Flush => Maintenance::Flush,
-                        CacheAction::Invalidate => Maintenance::Invalidate,
-                        CacheAction::FlushInvalidate => Maintenance::FlushInvalidate,
-                    };
-                    let range = match op.range {
-                        OpRange::WholeCache => None,
-                        OpRange::Lines { addr, size } => Some((addr, size)),
-                    };
-                    Some(CacheOp { target, action, range })
-                })
-                .collect()
-        };
         (
-            convert(plan_scope(self, Scope::First, barrier.first_usages(), range)),
-            convert(plan_scope(self, Scope::Second, barrier.second_usages(), range)),
+            engine_ops(plan_scope(self, Scope::First, barrier.first_usages(), range)),
+            engine_ops(plan_scope(self, Scope::Second, barrier.second_usages(), range)),
         )
+    }
+
+    fn driver_ops(&self, point: crate::profile::DriverPoint) -> Vec<CacheOp> {
+        engine_ops(crate::profile::plan_driver_point(self, point))
     }
 }
 
@@ -130,6 +137,8 @@ pub fn machine_config(p: &Profile) -> MachineConfig {
             crate::profile::machine::TransferPath::ThroughL2 => TransferPath::ThroughL2,
             crate::profile::machine::TransferPath::DirectToVram => TransferPath::DirectToVram,
         },
+        shader_transfers: m.transfer.shader_min_bytes.map(|min_bytes| machine::ShaderTransfers { min_bytes, reads: m.transfer.shader_reads, writes: m.transfer.shader_writes }),
+        rop_l2_client: m.rop.l2_client,
         l1_hit_cycles: t.l1_hit_cycles as u64,
         uniform_hit_cycles: t.uniform_hit_cycles as u64,
         shared_memory_cycles: t.shared_memory_cycles as u64,
@@ -461,6 +470,7 @@ fn direct(
     if !h.usage.is_write()
         && let Some(path) = reader_path(h.usage)
         && let Some(cache) = sim.reader_cache(path)
+        && (path != machine::PathName::ShaderTransferRead || runs_as_shader(prog, config, ia))
     {
         return Some(Directed { prime: Some(run::Prime { node: np, path, range }), ..directed(Direction::Prime { cache: cache.name() }) });
     }
@@ -470,7 +480,15 @@ fn direct(
     delay_legal(prog, stream, &order, accesses, h, (ip, np), (ia, na), range).then(|| Directed { delay: Some((ip, range, na)), ..directed(Direction::Delay) })
 }
 
-/// The path a shader read of `usage` takes.
+/// Whether the driver runs some part of transfer instance `inst` as a shader.
+fn runs_as_shader(prog: &Program<'_>, config: &MachineConfig, inst: usize) -> bool {
+    let Some(t) = config.shader_transfers else { return false };
+    let ins = &prog.instances[inst];
+    let cmd = &prog.workload.command_buffers[ins.cb].commands[ins.index];
+    run::transfer_chunks(prog, inst, cmd).iter().any(|c| c.transfer_bytes >= t.min_bytes)
+}
+
+/// The path a read of `usage` takes.
 fn reader_path(usage: crate::sync::StageAccess) -> Option<machine::PathName> {
     use crate::sync::AccessFlags2 as A;
     let a = usage.access();
@@ -480,6 +498,9 @@ fn reader_path(usage: crate::sync::StageAccess) -> Option<machine::PathName> {
         Some(machine::PathName::Sampled)
     } else if a.intersects(A::SHADER_STORAGE_READ | A::SHADER_READ) {
         Some(machine::PathName::Storage)
+    } else if a.intersects(A::TRANSFER_READ) {
+        // A per-CU cache only where the driver runs transfers as shaders reading through one.
+        Some(machine::PathName::ShaderTransferRead)
     } else {
         None
     }

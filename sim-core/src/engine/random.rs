@@ -20,7 +20,7 @@ use crate::engine::workload::*;
 use crate::sync::{AccessFlags2 as A, PipelineStageFlags2 as S};
 
 /// Words in each buffer.
-pub const WORDS: u64 = 256;
+pub const WORDS: u64 = 1024;
 /// Bytes in each buffer.
 pub const BYTES: u64 = WORDS * 4;
 /// Buffers the ops choose from.

@@ -49,6 +49,13 @@ pub trait BarrierPlanner: Sync {
     /// (invalidate side), each in the order to perform them. `range` is the device-address
     /// range of a buffer barrier.
     fn plan(&self, barrier: &MemoryBarrier2, range: Option<(u64, u64)>) -> (Vec<CacheOp>, Vec<CacheOp>);
+
+    /// The cache operations the driver performs at `point` outside any barrier (the start of a
+    /// submission, a signal). Default none.
+    fn driver_ops(&self, point: crate::profile::DriverPoint) -> Vec<CacheOp> {
+        let _ = point;
+        Vec::new()
+    }
 }
 
 /// Identifies a read in both runs. Shader loads: (instance, workgroup, subgroup, load index of
@@ -274,6 +281,9 @@ pub(crate) struct Chunk {
     pub(crate) data: ChunkData,
     /// The read this chunk makes (copies).
     pub(crate) key: ReadKey,
+    /// Bytes of the transfer it is part of (a copy region, a fill, an update): what decides
+    /// whether a driver runs it as a shader.
+    pub(crate) transfer_bytes: u64,
 }
 
 impl Chunk {
@@ -915,8 +925,8 @@ impl<'p, 'w> Sim<'p, 'w> {
     fn release_held(&mut self) -> Result<(), WorkloadError> {
         self.release_held_at = None;
         self.held_due = false;
-        for (addr, data, tag) in std::mem::take(&mut self.transfer.held) {
-            self.machine.transfer_write(self.now, addr, &data, tag).map_err(|e| exec_err("a directed schedule's held-back writes", e))?;
+        for (addr, data, tag, unit) in std::mem::take(&mut self.transfer.held) {
+            self.machine.transfer_write(self.now, addr, &data, tag, unit).map_err(|e| exec_err("a directed schedule's held-back writes", e))?;
             self.writes.push((tag, addr, data.len() as u64));
         }
         self.transfer.hold_writes = None;
@@ -1339,7 +1349,7 @@ pub(crate) fn transfer_chunks(prog: &Program<'_>, inst: usize, cmd: &Command) ->
         while pos < len {
             let n = (len - pos).min(TRANSFER_CHUNK);
             let (src, data, key) = mk(pos, n);
-            out.push(Chunk { src, dst: dst_addr + pos, len: n, data, key });
+            out.push(Chunk { src, dst: dst_addr + pos, len: n, data, key, transfer_bytes: len });
             pos += n;
         }
     };

@@ -178,12 +178,47 @@ pub enum TransferPath {
     DirectToVram,
 }
 
+/// Where a transfer the driver runs as a shader reads its source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum ShaderTransferRead {
+    /// Through a CU's L1 (a compute shader's buffer loads: RADV's meta shaders).
+    #[default]
+    L1,
+    /// Through a CU's texture cache (a sampler read: ANV's blorp on the render engine).
+    Texture,
+    /// Through the L2 alone (a blitter that reads through the shared cache: Turnip's 2D engine
+    /// through UCHE).
+    L2,
+}
+
+/// Where a transfer the driver runs as a shader writes its destination.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum ShaderTransferWrite {
+    /// Through a CU's L1 (a compute shader's buffer stores).
+    #[default]
+    L1,
+    /// Through a ROP's tile cache (a blit or render-target write: Turnip's CCU, ANV's render
+    /// target cache), which writes back as the ROP does (`rop.l2_client`).
+    Rop,
+}
+
 /// The transfer engine (copies, fills, updates, clears).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
 #[serde(default, deny_unknown_fields)]
 pub struct TransferSpec {
     /// Its path to memory. Default `through-l2`.
     pub path: TransferPath,
+    /// Transfers of at least this many bytes (a copy region, a fill, an update) run as driver
+    /// shaders on the CUs instead of on the transfer engine (RADV: 4096, its
+    /// `RADV_BUFFER_OPS_CS_THRESHOLD`; 0: every transfer). Absent: none does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shader_min_bytes: Option<u64>,
+    /// Where such a shader reads. Default `l1`.
+    pub shader_reads: ShaderTransferRead,
+    /// Where such a shader writes. Default `l1`.
+    pub shader_writes: ShaderTransferWrite,
 }
 
 /// The render output units and their tile caches (not coherent with L2).
@@ -199,11 +234,15 @@ pub struct RopSpec {
     /// Tile width and height in pixels. Default 8 (the 8x8-pixel tile of AMD's HTILE and CMASK
     /// metadata).
     pub tile_pixels: u32,
+    /// Whether the tile caches write back into the L2 (an L2 client: AMD GFX9 and later,
+    /// Intel's render target cache over the L3) or straight to memory beside it (AMD GFX6-8,
+    /// Adreno's CCU). Default true.
+    pub l2_client: bool,
 }
 
 impl Default for RopSpec {
     fn default() -> Self {
-        RopSpec { tile_cache: Some(cache(16 * 1024, 256, 4, WritePolicy::WriteBackLineDirty)), units: 4, tile_pixels: 8 }
+        RopSpec { tile_cache: Some(cache(16 * 1024, 256, 4, WritePolicy::WriteBackLineDirty)), units: 4, tile_pixels: 8, l2_client: true }
     }
 }
 
@@ -438,6 +477,16 @@ impl Machine {
         )?;
         range(&["machine", "rop", "units"], self.rop.units as u64, 1, 256)?;
         pow2(&["machine", "rop", "tile_pixels"], self.rop.tile_pixels as u64, 1, 64)?;
+        if self.transfer.shader_min_bytes.is_some()
+            && self.transfer.shader_writes == ShaderTransferWrite::Rop
+            && let Some(c) = &self.rop.tile_cache
+            && c.write_policy == WriteBackLineDirty
+        {
+            return Err((
+                FieldPath::keys(&["machine", "transfer", "shader_writes"]),
+                "transfers write through the ROP tile cache, whose write policy is `write-back-line-dirty`: its write-back of a partly written line would put stale bytes over bytes other writers put beside them (use `write-back-byte-mask`)".into(),
+            ));
+        }
         range(&["machine", "host", "write_combining_buffers"], self.host.write_combining_buffers as u64, 0, 64)?;
         pow2(&["machine", "host", "write_combining_buffer_bytes"], self.host.write_combining_buffer_bytes as u64, 4, 4096)?;
         check_cache(

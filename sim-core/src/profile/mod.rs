@@ -15,14 +15,17 @@
 //! size_bytes = 16384              # replacement, write_policy, dirty_on_invalidate
 //! [machine.l2]                    # cache, banks, bank_interleave_bytes
 //! [machine.vram]                  # size_bytes, channels, channel_interleave_bytes
-//! [machine.transfer]              # path = "through-l2" | "direct-to-vram"
-//! [machine.rop]                   # tile_cache, units, tile_pixels
+//! [machine.transfer]              # path = "through-l2" | "direct-to-vram"; shader_min_bytes,
+//!                                 # shader_reads, shader_writes (transfers run as shaders)
+//! [machine.rop]                   # tile_cache, units, tile_pixels, l2_client
 //! [machine.host]                  # write_combining_buffers, write_combining_buffer_bytes, cache
 //! [timing]                        # latencies in cycles, bandwidths in bytes/cycle: see `Timing`
 //! [limits]                        # device limits: see `Limits`
 //! [policies]                      # driver choices that are not table rows: see `Policies`
 //! [barriers]
 //! range = "whole-cache"           # or "barrier-range"
+//! submit = []                     # the driver's operations at every submission's start
+//! signal = []                     # ... and at every semaphore or fence signal
 //! [[barriers.rows]]               # see `table`
 //! access = "SHADER_READ"
 //! dst = ["invalidate L1, T$"]
@@ -51,9 +54,9 @@ use sim_caches::{CacheSpec, WritePolicy};
 
 pub use error::{FieldPath, ProfileError};
 pub use policies::{AtomicsAt, CuCacheWalks, EventFirstScope, ExecutionOrder, Policies, SignalAvailability};
-pub use machine::{ComputeUnitSpec, HostSpec, L2Spec, Limits, Machine, RopSpec, Timing, TransferPath, TransferSpec, VramSpec};
-pub use plan::{CacheOp, OpRange, plan_barrier, plan_fence_signal, plan_queue_submit, plan_scope, plan_semaphore_signal, plan_semaphore_wait};
-pub use table::{BarrierRow, BarrierTable, CacheAction, CacheName, OpSpec, RangeMode};
+pub use machine::{ComputeUnitSpec, HostSpec, L2Spec, Limits, Machine, RopSpec, ShaderTransferRead, ShaderTransferWrite, Timing, TransferPath, TransferSpec, VramSpec};
+pub use plan::{CacheOp, OpRange, plan_barrier, plan_driver_point, plan_fence_signal, plan_queue_submit, plan_scope, plan_semaphore_signal, plan_semaphore_wait};
+pub use table::{BarrierRow, BarrierTable, CacheAction, CacheName, DriverPoint, OpSpec, RangeMode};
 
 use crate::sync::{AccessFlags2, Scope, legal_accesses, legal_accesses_of_stage};
 use error::{SpannedDoc, line_col};
@@ -64,6 +67,10 @@ const BUILTINS: &[(&str, &str)] = &[
     ("seed-vram", include_str!("../../profiles/seed-vram.toml")),
     ("ideal", include_str!("../../profiles/ideal.toml")),
     ("nvidia-like", include_str!("../../profiles/nvidia-like.toml")),
+    ("radv-gfx10", include_str!("../../profiles/radv-gfx10.toml")),
+    ("radv-gfx9", include_str!("../../profiles/radv-gfx9.toml")),
+    ("turnip-a6xx", include_str!("../../profiles/turnip-a6xx.toml")),
+    ("anv-gen12", include_str!("../../profiles/anv-gen12.toml")),
 ];
 
 /// How deep `base` chains may go (a cycle stops here instead of hanging).
@@ -307,6 +314,17 @@ impl Profile {
                                 format!("`{op}` names {c}, which this machine does not have ({} = \"none\")", Self::cache_field(*c)),
                             ));
                         }
+                    }
+                }
+            }
+        }
+        for point in [DriverPoint::Submit, DriverPoint::Signal] {
+            for (j, op) in self.barriers.driver_ops(point).iter().enumerate() {
+                for c in &op.caches {
+                    if self.cache_spec(*c).is_none() {
+                        let mut p = FieldPath::keys(&["barriers", point.key()]);
+                        p.push_index(j);
+                        return Err((p, format!("`{op}` names {c}, which this machine does not have ({} = \"none\")", Self::cache_field(*c))));
                     }
                 }
             }

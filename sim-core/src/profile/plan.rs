@@ -20,7 +20,7 @@
 use serde::Serialize;
 
 use super::Profile;
-use super::table::{CacheAction, CacheName, RangeMode};
+use super::table::{CacheAction, CacheName, DriverPoint, RangeMode};
 use crate::sync::{MemoryBarrier2, PipelineStageFlags2, Scope, UsageSet};
 
 /// The part of a cache an operation walks.
@@ -135,6 +135,17 @@ pub fn plan_barrier(profile: &Profile, barrier: &MemoryBarrier2, range: Option<(
     let mut ops = plan_scope(profile, Scope::First, barrier.first_usages(), range);
     ops.extend(plan_scope(profile, Scope::Second, barrier.second_usages(), range));
     ops
+}
+
+/// The ordered operations the driver performs at `point` outside any barrier
+/// ([`super::BarrierTable::submit`], [`super::BarrierTable::signal`]), on whole caches.
+pub fn plan_driver_point(profile: &Profile, point: DriverPoint) -> Vec<CacheOp> {
+    let raw: Vec<(CacheName, CacheAction)> = profile.barriers.driver_ops(point).iter().flat_map(|op| op.caches.iter().map(move |c| (*c, op.action))).collect();
+    let scope = match point {
+        DriverPoint::Submit => Scope::Second,
+        DriverPoint::Signal => Scope::First,
+    };
+    normalize(profile, scope, &raw, OpRange::WholeCache)
 }
 
 /// A semaphore signal: the flush side of `MEMORY_WRITE` at `ALL_COMMANDS`.

@@ -285,4 +285,44 @@ pub struct BarrierTable {
     /// The rows, in any order (the planner orders operations canonically). Given in a profile
     /// that has a `base`, they replace the base's rows as a whole.
     pub rows: Vec<BarrierRow>,
+    /// Operations the driver or kernel performs at the start of every submission, after its
+    /// host→device domain operation and before its first command (RADV's submission preamble
+    /// invalidates every shader cache and the L2). Default none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub submit: Vec<OpSpec>,
+    /// Operations the driver or kernel performs at every semaphore or fence signal, after the
+    /// signal's own availability operation (the amdgpu kernel's fence writes the L2 back).
+    /// Default none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub signal: Vec<OpSpec>,
+}
+
+/// Where a driver performs operations of its own, outside any barrier ([`BarrierTable::submit`],
+/// [`BarrierTable::signal`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DriverPoint {
+    /// The start of every submission.
+    Submit,
+    /// Every semaphore or fence signal.
+    Signal,
+}
+
+impl DriverPoint {
+    /// The table key that lists its operations.
+    pub fn key(self) -> &'static str {
+        match self {
+            DriverPoint::Submit => "submit",
+            DriverPoint::Signal => "signal",
+        }
+    }
+}
+
+impl BarrierTable {
+    /// The operations the driver performs at `point`, as written.
+    pub fn driver_ops(&self, point: DriverPoint) -> &[OpSpec] {
+        match point {
+            DriverPoint::Submit => &self.submit,
+            DriverPoint::Signal => &self.signal,
+        }
+    }
 }

@@ -12,7 +12,7 @@
 use crate::engine::machine::CacheOp;
 use crate::engine::run::BarrierPlanner;
 use crate::engine::stream::{Family, NodeKind, Stream, SyncNode, SyncRole, bits};
-use crate::profile::{EventFirstScope, Policies, SignalAvailability};
+use crate::profile::{DriverPoint, EventFirstScope, Policies, SignalAvailability};
 use crate::sync::MemoryBarrier2;
 
 /// Where an item is.
@@ -200,5 +200,12 @@ fn plan(y: &SyncNode, planner: &dyn BarrierPlanner, policies: Policies) -> Vec<C
         }
     }
     ops.extend(second);
+    // What the driver adds outside any barrier: its submission preamble after the host→device
+    // domain operation, its fence or kernel flush after a signal's availability operation.
+    match y.role {
+        SyncRole::Submit => ops.extend(planner.driver_ops(DriverPoint::Submit)),
+        SyncRole::Signal => ops.extend(planner.driver_ops(DriverPoint::Signal)),
+        _ => {}
+    }
     ops
 }

@@ -16,7 +16,7 @@
 use sim_caches::{Tag, word_span};
 
 use crate::engine::error::WorkloadError;
-use crate::engine::machine::Machine;
+use crate::engine::machine::{Machine, TransferUnit};
 use crate::engine::oracle::CopyRead;
 use crate::engine::program::Program;
 use crate::engine::rng::Rng;
@@ -71,8 +71,8 @@ pub struct TransferEngine {
     /// A directed schedule's held-back writes: command instance and device-address range
     /// whose writes are kept here instead of reaching the machine.
     pub hold_writes: Option<(usize, u64, u64)>,
-    /// The writes held back: address, bytes, writer.
-    pub held: Vec<(u64, Vec<u8>, Tag)>,
+    /// The writes held back: address, bytes, writer, and the unit that will write them.
+    pub held: Vec<(u64, Vec<u8>, Tag, TransferUnit)>,
 }
 
 impl TransferEngine {
@@ -102,12 +102,18 @@ impl TransferEngine {
         let ins = &prog.instances[inst];
         let err = |e: sim_caches::AccessError| WorkloadError::Execution { at: ins.at.to_string(), message: e.to_string() };
         chunk.bytes_into(&prog.workload.command_buffers[ins.cb].commands[ins.index], &mut self.data);
+        // A transfer the driver runs as a shader: each chunk is a workgroup's, on a CU the seed
+        // picks.
+        let unit = match machine.config.shader_transfers {
+            Some(t) if chunk.transfer_bytes >= t.min_bytes => TransferUnit::Shader { cu: self.rng.below(machine.cus.len().max(1) as u64) as usize },
+            _ => TransferUnit::Engine,
+        };
         let mut latency = 0;
         let mut read = None;
         if let (ChunkData::Copy, Some((src_addr, buffer, offset))) = (&chunk.data, chunk.src) {
             self.tags.clear();
             self.tags.resize(word_span(src_addr, self.data.len()), 0);
-            let (t, served) = machine.transfer_read(now, src_addr, &mut self.data, &mut self.tags).map_err(err)?;
+            let (t, served) = machine.transfer_read(now, src_addr, &mut self.data, &mut self.tags, unit).map_err(err)?;
             latency = t.latency;
             read = Some((chunk.key, buffer, offset, src_addr, served));
         }
@@ -117,14 +123,14 @@ impl TransferEngine {
             _ => (chunk.dst + chunk.len, chunk.dst + chunk.len),
         };
         if lo < hi {
-            self.held.push((lo, self.data[(lo - chunk.dst) as usize..(hi - chunk.dst) as usize].to_vec(), ins.tag));
+            self.held.push((lo, self.data[(lo - chunk.dst) as usize..(hi - chunk.dst) as usize].to_vec(), ins.tag, unit));
         }
         let mut writes = [None; 2];
         let mut latency_w = 0;
         for (k, (a, b)) in [(chunk.dst, lo), (hi, chunk.dst + chunk.len)].into_iter().enumerate() {
             if a < b {
                 let part = &self.data[(a - chunk.dst) as usize..(b - chunk.dst) as usize];
-                latency_w = latency_w.max(machine.transfer_write(now, a, part, ins.tag).map_err(err)?.latency);
+                latency_w = latency_w.max(machine.transfer_write(now, a, part, ins.tag, unit).map_err(err)?.latency);
                 writes[k] = Some((ins.tag, a, b - a));
             }
         }
@@ -163,7 +169,7 @@ mod tests {
         let key = crate::engine::run::ReadKey { inst: 0, a: 0, b: 0, c: 0 };
         regions
             .iter()
-            .flat_map(|&(dst, n)| (0..n).map(move |k| Chunk { src: None, dst: dst + k * TRANSFER_CHUNK, len: TRANSFER_CHUNK, data: ChunkData::Pattern(0), key }))
+            .flat_map(|&(dst, n)| (0..n).map(move |k| Chunk { src: None, dst: dst + k * TRANSFER_CHUNK, len: TRANSFER_CHUNK, data: ChunkData::Pattern(0), key, transfer_bytes: n * TRANSFER_CHUNK }))
             .collect()
     }
 
