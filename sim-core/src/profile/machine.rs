@@ -170,11 +170,12 @@ impl Default for VramSpec {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
 pub enum TransferPath {
-    /// Through the L2, coherent with the shader caches' coherence point (the seed's "coherency
-    /// at L2" table).
-    #[default]
+    /// Through the L2, coherent with the shader caches' coherence point (a copy engine that is
+    /// an L2 client: NVIDIA's, AMD's CP DMA).
     ThroughL2,
-    /// Straight to VRAM, bypassing L2 (the seed's "coherency at VRAM" table).
+    /// Straight to VRAM beside the L2 (what both of the seed's tables are written for: the L2 is
+    /// flushed before a transfer reads and invalidated after it writes).
+    #[default]
     DirectToVram,
 }
 
@@ -208,7 +209,7 @@ pub enum ShaderTransferWrite {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
 #[serde(default, deny_unknown_fields)]
 pub struct TransferSpec {
-    /// Its path to memory. Default `through-l2`.
+    /// Its path to memory. Default `direct-to-vram`.
     pub path: TransferPath,
     /// Transfers of at least this many bytes (a copy region, a fill, an update) run as driver
     /// shaders on the CUs instead of on the transfer engine (RADV: 4096, its
