@@ -12,6 +12,9 @@
 //!   coherent   CU ---------+                (atomics, coherent accesses: after the L1 drops
 //!   transfer   transfer engine -+-> L2 -+    its copy of the bytes)
 //!                               +-------+--> VRAM   (direct-to-vram transfer path)
+//!   transfers a driver runs as shaders (`shader_min_bytes`), on a CU the seed picks:
+//!     reads    CU --> L1 or T$ (or none) --> L2 --> VRAM
+//!     writes   CU --> L1 --> L2 --> VRAM, or ROP tile cache --> L2 (an L2 client) or VRAM
 //! ```
 //! One read and one write walk a path ([`Machine::load`], [`Machine::storage_store`],
 //! [`Machine::coherent`], [`Machine::transfer_read`]); barriers maintain every instance of a
