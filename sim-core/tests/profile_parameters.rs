@@ -194,11 +194,11 @@ fn paths_are_built_from_the_profile() {
     assert_eq!(m.path(PathName::Transfer), Path { cu_cache: None, l2: false });
     let through = machine(&Profile::builtin("nvidia-like").unwrap());
     assert_eq!(through.path(PathName::Transfer), Path { cu_cache: None, l2: true });
-    // RADV's meta shaders read and write through the vector L0, Turnip's blits read through the
-    // UCHE alone.
+    // RADV's meta shaders read through the vector L0 (and write on the storage path), Turnip's
+    // blits read through the UCHE alone.
     let radv = machine(&Profile::builtin("radv-gfx10").unwrap());
     assert_eq!(radv.path(PathName::ShaderTransferRead), Path { cu_cache: Some(CuCache::L1), l2: true });
-    assert_eq!(radv.path(PathName::ShaderTransferWrite), Path { cu_cache: Some(CuCache::L1), l2: true });
+    assert_eq!(radv.path(PathName::Storage), Path { cu_cache: Some(CuCache::L1), l2: true });
     let turnip = machine(&Profile::builtin("turnip-a6xx").unwrap());
     assert_eq!(turnip.path(PathName::ShaderTransferRead), Path { cu_cache: None, l2: true });
     let anv = machine(&Profile::builtin("anv-gen12").unwrap());

@@ -92,6 +92,21 @@ pub struct ShaderTransfers {
     pub writes: crate::profile::ShaderTransferWrite,
 }
 
+impl ShaderTransfers {
+    /// Whether a transfer of `bytes` (a copy region, a fill, an update) runs as a shader.
+    pub fn runs(&self, bytes: u64) -> bool {
+        bytes >= self.min_bytes
+    }
+}
+
+impl MachineConfig {
+    /// Whether transfers the driver runs as shaders write through the ROPs (so their tile caches
+    /// can hold dirty bytes).
+    pub fn transfers_write_through_rops(&self) -> bool {
+        matches!(self.shader_transfers, Some(ShaderTransfers { writes: ShaderTransferWrite::Rop, .. }))
+    }
+}
+
 /// Which unit moves a transfer's bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TransferUnit {
@@ -293,9 +308,6 @@ pub enum PathName {
     /// A transfer's reads when the driver runs it as a shader: the CU's L1 or T$ (as the
     /// profile says), the L2.
     ShaderTransferRead = 5,
-    /// A transfer's writes when the driver runs it as a shader through the CU's L1: the L1, the
-    /// L2 (through a ROP: [`Machine::transfer_write`]).
-    ShaderTransferWrite = 6,
 }
 
 /// Which level served each line of a read, as the read reported it: kept for every load, so
@@ -331,7 +343,7 @@ pub struct Machine {
     l2_bank_free: Vec<u64>,
     vram_channel_free: Vec<u64>,
     /// The named paths ([`PathName`] indexes them).
-    paths: [Path; 7],
+    paths: [Path; 6],
 }
 
 /// Outcome of one access: latency and which level served it.
@@ -405,7 +417,6 @@ impl Machine {
                 },
                 l2: has_l2,
             },
-            storage,
         ];
         Ok(Machine {
             paths,
@@ -596,16 +607,16 @@ impl Machine {
     }
 
     /// A transfer's write by `unit`: the transfer engine's on the transfer path, a driver
-    /// shader's through its CU's L1 or through the ROP that owns the address, as the profile
-    /// says.
+    /// shader's on its CU's storage path (a shader's buffer store) or through the ROP that owns
+    /// the address, as the profile says.
     pub fn transfer_write(&mut self, now: u64, addr: u64, data: &[u8], tag: Tag, unit: TransferUnit) -> Result<Timed, AccessError> {
-        let through_rop = matches!(self.config.shader_transfers, Some(ShaderTransfers { writes: ShaderTransferWrite::Rop, .. }));
+        let through_rop = self.config.transfers_write_through_rops();
         let (path, cu) = match unit {
             TransferUnit::Engine => (self.path(PathName::Transfer), 0),
             TransferUnit::Shader { .. } if through_rop && !self.rops.is_empty() => return self.rop_write(now, addr, data, tag),
             // Without tile caches the ROPs write where their tile caches would write back.
             TransferUnit::Shader { .. } if through_rop => (Path { cu_cache: None, l2: self.l2.is_some() && self.config.rop_l2_client }, 0),
-            TransferUnit::Shader { cu } => (self.path(PathName::ShaderTransferWrite), cu),
+            TransferUnit::Shader { cu } => (self.path(PathName::Storage), cu),
         };
         let report = self.write_path(path, cu, addr, data, tag)?;
         Ok(self.time(now, addr, data.len() as u64, &report, path.entry(), 0))
@@ -680,8 +691,7 @@ impl Machine {
     /// once every cache has drained, which is what the end-of-run comparison looks at.
     pub fn drain(&mut self) -> Result<(), AccessError> {
         // The ROPs' tile caches hold dirty bytes only where transfers write through them.
-        let rops_written = matches!(self.config.shader_transfers, Some(ShaderTransfers { writes: ShaderTransferWrite::Rop, .. }));
-        let targets: &[CacheTarget] = if rops_written { &[CacheTarget::Rop, CacheTarget::L1, CacheTarget::L2] } else { &[CacheTarget::L1, CacheTarget::L2] };
+        let targets: &[CacheTarget] = if self.config.transfers_write_through_rops() { &[CacheTarget::Rop, CacheTarget::L1, CacheTarget::L2] } else { &[CacheTarget::L1, CacheTarget::L2] };
         for &target in targets {
             self.perform(&CacheOp { target, action: Maintenance::Flush, range: None })?;
         }

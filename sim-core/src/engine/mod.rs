@@ -485,7 +485,7 @@ fn runs_as_shader(prog: &Program<'_>, config: &MachineConfig, inst: usize) -> bo
     let Some(t) = config.shader_transfers else { return false };
     let ins = &prog.instances[inst];
     let cmd = &prog.workload.command_buffers[ins.cb].commands[ins.index];
-    run::transfer_chunks(prog, inst, cmd).iter().any(|c| c.transfer_bytes >= t.min_bytes)
+    run::transfer_chunks(prog, inst, cmd).iter().any(|c| t.runs(c.transfer_bytes))
 }
 
 /// The path a read of `usage` takes.

@@ -105,7 +105,7 @@ impl TransferEngine {
         // A transfer the driver runs as a shader: each chunk is a workgroup's, on a CU the seed
         // picks.
         let unit = match machine.config.shader_transfers {
-            Some(t) if chunk.transfer_bytes >= t.min_bytes => TransferUnit::Shader { cu: self.rng.below(machine.cus.len().max(1) as u64) as usize },
+            Some(t) if t.runs(chunk.transfer_bytes) => TransferUnit::Shader { cu: self.rng.below(machine.cus.len().max(1) as u64) as usize },
             _ => TransferUnit::Engine,
         };
         let mut latency = 0;
