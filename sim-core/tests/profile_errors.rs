@@ -203,3 +203,21 @@ fn caches_too_large_in_all() {
 fn subgroup_wider_than_the_interpreter() {
     assert_located("[machine.cu]\nsubgroup_size = 128\n", "bad.toml:2:17: machine.cu.subgroup_size: ", &["between 1 and 64"]);
 }
+
+#[test]
+fn a_driver_operation_on_a_cache_the_machine_does_not_have() {
+    assert_located(
+        "base = \"seed-l2\"\n[machine.cu]\nuniform_cache = \"none\"\n\n[[barriers.rows]]\naccess = \"UNIFORM_READ\"\ndst = []\n\n[barriers]\nsubmit = [\"invalidate U$\"]\n",
+        "bad.toml:10:11: barriers.submit[0]: ",
+        &["names U$, which this machine does not have", "machine.cu.uniform_cache = \"none\""],
+    );
+}
+
+#[test]
+fn transfers_writing_through_a_line_dirty_rop_cache() {
+    assert_located(
+        "[machine.transfer]\nshader_min_bytes = 4096\nshader_writes = \"rop\"\n\n[machine.rop.tile_cache]\nwrite_policy = \"write-back-line-dirty\"\n",
+        "bad.toml:3:17: machine.transfer.shader_writes: ",
+        &["transfers write through the ROP tile cache", "write-back-byte-mask"],
+    );
+}

@@ -50,6 +50,44 @@ fn uniform_hit_cycles_time_uniform_loads() {
     assert!(slow > fast + 5000, "a 5000-cycle U$ hit: {fast} -> {slow}");
 }
 
+/// A 64 KiB copy of X into Y, unrelated to anything after it, then `uniform_reads`' commands.
+fn copy_then_uniform_reads() -> Workload {
+    let mut w = uniform_reads();
+    let (x, y) = (w.device_buffer("X", 1 << 16), w.device_buffer("Y", 1 << 16));
+    let copy = Command::CopyBuffer { src: x, dst: y, regions: vec![BufferCopy { src_offset: 0, dst_offset: 0, size: 1 << 16 }] };
+    w.command_buffers[0].commands.insert(0, copy);
+    w
+}
+
+#[test]
+fn transfer_launch_cycles_delay_a_transfer_and_the_command_after_it() {
+    let w = uniform_reads();
+    let (now, later) = (cycles(&w, |p| p.timing.transfer_launch_cycles = 0), cycles(&w, |p| p.timing.transfer_launch_cycles = 5000));
+    assert!(later >= now + 5000, "a copy engine that starts 5000 cycles late: {now} -> {later}");
+}
+
+#[test]
+fn transfer_chunks_in_flight_hide_a_transfers_latency() {
+    let w = copy_then_uniform_reads();
+    let (one, many) = (cycles(&w, |p| p.timing.transfer_chunks_in_flight = 1), cycles(&w, |p| p.timing.transfer_chunks_in_flight = 32));
+    assert!(one > many, "one chunk in flight against 32: {one} vs {many}");
+}
+
+#[test]
+fn wait_after_copy_holds_the_next_command_until_the_copy_is_done() {
+    // Nothing orders the dispatch after the copy; a driver that waits after copies serializes them.
+    let w = copy_then_uniform_reads();
+    let run = |wait: bool| {
+        let mut p = Profile::builtin("seed-l2").unwrap();
+        p.policies.wait_after_copy = wait;
+        run_workload(&w, &p, 0).unwrap()
+    };
+    let (overlapped, waited) = (run(false), run(true));
+    assert!(!overlapped.corrupted() && !waited.corrupted());
+    assert!(waited.cycles > overlapped.cycles, "{} vs {}", overlapped.cycles, waited.cycles);
+    assert!(waited.syncs.iter().any(|e| e.label.contains("the driver waits for the copy")), "the wait is in the sync log");
+}
+
 #[test]
 fn shared_memory_cycles_time_workgroup_memory() {
     // The tiled matmul stages its tiles through workgroup memory.

@@ -172,12 +172,17 @@ pub struct MachineConfig {
     pub vram_channel_bytes_per_cycle: u64,
     /// Bytes per cycle the transfer engine moves.
     pub transfer_bytes_per_cycle: u64,
+    /// Cycles from a transfer's launch to its first chunk.
+    pub transfer_launch_cycles: u64,
+    /// Chunks the transfer engine keeps in flight.
+    pub transfer_chunks_in_flight: u64,
     /// Cycles per line a cache maintenance operation examines.
     pub maintenance_cycles_per_line: u64,
     /// Fixed cycles a barrier costs (the pipeline drain it forces is counted separately).
     pub barrier_cycles: u64,
     /// Cycles to launch a workgroup on a CU.
     pub workgroup_launch_cycles: u64,
+
     /// Largest random extra latency per memory access, cycles (0 = none).
     pub latency_jitter_cycles: u64,
     /// Host: cycles for a host access to device memory (uncached).

@@ -148,6 +148,8 @@ pub fn machine_config(p: &Profile) -> MachineConfig {
         l2_bank_bytes_per_cycle: t.l2_bank_bytes_per_cycle as u64,
         vram_channel_bytes_per_cycle: t.vram_channel_bytes_per_cycle as u64,
         transfer_bytes_per_cycle: t.transfer_bytes_per_cycle as u64,
+        transfer_launch_cycles: t.transfer_launch_cycles as u64,
+        transfer_chunks_in_flight: t.transfer_chunks_in_flight as u64,
         maintenance_cycles_per_line: t.maintenance_cycles_per_line as u64,
         barrier_cycles: t.barrier_cycles as u64,
         workgroup_launch_cycles: t.dispatch_launch_cycles as u64,
@@ -562,7 +564,7 @@ pub fn run_workload(workload: &Workload, profile: &Profile, seed: u64) -> Result
 /// [`run_workload`] with what to record and where to stop.
 pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, options: &RunOptions) -> Result<RunResult, WorkloadError> {
     let (prog, config) = checked_program(workload, profile, &options.limits)?;
-    let stream = stream::Stream::lower_with(&prog, profile.policies.execution_order)?;
+    let stream = stream::Stream::lower_with(&prog, profile.policies)?;
     let mut reference = reference::reference_run_noting(&prog, &stream, config.subgroup_size, &HashSet::new(), &options.limits, true)?;
     // The program's hazards, from the bytes its dispatches accessed in the reference run.
     let hazards = crate::hazard::detect_program(&prog, Some(&reference.accesses), profile.limits.non_coherent_atom_size);

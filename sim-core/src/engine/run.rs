@@ -611,12 +611,12 @@ impl<'p, 'w> Sim<'p, 'w> {
             now: 0,
             unit_seq: vec![0; 2 + w.queues.len() + config.compute_units as usize],
             events: BinaryHeap::new(),
-            cp: CommandProcessors::new(w.queues.len()),
+            cp: CommandProcessors::new(w.queues.len(), config.transfer_launch_cycles),
             dirty: true,
             host_pc: 0,
             host_ready_at: 0,
             fence_item: vec![None; w.fences.len()],
-            transfer: TransferEngine::new(config.transfer_bytes_per_cycle, seed),
+            transfer: TransferEngine::new(config, seed),
             compute: ComputeUnits::new(config.compute_units, config.workgroup_slots_per_cu, config.subgroup_size, config.workgroup_launch_cycles, config.latency_jitter_cycles, seed),
             scratch: Scratch::default(),
             host: crate::engine::host_side(prog, config, seed)?,
@@ -1102,6 +1102,10 @@ impl<'p, 'w> Sim<'p, 'w> {
             }
             NodeKind::Action { inst, .. } => {
                 let inst = *inst;
+                // The command after it may launch then (in-order launch): look again.
+                if self.cp.items[i].work_from > self.now {
+                    self.schedule(self.cp.items[i].work_from, Ev::Host);
+                }
                 self.prime(i)?;
                 let ins = &self.prog.instances[inst];
                 let w = self.prog.workload;

@@ -34,7 +34,7 @@ use std::ops::Range;
 use crate::engine::error::WorkloadError;
 use crate::engine::program::Program;
 use crate::engine::workload::{Command, DependencyInfo, HostOp};
-use crate::profile::ExecutionOrder;
+use crate::profile::{ExecutionOrder, Policies};
 use crate::sync::{MemoryBarrier2, PipelineStageFlags2 as S, first_scope_stages, second_scope_stages};
 
 /// A barrier of a sync node, with the device-address range of a buffer barrier.
@@ -181,6 +181,8 @@ struct Lowering<'p, 'w> {
     s: Stream,
     /// What the driver orders beyond the program's dependencies.
     order: ExecutionOrder,
+    /// Whether the command after a copy waits for it ([`Policies::wait_after_copy`]).
+    wait_after_copy: bool,
     last_action: Vec<Option<usize>>,
     /// Queues that have had any node.
     used: Vec<bool>,
@@ -200,20 +202,23 @@ impl Stream {
     /// signal before it, a binary semaphore signalled twice, a fence submitted again without a
     /// reset, a host wait on a fence nothing signals.
     pub fn lower(prog: &Program<'_>) -> Result<Stream, WorkloadError> {
-        Stream::lower_with(prog, ExecutionOrder::Dependencies)
+        Stream::lower_with(prog, Policies::default())
     }
 
-    /// [`Stream::lower`] for a driver that orders more than the program asks ([`ExecutionOrder`]):
-    /// with `Serial`, a pipeline barrier whose first scope holds a stage becomes a wait for all
-    /// earlier work that holds all later work, a submission's domain operation waits for the
-    /// queue's earlier work, and a wait with no cache operation goes between the command
-    /// buffers of a submission.
-    pub fn lower_with(prog: &Program<'_>, order: ExecutionOrder) -> Result<Stream, WorkloadError> {
+    /// [`Stream::lower`] for a driver that orders more than the program asks ([`ExecutionOrder`],
+    /// [`Policies::wait_after_copy`]): with `Serial`, a pipeline barrier whose first scope holds
+    /// a stage becomes a wait for all earlier work that holds all later work, a submission's
+    /// domain operation waits for the queue's earlier work, and a wait with no cache operation
+    /// goes between the command buffers of a submission; with `wait_after_copy`, such a wait
+    /// follows every copy.
+    pub fn lower_with(prog: &Program<'_>, policies: Policies) -> Result<Stream, WorkloadError> {
+        let order = policies.execution_order;
         let w = prog.workload;
         let nq = w.queues.len();
         let mut l = Lowering {
             prog,
             order,
+            wait_after_copy: policies.wait_after_copy,
             s: Stream {
                 nodes: Vec::new(),
                 added: Vec::with_capacity(w.timeline.len()),
@@ -526,6 +531,9 @@ impl Lowering<'_, '_> {
             }
             Command::CopyBuffer { .. } => {
                 self.push(queue, NodeKind::Action { inst, stage: S::COPY }, Vec::new());
+                if self.wait_after_copy {
+                    self.serial_wait(queue, format!("after {label} (the driver waits for the copy)"));
+                }
             }
             Command::Dispatch { .. } => {
                 self.push(queue, NodeKind::Action { inst, stage: S::COMPUTE_SHADER }, Vec::new());

@@ -298,6 +298,12 @@ pub struct Timing {
     pub vram_channel_bytes_per_cycle: u32,
     /// Bandwidth of the transfer engine, bytes/cycle. Default 64.
     pub transfer_bytes_per_cycle: u32,
+    /// Chunks the transfer engine keeps in flight: a chunk's memory latency is charged divided
+    /// by this, overlapped with the chunks after it. Default 4.
+    pub transfer_chunks_in_flight: u32,
+    /// Cycles from the command processor launching a transfer to the transfer engine moving its
+    /// first chunk (a copy engine's start latency). Default 0.
+    pub transfer_launch_cycles: u32,
     /// Host–device bus latency, cycles. Default 1500 (about 1 µs of PCIe round trip).
     pub host_bus_latency_cycles: u32,
     /// Host–device bus bandwidth, bytes/cycle. Default 16.
@@ -309,6 +315,7 @@ pub struct Timing {
     pub barrier_cycles: u32,
     /// Per-dispatch launch overhead, cycles. Default 200.
     pub dispatch_launch_cycles: u32,
+
     /// Largest random perturbation the engine may add to a latency, cycles, drawn from the run's
     /// seed. Default 8; 0 makes every schedule's timing identical.
     pub latency_jitter_cycles: u32,
@@ -326,6 +333,8 @@ impl Default for Timing {
             l2_bank_bytes_per_cycle: 64,
             vram_channel_bytes_per_cycle: 32,
             transfer_bytes_per_cycle: 64,
+            transfer_chunks_in_flight: 4,
+            transfer_launch_cycles: 0,
             host_bus_latency_cycles: 1500,
             host_bus_bytes_per_cycle: 16,
             maintenance_cycles_per_line: 1,
@@ -534,6 +543,8 @@ impl Timing {
             ("barrier_cycles", self.barrier_cycles),
             ("dispatch_launch_cycles", self.dispatch_launch_cycles),
             ("latency_jitter_cycles", self.latency_jitter_cycles),
+            ("transfer_launch_cycles", self.transfer_launch_cycles),
+
         ] {
             range(&["timing", name], v as u64, 0, DAY)?;
         }
@@ -542,6 +553,7 @@ impl Timing {
             ("vram_channel_bytes_per_cycle", self.vram_channel_bytes_per_cycle),
             ("transfer_bytes_per_cycle", self.transfer_bytes_per_cycle),
             ("host_bus_bytes_per_cycle", self.host_bus_bytes_per_cycle),
+            ("transfer_chunks_in_flight", self.transfer_chunks_in_flight),
         ] {
             range(&["timing", name], v as u64, 1, 1 << 16)?;
         }

@@ -85,4 +85,10 @@ pub struct Policies {
     pub atomics_at: AtomicsAt,
     /// What orders a queue's work beyond the program's dependencies.
     pub execution_order: ExecutionOrder,
+    /// Whether the command after a vkCmdCopyBuffer waits for the copy to finish (a wait the
+    /// driver or the hardware adds; the program's dependencies are unchanged). Default false.
+    /// Measured on an NVIDIA H100 (`../shared/hardware/H100_PROBE.md`, item 19: a dispatch never
+    /// overlapped a preceding copy, though it did overlap a preceding fill, and a copy did
+    /// overlap a preceding dispatch).
+    pub wait_after_copy: bool,
 }

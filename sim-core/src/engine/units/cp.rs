@@ -13,7 +13,7 @@ use crate::engine::machine::CacheOp;
 use crate::engine::run::BarrierPlanner;
 use crate::engine::stream::{Family, NodeKind, Stream, SyncNode, SyncRole, bits};
 use crate::profile::{DriverPoint, EventFirstScope, Policies, SignalAvailability};
-use crate::sync::MemoryBarrier2;
+use crate::sync::{MemoryBarrier2, PipelineStageFlags2 as S};
 
 /// Where an item is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,6 +38,9 @@ pub struct Item {
     pub pushed: u64,
     /// Cycle it started.
     pub start: u64,
+    /// Cycle the next item on its queue may launch (in-order launch): its start, or for a
+    /// transfer its start plus the transfer engine's start latency (the engine has begun).
+    pub work_from: u64,
 }
 
 /// Every queue's command processor.
@@ -56,11 +59,15 @@ pub struct CommandProcessors {
     /// Launch any ready action, not only in queue order (what a directed schedule needs to run a
     /// later command before an earlier one; Vulkan orders neither).
     pub relaxed_launch: bool,
+    /// The transfer engine's start latency: the action after a transfer on its queue launches
+    /// no earlier than this after it.
+    transfer_launch_cycles: u64,
 }
 
 impl CommandProcessors {
-    /// Idle processors for `queues` queues.
-    pub fn new(queues: usize) -> CommandProcessors {
+    /// Idle processors for `queues` queues, whose transfers begin `transfer_launch_cycles` after
+    /// they start.
+    pub fn new(queues: usize, transfer_launch_cycles: u64) -> CommandProcessors {
         CommandProcessors {
             items: Vec::new(),
             done_prefix: (0..queues).map(|_| [vec![0; 64], vec![0; 64]]).collect(),
@@ -68,6 +75,7 @@ impl CommandProcessors {
             waiting: Vec::new(),
             holds: Vec::new(),
             relaxed_launch: false,
+            transfer_launch_cycles,
         }
     }
 
@@ -104,7 +112,7 @@ impl CommandProcessors {
                 NodeKind::Sync(y) => plan(y, planner, policies),
                 _ => Vec::new(),
             };
-            self.items.push(Item { queue: node.queue, state: State::Waiting, ops, pushed: now, start: 0 });
+            self.items.push(Item { queue: node.queue, state: State::Waiting, ops, pushed: now, start: 0, work_from: 0 });
             self.open[node.queue] += 1;
             if !matches!(node.kind, NodeKind::HostGate { .. }) {
                 self.waiting.push(i);
@@ -144,7 +152,7 @@ impl CommandProcessors {
         })
     }
 
-    fn ready(&mut self, stream: &Stream, i: usize) -> bool {
+    fn ready(&mut self, stream: &Stream, i: usize, now: u64) -> bool {
         let q = stream.nodes[i].queue;
         for (f, stages) in stream.waits_for(i) {
             for b in bits(stages) {
@@ -152,7 +160,7 @@ impl CommandProcessors {
             }
         }
         let held = self.holds.iter().any(|&(p, a)| p == i && self.items.get(a).is_none_or(|item| item.state != State::Done));
-        !held && self.deps_done(stream, i) && (self.relaxed_launch || stream.nodes[i].start_after.is_none_or(|a| self.items[a].state != State::Waiting))
+        !held && self.deps_done(stream, i) && (self.relaxed_launch || stream.nodes[i].start_after.is_none_or(|a| self.items[a].state != State::Waiting && self.items[a].work_from <= now))
     }
 
     /// Starts, at cycle `now`, every waiting item that is ready, in push order: the items to
@@ -163,9 +171,11 @@ impl CommandProcessors {
         let waiting = std::mem::take(&mut self.waiting);
         let mut started = Vec::new();
         for &i in &waiting {
-            if self.ready(stream, i) {
+            if self.ready(stream, i, now) {
                 self.items[i].state = State::Running;
                 self.items[i].start = now;
+                let transfer = matches!(stream.nodes[i].kind, NodeKind::Action { stage, .. } if stage != S::COMPUTE_SHADER);
+                self.items[i].work_from = if transfer { now + self.transfer_launch_cycles } else { now };
                 started.push(i);
             } else {
                 self.waiting.push(i);

@@ -4,9 +4,11 @@
 //! A transfer command is a list of chunks of at most [`TRANSFER_CHUNK`] bytes
 //! (`transfer_chunks`, the same list the reference run moves). The engine moves one chunk per
 //! step: a copy reads its source, then every chunk writes its destination, both on the
-//! machine's transfer path. It is busy for the chunk's bytes at its bandwidth, and keeps
-//! [`CHUNKS_IN_FLIGHT`] chunks in flight, so a chunk's memory latency is mostly hidden behind
-//! the ones after it.
+//! machine's transfer path. It is busy for the chunk's bytes at its bandwidth, and keeps the
+//! profile's `transfer_chunks_in_flight` chunks in flight, so a chunk's memory latency is mostly
+//! hidden behind the ones after it. It moves a transfer's first chunk the profile's
+//! `transfer_launch_cycles` after the command processor launched it (a copy engine's start
+//! latency).
 //!
 //! Vulkan orders none of a command's writes, so the engine moves each window of
 //! [`SHUFFLE_WINDOW`] consecutive chunks in an order its random stream of the seed picks (within
@@ -23,10 +25,6 @@ use crate::engine::rng::Rng;
 use crate::engine::run::{Chunk, ChunkData};
 
 pub use crate::engine::run::TRANSFER_CHUNK;
-
-/// Chunks the engine keeps in flight: a chunk's latency is charged divided by this, overlapped
-/// with the chunks after it.
-pub const CHUNKS_IN_FLIGHT: u64 = 4;
 
 /// Consecutive chunks of one region whose order the seed picks.
 pub const SHUFFLE_WINDOW: usize = 8;
@@ -63,6 +61,10 @@ pub struct TransferEngine {
     /// Cycle at which the engine can take the next chunk.
     free_at: u64,
     bytes_per_cycle: u64,
+    /// Cycles from a transfer's launch to its first chunk.
+    launch_cycles: u64,
+    /// Chunks in flight: a chunk's latency is charged divided by this.
+    in_flight: u64,
     /// The chunk being moved and its provenance, reused from chunk to chunk.
     data: Vec<u8>,
     tags: Vec<Tag>,
@@ -76,20 +78,33 @@ pub struct TransferEngine {
 }
 
 impl TransferEngine {
-    /// An idle engine moving `bytes_per_cycle`, drawing from `seed`.
-    pub fn new(bytes_per_cycle: u64, seed: u64) -> TransferEngine {
-        TransferEngine { runs: Vec::new(), free_at: 0, bytes_per_cycle: bytes_per_cycle.max(1), data: Vec::new(), tags: Vec::new(), rng: Rng::for_unit(seed, "transfer"), hold_writes: None, held: Vec::new() }
+    /// An idle engine of `config`'s bandwidth, start latency and chunks in flight, drawing from
+    /// `seed`.
+    pub fn new(config: &crate::engine::machine::MachineConfig, seed: u64) -> TransferEngine {
+        TransferEngine {
+            runs: Vec::new(),
+            free_at: 0,
+            bytes_per_cycle: config.transfer_bytes_per_cycle.max(1),
+            launch_cycles: config.transfer_launch_cycles,
+            in_flight: config.transfer_chunks_in_flight.max(1),
+            data: Vec::new(),
+            tags: Vec::new(),
+            rng: Rng::for_unit(seed, "transfer"),
+            hold_writes: None,
+            held: Vec::new(),
+        }
     }
 
     /// Takes the transfer command of queue item `item` (instance `inst`) at cycle `now`: the run
-    /// to step, and the cycle of its first step (when the engine is free).
+    /// to step, and the cycle of its first step (after the engine's start latency, when it is
+    /// free).
     pub fn start(&mut self, prog: &Program<'_>, item: usize, inst: usize, now: u64) -> (usize, u64) {
         let ins = &prog.instances[inst];
         let cmd = &prog.workload.command_buffers[ins.cb].commands[ins.index];
         let mut chunks = crate::engine::run::transfer_chunks(prog, inst, cmd);
         shuffle_windows(&mut chunks, &mut self.rng);
         self.runs.push(TransferRun { item, inst, chunks, next: 0 });
-        (self.runs.len() - 1, now.max(self.free_at))
+        (self.runs.len() - 1, (now + self.launch_cycles).max(self.free_at))
     }
 
     /// Moves run `r`'s next chunk at cycle `now` on `machine`.
@@ -137,7 +152,7 @@ impl TransferEngine {
         let service = chunk.len.div_ceil(self.bytes_per_cycle);
         self.free_at = now + service;
         self.runs[r].next += 1;
-        let next = now + service.max(latency.max(latency_w) / CHUNKS_IN_FLIGHT).max(1);
+        let next = now + service.max(latency.max(latency_w) / self.in_flight).max(1);
         let read = read.map(|(key, buffer, offset, addr, served)| CopyRead { key, inst, buffer, offset, addr, data: &self.data, tags: &self.tags, served, cycle: now });
         Ok(TransferStep::Moved { read, writes, next })
     }
