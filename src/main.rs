@@ -32,6 +32,10 @@ enum Command {
     Check(cli::check::CheckArgs),
     /// Run a trace on a real Vulkan device (optionally under the Khronos validation layer) and compare with the reference run (exit 0: clean, 1: differences or layer messages, 2: cannot run).
     Replay(cli::replay::ReplayArgs),
+    /// Vary profile fields over traces and tabulate cycles and corruption per point (CSV and SVG); `--shard I/N` runs one slice.
+    Sweep(cli::sweep::SweepArgs),
+    /// Join the shards of a sweep (`gpusim sweep --shard`) into the table and charts a single run writes.
+    Merge(cli::sweep::MergeArgs),
 }
 
 /// The stack of the thread that loads traces and compiles shaders. The shader front ends and the
@@ -60,6 +64,8 @@ fn run(cli: Cli) -> ExitCode {
         Command::Graph(args) => cli::graph::run(args),
         Command::Check(args) => cli::check::run(args),
         Command::Replay(args) => cli::replay::run(args),
+        Command::Sweep(args) => cli::sweep::run(args),
+        Command::Merge(args) => cli::sweep::run_merge(args),
     };
     match result {
         Ok(code) => code,

@@ -642,9 +642,9 @@ impl Machine {
     }
 
     /// Performs one barrier cache operation on every instance of its cache; returns the cycles
-    /// it takes (lines walked, plus the bandwidth of what was written back) and the number of
-    /// lines written back.
-    pub fn perform(&mut self, op: &CacheOp) -> Result<(u64, u64), AccessError> {
+    /// it takes (lines walked, plus the bandwidth of what was written back), and the lines and
+    /// bytes written back.
+    pub fn perform(&mut self, op: &CacheOp) -> Result<(u64, u64, u64), AccessError> {
         let Machine { l2, vram, cus, rops, config, .. } = self;
         let mut total = AccessReport::default();
         match op.target {
@@ -689,7 +689,7 @@ impl Machine {
         };
         let cycles = walked * config.maintenance_cycles_per_line
             + total.writeback_bytes.div_ceil(config.vram_channel_bytes_per_cycle.max(1) * config.vram_channels.max(1) as u64);
-        Ok((cycles, total.writeback_lines as u64))
+        Ok((cycles, total.writeback_lines as u64, total.writeback_bytes))
     }
 
     /// Writes every dirty byte down to VRAM (L1s, then the L2): the device's memory as it stands

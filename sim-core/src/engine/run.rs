@@ -179,6 +179,8 @@ pub struct SyncOp {
     pub op: CacheOp,
     /// Dirty lines it wrote back (summed over every instance of the cache).
     pub lines_written_back: u64,
+    /// The bytes those lines carried.
+    pub bytes_written_back: u64,
     /// Cycles it took: lines walked plus the bandwidth of what it wrote back.
     pub cycles: u64,
 }
@@ -1086,9 +1088,9 @@ impl<'p, 'w> Sim<'p, 'w> {
                 let mut cycles = self.machine.config.barrier_cycles;
                 let mut log = Vec::new();
                 for op in self.cp.items[i].ops.clone() {
-                    let (c, lines) = self.machine.perform(&op).map_err(|e| exec_err(label.clone(), e))?;
+                    let (c, lines, bytes) = self.machine.perform(&op).map_err(|e| exec_err(label.clone(), e))?;
                     cycles += c;
-                    log.push(SyncOp { op, lines_written_back: lines, cycles: c });
+                    log.push(SyncOp { op, lines_written_back: lines, bytes_written_back: bytes, cycles: c });
                 }
                 let label = label.clone();
                 let queue = self.cp.items[i].queue;

@@ -90,7 +90,7 @@ impl std::error::Error for TraceError {}
 /// directory is refused before it is opened, and at most `cap + 1` bytes are ever read, so a
 /// file that grows while it is read cannot take more either. The error says what is wrong,
 /// without the path.
-pub(crate) fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>, String> {
+pub fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>, String> {
     use std::io::Read;
     let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
     if !meta.is_file() {

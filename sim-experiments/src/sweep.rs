@@ -1,0 +1,364 @@
+//! Architecture sweeps: one base profile, some of its fields varied, over some traces.
+//!
+//! # Design
+//! A sweep file ([`SweepSpec`], TOML) names a base profile, the traces, how many seeded
+//! schedules each point runs, and the fields to vary with their values. The points are every
+//! trace crossed with every combination of values, in a fixed order (trace outermost, then the
+//! first varied field), numbered from 0: that number is all a shard needs to know which points
+//! are its own ([`crate::shard`]).
+//!
+//! A point's profile is the base profile written out whole, the point's values set at their
+//! dotted paths, and read back through the profile loader, so a varied field is checked exactly
+//! as in a profile file, and a value the machine cannot take is an error naming the point.
+//!
+//! Running is a flat list of (point, schedule) runs in parallel (rayon), collected in order and
+//! summarized per point ([`PointRow`]): every run is its own seeded simulation, so the rows are
+//! the same whatever the thread count.
+
+use std::path::Path;
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use sim_core::engine::{RunOptions, RunResult, run_workload_with};
+use sim_core::profile::Profile;
+use sim_core::trace::LoadedTrace;
+
+use crate::ExperimentError;
+
+/// The most points one sweep may have (traces times combinations).
+pub const MAX_POINTS: u64 = 100_000;
+/// The most seeded schedules a point may run.
+pub const MAX_SCHEDULES: u64 = 10_000;
+/// The most values one varied field may take.
+pub const MAX_VALUES: usize = 10_000;
+
+/// A sweep file.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SweepSpec {
+    /// Names the sweep in its outputs.
+    pub name: String,
+    /// What the sweep asks, for its readers.
+    #[serde(default)]
+    pub description: String,
+    /// The base profile: a built-in name or a profile file (relative to the sweep file).
+    pub profile: String,
+    /// The traces, relative to the sweep file.
+    pub traces: Vec<String>,
+    /// Seeded schedules per point (default 1).
+    #[serde(default = "one")]
+    pub schedules: u64,
+    /// The first seed (default 0).
+    #[serde(default)]
+    pub seed: u64,
+    /// The fields varied, the first outermost.
+    #[serde(default)]
+    pub vary: Vec<Vary>,
+}
+
+fn one() -> u64 {
+    1
+}
+
+/// One varied field.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Vary {
+    /// A dotted path into the profile (`machine.l2.cache.size_bytes`, `policies.execution_order`).
+    pub field: String,
+    /// The values it takes, in order.
+    pub values: Vec<toml::Value>,
+}
+
+/// A loaded sweep: its spec, its traces and base profile, and a fingerprint of all of them.
+pub struct Sweep {
+    /// The spec as written.
+    pub spec: SweepSpec,
+    /// Where the spec came from, for messages.
+    pub origin: String,
+    /// The traces, in the spec's order.
+    pub traces: Vec<LoadedTrace>,
+    /// The base profile.
+    pub base: Profile,
+    /// Identifies the sweep's inputs (spec text, trace texts, base profile, gpusim's version),
+    /// so that shards of different sweeps are never merged.
+    pub fingerprint: String,
+}
+
+/// One point of a sweep: a trace and one value per varied field.
+#[derive(Clone, Debug)]
+pub struct Point {
+    /// Its number.
+    pub index: usize,
+    /// Index into [`Sweep::traces`].
+    pub trace: usize,
+    /// One value per varied field.
+    pub values: Vec<toml::Value>,
+}
+
+/// What one point's runs came to: the row of the sweep's table.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PointRow {
+    /// The point's number.
+    pub point: usize,
+    /// The trace, as the sweep file names it.
+    pub trace: String,
+    /// The varied fields' values ([`value_text`]).
+    pub values: Vec<String>,
+    /// Seeded schedules run.
+    pub schedules: u64,
+    /// Schedules whose reads or final memory differed from the reference run.
+    pub corrupted_schedules: u64,
+    /// Cycles, fewest over the schedules.
+    pub cycles_min: u64,
+    /// Cycles, the median schedule's (the lower middle one for an even count).
+    pub cycles_median: u64,
+    /// Cycles, most over the schedules.
+    pub cycles_max: u64,
+    /// Stale reads, summed over the schedules.
+    pub stale_reads: u64,
+    /// Bytes of final memory that differed, summed over the schedules.
+    pub corrupted_bytes: u64,
+    /// Cycles sync nodes spent from being queued to being released (draining, then their cache
+    /// operations), summed over a run's nodes: the median schedule's.
+    pub barrier_stall_cycles: u64,
+    /// Bytes barriers and driver operations wrote back: the median schedule's.
+    pub bytes_flushed: u64,
+    /// Cache lines invalidations dropped: the median schedule's.
+    pub lines_invalidated: u64,
+}
+
+/// The numbers of one run.
+#[derive(Clone, Copy, Debug)]
+struct RunNumbers {
+    cycles: u64,
+    corrupted: bool,
+    stale_reads: u64,
+    corrupted_bytes: u64,
+    stall: u64,
+    flushed: u64,
+    invalidated: u64,
+}
+
+impl RunNumbers {
+    fn of(r: &RunResult) -> RunNumbers {
+        RunNumbers {
+            cycles: r.cycles,
+            corrupted: r.corrupted(),
+            stale_reads: r.stale_reads,
+            corrupted_bytes: r.corrupted_bytes,
+            stall: r.syncs.iter().map(|s| s.released.saturating_sub(s.queued)).sum(),
+            flushed: r.syncs.iter().flat_map(|s| &s.ops).map(|o| o.bytes_written_back).sum(),
+            invalidated: r.caches.iter().map(|(_, c)| c.lines_invalidated).sum(),
+        }
+    }
+}
+
+/// A value as a table shows it: a string bare, anything else as TOML writes it.
+pub fn value_text(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The median of `v` (the lower middle one for an even count); 0 for none.
+fn median(mut v: Vec<u64>) -> u64 {
+    v.sort_unstable();
+    v.get(v.len().saturating_sub(1) / 2).copied().unwrap_or(0)
+}
+
+/// FNV-1a, 64 bits: a fingerprint that stays the same across Rust versions and machines.
+pub(crate) fn fnv1a(parts: &[&[u8]]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for p in parts {
+        for &b in p.iter().chain(&(p.len() as u64).to_le_bytes()) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    format!("{h:016x}")
+}
+
+/// `line:col` (1-based) of byte `offset` in `text`.
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rfind('\n').map_or(before.chars().count(), |i| before[i + 1..].chars().count()) + 1;
+    (line, col)
+}
+
+impl Sweep {
+    /// Reads and checks the sweep file at `path`, its traces and its base profile.
+    pub fn load(path: &Path) -> Result<Sweep, ExperimentError> {
+        let origin = path.display().to_string();
+        let bytes = sim_core::trace::read_capped(path, 1 << 20).map_err(|e| ExperimentError::new(&origin, format!("cannot read the sweep file: {e}")))?;
+        let text = String::from_utf8(bytes).map_err(|e| ExperimentError::new(&origin, format!("the sweep file is not UTF-8 text (byte {})", e.utf8_error().valid_up_to())))?;
+        Sweep::from_str(&text, &origin, path.parent().unwrap_or(Path::new("")))
+    }
+
+    /// Checks sweep `text` (from `origin`), its paths relative to `dir`.
+    pub fn from_str(text: &str, origin: &str, dir: &Path) -> Result<Sweep, ExperimentError> {
+        let spec: SweepSpec = toml::from_str(text).map_err(|e| {
+            let at = e.span().map(|s| line_col(text, s.start));
+            let msg = e.message().to_string();
+            match at {
+                Some((l, c)) => ExperimentError::new(&format!("{origin}:{l}:{c}"), msg),
+                None => ExperimentError::new(origin, msg),
+            }
+        })?;
+        let err = |what: String| ExperimentError::new(origin, what);
+        if spec.traces.is_empty() {
+            return Err(err("traces: the sweep names no trace".into()));
+        }
+        if !(1..=MAX_SCHEDULES).contains(&spec.schedules) {
+            return Err(err(format!("schedules: {} is not between 1 and {MAX_SCHEDULES}", spec.schedules)));
+        }
+        if spec.seed.checked_add(spec.schedules - 1).is_none() {
+            return Err(err(format!("seed: {} + {} schedules runs past the largest seed", spec.seed, spec.schedules)));
+        }
+        let mut combinations: u64 = 1;
+        for (i, v) in spec.vary.iter().enumerate() {
+            if v.values.is_empty() || v.values.len() > MAX_VALUES {
+                return Err(err(format!("vary[{i}].values: {} values; give 1 to {MAX_VALUES}", v.values.len())));
+            }
+            if v.field.split('.').any(str::is_empty) {
+                return Err(err(format!("vary[{i}].field: `{}` is not a dotted path into the profile (`machine.l2.cache.size_bytes`)", v.field)));
+            }
+            if spec.vary[..i].iter().any(|w| w.field == v.field) {
+                return Err(err(format!("vary[{i}].field: `{}` is varied twice", v.field)));
+            }
+            combinations = combinations.saturating_mul(v.values.len() as u64);
+        }
+        let points = combinations.saturating_mul(spec.traces.len() as u64);
+        if points > MAX_POINTS {
+            return Err(err(format!("the sweep has {points} points (traces times combinations of values); at most {MAX_POINTS}")));
+        }
+        let base = if Profile::builtin(&spec.profile).is_some() {
+            Profile::load(&spec.profile)
+        } else {
+            Profile::load(&dir.join(&spec.profile).display().to_string())
+        }
+        .map_err(|e| err(format!("profile: {e}")))?;
+        let mut traces = Vec::with_capacity(spec.traces.len());
+        let mut parts: Vec<Vec<u8>> = vec![b"gpusim sweep 1".to_vec(), env!("CARGO_PKG_VERSION").as_bytes().to_vec(), text.as_bytes().to_vec(), base.to_toml_string().into_bytes()];
+        for (i, t) in spec.traces.iter().enumerate() {
+            let loaded = sim_core::trace::load(&dir.join(t)).map_err(|e| err(format!("traces[{i}]: {e}")))?;
+            parts.push(loaded.text.clone().into_bytes());
+            traces.push(loaded);
+        }
+        let fingerprint = fnv1a(&parts.iter().map(Vec::as_slice).collect::<Vec<_>>());
+        let sweep = Sweep { spec, origin: origin.to_string(), traces, base, fingerprint };
+        // Every combination must make a valid profile: found now, not after hours of runs.
+        for p in sweep.points().iter().filter(|p| p.trace == 0) {
+            sweep.profile_of(p)?;
+        }
+        Ok(sweep)
+    }
+
+    /// Every point, in order.
+    pub fn points(&self) -> Vec<Point> {
+        let lens: Vec<usize> = self.spec.vary.iter().map(|v| v.values.len()).collect();
+        let combinations: usize = lens.iter().product();
+        let mut out = Vec::with_capacity(self.traces.len() * combinations);
+        for trace in 0..self.traces.len() {
+            for c in 0..combinations {
+                // The first varied field outermost: decode `c` in mixed radix, last field fastest.
+                let mut rest = c;
+                let mut values = vec![toml::Value::Boolean(false); lens.len()];
+                for (k, &n) in lens.iter().enumerate().rev() {
+                    values[k] = self.spec.vary[k].values[rest % n].clone();
+                    rest /= n;
+                }
+                out.push(Point { index: out.len(), trace, values });
+            }
+        }
+        out
+    }
+
+    /// The profile of point `p`: the base with `p`'s values set.
+    pub fn profile_of(&self, p: &Point) -> Result<Profile, ExperimentError> {
+        if self.spec.vary.is_empty() {
+            return Ok(self.base.clone());
+        }
+        let what = self.point_text(p);
+        let err = |m: String| ExperimentError::new(&self.origin, format!("point {} ({what}): {m}", p.index));
+        let mut doc: toml::Table = toml::from_str(&self.base.to_toml_string()).map_err(|e| err(format!("cannot read the base profile back: {e}")))?;
+        for (v, value) in self.spec.vary.iter().zip(&p.values) {
+            let keys: Vec<&str> = v.field.split('.').collect();
+            let (leaf, parents) = keys.split_last().expect("a checked path has a key");
+            let mut table = &mut doc;
+            for (depth, k) in parents.iter().enumerate() {
+                table = match table.get_mut(*k) {
+                    Some(toml::Value::Table(t)) => t,
+                    _ => return Err(err(format!("`{}` is not a table of the profile", keys[..=depth].join(".")))),
+                };
+            }
+            table.insert((*leaf).to_string(), value.clone());
+        }
+        doc.insert("base".into(), toml::Value::String("none".into()));
+        let text = toml::to_string(&doc).map_err(|e| err(format!("cannot write the profile: {e}")))?;
+        Profile::from_toml_str(&text, &self.origin).map_err(|e| err(if e.field.is_empty() { e.message } else { format!("{}: {}", e.field, e.message) }))
+    }
+
+    /// `field = value, ...` of point `p`.
+    pub fn point_text(&self, p: &Point) -> String {
+        self.spec.vary.iter().zip(&p.values).map(|(v, x)| format!("{} = {x}", v.field)).collect::<Vec<_>>().join(", ")
+    }
+
+    /// Runs the points `keep` selects, each with the sweep's schedules, in parallel; `tick` is
+    /// called after every run (from any thread). The rows come in point order.
+    pub fn run(&self, keep: impl Fn(usize) -> bool, tick: impl Fn() + Sync) -> Result<Vec<PointRow>, ExperimentError> {
+        let points: Vec<Point> = self.points().into_iter().filter(|p| keep(p.index)).collect();
+        let profiles: Vec<Profile> = points.iter().map(|p| self.profile_of(p)).collect::<Result<_, _>>()?;
+        let n = self.spec.schedules;
+        let options = RunOptions::default();
+        let runs: Vec<(usize, u64)> = (0..points.len()).flat_map(|k| (0..n).map(move |s| (k, s))).collect();
+        let numbers: Vec<Result<RunNumbers, ExperimentError>> = runs
+            .par_iter()
+            .map(|&(k, s)| {
+                let t = &self.traces[points[k].trace];
+                let seed = self.spec.seed + s;
+                let r = run_workload_with(&t.workload, &profiles[k], seed, &options)
+                    .map(|r| RunNumbers::of(&r))
+                    .map_err(|e| ExperimentError::new(&self.origin, format!("point {} ({}, seed {seed}): {}", points[k].index, self.point_text(&points[k]), t.locate_engine_error(&e))));
+                tick();
+                r
+            })
+            .collect();
+        let mut rows = Vec::with_capacity(points.len());
+        for (k, chunk) in numbers.chunks(n as usize).enumerate() {
+            let runs: Vec<RunNumbers> = chunk.iter().cloned().collect::<Result<_, _>>()?;
+            let p = &points[k];
+            let cycles: Vec<u64> = runs.iter().map(|r| r.cycles).collect();
+            rows.push(PointRow {
+                point: p.index,
+                trace: self.spec.traces[p.trace].clone(),
+                values: p.values.iter().map(value_text).collect(),
+                schedules: n,
+                corrupted_schedules: runs.iter().filter(|r| r.corrupted).count() as u64,
+                cycles_min: cycles.iter().copied().min().unwrap_or(0),
+                cycles_median: median(cycles.clone()),
+                cycles_max: cycles.iter().copied().max().unwrap_or(0),
+                stale_reads: runs.iter().map(|r| r.stale_reads).sum(),
+                corrupted_bytes: runs.iter().map(|r| r.corrupted_bytes).sum(),
+                barrier_stall_cycles: median(runs.iter().map(|r| r.stall).collect()),
+                bytes_flushed: median(runs.iter().map(|r| r.flushed).collect()),
+                lines_invalidated: median(runs.iter().map(|r| r.invalidated).collect()),
+            });
+        }
+        Ok(rows)
+    }
+
+    /// The number of runs the points `keep` selects make (for a progress bar).
+    pub fn runs(&self, keep: impl Fn(usize) -> bool) -> u64 {
+        let combinations: u64 = self.spec.vary.iter().map(|v| v.values.len() as u64).product();
+        let points = (0..self.traces.len() as u64 * combinations).filter(|&i| keep(i as usize)).count() as u64;
+        points * self.spec.schedules
+    }
+
+    /// The varied fields, in order.
+    pub fn fields(&self) -> Vec<String> {
+        self.spec.vary.iter().map(|v| v.field.clone()).collect()
+    }
+}

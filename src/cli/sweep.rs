@@ -1,0 +1,125 @@
+//! `gpusim sweep` and `gpusim merge`: architecture sweeps, on one machine or cut into shards.
+
+use std::fmt::Write as _;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use sim_experiments::output::SweepTable;
+use sim_experiments::shard::{Shard, ShardFile, merge};
+use sim_experiments::sweep::Sweep;
+
+use super::{CliError, print_out};
+
+/// The most bytes of one shard file `gpusim merge` reads.
+const MAX_SHARD_FILE_BYTES: u64 = 256 << 20;
+/// The rows printed on the terminal; the CSV has them all.
+const PRINTED_ROWS: usize = 40;
+
+/// `gpusim sweep SWEEP [--out DIR] [--shard I/N]`.
+#[derive(Args, Debug)]
+pub struct SweepArgs {
+    /// The sweep file (TOML: base profile, traces, schedules, the fields to vary; docs/SWEEPS.md).
+    pub sweep: PathBuf,
+    /// Where to write sweep.csv, cycles.svg and corruption.svg (a shard writes
+    /// shard-I-of-N.json there). Default: sweep-NAME in the current directory.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Run only slice I of N (from 0: points whose number is I modulo N) and write it for
+    /// `gpusim merge`; a Slurm job array passes `$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT`.
+    #[arg(long, value_parser = Shard::parse)]
+    pub shard: Option<Shard>,
+}
+
+/// `gpusim merge SHARD... --out DIR`.
+#[derive(Args, Debug)]
+pub struct MergeArgs {
+    /// The shard files `gpusim sweep --shard` wrote, every shard of one sweep once, in any order.
+    #[arg(required = true)]
+    pub shards: Vec<PathBuf>,
+    /// Where to write sweep.csv, cycles.svg and corruption.svg.
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+/// A progress bar on stderr when it is a terminal, counting runs.
+fn progress(len: u64) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::hidden());
+    }
+    let bar = ProgressBar::new(len);
+    if let Ok(style) = ProgressStyle::with_template("{spinner} runs {pos}/{len} [{bar:30}] {elapsed_precise} eta {eta}") {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar
+}
+
+/// The rows as a short text table.
+fn summary(table: &SweepTable) -> String {
+    let mut o = String::new();
+    let fields = if table.fields.is_empty() { String::new() } else { format!("  {}", table.fields.join(" / ")) };
+    let _ = writeln!(o, "{:>6}  {:<44} {:>9} {:>12}{fields}", "point", "trace", "corrupted", "cycles");
+    for r in table.rows.iter().take(PRINTED_ROWS) {
+        let corrupted = format!("{}/{}", r.corrupted_schedules, r.schedules);
+        let _ = writeln!(o, "{:>6}  {:<44} {:>9} {:>12}  {}", r.point, r.trace, corrupted, r.cycles_median, r.values.join(" / "));
+    }
+    if table.rows.len() > PRINTED_ROWS {
+        let _ = writeln!(o, "... and {} more rows", table.rows.len() - PRINTED_ROWS);
+    }
+    o
+}
+
+/// Writes the table's files into `dir` and says what was written.
+fn write_table(table: &SweepTable, dir: &Path) -> Result<String, CliError> {
+    let written = table.write(dir)?;
+    let mut o = summary(table);
+    let _ = writeln!(o, "\nwrote {}", written.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "));
+    Ok(o)
+}
+
+/// Runs `gpusim sweep ...`.
+pub fn run(args: SweepArgs) -> Result<ExitCode, CliError> {
+    let sweep = Sweep::load(&args.sweep)?;
+    let out = args.out.unwrap_or_else(|| PathBuf::from(format!("sweep-{}", sweep.spec.name)));
+    let shard = args.shard.unwrap_or(Shard::ALL);
+    let bar = progress(sweep.runs(|p| shard.holds(p)));
+    let rows = sweep.run(|p| shard.holds(p), || bar.inc(1))?;
+    bar.finish_and_clear();
+    if args.shard.is_none() {
+        let table = SweepTable { name: sweep.spec.name.clone(), fields: sweep.fields(), rows };
+        print_out(&write_table(&table, &out)?)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let file = ShardFile {
+        gpusim_sweep_shard: 1,
+        sweep: sweep.spec.name.clone(),
+        fingerprint: sweep.fingerprint.clone(),
+        shard: shard.index,
+        shards: shard.count,
+        points: sweep.points().len() as u64,
+        fields: sweep.fields(),
+        rows,
+    };
+    std::fs::create_dir_all(&out).map_err(|e| format!("{}: cannot make the directory: {e}", out.display()))?;
+    let path = out.join(format!("shard-{}-of-{}.json", shard.index, shard.count));
+    let text = serde_json::to_string_pretty(&file).map_err(|e| format!("cannot write the shard: {e}"))?;
+    std::fs::write(&path, text + "\n").map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+    print_out(&format!("shard {}/{} of sweep `{}`: {} of {} points\nwrote {}\n", shard.index, shard.count, file.sweep, file.rows.len(), file.points, path.display()))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs `gpusim merge ...`.
+pub fn run_merge(args: MergeArgs) -> Result<ExitCode, CliError> {
+    let mut files = Vec::with_capacity(args.shards.len());
+    for path in &args.shards {
+        let origin = path.display().to_string();
+        let bytes = sim_core::trace::read_capped(path, MAX_SHARD_FILE_BYTES).map_err(|e| format!("{origin}: cannot read the shard: {e}"))?;
+        let file: ShardFile = serde_json::from_slice(&bytes).map_err(|e| format!("{origin}:{}:{}: not a shard file of gpusim sweep: {e}", e.line(), e.column()))?;
+        files.push((origin, file));
+    }
+    let table = merge(&files)?;
+    print_out(&write_table(&table, &args.out)?)?;
+    Ok(ExitCode::SUCCESS)
+}
