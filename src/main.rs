@@ -34,7 +34,7 @@ enum Command {
     Replay(cli::replay::ReplayArgs),
     /// Vary profile fields over traces and tabulate cycles and corruption per point (CSV and SVG); `--shard I/N` runs one slice.
     Sweep(cli::sweep::SweepArgs),
-    /// Join the shards of a sweep (`gpusim sweep --shard`) into the table and charts a single run writes.
+    /// Join the shards of a sweep or of a schedule exploration into exactly what a single run writes.
     Merge(cli::sweep::MergeArgs),
 }
 

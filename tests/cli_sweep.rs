@@ -168,3 +168,33 @@ fn bad_sweep_files_say_what_and_where() {
     let e = fail(&gpusim(&["sweep", d.join("bad.toml").to_str().unwrap()], None));
     assert!(e.contains("bad.toml: traces[0]: ") && e.contains("nope.json"), "{e}");
 }
+
+#[test]
+fn run_shards_merge_into_the_single_runs_report() {
+    let race = "tests/corpus/h100-probe/races/raw-dd-missing-256k-rev-spin0.json";
+    let single = scratch("run-single");
+    let one = gpusim(&["run", race, "--profile", "nvidia-like", "--schedules", "9", "--out", single.to_str().unwrap()], None);
+    assert_eq!(one.status.code(), Some(1), "{}", String::from_utf8_lossy(&one.stderr));
+    let d = scratch("run-shards");
+    for i in 0..3 {
+        ok(&gpusim(&["run", race, "--profile", "nvidia-like", "--schedules", "9", "--shard", &format!("{i}/3"), "--out", d.to_str().unwrap()], Some(1)));
+    }
+    let shard = |i: usize| d.join(format!("run-shard-{i}-of-3.json")).display().to_string();
+    let merged = scratch("run-merged");
+    let m = gpusim(&["merge", &shard(1), &shard(2), &shard(0), "--out", merged.to_str().unwrap()], None);
+    assert_eq!(m.status.code(), Some(1), "{}", String::from_utf8_lossy(&m.stderr));
+    assert_eq!(m.stdout, one.stdout, "the merged report on standard output");
+    for f in ["report.json", "report.txt", "timeline.json"] {
+        assert_eq!(std::fs::read(merged.join(f)).unwrap(), std::fs::read(single.join(f)).unwrap(), "{f}");
+    }
+    // A shard needs somewhere to go; shards of other explorations and sweeps do not mix.
+    let e = fail(&gpusim(&["run", race, "--schedules", "9", "--shard", "0/3"], None));
+    assert!(e.contains("give --out DIR"), "{e}");
+    let other = scratch("run-other");
+    ok(&gpusim(&["run", race, "--profile", "nvidia-like", "--schedules", "9", "--seed", "1", "--shard", "1/3", "--out", other.to_str().unwrap()], None));
+    let e = fail(&gpusim(&["merge", &shard(0), other.join("run-shard-1-of-3.json").to_str().unwrap(), &shard(2), "--out", merged.to_str().unwrap()], None));
+    assert!(e.contains("--seed 1") && e.contains("shards of one exploration merge"), "{e}");
+    ok(&gpusim(&["sweep", SWEEP, "--shard", "0/2", "--out", other.to_str().unwrap()], None));
+    let e = fail(&gpusim(&["merge", &shard(0), other.join("shard-0-of-2.json").to_str().unwrap(), "--out", merged.to_str().unwrap()], None));
+    assert!(e.contains("not a shard file of gpusim run"), "{e}");
+}

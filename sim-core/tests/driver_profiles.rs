@@ -125,3 +125,25 @@ fn the_drivers_own_operations_run_at_each_submission_and_signal() {
     assert!(!ops_of(&r, "vkQueueSubmit").contains(&(CacheTarget::L2, FlushInvalidate)));
     assert_ne!(ops_of(&r, "fence").last(), Some(&(CacheTarget::L2, Flush)));
 }
+
+/// The drivers' layout-transition work is written as data for images (not yet exercised):
+/// RADV decompresses DCC for GENERAL (and the GFX9 variant inherits it), Turnip cleans the CCU
+/// after UNDEFINED, ANV resolves CCS for presentation; the seed profiles have none.
+#[test]
+fn layout_transitions_are_written_as_data() {
+    use sim_core::profile::{Aspect, ImageLayout as L, ImageWork as W};
+    let has = |name: &str, aspect: Aspect, from: L, to: L, work: Option<W>| {
+        let p = Profile::builtin(name).unwrap();
+        p.barriers.layout_transitions.iter().any(|t| t.aspect == aspect && t.from.contains(&from) && (t.to.contains(&to) || t.to.contains(&L::Any)) && work.is_none_or(|w| t.work.contains(&w)))
+    };
+    for radv in ["radv-gfx10", "radv-gfx9"] {
+        assert!(has(radv, Aspect::Color, L::ColorAttachmentOptimal, L::General, Some(W::DccDecompress)), "{radv}");
+        assert!(has(radv, Aspect::Depth, L::DepthStencilAttachmentOptimal, L::General, Some(W::HtileExpand)), "{radv}");
+    }
+    assert!(has("turnip-a6xx", Aspect::Color, L::Undefined, L::General, None));
+    assert!(Profile::builtin("turnip-a6xx").unwrap().barriers.layout_transitions.iter().all(|t| !t.ops.is_empty()), "Turnip's are cache operations");
+    assert!(has("anv-gen12", Aspect::Color, L::ColorAttachmentOptimal, L::PresentSrcKhr, Some(W::CcsResolve)));
+    for seed in ["seed-l2", "seed-vram", "ideal", "nvidia-like"] {
+        assert!(Profile::builtin(seed).unwrap().barriers.layout_transitions.is_empty(), "{seed}");
+    }
+}

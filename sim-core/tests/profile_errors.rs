@@ -221,3 +221,26 @@ fn transfers_writing_through_a_line_dirty_rop_cache() {
         &["transfers write through the ROP tile cache", "write-back-byte-mask"],
     );
 }
+
+#[test]
+fn a_layout_transition_with_an_unknown_layout() {
+    assert_located(
+        "[[barriers.layout_transitions]]\naspect = \"color\"\nfrom = [\"COLOR_OPTIMAL\"]\nto = [\"GENERAL\"]\nwork = [\"dcc-decompress\"]\n",
+        "bad.toml:3:9: barriers.layout_transitions[0].from[0]: ",
+        &["unknown variant `COLOR_OPTIMAL`", "SHADER_READ_ONLY_OPTIMAL"],
+    );
+}
+
+#[test]
+fn a_layout_transition_that_does_nothing_or_names_a_missing_cache() {
+    assert_located(
+        "[[barriers.layout_transitions]]\naspect = \"depth\"\nfrom = [\"UNDEFINED\"]\nto = [\"*\"]\n",
+        "bad.toml:",
+        &["barriers.layout_transitions[0].work: the row does nothing"],
+    );
+    assert_located(
+        "base = \"none\"\n[machine.rop]\ntile_cache = \"none\"\n\n[[barriers.layout_transitions]]\naspect = \"color\"\nfrom = [\"UNDEFINED\"]\nto = [\"*\"]\nops = [\"flush ROP\"]\n",
+        "bad.toml:9:8: barriers.layout_transitions[0].ops[0]: ",
+        &["names ROP, which this machine does not have"],
+    );
+}

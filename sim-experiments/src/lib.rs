@@ -2,8 +2,9 @@
 //!
 //! - [`sweep`]: an architecture sweep varies profile fields over traces ([`sweep::Sweep`]) and
 //!   runs every point's seeded schedules in parallel ([`sweep::PointRow`]).
-//! - [`shard`]: a sweep cut into slices (`--shard i/N`) that run anywhere (a Slurm job array,
-//!   GNU parallel) and merge back into exactly the single-machine result.
+//! - [`shard`]: a sweep, or the seeds of one trace's schedule exploration, cut into slices
+//!   (`--shard i/N`) that run anywhere (a Slurm job array, GNU parallel) and merge back into
+//!   exactly the single-machine result.
 //! - [`output`]: the result as a CSV table and SVG charts.
 
 pub mod output;
@@ -11,6 +12,19 @@ pub mod shard;
 pub mod sweep;
 
 use std::fmt;
+
+/// A fingerprint of `parts` (FNV-1a, 64 bits, each part followed by its length): the same
+/// across Rust versions and machines, so shards made anywhere can be matched.
+pub fn fingerprint(parts: &[&[u8]]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for p in parts {
+        for &b in p.iter().chain(&(p.len() as u64).to_le_bytes()) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    format!("{h:016x}")
+}
 
 /// An experiment's error: where (a file, perhaps `file:line:col`) and what was wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]

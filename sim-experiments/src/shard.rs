@@ -1,22 +1,32 @@
-//! A sweep cut into slices that run anywhere, and merged back.
+//! A sweep, or the seeds of a schedule exploration, cut into slices that run anywhere, and
+//! merged back.
 //!
 //! # Design
-//! Shard `i/N` (0 ≤ i < N) holds the points whose number is `i` modulo `N`: slices of equal size
-//! whatever the sweep's shape, and neighbouring points (often of similar cost) spread over the
-//! workers. A shard writes a [`ShardFile`]: its rows and what they belong to (the sweep's name
-//! and fingerprint, the shard and the count, the number of points). [`merge`] takes any order
-//! of shard files and checks that they are the N shards of one sweep, each once, together
-//! holding every point once; the rows it returns are exactly those a single run of the whole
-//! sweep returns, so the tables and charts written from them are byte for byte the same.
+//! A sweep is cut by its runs (one per point and schedule, [`crate::sweep::RunRecord`]): shard
+//! `i/N` (0 ≤ i < N) holds every N-th run, from the i-th, in an order fixed by a hash of the
+//! runs' numbers ([`Shard::members`]): slices of equal size (±1) whatever the sweep's shape, and
+//! its structure (a varied field whose larger values cost more, which a plain `run mod N` would
+//! hand to one worker whenever N divides its count of values) spread evenly over the workers. A
+//! shard writes a [`ShardFile`]: its runs' records and what they belong to (the sweep's name and
+//! fingerprint, the shard and the count, every point's trace and values). [`merge`] takes any
+//! order of shard files and checks that they are the N shards of one sweep, each once, together
+//! holding every run once; it summarizes the records with the same function a single run of the
+//! whole sweep uses, so the tables and charts written from them are byte for byte the same.
+//!
+//! A schedule exploration (`gpusim run --schedules N`) is cut the same way over its seeds: a
+//! [`RunShardFile`] holds whether each of its seeds corrupted, and [`merge_runs`] joins them
+//! into the survey of all N, from which the reported run is re-run as a single run would.
 
 use serde::{Deserialize, Serialize};
 
 use crate::ExperimentError;
 use crate::output::SweepTable;
-use crate::sweep::PointRow;
+use crate::sweep::{PointMeta, RunRecord, rows};
 
 /// The most shards a sweep may be cut into.
 pub const MAX_SHARDS: u64 = 100_000;
+/// The most seeds one exploration's shard may say it belongs to (`gpusim run --schedules`).
+pub const MAX_SEEDS: u64 = 100_000;
 
 /// Which slice of a sweep runs here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,10 +55,25 @@ impl Shard {
         Ok(Shard { index, count })
     }
 
-    /// Whether point `point` is this slice's.
-    pub fn holds(&self, point: usize) -> bool {
-        point as u64 % self.count == self.index
+    /// Which of `total` items (a sweep's points, an exploration's seeds, by number) this slice
+    /// holds: the items ranked by a hash of their number, every `count`-th from the `index`-th.
+    pub fn members(&self, total: usize) -> Vec<bool> {
+        let mut order: Vec<(u64, usize)> = (0..total).map(|i| (splitmix64(i as u64), i)).collect();
+        order.sort_unstable();
+        let mut held = vec![false; total];
+        for (rank, &(_, i)) in order.iter().enumerate() {
+            held[i] = rank as u64 % self.count == self.index;
+        }
+        held
     }
+}
+
+/// SplitMix64's output function: a fixed, well-mixed hash of a number.
+fn splitmix64(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 
 /// What one shard ran: written by `gpusim sweep --shard`, read by `gpusim merge`.
@@ -65,12 +90,14 @@ pub struct ShardFile {
     pub shard: u64,
     /// How many shards.
     pub shards: u64,
-    /// Points in the whole sweep.
-    pub points: u64,
+    /// Seeded schedules per point.
+    pub schedules: u64,
     /// The varied fields.
     pub fields: Vec<String>,
-    /// This shard's rows, in point order.
-    pub rows: Vec<PointRow>,
+    /// Every point of the sweep: its trace and values.
+    pub points: Vec<PointMeta>,
+    /// This shard's runs, in run order.
+    pub records: Vec<RunRecord>,
 }
 
 /// Joins the shard files (`(origin, file)`, in any order) of one sweep into its table.
@@ -78,49 +105,152 @@ pub fn merge(files: &[(String, ShardFile)]) -> Result<SweepTable, ExperimentErro
     let Some((first_origin, first)) = files.first() else {
         return Err(ExperimentError::new("gpusim merge", "no shard files given"));
     };
-    let mut seen: Vec<Option<&str>> = Vec::new();
+    let runs = (first.points.len() as u64).saturating_mul(first.schedules);
+    if first.points.len() as u64 > crate::sweep::MAX_POINTS || first.schedules > crate::sweep::MAX_SCHEDULES || runs > crate::sweep::MAX_RUNS {
+        return Err(ExperimentError::new(first_origin, format!("{} points of {} schedules: more than a sweep may have", first.points.len(), first.schedules)));
+    }
+    let mut seen: Vec<Option<&str>> = vec![None; first.shards.clamp(1, MAX_SHARDS) as usize];
     for (origin, f) in files {
         let err = |m: String| ExperimentError::new(origin, m);
         if f.gpusim_sweep_shard != 1 {
             return Err(err(format!("gpusim_sweep_shard {} is not a format this gpusim reads (1)", f.gpusim_sweep_shard)));
         }
-        if (&f.sweep, &f.fingerprint, f.shards, f.points, &f.fields) != (&first.sweep, &first.fingerprint, first.shards, first.points, &first.fields) {
+        if (&f.sweep, &f.fingerprint, f.shards, f.schedules, &f.fields, &f.points) != (&first.sweep, &first.fingerprint, first.shards, first.schedules, &first.fields, &first.points) {
             return Err(err(format!(
-                "shard of sweep `{}` (fingerprint {}, {} shards, {} points), but {first_origin} is of sweep `{}` (fingerprint {}, {} shards, {} points): shards of one run of one sweep merge, with the same traces, profile and gpusim",
-                f.sweep, f.fingerprint, f.shards, f.points, first.sweep, first.fingerprint, first.shards, first.points
+                "shard of sweep `{}` (fingerprint {}, {} shards), but {first_origin} is of sweep `{}` (fingerprint {}, {} shards): shards of one run of one sweep merge, with the same traces, profile and gpusim",
+                f.sweep, f.fingerprint, f.shards, first.sweep, first.fingerprint, first.shards
             )));
         }
         if f.shards == 0 || f.shards > MAX_SHARDS || f.shard >= f.shards {
             return Err(err(format!("shard {} of {}: not a slice", f.shard, f.shards)));
         }
-        if seen.is_empty() {
-            seen = vec![None; f.shards as usize];
-        }
         if let Some(other) = seen[f.shard as usize] {
             return Err(err(format!("shard {}/{} again: {other} is that shard too", f.shard, f.shards)));
         }
         seen[f.shard as usize] = Some(origin);
-        let slice = Shard { index: f.shard, count: f.shards };
-        if let Some(r) = f.rows.iter().find(|r| !slice.holds(r.point) || r.point as u64 >= f.points) {
-            return Err(err(format!("point {} is not shard {}/{}'s", r.point, f.shard, f.shards)));
-        }
-        if r_count(f, slice) != f.rows.len() as u64 {
-            return Err(err(format!("shard {}/{} holds {} rows; it should hold {}", f.shard, f.shards, f.rows.len(), r_count(f, slice))));
+        let members = Shard { index: f.shard, count: f.shards }.members(runs as usize);
+        let want = (0..runs).filter(|&r| members[r as usize]);
+        if f.records.iter().map(|r| r.run).ne(want) {
+            return Err(err(format!("shard {}/{} does not hold exactly its runs ({} of them)", f.shard, f.shards, members.iter().filter(|&&m| m).count())));
         }
     }
     let missing: Vec<String> = seen.iter().enumerate().filter(|(_, s)| s.is_none()).map(|(i, _)| format!("{i}/{}", first.shards)).collect();
     if !missing.is_empty() {
         return Err(ExperimentError::new("gpusim merge", format!("shards missing: {}", missing.join(", "))));
     }
-    let mut rows: Vec<PointRow> = files.iter().flat_map(|(_, f)| f.rows.iter().cloned()).collect();
-    rows.sort_by_key(|r| r.point);
-    if let Some(w) = rows.windows(2).find(|w| w[0].point == w[1].point) {
-        return Err(ExperimentError::new("gpusim merge", format!("point {} appears twice", w[0].point)));
-    }
-    Ok(SweepTable { name: first.sweep.clone(), fields: first.fields.clone(), rows })
+    let mut records: Vec<RunRecord> = files.iter().flat_map(|(_, f)| f.records.iter().copied()).collect();
+    records.sort_by_key(|r| r.run);
+    Ok(SweepTable { name: first.sweep.clone(), fields: first.fields.clone(), rows: rows(&first.points, first.schedules, &records) })
 }
 
-/// The rows shard `slice` of `f`'s sweep holds.
-fn r_count(f: &ShardFile, slice: Shard) -> u64 {
-    f.points / slice.count + u64::from(f.points % slice.count > slice.index)
+/// What one shard of a schedule exploration found: written by `gpusim run --shard`, read by
+/// `gpusim merge`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunShardFile {
+    /// The format's version (1).
+    pub gpusim_run_shard: u32,
+    /// The trace, as the command line gave it.
+    pub trace: String,
+    /// The profile, as the command line gave it.
+    pub profile: String,
+    /// Identifies the trace, the profile, gpusim's version and the arguments.
+    pub fingerprint: String,
+    /// The first seed.
+    pub seed: u64,
+    /// Seeds in the whole exploration.
+    pub schedules: u64,
+    /// `--max-memory-differences`.
+    pub max_memory_differences: usize,
+    /// `--max-cycles`.
+    pub max_cycles: u64,
+    /// `--max-instructions`.
+    pub max_instructions: u64,
+    /// `--max-transfer-bytes`.
+    pub max_transfer_bytes: u64,
+    /// This shard, from 0.
+    pub shard: u64,
+    /// How many shards.
+    pub shards: u64,
+    /// (seed, whether its run corrupted), in seed order.
+    pub outcomes: Vec<(u64, bool)>,
+}
+
+/// Joins the shard files of one exploration: the first file's arguments, with every seed's
+/// outcome in seed order.
+pub fn merge_runs(files: &[(String, RunShardFile)]) -> Result<RunShardFile, ExperimentError> {
+    let Some((first_origin, first)) = files.first() else {
+        return Err(ExperimentError::new("gpusim merge", "no shard files given"));
+    };
+    let same = |f: &RunShardFile| (&f.trace, &f.profile, &f.fingerprint, f.seed, f.schedules, f.shards) == (&first.trace, &first.profile, &first.fingerprint, first.seed, first.schedules, first.shards);
+    let mut seen: Vec<Option<&str>> = vec![None; first.shards.clamp(1, MAX_SHARDS) as usize];
+    for (origin, f) in files {
+        let err = |m: String| ExperimentError::new(origin, m);
+        if f.gpusim_run_shard != 1 {
+            return Err(err(format!("gpusim_run_shard {} is not a format this gpusim reads (1)", f.gpusim_run_shard)));
+        }
+        if !same(f) {
+            return Err(err(format!(
+                "shard of `gpusim run {} --profile {} --seed {} --schedules {}` in {} shards (fingerprint {}), but {first_origin} is of `gpusim run {} --profile {} --seed {} --schedules {}` in {} shards (fingerprint {}): shards of one exploration merge",
+                f.trace, f.profile, f.seed, f.schedules, f.shards, f.fingerprint, first.trace, first.profile, first.seed, first.schedules, first.shards, first.fingerprint
+            )));
+        }
+        if f.shards == 0 || f.shards > MAX_SHARDS || f.shard >= f.shards {
+            return Err(err(format!("shard {} of {}: not a slice", f.shard, f.shards)));
+        }
+        if f.schedules == 0 || f.schedules > MAX_SEEDS {
+            return Err(err(format!("{} schedules: give 1 to {MAX_SEEDS}", f.schedules)));
+        }
+        if let Some(other) = seen[f.shard as usize] {
+            return Err(err(format!("shard {}/{} again: {other} is that shard too", f.shard, f.shards)));
+        }
+        seen[f.shard as usize] = Some(origin);
+        let members = Shard { index: f.shard, count: f.shards }.members(f.schedules as usize);
+        let want: Vec<u64> = (0..f.schedules).filter(|&i| members[i as usize]).map(|i| f.seed.saturating_add(i)).collect();
+        if f.outcomes.iter().map(|o| o.0).ne(want.iter().copied()) {
+            return Err(err(format!("shard {}/{} does not hold exactly its seeds ({} of them)", f.shard, f.shards, want.len())));
+        }
+    }
+    let missing: Vec<String> = seen.iter().enumerate().filter(|(_, s)| s.is_none()).map(|(i, _)| format!("{i}/{}", first.shards)).collect();
+    if !missing.is_empty() {
+        return Err(ExperimentError::new("gpusim merge", format!("shards missing: {}", missing.join(", "))));
+    }
+    let mut outcomes: Vec<(u64, bool)> = files.iter().flat_map(|(_, f)| f.outcomes.iter().copied()).collect();
+    outcomes.sort_unstable();
+    Ok(RunShardFile { shard: 0, shards: 1, outcomes, ..first.clone() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slices_cover_every_item_once_in_equal_sizes() {
+        for total in [0, 1, 7, 16, 1000] {
+            for count in [1, 2, 3, 16] {
+                let slices: Vec<Vec<bool>> = (0..count).map(|index| Shard { index, count }.members(total)).collect();
+                for i in 0..total {
+                    assert_eq!(slices.iter().filter(|s| s[i]).count(), 1, "item {i} of {total} in {count} slices");
+                }
+                let sizes: Vec<usize> = slices.iter().map(|s| s.iter().filter(|&&m| m).count()).collect();
+                assert!(sizes.iter().max().unwrap() - sizes.iter().min().unwrap() <= 1, "{total} in {count}: {sizes:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_varied_field_spreads_over_the_slices() {
+        // 4 traces x 4 values, the last value's points costly: 2 slices get 2 of them each.
+        let costly: Vec<usize> = (0..16).filter(|p| p % 4 == 3).collect();
+        for index in 0..2 {
+            let m = Shard { index, count: 2 }.members(16);
+            assert_eq!(costly.iter().filter(|&&p| m[p]).count(), 2, "slice {index}: {m:?}");
+        }
+    }
+
+    #[test]
+    fn slices_parse_as_slurm_gives_them() {
+        assert_eq!(Shard::parse("2/4"), Ok(Shard { index: 2, count: 4 }));
+        assert!(Shard::parse("4/4").unwrap_err().contains("from 0 to 3"));
+    }
 }

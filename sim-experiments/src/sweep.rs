@@ -11,9 +11,11 @@
 //! dotted paths, and read back through the profile loader, so a varied field is checked exactly
 //! as in a profile file, and a value the machine cannot take is an error naming the point.
 //!
-//! Running is a flat list of (point, schedule) runs in parallel (rayon), collected in order and
-//! summarized per point ([`PointRow`]): every run is its own seeded simulation, so the rows are
-//! the same whatever the thread count.
+//! Running is a flat list of runs, one per (point, schedule), numbered in that order and run in
+//! parallel (rayon); each gives a [`RunRecord`], and [`rows`] summarizes a point's records into
+//! its [`PointRow`]. Every run is its own seeded simulation, so the records, and the rows, are
+//! the same whatever the thread count; and a shard is a set of runs, so slices balance even
+//! when a sweep has few points.
 
 use std::path::Path;
 
@@ -29,6 +31,8 @@ use crate::ExperimentError;
 pub const MAX_POINTS: u64 = 100_000;
 /// The most seeded schedules a point may run.
 pub const MAX_SCHEDULES: u64 = 10_000;
+/// The most runs (points times schedules) one sweep may make.
+pub const MAX_RUNS: u64 = 1_000_000;
 /// The most values one varied field may take.
 pub const MAX_VALUES: usize = 10_000;
 
@@ -128,21 +132,31 @@ pub struct PointRow {
     pub lines_invalidated: u64,
 }
 
-/// The numbers of one run.
-#[derive(Clone, Copy, Debug)]
-struct RunNumbers {
-    cycles: u64,
-    corrupted: bool,
-    stale_reads: u64,
-    corrupted_bytes: u64,
-    stall: u64,
-    flushed: u64,
-    invalidated: u64,
+/// The numbers of one run of a sweep: the unit shards divide, and rows summarize.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunRecord {
+    /// The run's number: point × schedules + the schedule's offset from the first seed.
+    pub run: u64,
+    /// Simulated cycles.
+    pub cycles: u64,
+    /// Whether its reads or final memory differed from the reference run.
+    pub corrupted: bool,
+    /// Stale reads.
+    pub stale_reads: u64,
+    /// Bytes of final memory that differed.
+    pub corrupted_bytes: u64,
+    /// Cycles its sync nodes spent from queued to released.
+    pub stall: u64,
+    /// Bytes its sync nodes wrote back.
+    pub flushed: u64,
+    /// Lines its invalidations dropped.
+    pub invalidated: u64,
 }
 
-impl RunNumbers {
-    fn of(r: &RunResult) -> RunNumbers {
-        RunNumbers {
+impl RunRecord {
+    fn of(run: u64, r: &RunResult) -> RunRecord {
+        RunRecord {
+            run,
             cycles: r.cycles,
             corrupted: r.corrupted(),
             stale_reads: r.stale_reads,
@@ -152,6 +166,43 @@ impl RunNumbers {
             invalidated: r.caches.iter().map(|(_, c)| c.lines_invalidated).sum(),
         }
     }
+}
+
+/// What a row says of its point besides the numbers: the trace and the values.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PointMeta {
+    /// The trace, as the sweep file names it.
+    pub trace: String,
+    /// The varied fields' values ([`value_text`]).
+    pub values: Vec<String>,
+}
+
+/// The rows of a sweep whose points are `points`, each run `schedules` times, from every run's
+/// record (`records`, all `points × schedules` of them, in run order).
+pub fn rows(points: &[PointMeta], schedules: u64, records: &[RunRecord]) -> Vec<PointRow> {
+    points
+        .iter()
+        .zip(records.chunks(schedules.max(1) as usize))
+        .enumerate()
+        .map(|(point, (meta, runs))| {
+            let cycles: Vec<u64> = runs.iter().map(|r| r.cycles).collect();
+            PointRow {
+                point,
+                trace: meta.trace.clone(),
+                values: meta.values.clone(),
+                schedules,
+                corrupted_schedules: runs.iter().filter(|r| r.corrupted).count() as u64,
+                cycles_min: cycles.iter().copied().min().unwrap_or(0),
+                cycles_median: median(cycles.clone()),
+                cycles_max: cycles.iter().copied().max().unwrap_or(0),
+                stale_reads: runs.iter().map(|r| r.stale_reads).sum(),
+                corrupted_bytes: runs.iter().map(|r| r.corrupted_bytes).sum(),
+                barrier_stall_cycles: median(runs.iter().map(|r| r.stall).collect()),
+                bytes_flushed: median(runs.iter().map(|r| r.flushed).collect()),
+                lines_invalidated: median(runs.iter().map(|r| r.invalidated).collect()),
+            }
+        })
+        .collect()
 }
 
 /// A value as a table shows it: a string bare, anything else as TOML writes it.
@@ -166,18 +217,6 @@ pub fn value_text(v: &toml::Value) -> String {
 fn median(mut v: Vec<u64>) -> u64 {
     v.sort_unstable();
     v.get(v.len().saturating_sub(1) / 2).copied().unwrap_or(0)
-}
-
-/// FNV-1a, 64 bits: a fingerprint that stays the same across Rust versions and machines.
-pub(crate) fn fnv1a(parts: &[&[u8]]) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for p in parts {
-        for &b in p.iter().chain(&(p.len() as u64).to_le_bytes()) {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
-    format!("{h:016x}")
 }
 
 /// `line:col` (1-based) of byte `offset` in `text`.
@@ -234,6 +273,9 @@ impl Sweep {
         if points > MAX_POINTS {
             return Err(err(format!("the sweep has {points} points (traces times combinations of values); at most {MAX_POINTS}")));
         }
+        if points * spec.schedules > MAX_RUNS {
+            return Err(err(format!("the sweep makes {} runs ({points} points of {} schedules); at most {MAX_RUNS}", points * spec.schedules, spec.schedules)));
+        }
         let base = if Profile::builtin(&spec.profile).is_some() {
             Profile::load(&spec.profile)
         } else {
@@ -247,7 +289,7 @@ impl Sweep {
             parts.push(loaded.text.clone().into_bytes());
             traces.push(loaded);
         }
-        let fingerprint = fnv1a(&parts.iter().map(Vec::as_slice).collect::<Vec<_>>());
+        let fingerprint = crate::fingerprint(&parts.iter().map(Vec::as_slice).collect::<Vec<_>>());
         let sweep = Sweep { spec, origin: origin.to_string(), traces, base, fingerprint };
         // Every combination must make a valid profile: found now, not after hours of runs.
         for p in sweep.points().iter().filter(|p| p.trace == 0) {
@@ -306,55 +348,45 @@ impl Sweep {
         self.spec.vary.iter().zip(&p.values).map(|(v, x)| format!("{} = {x}", v.field)).collect::<Vec<_>>().join(", ")
     }
 
-    /// Runs the points `keep` selects, each with the sweep's schedules, in parallel; `tick` is
-    /// called after every run (from any thread). The rows come in point order.
-    pub fn run(&self, keep: impl Fn(usize) -> bool, tick: impl Fn() + Sync) -> Result<Vec<PointRow>, ExperimentError> {
-        let points: Vec<Point> = self.points().into_iter().filter(|p| keep(p.index)).collect();
-        let profiles: Vec<Profile> = points.iter().map(|p| self.profile_of(p)).collect::<Result<_, _>>()?;
+    /// Runs the runs `keep` selects (by run number: point × schedules + offset of the seed),
+    /// in parallel; `tick` is called after every run (from any thread). The records come in run
+    /// order.
+    pub fn run(&self, keep: impl Fn(usize) -> bool, tick: impl Fn() + Sync) -> Result<Vec<RunRecord>, ExperimentError> {
+        let points = self.points();
         let n = self.spec.schedules;
-        let options = RunOptions::default();
-        let runs: Vec<(usize, u64)> = (0..points.len()).flat_map(|k| (0..n).map(move |s| (k, s))).collect();
-        let numbers: Vec<Result<RunNumbers, ExperimentError>> = runs
-            .par_iter()
-            .map(|&(k, s)| {
-                let t = &self.traces[points[k].trace];
-                let seed = self.spec.seed + s;
-                let r = run_workload_with(&t.workload, &profiles[k], seed, &options)
-                    .map(|r| RunNumbers::of(&r))
-                    .map_err(|e| ExperimentError::new(&self.origin, format!("point {} ({}, seed {seed}): {}", points[k].index, self.point_text(&points[k]), t.locate_engine_error(&e))));
-                tick();
-                r
-            })
-            .collect();
-        let mut rows = Vec::with_capacity(points.len());
-        for (k, chunk) in numbers.chunks(n as usize).enumerate() {
-            let runs: Vec<RunNumbers> = chunk.iter().cloned().collect::<Result<_, _>>()?;
-            let p = &points[k];
-            let cycles: Vec<u64> = runs.iter().map(|r| r.cycles).collect();
-            rows.push(PointRow {
-                point: p.index,
-                trace: self.spec.traces[p.trace].clone(),
-                values: p.values.iter().map(value_text).collect(),
-                schedules: n,
-                corrupted_schedules: runs.iter().filter(|r| r.corrupted).count() as u64,
-                cycles_min: cycles.iter().copied().min().unwrap_or(0),
-                cycles_median: median(cycles.clone()),
-                cycles_max: cycles.iter().copied().max().unwrap_or(0),
-                stale_reads: runs.iter().map(|r| r.stale_reads).sum(),
-                corrupted_bytes: runs.iter().map(|r| r.corrupted_bytes).sum(),
-                barrier_stall_cycles: median(runs.iter().map(|r| r.stall).collect()),
-                bytes_flushed: median(runs.iter().map(|r| r.flushed).collect()),
-                lines_invalidated: median(runs.iter().map(|r| r.invalidated).collect()),
-            });
+        let runs: Vec<u64> = (0..points.len() as u64 * n).filter(|&r| keep(r as usize)).collect();
+        // Each point's profile, made once, for the points some kept run belongs to.
+        let mut profiles: Vec<Option<Profile>> = vec![None; points.len()];
+        for &r in &runs {
+            let k = (r / n) as usize;
+            if profiles[k].is_none() {
+                profiles[k] = Some(self.profile_of(&points[k])?);
+            }
         }
-        Ok(rows)
+        let options = RunOptions::default();
+        runs.par_iter()
+            .map(|&r| {
+                let p = &points[(r / n) as usize];
+                let t = &self.traces[p.trace];
+                let seed = self.spec.seed + r % n;
+                let profile = profiles[p.index].as_ref().expect("made above");
+                let out = run_workload_with(&t.workload, profile, seed, &options)
+                    .map(|res| RunRecord::of(r, &res))
+                    .map_err(|e| ExperimentError::new(&self.origin, format!("point {} ({}, seed {seed}): {}", p.index, self.point_text(p), t.locate_engine_error(&e))));
+                tick();
+                out
+            })
+            .collect()
     }
 
-    /// The number of runs the points `keep` selects make (for a progress bar).
-    pub fn runs(&self, keep: impl Fn(usize) -> bool) -> u64 {
-        let combinations: u64 = self.spec.vary.iter().map(|v| v.values.len() as u64).product();
-        let points = (0..self.traces.len() as u64 * combinations).filter(|&i| keep(i as usize)).count() as u64;
-        points * self.spec.schedules
+    /// What each point's row says besides its numbers, in point order.
+    pub fn point_meta(&self) -> Vec<PointMeta> {
+        self.points().iter().map(|p| PointMeta { trace: self.spec.traces[p.trace].clone(), values: p.values.iter().map(value_text).collect() }).collect()
+    }
+
+    /// Every run of the sweep (points × schedules).
+    pub fn run_count(&self) -> u64 {
+        self.points().len() as u64 * self.spec.schedules
     }
 
     /// The varied fields, in order.

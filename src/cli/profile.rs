@@ -256,5 +256,16 @@ fn render(p: &Profile, grid: &TableGrid, wide: bool) -> Result<String, CliError>
     } else {
         out.push_str(&grid.render_rows(TEXT_WIDTH));
     }
+    if !p.barriers.layout_transitions.is_empty() {
+        let _ = writeln!(out, "\nlayout transitions (data for images, not yet exercised)");
+        for t in &p.barriers.layout_transitions {
+            let layouts = |v: &[sim_core::profile::ImageLayout]| v.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
+            let does: Vec<String> = t.work.iter().map(ToString::to_string).chain(t.ops.iter().map(ToString::to_string)).collect();
+            let aspect = serde_json::to_value(t.aspect)?;
+            out.push_str(&wrap_words(&format!("  {} from ", aspect.as_str().unwrap_or_default()), "      ", &layouts(&t.from), TEXT_WIDTH));
+            out.push_str(&wrap_words("    to ", "      ", &layouts(&t.to), TEXT_WIDTH));
+            out.push_str(&wrap_words("    does ", "      ", &does.join(", "), TEXT_WIDTH));
+        }
+    }
     Ok(out)
 }

@@ -11,6 +11,8 @@ use sim_core::engine::{MAX_TIMELINE_WORKGROUPS, RunLimits, RunOptions, RunResult
 use sim_core::profile::Profile;
 use sim_core::trace::{LoadedTrace, TraceError};
 
+use sim_experiments::shard::{RunShardFile, Shard};
+
 use super::CliError;
 use super::report::{Schedules, corrupted, found_something, json_report, text_report};
 
@@ -60,6 +62,11 @@ pub struct RunArgs {
     /// Where a run stops.
     #[command(flatten)]
     pub budgets: Budgets,
+    /// Run only slice I of N of the --schedules seeds (from 0; every N-th seed in an order
+    /// fixed by a hash) and write OUT/run-shard-I-of-N.json for `gpusim merge`, which
+    /// writes the report this run would have (needs --out).
+    #[arg(long, value_parser = Shard::parse)]
+    pub shard: Option<Shard>,
 }
 
 /// The budgets of a run (`gpusim run`, `gpusim graph`): where it is stopped.
@@ -208,8 +215,8 @@ fn corrupts_elsewhere(t: &LoadedTrace, p: &Profile, seed: u64, options: &RunOpti
     None
 }
 
-/// [`run_schedules`] without the directed schedules.
-fn seeded_schedules(t: &LoadedTrace, p: &Profile, seed: u64, count: u64, options: &RunOptions) -> Result<(RunResult, Schedules), CliError> {
+/// Checks that `count` seeds from `seed` can run.
+fn check_seeds(seed: u64, count: u64) -> Result<(), CliError> {
     if count == 0 || count > MAX_SCHEDULES {
         return Err(format!("--schedules {count} is not between 1 and {MAX_SCHEDULES}").into());
     }
@@ -217,42 +224,72 @@ fn seeded_schedules(t: &LoadedTrace, p: &Profile, seed: u64, count: u64, options
     if seed.checked_add(count - 1).is_none() {
         return Err(format!("--seed {seed} + --schedules {count} runs past the largest seed, {}", u64::MAX).into());
     }
+    Ok(())
+}
+
+/// [`run_schedules`] without the directed schedules.
+fn seeded_schedules(t: &LoadedTrace, p: &Profile, seed: u64, count: u64, options: &RunOptions) -> Result<(RunResult, Schedules), CliError> {
+    check_seeds(seed, count)?;
     if count == 1 {
         let r = run_one(t, p, seed, options)?;
         let corrupt = corrupted(&r);
         return Ok((r, Schedules { seed, count, corrupt: corrupt as u64, corrupt_seed: corrupt.then_some(seed), directed_tried: 0, directed: None, corrupts_on: None, unchangeable: Vec::new(), not_shown: Vec::new() }));
     }
-    let bar = if std::io::stderr().is_terminal() { ProgressBar::new(count) } else { ProgressBar::hidden() };
+    let outcomes = survey(t, p, seed, count, Shard::ALL, options)?;
+    from_survey(t, p, seed, count, &outcomes, options)
+}
+
+/// Runs the seeds of `seed .. seed + count` that `shard` holds ([`Shard::members`]) in parallel, without the reported run's extras: (seed, whether it corrupted),
+/// in seed order.
+pub fn survey(t: &LoadedTrace, p: &Profile, seed: u64, count: u64, shard: Shard, options: &RunOptions) -> Result<Vec<(u64, bool)>, CliError> {
+    let members = shard.members(count as usize);
+    let seeds: Vec<u64> = (0..count).filter(|&i| members[i as usize]).map(|i| seed + i).collect();
+    let bar = if std::io::stderr().is_terminal() { ProgressBar::new(seeds.len() as u64) } else { ProgressBar::hidden() };
     if !std::io::stderr().is_terminal() {
         bar.set_draw_target(ProgressDrawTarget::hidden());
     }
     if let Ok(style) = ProgressStyle::with_template("{spinner} schedules {pos}/{len} [{bar:30}] {elapsed_precise} eta {eta}") {
         bar.set_style(style.progress_chars("=> "));
     }
-    let survey = RunOptions { workgroup_spans: 0, ..*options };
-    let outcomes: Vec<Result<bool, String>> = (seed..=seed + (count - 1))
+    let plain = RunOptions { workgroup_spans: 0, ..*options };
+    let outcomes: Vec<Result<(u64, bool), String>> = seeds
         .into_par_iter()
         .map(|s| {
-            let r = run_workload_with(&t.workload, p, s, &survey).map(|r| corrupted(&r)).map_err(|e| t.locate_engine_error(&e).to_string());
+            let r = run_workload_with(&t.workload, p, s, &plain).map(|r| (s, corrupted(&r))).map_err(|e| t.locate_engine_error(&e).to_string());
             bar.inc(1);
             r
         })
         .collect();
     bar.finish_and_clear();
-    let mut corrupt = 0;
-    let mut first = None;
-    for (i, o) in outcomes.into_iter().enumerate() {
-        match o {
-            Ok(true) => {
-                corrupt += 1;
-                first = first.or(Some(seed + i as u64));
-            }
-            Ok(false) => {}
-            Err(e) => return Err(e.into()),
-        }
-    }
+    outcomes.into_iter().map(|o| o.map_err(CliError::from)).collect()
+}
+
+/// The reported run and the summary of `count` seeds from `seed`, given whether each corrupted
+/// (`outcomes`, every seed once, in order): the first that corrupted is re-run with what
+/// `options` records, else the first seed.
+pub fn from_survey(t: &LoadedTrace, p: &Profile, seed: u64, count: u64, outcomes: &[(u64, bool)], options: &RunOptions) -> Result<(RunResult, Schedules), CliError> {
+    let corrupt = outcomes.iter().filter(|o| o.1).count() as u64;
+    let first = outcomes.iter().find(|o| o.1).map(|o| o.0);
     let r = run_one(t, p, first.unwrap_or(seed), options)?;
     Ok((r, Schedules { seed, count, corrupt, corrupt_seed: first, directed_tried: 0, directed: None, corrupts_on: None, unchangeable: Vec::new(), not_shown: Vec::new() }))
+}
+
+/// Writes the report of the exploration whose merged shards are `m` (every seed's outcome), as
+/// `gpusim run TRACE --schedules N --out OUT` writes it: the trace and profile are loaded again
+/// and must be the ones the shards ran.
+pub fn report_merged(m: &RunShardFile, report: Format, out: &std::path::Path) -> Result<ExitCode, CliError> {
+    let t = sim_core::trace::load(std::path::Path::new(&m.trace)).map_err(trace_err)?;
+    let p = Profile::load(&m.profile)?;
+    if run_fingerprint(&t, &p, m) != m.fingerprint {
+        return Err(format!("the trace {} or the profile {} (or gpusim) is not what the shards ran: merge where they ran, with the same files", m.trace, m.profile).into());
+    }
+    let limits = RunLimits { max_cycles: m.max_cycles, max_instructions: m.max_instructions, max_transfer_bytes: m.max_transfer_bytes };
+    limits.validate().map_err(|(field, message)| format!("{field} {message}"))?;
+    let options = RunOptions { workgroup_spans: MAX_TIMELINE_WORKGROUPS, limits, max_memory_differences: m.max_memory_differences, directed: None };
+    check_seeds(m.seed, m.schedules)?;
+    let (r, s) = from_survey(&t, &p, m.seed, m.schedules, &m.outcomes, &options)?;
+    let (r, s) = direct_at_hazards(&t, &p, &options, r, s)?;
+    emit(&t, &p, &r, &s, report, None, Some(out))
 }
 
 /// Runs `gpusim run ...`.
@@ -262,6 +299,38 @@ pub fn run(args: RunArgs) -> Result<ExitCode, CliError> {
     let p = Profile::load(&args.profile)?;
     let wants_timeline = args.timeline.is_some() || args.out.is_some();
     let options = RunOptions { workgroup_spans: if wants_timeline { MAX_TIMELINE_WORKGROUPS } else { 0 }, limits, max_memory_differences: args.max_memory_differences, directed: None };
+    if let Some(shard) = args.shard {
+        let Some(out) = &args.out else {
+            return Err("--shard writes its slice for `gpusim merge`: give --out DIR".into());
+        };
+        if args.direct_at_hazard.is_some() || args.timeline.is_some() {
+            return Err("--shard surveys seeds; --direct-at-hazard and --timeline belong to the merged run".into());
+        }
+        check_seeds(args.seed, args.schedules)?;
+        let outcomes = survey(&t, &p, args.seed, args.schedules, shard, &options)?;
+        let mut file = RunShardFile {
+            gpusim_run_shard: 1,
+            trace: args.trace.display().to_string(),
+            profile: args.profile.clone(),
+            fingerprint: String::new(),
+            seed: args.seed,
+            schedules: args.schedules,
+            max_memory_differences: args.max_memory_differences,
+            max_cycles: limits.max_cycles,
+            max_instructions: limits.max_instructions,
+            max_transfer_bytes: limits.max_transfer_bytes,
+            shard: shard.index,
+            shards: shard.count,
+            outcomes,
+        };
+        file.fingerprint = run_fingerprint(&t, &p, &file);
+        std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+        let path = out.join(format!("run-shard-{}-of-{}.json", shard.index, shard.count));
+        std::fs::write(&path, serde_json::to_string_pretty(&file)? + "\n").map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        let corrupt = file.outcomes.iter().filter(|o| o.1).count();
+        super::print_out(&format!("shard {}/{} of {} seeds: {} run, {corrupt} corrupted\nwrote {}\n", shard.index, shard.count, args.schedules, file.outcomes.len(), path.display()))?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let (r, s) = match args.direct_at_hazard {
         Some(k) => {
             if args.schedules != 1 {
@@ -277,22 +346,37 @@ pub fn run(args: RunArgs) -> Result<ExitCode, CliError> {
         }
         None => run_schedules(&t, &p, args.seed, args.schedules, &options)?,
     };
-    let json = json_report(&t.workload, &t.name, &r, &s);
+    emit(&t, &p, &r, &s, args.report, args.timeline.as_deref(), args.out.as_deref())
+}
+
+/// What identifies a sharded exploration: the trace's text, the profile, gpusim's version and
+/// every argument the report depends on.
+pub fn run_fingerprint(t: &LoadedTrace, p: &Profile, f: &RunShardFile) -> String {
+    let numbers = format!("{} {} {} {} {} {}", f.seed, f.schedules, f.max_memory_differences, f.max_cycles, f.max_instructions, f.max_transfer_bytes);
+    sim_experiments::fingerprint(&[b"gpusim run 1", env!("CARGO_PKG_VERSION").as_bytes(), t.text.as_bytes(), p.to_toml_string().as_bytes(), numbers.as_bytes()])
+}
+
+/// Prints the report of run `r` (summary `s`) and writes what the options ask for: the
+/// timeline, and report.json, report.txt and timeline.json into `out`. The exit status says
+/// whether anything was found.
+pub fn emit(t: &LoadedTrace, p: &Profile, r: &RunResult, s: &Schedules, report: Format, timeline: Option<&std::path::Path>, out: Option<&std::path::Path>) -> Result<ExitCode, CliError> {
+    let wants_timeline = timeline.is_some() || out.is_some();
+    let json = json_report(&t.workload, &t.name, r, s);
     let json_text = serde_json::to_string_pretty(&json)?;
-    let text = text_report(&t.workload, &t.name, &r, &s);
-    match args.report {
+    let text = text_report(&t.workload, &t.name, r, s);
+    match report {
         Format::Json => super::print_out(&format!("{json_text}\n"))?,
         Format::Text => super::print_out(&text)?,
     }
-    if let Some(path) = &args.timeline {
-        super::timeline::write_chrome_trace(path, &t.workload, &p, &r)?;
+    if let Some(path) = timeline {
+        super::timeline::write_chrome_trace(path, &t.workload, p, r)?;
     }
-    if let Some(dir) = &args.out {
+    if let Some(dir) = out {
         std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         let write = |name: &str, body: &str| std::fs::write(dir.join(name), body).map_err(|e| format!("cannot write {}: {e}", dir.join(name).display()));
         write("report.json", &json_text)?;
         write("report.txt", &text)?;
-        super::timeline::write_chrome_trace(&dir.join("timeline.json"), &t.workload, &p, &r)?;
+        super::timeline::write_chrome_trace(&dir.join("timeline.json"), &t.workload, p, r)?;
     }
     if r.workgroups_not_recorded > 0 && wants_timeline {
         super::print_err(&format!(
@@ -301,5 +385,5 @@ pub fn run(args: RunArgs) -> Result<ExitCode, CliError> {
             r.workgroups_not_recorded
         ));
     }
-    Ok(ExitCode::from(if found_something(&r) { 1 } else { 0 }))
+    Ok(ExitCode::from(if found_something(r) { 1 } else { 0 }))
 }

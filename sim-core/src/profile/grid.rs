@@ -90,7 +90,7 @@ pub fn table_grid(profile: &Profile) -> TableGrid {
     let mut rows = Vec::new();
     // The profile with one row at a time, cloned once (a clone per row, with every row in it,
     // made the grid cost the square of the table's length).
-    let mut single = Profile { barriers: BarrierTable { range: profile.barriers.range, rows: Vec::new(), submit: Vec::new(), signal: Vec::new() }, ..profile.clone() };
+    let mut single = Profile { barriers: BarrierTable { range: profile.barriers.range, rows: Vec::new(), submit: Vec::new(), signal: Vec::new(), layout_transitions: Vec::new() }, ..profile.clone() };
     for row in &profile.barriers.rows {
         // Each row alone, so the cell shows this row's effect and nothing of its neighbours'.
         single.barriers.rows = vec![row.clone()];

@@ -26,6 +26,8 @@
 //! range = "whole-cache"           # or "barrier-range"
 //! submit = []                     # the driver's operations at every submission's start
 //! signal = []                     # ... and at every semaphore or fence signal
+//! # layout transitions: [[barriers.layout_transitions]] aspect = "color", from = [...],
+//! # to = [...], work = ["dcc-decompress"], ops = ["flush ROP"] (data, not yet exercised)
 //! [[barriers.rows]]               # see `table`
 //! access = "SHADER_READ"
 //! dst = ["invalidate L1, T$"]
@@ -57,7 +59,7 @@ pub use error::{FieldPath, ProfileError};
 pub use policies::{AtomicsAt, CuCacheWalks, EventFirstScope, ExecutionOrder, Policies, SignalAvailability};
 pub use machine::{ComputeUnitSpec, HostSpec, L2Spec, Limits, Machine, RopSpec, ShaderTransferRead, ShaderTransferWrite, Timing, TransferPath, TransferSpec, VramSpec};
 pub use plan::{CacheOp, OpRange, plan_barrier, plan_driver_point, plan_fence_signal, plan_queue_submit, plan_scope, plan_semaphore_signal, plan_semaphore_wait};
-pub use table::{BarrierRow, BarrierTable, CacheAction, CacheName, DriverPoint, OpSpec, RangeMode};
+pub use table::{Aspect, BarrierRow, BarrierTable, CacheAction, CacheName, DriverPoint, ImageLayout, ImageWork, LayoutTransition, OpSpec, RangeMode};
 
 use crate::sync::{AccessFlags2, Scope, legal_accesses, legal_accesses_of_stage};
 use error::{SpannedDoc, line_col};
@@ -315,6 +317,31 @@ impl Profile {
                                 format!("`{op}` names {c}, which this machine does not have ({} = \"none\")", Self::cache_field(*c)),
                             ));
                         }
+                    }
+                }
+            }
+        }
+        for (i, t) in self.barriers.layout_transitions.iter().enumerate() {
+            let path = |key: &str| {
+                let mut p = FieldPath::keys(&["barriers", "layout_transitions"]);
+                p.push_index(i);
+                p.push_key(key);
+                p
+            };
+            for key in ["from", "to"] {
+                if (if key == "from" { &t.from } else { &t.to }).is_empty() {
+                    return Err((path(key), "no layout: give at least one (`*` for any)".into()));
+                }
+            }
+            if t.work.is_empty() && t.ops.is_empty() {
+                return Err((path("work"), "the row does nothing: give its metadata work, its cache operations (`ops`), or both".into()));
+            }
+            for (j, op) in t.ops.iter().enumerate() {
+                for c in &op.caches {
+                    if self.cache_spec(*c).is_none() {
+                        let mut p = path("ops");
+                        p.push_index(j);
+                        return Err((p, format!("`{op}` names {c}, which this machine does not have ({} = \"none\")", Self::cache_field(*c))));
                     }
                 }
             }

@@ -295,6 +295,102 @@ pub struct BarrierTable {
     /// Default none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub signal: Vec<OpSpec>,
+    /// What the driver does at an image layout transition (a barrier's oldLayout → newLayout):
+    /// work on the image's compression metadata, and cache operations. Data for images and
+    /// attachments, not yet exercised: the engine simulates buffers only. Default none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub layout_transitions: Vec<LayoutTransition>,
+}
+
+/// The aspect of an image a layout transition row is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Aspect {
+    /// Colour images (CMASK, FMASK, DCC on AMD; CCS on Intel).
+    Color,
+    /// Depth and stencil images (HTILE on AMD; HiZ on Intel).
+    Depth,
+}
+
+/// An image layout, by Vulkan's name without `VK_IMAGE_LAYOUT_` (`*`: any layout).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[allow(missing_docs)]
+pub enum ImageLayout {
+    #[serde(rename = "*")]
+    Any,
+    Undefined,
+    General,
+    ColorAttachmentOptimal,
+    DepthStencilAttachmentOptimal,
+    DepthStencilReadOnlyOptimal,
+    ShaderReadOnlyOptimal,
+    TransferSrcOptimal,
+    TransferDstOptimal,
+    Preinitialized,
+    DepthAttachmentOptimal,
+    DepthReadOnlyOptimal,
+    AttachmentOptimal,
+    ReadOnlyOptimal,
+    PresentSrcKhr,
+}
+
+/// Work a driver does on an image's compression metadata at a layout transition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ImageWork {
+    /// Initialize the metadata of an image whose contents are undefined (AMD CMASK/FMASK/DCC
+    /// or HTILE clear).
+    MetadataInit,
+    /// AMD: write fast-cleared blocks' clear colour into the image (FCE).
+    FastClearEliminate,
+    /// AMD: decompress DCC in place.
+    DccDecompress,
+    /// AMD: expand FMASK-compressed multisampled colour.
+    FmaskDecompress,
+    /// AMD: expand HTILE-compressed depth (a depth decompress).
+    HtileExpand,
+    /// Intel: resolve CCS-compressed colour into the main surface.
+    CcsResolve,
+    /// Intel: put CCS in a state every reader understands (initialize it).
+    CcsAmbiguate,
+    /// Intel: resolve HiZ into the depth surface.
+    HizResolve,
+    /// Intel: initialize HiZ.
+    HizAmbiguate,
+}
+
+impl std::fmt::Display for ImageWork {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = toml::Value::try_from(self).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+        f.write_str(&s)
+    }
+}
+
+impl std::fmt::Display for ImageLayout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = toml::Value::try_from(self).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+        f.write_str(&s)
+    }
+}
+
+/// One row of a profile's layout transitions: for an aspect, transitions from any of `from` to
+/// any of `to`, the metadata work and cache operations the driver performs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LayoutTransition {
+    /// Colour or depth.
+    pub aspect: Aspect,
+    /// Old layouts.
+    pub from: Vec<ImageLayout>,
+    /// New layouts.
+    pub to: Vec<ImageLayout>,
+    /// Work on the compression metadata, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub work: Vec<ImageWork>,
+    /// Cache operations, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ops: Vec<OpSpec>,
 }
 
 /// Where a driver performs operations of its own, outside any barrier ([`BarrierTable::submit`],
