@@ -32,6 +32,8 @@ enum Command {
     Check(cli::check::CheckArgs),
     /// Run a trace on a real Vulkan device (optionally under the Khronos validation layer) and compare with the reference run (exit 0: clean, 1: differences or layer messages, 2: cannot run).
     Replay(cli::replay::ReplayArgs),
+    /// Place a task graph's synchronization by every barrier strategy, prove each correct, and time the proven ones on every built-in profile (exit 1 when a strategy is wrong).
+    Strategies(cli::strategies::StrategiesArgs),
     /// Vary profile fields over traces and tabulate cycles and corruption per point (CSV and SVG); `--shard I/N` runs one slice.
     Sweep(cli::sweep::SweepArgs),
     /// Join the shards of a sweep or of a schedule exploration into exactly what a single run writes.
@@ -64,6 +66,7 @@ fn run(cli: Cli) -> ExitCode {
         Command::Graph(args) => cli::graph::run(args),
         Command::Check(args) => cli::check::run(args),
         Command::Replay(args) => cli::replay::run(args),
+        Command::Strategies(args) => cli::strategies::run(args),
         Command::Sweep(args) => cli::sweep::run(args),
         Command::Merge(args) => cli::sweep::run_merge(args),
     };

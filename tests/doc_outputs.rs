@@ -184,7 +184,7 @@ fn cli_synopsis_matches_help() {
         }
     }
     let names: Vec<&str> = per_command.iter().map(|(c, _)| c.as_str()).collect();
-    assert_eq!(names, ["demo", "run", "graph", "profile show", "profile check", "check", "replay", "sweep", "merge"], "{synopsis}");
+    assert_eq!(names, ["demo", "run", "graph", "profile show", "profile check", "check", "replay", "strategies", "sweep", "merge"], "{synopsis}");
     for (command, mut shown) in per_command {
         let mut help_args: Vec<&str> = command.split(' ').collect();
         help_args.push("--help");

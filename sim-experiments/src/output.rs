@@ -30,8 +30,48 @@ pub struct SweepTable {
 pub const COLUMNS: [&str; 10] =
     ["schedules", "corrupted_schedules", "cycles_min", "cycles_median", "cycles_max", "stale_reads", "corrupted_bytes", "barrier_stall_cycles", "bytes_flushed", "lines_invalidated"];
 
+/// An SVG line chart (960 × 540): `labels` along the x axis, one line with dots per series.
+pub fn line_chart(title: &str, x_desc: &str, labels: &[String], y_desc: &str, series: &[(String, Vec<f64>)]) -> Result<String, ExperimentError> {
+    let err = |e: String| ExperimentError::new(title, format!("cannot draw the chart: {e}"));
+    let n = labels.len().max(series.iter().map(|s| s.1.len()).max().unwrap_or(0)).max(1);
+    let top = series.iter().flat_map(|s| s.1.iter().copied()).fold(0.0f64, f64::max).max(1e-9) * 1.1;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (960, 540)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, ("sans-serif", 20))
+            .margin(16)
+            .x_label_area_size(70)
+            .y_label_area_size(70)
+            .build_cartesian_2d(-1i32..n as i32, 0f64..top)
+            .map_err(|e| err(e.to_string()))?;
+        chart
+            .configure_mesh()
+            .x_labels(n + 2)
+            .x_label_formatter(&|x| labels.get(*x as usize).filter(|_| *x >= 0).cloned().unwrap_or_default())
+            .x_desc(x_desc)
+            .y_desc(y_desc)
+            .draw()
+            .map_err(|e| err(e.to_string()))?;
+        for (k, (name, ys)) in series.iter().enumerate() {
+            let color = Palette99::pick(k).to_rgba();
+            let points: Vec<(i32, f64)> = ys.iter().enumerate().map(|(i, &y)| (i as i32, y)).collect();
+            chart
+                .draw_series(LineSeries::new(points.iter().copied(), color.stroke_width(2)))
+                .map_err(|e| err(e.to_string()))?
+                .label(name.clone())
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+            chart.draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled()))).map_err(|e| err(e.to_string()))?;
+        }
+        chart.configure_series_labels().position(SeriesLabelPosition::UpperLeft).background_style(WHITE.mix(0.9)).border_style(BLACK).draw().map_err(|e| err(e.to_string()))?;
+        root.present().map_err(|e| err(e.to_string()))?;
+    }
+    Ok(svg)
+}
+
 /// `s` as one CSV field: quoted (inner quotes doubled) when it holds a comma, quote or line break.
-fn csv_field(s: &str) -> String {
+pub fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n', '\r']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() }
 }
 
@@ -76,46 +116,13 @@ impl SweepTable {
 
     /// An SVG line chart of `y` per trace over the combinations of values.
     fn chart(&self, title: &str, y_desc: &str, y: impl Fn(&PointRow, &PointRow) -> f64) -> Result<String, ExperimentError> {
-        let err = |e: String| ExperimentError::new(&self.name, format!("cannot draw {title}: {e}"));
         let traces = self.traces();
         let per_trace: Vec<Vec<&PointRow>> = traces.iter().map(|t| self.rows.iter().filter(|r| r.trace == *t).collect()).collect();
-        let n = per_trace.iter().map(Vec::len).max().unwrap_or(0).max(1);
+        let n = per_trace.iter().map(Vec::len).max().unwrap_or(0);
         let labels: Vec<String> = per_trace.iter().find(|p| p.len() == n).map(|p| p.iter().map(|r| Self::label(r)).collect()).unwrap_or_default();
-        let series: Vec<Vec<(i32, f64)>> = per_trace.iter().map(|rows| rows.iter().enumerate().map(|(i, r)| (i as i32, y(r, rows[0]))).collect()).collect();
-        let top = series.iter().flatten().map(|p| p.1).fold(0.0f64, f64::max).max(1e-9) * 1.1;
-        let mut svg = String::new();
-        {
-            let root = SVGBackend::with_string(&mut svg, (960, 540)).into_drawing_area();
-            root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
-            let mut chart = ChartBuilder::on(&root)
-                .caption(format!("{}: {title}", self.name), ("sans-serif", 20))
-                .margin(16)
-                .x_label_area_size(70)
-                .y_label_area_size(70)
-                .build_cartesian_2d(-1i32..n as i32, 0f64..top)
-                .map_err(|e| err(e.to_string()))?;
-            let fields = if self.fields.is_empty() { "no field varied".to_string() } else { self.fields.join(" / ") };
-            chart
-                .configure_mesh()
-                .x_labels(n + 2)
-                .x_label_formatter(&|x| labels.get(*x as usize).filter(|_| *x >= 0).cloned().unwrap_or_default())
-                .x_desc(fields)
-                .y_desc(y_desc)
-                .draw()
-                .map_err(|e| err(e.to_string()))?;
-            for (k, (trace, points)) in traces.iter().zip(&series).enumerate() {
-                let color = Palette99::pick(k).to_rgba();
-                chart
-                    .draw_series(LineSeries::new(points.iter().copied(), color.stroke_width(2)))
-                    .map_err(|e| err(e.to_string()))?
-                    .label(trace.to_string())
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
-                chart.draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled()))).map_err(|e| err(e.to_string()))?;
-            }
-            chart.configure_series_labels().position(SeriesLabelPosition::UpperLeft).background_style(WHITE.mix(0.9)).border_style(BLACK).draw().map_err(|e| err(e.to_string()))?;
-            root.present().map_err(|e| err(e.to_string()))?;
-        }
-        Ok(svg)
+        let series: Vec<(String, Vec<f64>)> = traces.iter().zip(&per_trace).map(|(t, rows)| (t.to_string(), rows.iter().map(|r| y(r, rows[0])).collect())).collect();
+        let fields = if self.fields.is_empty() { "no field varied".to_string() } else { self.fields.join(" / ") };
+        line_chart(&format!("{}: {title}", self.name), &fields, &labels, y_desc, &series)
     }
 
     /// `cycles.svg`: each trace's median cycles relative to its first point.

@@ -123,8 +123,9 @@ pub struct PointRow {
     pub stale_reads: u64,
     /// Bytes of final memory that differed, summed over the schedules.
     pub corrupted_bytes: u64,
-    /// Cycles sync nodes spent from being queued to being released (draining, then their cache
-    /// operations), summed over a run's nodes: the median schedule's.
+    /// Cycles sync nodes held their queue's later work (from when the action before each started
+    /// to the node's release: draining, then its cache operations), summed over a run's nodes:
+    /// the median schedule's.
     pub barrier_stall_cycles: u64,
     /// Bytes barriers and driver operations wrote back: the median schedule's.
     pub bytes_flushed: u64,
@@ -145,7 +146,8 @@ pub struct RunRecord {
     pub stale_reads: u64,
     /// Bytes of final memory that differed.
     pub corrupted_bytes: u64,
-    /// Cycles its sync nodes spent from queued to released.
+    /// Cycles its sync nodes held their queue's later work: from when the action before each
+    /// started to its release.
     pub stall: u64,
     /// Bytes its sync nodes wrote back.
     pub flushed: u64,
@@ -154,18 +156,42 @@ pub struct RunRecord {
 }
 
 impl RunRecord {
-    fn of(run: u64, r: &RunResult) -> RunRecord {
+    /// The record of run number `run`, whose result is `r`.
+    pub fn of(run: u64, r: &RunResult) -> RunRecord {
         RunRecord {
             run,
             cycles: r.cycles,
             corrupted: r.corrupted(),
             stale_reads: r.stale_reads,
             corrupted_bytes: r.corrupted_bytes,
-            stall: r.syncs.iter().map(|s| s.released.saturating_sub(s.queued)).sum(),
+            stall: held_cycles(r),
             flushed: r.syncs.iter().flat_map(|s| &s.ops).map(|o| o.bytes_written_back).sum(),
             invalidated: r.caches.iter().map(|(_, c)| c.lines_invalidated).sum(),
         }
     }
+}
+
+/// The cycles sync nodes held their queues' later work: per queue, the union of the intervals
+/// from when each node was reached to its release (the separate nodes of one barrier command,
+/// or a wait and the barrier after it, hold the queue at once and count once), summed over the
+/// queues.
+pub fn held_cycles(r: &RunResult) -> u64 {
+    let mut spans: Vec<(usize, u64, u64)> = r.syncs.iter().map(|s| (s.queue, s.reached, s.released)).collect();
+    spans.sort_unstable();
+    let mut total = 0;
+    let mut open: Option<(usize, u64, u64)> = None;
+    for (q, start, end) in spans {
+        match open {
+            Some((oq, os, oe)) if oq == q && start <= oe => open = Some((oq, os, oe.max(end))),
+            _ => {
+                if let Some((_, os, oe)) = open {
+                    total += oe - os;
+                }
+                open = Some((q, start, end));
+            }
+        }
+    }
+    total + open.map_or(0, |(_, s, e)| e - s)
 }
 
 /// What a row says of its point besides the numbers: the trace and the values.

@@ -164,6 +164,10 @@ pub struct SyncLog {
     /// Cycle it was submitted to its queue (from here to `fired` it drains: it waits for the
     /// work of its first scope).
     pub queued: u64,
+    /// Cycle the queue reached it: when the action before it on its queue started (the next
+    /// command could have launched then), or when it was queued if later; from here to
+    /// `released` the queue's later work is held.
+    pub reached: u64,
     /// Cycle it fired.
     pub fired: u64,
     /// Cycle it was released.
@@ -1095,7 +1099,9 @@ impl<'p, 'w> Sim<'p, 'w> {
                 let label = label.clone();
                 let queue = self.cp.items[i].queue;
                 let queued = self.cp.items[i].pushed;
-                let log = SyncLog { label, queue, queued, fired: self.now, released: self.now + cycles, ops: log };
+                let prev_start = self.stream.nodes[i].prev_action.filter(|&a| self.cp.items[a].state != State::Waiting).map(|a| self.cp.items[a].start);
+                let reached = prev_start.unwrap_or(queued).max(queued).min(self.now);
+                let log = SyncLog { label, queue, queued, reached, fired: self.now, released: self.now + cycles, ops: log };
                 self.recorder.on_sync(&log);
                 for o in &mut self.observers {
                     o.on_sync(&log);

@@ -121,6 +121,9 @@ pub struct Node {
     pub explicit: Vec<usize>,
     /// The action before it on its queue (actions only): it may start once that one started.
     pub start_after: Option<usize>,
+    /// The action before it on its queue, for any node (where a sync node's stall is measured
+    /// from: the next command could have launched once that one started).
+    pub prev_action: Option<usize>,
     /// Timeline index of the host operation that put it on its queue.
     pub from: usize,
 }
@@ -353,6 +356,7 @@ fn independent_dependencies(barriers: Vec<RangedBarrier>) -> Vec<Vec<RangedBarri
 impl Lowering<'_, '_> {
     fn push(&mut self, queue: usize, kind: NodeKind, explicit: Vec<usize>) -> usize {
         let i = self.s.nodes.len();
+        let prev_action = self.last_action[queue];
         let mut start_after = None;
         if let NodeKind::Action { stage, .. } = &kind {
             start_after = self.last_action[queue];
@@ -373,7 +377,7 @@ impl Lowering<'_, '_> {
             }
         }
         self.used[queue] = true;
-        self.s.nodes.push(Node { queue, kind, explicit, start_after, from: self.now });
+        self.s.nodes.push(Node { queue, kind, explicit, start_after, prev_action, from: self.now });
         if let Some((f, stages)) = self.s.membership(i) {
             for b in bits(stages) {
                 self.s.lists[queue][f as usize][b].push(i);

@@ -156,6 +156,64 @@ struct Access {
     coherent: bool,
 }
 
+/// The accesses `command` makes in the layer's model: transfers their regions, a dispatch the
+/// whole bound range of each descriptor (a storage buffer the entry point stores to is written,
+/// one write standing for its reads too, as in the layer; one it never stores to is read; a
+/// uniform buffer is read).
+fn layer_accesses(p: &Program<'_>, u: &Usages, command: &Command) -> Vec<Access> {
+    let w = p.workload;
+    let at = |b: usize, off: u64, len: u64| p.buffer_addr(b, off)..p.buffer_addr(b, off) + len;
+    match command {
+        Command::FillBuffer { dst, offset, size, .. } => {
+            vec![Access { range: at(*dst, *offset, fill_size(w.buffers[*dst].size, *offset, *size)), usage: u.clear_write, buffer: *dst, coherent: false }]
+        }
+        Command::UpdateBuffer { dst, offset, data } => vec![Access { range: at(*dst, *offset, data.len() as u64), usage: u.clear_write, buffer: *dst, coherent: false }],
+        Command::CopyBuffer { src, dst, regions } => regions
+            .iter()
+            .flat_map(|r| {
+                [
+                    Access { range: at(*src, r.src_offset, r.size), usage: u.copy_read, buffer: *src, coherent: false },
+                    Access { range: at(*dst, r.dst_offset, r.size), usage: u.copy_write, buffer: *dst, coherent: false },
+                ]
+            })
+            .collect(),
+        Command::Dispatch { pipeline, bindings, .. } => {
+            let info = w.pipelines[*pipeline].1.bindings();
+            bindings
+                .iter()
+                .filter_map(|b| {
+                    let i = info.iter().find(|i| i.group == b.set && i.binding == b.binding)?;
+                    let usage = match i.kind {
+                        sim_shader::BindingKind::UniformBuffer => u.uniform_read,
+                        sim_shader::BindingKind::StorageBuffer { .. } if i.written => u.storage_write,
+                        sim_shader::BindingKind::StorageBuffer { .. } => u.storage_read,
+                    };
+                    let len = b.range.unwrap_or(w.buffers[b.buffer].size.saturating_sub(b.offset));
+                    Some(Access { range: at(b.buffer, b.offset, len), usage, buffer: b.buffer, coherent: i.coherent })
+                })
+                .collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// One access a command makes ([`command_accesses`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CommandAccess {
+    /// The buffer (index into the workload's buffers) whose bound range or region it is.
+    pub buffer: usize,
+    /// Device-address range (buffers aliasing one allocation overlap as their bytes do).
+    pub range: Range<u64>,
+    /// The stage and access.
+    pub usage: StageAccess,
+}
+
+/// The accesses action `command` of `prog` makes, as the hazard detector counts them without a
+/// reference run: what a barrier placed by hand (or by a strategy) must cover.
+pub fn command_accesses(prog: &Program<'_>, command: &Command) -> Vec<CommandAccess> {
+    layer_accesses(prog, &Usages::new(), command).into_iter().map(|a| CommandAccess { buffer: a.buffer, range: a.range, usage: a.usage }).collect()
+}
+
 /// The ranges an event's vkCmdSetEvent2 had in its first scope.
 #[derive(Clone, Debug, Default)]
 struct EventScope {
@@ -621,21 +679,7 @@ impl Walk<'_, '_> {
     fn accesses(&self, inst: usize, command: &Command) -> Vec<Access> {
         let p = self.prog;
         let w = p.workload;
-        let at = |b: usize, off: u64, len: u64| p.buffer_addr(b, off)..p.buffer_addr(b, off) + len;
         match command {
-            Command::FillBuffer { dst, offset, size, .. } => {
-                vec![Access { range: at(*dst, *offset, fill_size(w.buffers[*dst].size, *offset, *size)), usage: self.u.clear_write, buffer: *dst, coherent: false }]
-            }
-            Command::UpdateBuffer { dst, offset, data } => vec![Access { range: at(*dst, *offset, data.len() as u64), usage: self.u.clear_write, buffer: *dst, coherent: false }],
-            Command::CopyBuffer { src, dst, regions } => regions
-                .iter()
-                .flat_map(|r| {
-                    [
-                        Access { range: at(*src, r.src_offset, r.size), usage: self.u.copy_read, buffer: *src, coherent: false },
-                        Access { range: at(*dst, r.dst_offset, r.size), usage: self.u.copy_write, buffer: *dst, coherent: false },
-                    ]
-                })
-                .collect(),
             Command::Dispatch { bindings, .. } if self.exact.is_some() => {
                 let Some(noted) = self.exact.and_then(|e| e.get(&inst)) else { return Vec::new() };
                 let kinds = [
@@ -666,25 +710,7 @@ impl Walk<'_, '_> {
                 }
                 out
             }
-            Command::Dispatch { pipeline, bindings, .. } => {
-                let info = w.pipelines[*pipeline].1.bindings();
-                bindings
-                    .iter()
-                    .filter_map(|b| {
-                        let i = info.iter().find(|i| i.group == b.set && i.binding == b.binding)?;
-                        // A storage buffer the entry point stores to is written (one write stands
-                        // for its reads too, as in the layer); one it never stores to is read.
-                        let usage = match i.kind {
-                            sim_shader::BindingKind::UniformBuffer => self.u.uniform_read,
-                            sim_shader::BindingKind::StorageBuffer { .. } if i.written => self.u.storage_write,
-                            sim_shader::BindingKind::StorageBuffer { .. } => self.u.storage_read,
-                        };
-                        let len = b.range.unwrap_or(w.buffers[b.buffer].size.saturating_sub(b.offset));
-                        Some(Access { range: at(b.buffer, b.offset, len), usage, buffer: b.buffer, coherent: i.coherent })
-                    })
-                    .collect()
-            }
-            _ => Vec::new(),
+            _ => layer_accesses(p, &self.u, command),
         }
     }
 

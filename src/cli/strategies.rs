@@ -1,0 +1,128 @@
+//! `gpusim strategies`: a task graph's synchronization placed by every strategy, each proven
+//! correct, then timed on every built-in profile.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::Args;
+use serde_json::Value;
+use sim_core::engine::{Command, HostOp};
+use sim_core::profile::Profile;
+use sim_experiments::output::{csv_field, line_chart};
+use sim_experiments::strategy::{Strategy, TaskGraph, Verdict, prove, time};
+
+use super::{CliError, print_out};
+
+/// The most seeded schedules per profile a proof or a timing may ask for.
+const MAX_SCHEDULES: u64 = 1000;
+
+/// `gpusim strategies TASKGRAPH [--out DIR] [--prove-schedules N] [--schedules N]`.
+#[derive(Args, Debug)]
+pub struct StrategiesArgs {
+    /// The task graph: a trace whose one submission runs one command buffer of passes with no
+    /// synchronization between them (docs/STRATEGIES.md).
+    pub taskgraph: PathBuf,
+    /// Where to write strategies.csv, cycles.svg and each strategy's trace (traces/). Default:
+    /// strategies-NAME in the current directory.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Seeded schedules per built-in profile that must be clean for a strategy to be proven.
+    #[arg(long, default_value_t = 4)]
+    pub prove_schedules: u64,
+    /// Seeded schedules per profile a proven strategy is timed over (the median run is kept).
+    #[arg(long, default_value_t = 3)]
+    pub schedules: u64,
+}
+
+/// Makes the relative file names of `trace` (shader and data files) absolute against `dir`, so
+/// the trace runs from wherever it is written.
+fn absolute_files(v: &mut Value, dir: &Path) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m.iter_mut() {
+                if k.ends_with("_file")
+                    && let Value::String(s) = x
+                    && Path::new(s.as_str()).is_relative()
+                {
+                    *s = dir.join(s.as_str()).display().to_string();
+                } else {
+                    absolute_files(x, dir);
+                }
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(|x| absolute_files(x, dir)),
+        _ => {}
+    }
+}
+
+/// Runs `gpusim strategies ...`.
+pub fn run(args: StrategiesArgs) -> Result<ExitCode, CliError> {
+    for (flag, n) in [("--prove-schedules", args.prove_schedules), ("--schedules", args.schedules)] {
+        if !(1..=MAX_SCHEDULES).contains(&n) {
+            return Err(format!("{flag} {n} is not between 1 and {MAX_SCHEDULES}").into());
+        }
+    }
+    let g = TaskGraph::load(&args.taskgraph)?;
+    let out = args.out.unwrap_or_else(|| PathBuf::from(format!("strategies-{}", g.trace.name)));
+    let traces_dir = out.join("traces");
+    std::fs::create_dir_all(&traces_dir).map_err(|e| format!("{}: cannot make the directory: {e}", traces_dir.display()))?;
+    let dir = std::path::absolute(args.taskgraph.parent().unwrap_or(Path::new(""))).unwrap_or_default();
+    let profiles: Vec<Profile> = Profile::builtin_names().into_iter().filter_map(Profile::builtin).collect();
+    let mut csv = String::from("strategy,profile,verdict,cycles,barrier_stall_cycles,bytes_flushed,lines_invalidated,sync_commands\n");
+    let mut text = String::new();
+    let _ = writeln!(text, "gpusim strategies: task graph `{}`, {} passes and the host's reads, {} dependencies", g.trace.name, g.passes.len() - 1, g.deps.len());
+    let _ = writeln!(text, "proven: no hazard, and {} seeded schedules clean on each of {} built-in profiles; cycles: median of {}\n", args.prove_schedules, profiles.len(), args.schedules);
+    let _ = write!(text, "{:<16} {:>5}", "strategy", "syncs");
+    for p in &profiles {
+        let _ = write!(text, " {:>12}", p.name);
+    }
+    let _ = writeln!(text);
+    let mut series: Vec<Vec<f64>> = vec![Vec::new(); profiles.len()];
+    let mut labels: Vec<String> = Vec::new();
+    let mut full: Vec<u64> = vec![0; profiles.len()];
+    let mut wrong = 0;
+    for s in Strategy::ALL {
+        let mut json = s.apply(&g);
+        absolute_files(&mut json, &dir);
+        let body = serde_json::to_string_pretty(&json)? + "\n";
+        let path = traces_dir.join(format!("{}-{}.json", g.trace.name, s.name()));
+        std::fs::write(&path, &body).map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+        let t = sim_core::trace::load(&path).map_err(|e| format!("the {} strategy made a trace gpusim refuses (a bug): {e}", s.name()))?;
+        // Synchronization commands, and submissions beyond the task graph's one.
+        let syncs = t.workload.command_buffers.iter().flat_map(|c| &c.commands).filter(|c| matches!(c, Command::PipelineBarrier(_) | Command::SetEvent { .. } | Command::WaitEvents { .. })).count()
+            + t.workload.timeline.iter().filter(|o| matches!(o, HostOp::QueueSubmit { .. })).count().saturating_sub(1);
+        let _ = write!(text, "{:<16} {syncs:>5}", s.name());
+        match prove(&t, args.prove_schedules)? {
+            Verdict::Wrong(why) => {
+                wrong += 1;
+                let _ = writeln!(text, "  WRONG: {why}");
+                for p in &profiles {
+                    let _ = writeln!(csv, "{},{},{},,,,,{syncs}", s.name(), p.name, csv_field(&format!("wrong: {why}")));
+                }
+            }
+            Verdict::Proven => {
+                labels.push(s.name().to_string());
+                for (k, p) in profiles.iter().enumerate() {
+                    let r = time(&t, p, args.schedules)?;
+                    if s == Strategy::Full {
+                        full[k] = r.cycles.max(1);
+                    }
+                    series[k].push(r.cycles as f64 / full[k].max(1) as f64);
+                    let _ = write!(text, " {:>12}", r.cycles);
+                    let _ = writeln!(csv, "{},{},proven,{},{},{},{},{syncs}", s.name(), p.name, r.cycles, r.stall, r.flushed, r.invalidated);
+                }
+                let _ = writeln!(text);
+            }
+        }
+    }
+    let named: Vec<(String, Vec<f64>)> = profiles.iter().zip(series).map(|(p, v)| (p.name.clone(), v)).collect();
+    let svg = line_chart(&format!("{}: cycles by strategy", g.trace.name), "strategy (wrong ones are left out)", &labels, "cycles / the full-barrier strategy's", &named)?;
+    for (name, body) in [("strategies.csv", csv), ("cycles.svg", svg)] {
+        let path = out.join(name);
+        std::fs::write(&path, body).map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+    }
+    let _ = writeln!(text, "\nwrote {}, {} and the strategies' traces in {}", out.join("strategies.csv").display(), out.join("cycles.svg").display(), traces_dir.display());
+    print_out(&text)?;
+    Ok(ExitCode::from(if wrong > 0 { 1 } else { 0 }))
+}
