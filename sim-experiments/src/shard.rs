@@ -66,6 +66,11 @@ impl Shard {
         }
         held
     }
+
+    /// The numbers of the items of `total` this slice holds, in order ([`Shard::members`]).
+    pub fn items(&self, total: usize) -> Vec<usize> {
+        self.members(total).iter().enumerate().filter_map(|(i, &m)| m.then_some(i)).collect()
+    }
 }
 
 /// SplitMix64's output function: a fixed, well-mixed hash of a number.
@@ -100,6 +105,38 @@ pub struct ShardFile {
     pub records: Vec<RunRecord>,
 }
 
+/// The slices the shard files given so far are: each of N once, none missing.
+struct Slices<'a> {
+    count: u64,
+    seen: Vec<Option<&'a str>>,
+}
+
+impl<'a> Slices<'a> {
+    /// No slice of `count` seen yet.
+    fn new(count: u64) -> Slices<'a> {
+        Slices { count, seen: vec![None; count.clamp(1, MAX_SHARDS) as usize] }
+    }
+
+    /// Records the file `origin` as slice `index` of `count`, which must be one of this merge's
+    /// slices not given before.
+    fn record(&mut self, origin: &'a str, index: u64, count: u64) -> Result<Shard, ExperimentError> {
+        if count != self.count || count == 0 || count > MAX_SHARDS || index >= count {
+            return Err(ExperimentError::new(origin, format!("shard {index} of {count}: not a slice of {}", self.count)));
+        }
+        if let Some(other) = self.seen[index as usize] {
+            return Err(ExperimentError::new(origin, format!("shard {index}/{count} again: {other} is that shard too")));
+        }
+        self.seen[index as usize] = Some(origin);
+        Ok(Shard { index, count })
+    }
+
+    /// An error naming the slices no file was.
+    fn complete(&self) -> Result<(), ExperimentError> {
+        let missing: Vec<String> = self.seen.iter().enumerate().filter(|(_, s)| s.is_none()).map(|(i, _)| format!("{i}/{}", self.count)).collect();
+        if missing.is_empty() { Ok(()) } else { Err(ExperimentError::new("gpusim merge", format!("shards missing: {}", missing.join(", ")))) }
+    }
+}
+
 /// Joins the shard files (`(origin, file)`, in any order) of one sweep into its table.
 pub fn merge(files: &[(String, ShardFile)]) -> Result<SweepTable, ExperimentError> {
     let Some((first_origin, first)) = files.first() else {
@@ -109,7 +146,7 @@ pub fn merge(files: &[(String, ShardFile)]) -> Result<SweepTable, ExperimentErro
     if first.points.len() as u64 > crate::sweep::MAX_POINTS || first.schedules > crate::sweep::MAX_SCHEDULES || runs > crate::sweep::MAX_RUNS {
         return Err(ExperimentError::new(first_origin, format!("{} points of {} schedules: more than a sweep may have", first.points.len(), first.schedules)));
     }
-    let mut seen: Vec<Option<&str>> = vec![None; first.shards.clamp(1, MAX_SHARDS) as usize];
+    let mut slices = Slices::new(first.shards);
     for (origin, f) in files {
         let err = |m: String| ExperimentError::new(origin, m);
         if f.gpusim_sweep_shard != 1 {
@@ -121,23 +158,12 @@ pub fn merge(files: &[(String, ShardFile)]) -> Result<SweepTable, ExperimentErro
                 f.sweep, f.fingerprint, f.shards, first.sweep, first.fingerprint, first.shards
             )));
         }
-        if f.shards == 0 || f.shards > MAX_SHARDS || f.shard >= f.shards {
-            return Err(err(format!("shard {} of {}: not a slice", f.shard, f.shards)));
-        }
-        if let Some(other) = seen[f.shard as usize] {
-            return Err(err(format!("shard {}/{} again: {other} is that shard too", f.shard, f.shards)));
-        }
-        seen[f.shard as usize] = Some(origin);
-        let members = Shard { index: f.shard, count: f.shards }.members(runs as usize);
-        let want = (0..runs).filter(|&r| members[r as usize]);
-        if f.records.iter().map(|r| r.run).ne(want) {
-            return Err(err(format!("shard {}/{} does not hold exactly its runs ({} of them)", f.shard, f.shards, members.iter().filter(|&&m| m).count())));
+        let want = slices.record(origin, f.shard, f.shards)?.items(runs as usize);
+        if f.records.iter().map(|r| r.run as usize).ne(want.iter().copied()) {
+            return Err(err(format!("shard {}/{} does not hold exactly its runs ({} of them)", f.shard, f.shards, want.len())));
         }
     }
-    let missing: Vec<String> = seen.iter().enumerate().filter(|(_, s)| s.is_none()).map(|(i, _)| format!("{i}/{}", first.shards)).collect();
-    if !missing.is_empty() {
-        return Err(ExperimentError::new("gpusim merge", format!("shards missing: {}", missing.join(", "))));
-    }
+    slices.complete()?;
     let mut records: Vec<RunRecord> = files.iter().flat_map(|(_, f)| f.records.iter().copied()).collect();
     records.sort_by_key(|r| r.run);
     Ok(SweepTable { name: first.sweep.clone(), fields: first.fields.clone(), rows: rows(&first.points, first.schedules, &records) })
@@ -183,7 +209,7 @@ pub fn merge_runs(files: &[(String, RunShardFile)]) -> Result<RunShardFile, Expe
         return Err(ExperimentError::new("gpusim merge", "no shard files given"));
     };
     let same = |f: &RunShardFile| (&f.trace, &f.profile, &f.fingerprint, f.seed, f.schedules, f.shards) == (&first.trace, &first.profile, &first.fingerprint, first.seed, first.schedules, first.shards);
-    let mut seen: Vec<Option<&str>> = vec![None; first.shards.clamp(1, MAX_SHARDS) as usize];
+    let mut slices = Slices::new(first.shards);
     for (origin, f) in files {
         let err = |m: String| ExperimentError::new(origin, m);
         if f.gpusim_run_shard != 1 {
@@ -195,26 +221,15 @@ pub fn merge_runs(files: &[(String, RunShardFile)]) -> Result<RunShardFile, Expe
                 f.trace, f.profile, f.seed, f.schedules, f.shards, f.fingerprint, first.trace, first.profile, first.seed, first.schedules, first.shards, first.fingerprint
             )));
         }
-        if f.shards == 0 || f.shards > MAX_SHARDS || f.shard >= f.shards {
-            return Err(err(format!("shard {} of {}: not a slice", f.shard, f.shards)));
-        }
         if f.schedules == 0 || f.schedules > MAX_SEEDS {
             return Err(err(format!("{} schedules: give 1 to {MAX_SEEDS}", f.schedules)));
         }
-        if let Some(other) = seen[f.shard as usize] {
-            return Err(err(format!("shard {}/{} again: {other} is that shard too", f.shard, f.shards)));
-        }
-        seen[f.shard as usize] = Some(origin);
-        let members = Shard { index: f.shard, count: f.shards }.members(f.schedules as usize);
-        let want: Vec<u64> = (0..f.schedules).filter(|&i| members[i as usize]).map(|i| f.seed.saturating_add(i)).collect();
-        if f.outcomes.iter().map(|o| o.0).ne(want.iter().copied()) {
+        let want = slices.record(origin, f.shard, f.shards)?.items(f.schedules as usize);
+        if f.outcomes.iter().map(|o| o.0).ne(want.iter().map(|&i| f.seed.saturating_add(i as u64))) {
             return Err(err(format!("shard {}/{} does not hold exactly its seeds ({} of them)", f.shard, f.shards, want.len())));
         }
     }
-    let missing: Vec<String> = seen.iter().enumerate().filter(|(_, s)| s.is_none()).map(|(i, _)| format!("{i}/{}", first.shards)).collect();
-    if !missing.is_empty() {
-        return Err(ExperimentError::new("gpusim merge", format!("shards missing: {}", missing.join(", "))));
-    }
+    slices.complete()?;
     let mut outcomes: Vec<(u64, bool)> = files.iter().flat_map(|(_, f)| f.outcomes.iter().copied()).collect();
     outcomes.sort_unstable();
     Ok(RunShardFile { shard: 0, shards: 1, outcomes, ..first.clone() })

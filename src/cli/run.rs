@@ -242,8 +242,7 @@ fn seeded_schedules(t: &LoadedTrace, p: &Profile, seed: u64, count: u64, options
 /// Runs the seeds of `seed .. seed + count` that `shard` holds ([`Shard::members`]) in parallel, without the reported run's extras: (seed, whether it corrupted),
 /// in seed order.
 pub fn survey(t: &LoadedTrace, p: &Profile, seed: u64, count: u64, shard: Shard, options: &RunOptions) -> Result<Vec<(u64, bool)>, CliError> {
-    let members = shard.members(count as usize);
-    let seeds: Vec<u64> = (0..count).filter(|&i| members[i as usize]).map(|i| seed + i).collect();
+    let seeds: Vec<u64> = shard.items(count as usize).into_iter().map(|i| seed + i as u64).collect();
     let bar = if std::io::stderr().is_terminal() { ProgressBar::new(seeds.len() as u64) } else { ProgressBar::hidden() };
     if !std::io::stderr().is_terminal() {
         bar.set_draw_target(ProgressDrawTarget::hidden());
