@@ -5,8 +5,9 @@
 //! dependency rules): action commands, sync nodes and host gates, put on their queues as the
 //! host timeline reaches the operation that adds them. A sync node whose dependencies are done
 //! *fires*: it performs the cache operations the profile's barrier table plans for it (first
-//! scope, then second, as the profile's policies place them) and is released after the cycles
-//! they cost. An action command starts once its dependencies are released and the action before
+//! scope, then second, as the profile's policies place them; the whole-cache operations its
+//! barriers ask of one cache merged into one, as a driver accumulates a command's flush bits)
+//! and is released after the cycles they cost. An action command starts once its dependencies are released and the action before
 //! it on the queue has started (the command processor launches in order). Nothing else orders
 //! commands: a dispatch runs beside the fill before it unless a barrier says otherwise, and
 //! their memory requests interleave one subgroup step at a time. A subgroup's memory request

@@ -185,6 +185,39 @@ impl CommandProcessors {
     }
 }
 
+/// `ops` (of one scope, each barrier's in the planner's order) with the whole-cache operations
+/// on each cache merged into one (flush and invalidate together when both were asked), in the
+/// planner's order of caches; ranged operations stay as they are, after the merged one of
+/// their cache.
+fn merge_whole_cache(ops: Vec<CacheOp>) -> Vec<CacheOp> {
+    use crate::engine::machine::CacheTarget as T;
+    use sim_caches::Maintenance as M;
+    if ops.len() < 2 {
+        return ops;
+    }
+    let mut out = Vec::with_capacity(ops.len());
+    // The planner's order: the ROPs' and the CUs' caches, then the L2 they write into.
+    for target in [T::Rop, T::L1, T::Texture, T::Uniform, T::L2] {
+        let mine = ops.iter().filter(|o| o.target == target);
+        let (mut flush, mut invalidate) = (false, false);
+        for o in mine.clone().filter(|o| o.range.is_none()) {
+            flush |= matches!(o.action, M::Flush | M::FlushInvalidate);
+            invalidate |= matches!(o.action, M::Invalidate | M::FlushInvalidate);
+        }
+        let action = match (flush, invalidate) {
+            (true, true) => Some(M::FlushInvalidate),
+            (true, false) => Some(M::Flush),
+            (false, true) => Some(M::Invalidate),
+            (false, false) => None,
+        };
+        if let Some(action) = action {
+            out.push(CacheOp { target, action, range: None });
+        }
+        out.extend(mine.filter(|o| o.range.is_some()).copied());
+    }
+    out
+}
+
 /// The cache operations of sync node `y`: the first scope's (flush side) for every barrier, then
 /// the second's, as the profile's policies place them (where an event's first scope is
 /// performed, what a signal makes available; the stream holds the default choices).
@@ -209,7 +242,11 @@ fn plan(y: &SyncNode, planner: &dyn BarrierPlanner, policies: Policies) -> Vec<C
             second.extend(s);
         }
     }
-    ops.extend(second);
+    // The node's barriers are performed together, as a driver accumulates the flush and
+    // invalidate bits of a command's barriers and emits them once: per scope, whole-cache
+    // operations on one cache become one, in the planner's order.
+    let mut ops = merge_whole_cache(ops);
+    ops.extend(merge_whole_cache(second));
     // What the driver adds outside any barrier: its submission preamble after the host→device
     // domain operation, its fence or kernel flush after a signal's availability operation.
     match y.role {
