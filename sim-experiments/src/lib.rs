@@ -9,6 +9,8 @@
 //! - [`strategy`]: barrier strategies: a task graph's synchronization placed several ways, each
 //!   trace proven free of hazards and corruption before it is timed.
 
+#![warn(missing_docs)]
+
 pub mod output;
 pub mod shard;
 pub mod strategy;
