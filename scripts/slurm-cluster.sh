@@ -18,7 +18,8 @@ if [ -z "$cmd" ] || [ -z "$dir" ]; then
 fi
 if [ "$(id -u)" -ne 0 ]; then
   if command -v sudo >/dev/null 2>&1; then
-    exec sudo -E "$0" "$@"
+    # -n: fail at once, not wait for a password nobody will type.
+    exec sudo -n -E "$0" "$@"
   fi
   echo "$0: slurmd needs root, and sudo is not here" >&2
   exit 2
