@@ -270,8 +270,7 @@ impl Strategy {
                     let mut pairs: Vec<Pair> = deps_to(j).map(|d| (d.src_scope(), d.dst_scope())).collect();
                     pairs.dedup();
                     if self == Strategy::Batched && !pairs.is_empty() {
-                        let union = pairs.iter().fold(((S::NONE, A::NONE), (S::NONE, A::NONE)), |((ss, sa), (ds, da)), ((s1, a1), (s2, a2))| ((ss | *s1, sa | *a1), (ds | *s2, da | *a2)));
-                        pairs = vec![union];
+                        pairs = vec![union(pairs)];
                     }
                     if !pairs.is_empty() {
                         cmds.push(global(&pairs));
@@ -283,10 +282,8 @@ impl Strategy {
                 for (j, p) in passes.into_iter().map(Some).chain([None]).enumerate() {
                     let barriers: Vec<Value> = deps_to(j)
                         .map(|d| {
-                            let (src, dst) = (d.src_scope(), d.dst_scope());
                             let offset = d.range.start - g.buffer_base[d.buffer];
-                            json!({"src_stage_mask": src.0.to_string(), "src_access_mask": src.1.to_string(), "dst_stage_mask": dst.0.to_string(), "dst_access_mask": dst.1.to_string(),
-                                   "buffer": g.buffer_name(d.buffer), "offset": offset, "size": d.range.end - d.range.start})
+                            buffer_barrier((d.src_scope(), d.dst_scope()), g.buffer_name(d.buffer), offset, json!(d.range.end - d.range.start))
                         })
                         .collect();
                     if !barriers.is_empty() {
@@ -305,12 +302,8 @@ impl Strategy {
                     // The host waits on the fence, not on an event: its reads get a barrier at the end.
                     let out_deps: Vec<&Dep> = g.deps.iter().filter(|d| d.from == i && d.to < n).collect();
                     let Some(first) = out_deps.iter().map(|d| d.to).min() else { continue };
-                    let union = out_deps.iter().fold(((S::NONE, A::NONE), (S::NONE, A::NONE)), |((ss, sa), (ds, da)), d| {
-                        let ((s1, a1), (s2, a2)) = (d.src_scope(), d.dst_scope());
-                        ((ss | s1, sa | a1), (ds | s2, da | a2))
-                    });
                     let name = format!("pass{i}_done");
-                    let dependency = json!({"memory_barriers": [barrier_json(union)]});
+                    let dependency = json!({"memory_barriers": [barrier_json(union(out_deps.iter().map(|d| (d.src_scope(), d.dst_scope()))))]});
                     events.push(name.clone());
                     sets.insert(i, (name.clone(), dependency.clone()));
                     waits.entry(first).or_default().push((name, dependency));
@@ -351,8 +344,7 @@ impl Strategy {
                             Some((ps, pa, pw)) if pw || write => {
                                 let src_access = if pw { pa & A::ALL_WRITES } else { A::NONE };
                                 let dst_access = if pw { acc } else { A::NONE };
-                                barriers.push(json!({"src_stage_mask": ps.to_string(), "src_access_mask": src_access.to_string(), "dst_stage_mask": s.to_string(), "dst_access_mask": dst_access.to_string(),
-                                                     "buffer": g.buffer_name(b), "offset": 0, "size": "WHOLE_SIZE"}));
+                                barriers.push(buffer_barrier(((ps, src_access), (s, dst_access)), g.buffer_name(b), 0, json!("WHOLE_SIZE")));
                                 current.insert(b, (s, acc, write));
                             }
                             Some((ps, pa, false)) => {
@@ -376,9 +368,23 @@ impl Strategy {
     }
 }
 
+/// One barrier's scopes covering all of `pairs`: the union of their stages and accesses.
+fn union(pairs: impl IntoIterator<Item = Pair>) -> Pair {
+    pairs.into_iter().fold(((S::NONE, A::NONE), (S::NONE, A::NONE)), |((ss, sa), (ds, da)), ((s1, a1), (s2, a2))| ((ss | s1, sa | a1), (ds | s2, da | a2)))
+}
+
 /// A memory barrier's JSON.
 fn barrier_json(((ss, sa), (ds, da)): Pair) -> Value {
     json!({"src_stage_mask": ss.to_string(), "src_access_mask": sa.to_string(), "dst_stage_mask": ds.to_string(), "dst_access_mask": da.to_string()})
+}
+
+/// A buffer memory barrier's JSON: `pair`'s scopes over `size` bytes of `buffer` from `offset`.
+fn buffer_barrier(pair: Pair, buffer: &str, offset: u64, size: Value) -> Value {
+    let mut b = barrier_json(pair);
+    b["buffer"] = json!(buffer);
+    b["offset"] = json!(offset);
+    b["size"] = size;
+    b
 }
 
 /// A pipeline barrier of global memory barriers.
@@ -451,15 +457,17 @@ fn queue_per_pass(g: &TaskGraph, mut out: Value, passes: Vec<Value>) -> Value {
 /// What proving a strategy's trace found.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Verdict {
-    /// No hazard, and no schedule on any built-in profile corrupted.
-    Proven,
+    /// No hazard, and no schedule on any of the profiles corrupted: per profile, in their order,
+    /// the median run (by cycles) of the timed schedules.
+    Proven(Vec<RunRecord>),
     /// Wrong: why (the first hazard, or the profile and seed that corrupted).
     Wrong(String),
 }
 
-/// Proves the strategy trace `t`: no hazard, and `schedules` seeded schedules on every built-in
-/// profile clean.
-pub fn prove(t: &LoadedTrace, schedules: u64) -> Result<Verdict, ExperimentError> {
+/// Proves the strategy trace `t` and times it: no hazard, and on each of `profiles` the first
+/// `prove` seeded schedules, and the first `time` (the same runs where they overlap, every one
+/// of them checked), clean; the median of the first `time` is the profile's timing.
+pub fn prove(t: &LoadedTrace, profiles: &[Profile], prove: u64, time: u64) -> Result<Verdict, ExperimentError> {
     let hazards = sim_core::hazard::detect(&t.workload).map_err(|e| ExperimentError::new(&t.name, t.locate_engine_error(&e).to_string()))?;
     if let Some(h) = hazards.first() {
         let at = match &h.at {
@@ -468,25 +476,19 @@ pub fn prove(t: &LoadedTrace, schedules: u64) -> Result<Verdict, ExperimentError
         };
         return Ok(Verdict::Wrong(format!("{} hazard(s), the first {} at {at}", hazards.len(), h.id)));
     }
-    for name in Profile::builtin_names() {
-        let p = Profile::builtin(name).expect("a built-in profile");
-        for seed in 0..schedules {
-            let r = run_workload_with(&t.workload, &p, seed, &RunOptions::default()).map_err(|e| ExperimentError::new(&t.name, t.locate_engine_error(&e).to_string()))?;
+    let mut timings = Vec::with_capacity(profiles.len());
+    for p in profiles {
+        let mut runs: Vec<RunRecord> = Vec::new();
+        for seed in 0..prove.max(time).max(1) {
+            let r = run_workload_with(&t.workload, p, seed, &RunOptions::default()).map_err(|e| ExperimentError::new(&t.name, t.locate_engine_error(&e).to_string()))?;
             if r.corrupted() {
-                return Ok(Verdict::Wrong(format!("corrupted on {name} with seed {seed} ({} stale reads)", r.stale_reads)));
+                return Ok(Verdict::Wrong(format!("corrupted on {} with seed {seed} ({} stale reads)", p.name, r.stale_reads)));
             }
+            runs.push(RunRecord::of(seed, &r));
         }
+        runs.truncate(time.max(1) as usize);
+        runs.sort_by_key(|r| r.cycles);
+        timings.push(runs[(runs.len() - 1) / 2]);
     }
-    Ok(Verdict::Proven)
-}
-
-/// Times the strategy trace `t` on `profile`: the median run of `schedules` seeds.
-pub fn time(t: &LoadedTrace, profile: &Profile, schedules: u64) -> Result<RunRecord, ExperimentError> {
-    let mut runs: Vec<RunRecord> = Vec::new();
-    for seed in 0..schedules.max(1) {
-        let r = run_workload_with(&t.workload, profile, seed, &RunOptions::default()).map_err(|e| ExperimentError::new(&t.name, t.locate_engine_error(&e).to_string()))?;
-        runs.push(RunRecord::of(seed, &r));
-    }
-    runs.sort_by_key(|r| r.cycles);
-    Ok(runs[(runs.len() - 1) / 2])
+    Ok(Verdict::Proven(timings))
 }

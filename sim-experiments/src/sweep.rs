@@ -324,10 +324,16 @@ impl Sweep {
         Ok(sweep)
     }
 
+    /// How many combinations of the varied fields' values there are (1 when none is varied);
+    /// checked at load to keep the points within [`MAX_POINTS`].
+    pub fn combinations(&self) -> usize {
+        self.spec.vary.iter().map(|v| v.values.len()).product()
+    }
+
     /// Every point, in order.
     pub fn points(&self) -> Vec<Point> {
         let lens: Vec<usize> = self.spec.vary.iter().map(|v| v.values.len()).collect();
-        let combinations: usize = lens.iter().product();
+        let combinations = self.combinations();
         let mut out = Vec::with_capacity(self.traces.len() * combinations);
         for trace in 0..self.traces.len() {
             for c in 0..combinations {
@@ -381,12 +387,14 @@ impl Sweep {
         let points = self.points();
         let n = self.spec.schedules;
         let runs: Vec<u64> = (0..points.len() as u64 * n).filter(|&r| keep(r as usize)).collect();
-        // Each point's profile, made once, for the points some kept run belongs to.
-        let mut profiles: Vec<Option<Profile>> = vec![None; points.len()];
+        // Each combination's profile, made once for every trace, for the combinations some kept
+        // run belongs to (the points go trace by trace over the combinations).
+        let combinations = self.combinations();
+        let mut profiles: Vec<Option<Profile>> = vec![None; combinations];
         for &r in &runs {
             let k = (r / n) as usize;
-            if profiles[k].is_none() {
-                profiles[k] = Some(self.profile_of(&points[k])?);
+            if profiles[k % combinations].is_none() {
+                profiles[k % combinations] = Some(self.profile_of(&points[k])?);
             }
         }
         let options = RunOptions::default();
@@ -395,7 +403,7 @@ impl Sweep {
                 let p = &points[(r / n) as usize];
                 let t = &self.traces[p.trace];
                 let seed = self.spec.seed + r % n;
-                let profile = profiles[p.index].as_ref().expect("made above");
+                let profile = profiles[p.index % combinations].as_ref().expect("made above");
                 let out = run_workload_with(&t.workload, profile, seed, &options)
                     .map(|res| RunRecord::of(r, &res))
                     .map_err(|e| ExperimentError::new(&self.origin, format!("point {} ({}, seed {seed}): {}", p.index, self.point_text(p), t.locate_engine_error(&e))));
@@ -412,7 +420,7 @@ impl Sweep {
 
     /// Every run of the sweep (points × schedules).
     pub fn run_count(&self) -> u64 {
-        self.points().len() as u64 * self.spec.schedules
+        (self.traces.len() * self.combinations()) as u64 * self.spec.schedules
     }
 
     /// The varied fields, in order.

@@ -29,6 +29,21 @@ pub fn print_out(text: &str) -> Result<(), CliError> {
     }
 }
 
+/// A progress bar on stderr counting `len` `what` (`runs`, `schedules`), drawn only when stderr
+/// is a terminal.
+pub fn progress(len: u64, what: &str) -> indicatif::ProgressBar {
+    use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+    use std::io::IsTerminal as _;
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::hidden());
+    }
+    let bar = ProgressBar::new(len);
+    if let Ok(style) = ProgressStyle::with_template(&format!("{{spinner}} {what} {{pos}}/{{len}} [{{bar:30}}] {{elapsed_precise}} eta {{eta}}")) {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar
+}
+
 /// Writes a line to standard error, ignoring a failure: nothing is left to report it to.
 pub fn print_err(line: &str) {
     use std::io::Write;

@@ -1,11 +1,9 @@
 //! `gpusim run TRACE`: loads a trace, runs it on a profile for one seed or many, and reports.
 
-use std::io::IsTerminal as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use sim_core::engine::{MAX_TIMELINE_WORKGROUPS, RunLimits, RunOptions, RunResult, run_workload_with};
 use sim_core::profile::Profile;
@@ -243,13 +241,7 @@ fn seeded_schedules(t: &LoadedTrace, p: &Profile, seed: u64, count: u64, options
 /// in seed order.
 pub fn survey(t: &LoadedTrace, p: &Profile, seed: u64, count: u64, shard: Shard, options: &RunOptions) -> Result<Vec<(u64, bool)>, CliError> {
     let seeds: Vec<u64> = shard.items(count as usize).into_iter().map(|i| seed + i as u64).collect();
-    let bar = if std::io::stderr().is_terminal() { ProgressBar::new(seeds.len() as u64) } else { ProgressBar::hidden() };
-    if !std::io::stderr().is_terminal() {
-        bar.set_draw_target(ProgressDrawTarget::hidden());
-    }
-    if let Ok(style) = ProgressStyle::with_template("{spinner} schedules {pos}/{len} [{bar:30}] {elapsed_precise} eta {eta}") {
-        bar.set_style(style.progress_chars("=> "));
-    }
+    let bar = super::progress(seeds.len() as u64, "schedules");
     let plain = RunOptions { workgroup_spans: 0, ..*options };
     let outcomes: Vec<Result<(u64, bool), String>> = seeds
         .into_par_iter()

@@ -2,15 +2,14 @@
 //! correct, then timed on every built-in profile.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use serde_json::Value;
 use sim_core::engine::{Command, HostOp};
 use sim_core::profile::Profile;
 use sim_experiments::output::{csv_field, line_chart};
-use sim_experiments::strategy::{Strategy, TaskGraph, Verdict, prove, time};
+use sim_experiments::strategy::{Strategy, TaskGraph, Verdict, prove};
 
 use super::{CliError, print_out};
 
@@ -35,27 +34,6 @@ pub struct StrategiesArgs {
     pub schedules: u64,
 }
 
-/// Makes the relative file names of `trace` (shader and data files) absolute against `dir`, so
-/// the trace runs from wherever it is written.
-fn absolute_files(v: &mut Value, dir: &Path) {
-    match v {
-        Value::Object(m) => {
-            for (k, x) in m.iter_mut() {
-                if k.ends_with("_file")
-                    && let Value::String(s) = x
-                    && Path::new(s.as_str()).is_relative()
-                {
-                    *s = dir.join(s.as_str()).display().to_string();
-                } else {
-                    absolute_files(x, dir);
-                }
-            }
-        }
-        Value::Array(a) => a.iter_mut().for_each(|x| absolute_files(x, dir)),
-        _ => {}
-    }
-}
-
 /// Runs `gpusim strategies ...`.
 pub fn run(args: StrategiesArgs) -> Result<ExitCode, CliError> {
     for (flag, n) in [("--prove-schedules", args.prove_schedules), ("--schedules", args.schedules)] {
@@ -67,7 +45,6 @@ pub fn run(args: StrategiesArgs) -> Result<ExitCode, CliError> {
     let out = args.out.unwrap_or_else(|| PathBuf::from(format!("strategies-{}", g.trace.name)));
     let traces_dir = out.join("traces");
     std::fs::create_dir_all(&traces_dir).map_err(|e| format!("{}: cannot make the directory: {e}", traces_dir.display()))?;
-    let dir = std::path::absolute(args.taskgraph.parent().unwrap_or(Path::new(""))).unwrap_or_default();
     let profiles: Vec<Profile> = Profile::builtin_names().into_iter().filter_map(Profile::builtin).collect();
     let mut csv = String::from("strategy,profile,verdict,cycles,barrier_stall_cycles,bytes_flushed,lines_invalidated,sync_commands\n");
     let mut text = String::new();
@@ -84,16 +61,16 @@ pub fn run(args: StrategiesArgs) -> Result<ExitCode, CliError> {
     let mut wrong = 0;
     for s in Strategy::ALL {
         let mut json = s.apply(&g);
-        absolute_files(&mut json, &dir);
-        let body = serde_json::to_string_pretty(&json)? + "\n";
         let path = traces_dir.join(format!("{}-{}.json", g.trace.name, s.name()));
+        super::fix::rebase_files(&mut json, &args.taskgraph, &path);
+        let body = serde_json::to_string_pretty(&json)? + "\n";
         std::fs::write(&path, &body).map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
         let t = sim_core::trace::load(&path).map_err(|e| format!("the {} strategy made a trace gpusim refuses (a bug): {e}", s.name()))?;
         // Synchronization commands, and submissions beyond the task graph's one.
         let syncs = t.workload.command_buffers.iter().flat_map(|c| &c.commands).filter(|c| matches!(c, Command::PipelineBarrier(_) | Command::SetEvent { .. } | Command::WaitEvents { .. })).count()
             + t.workload.timeline.iter().filter(|o| matches!(o, HostOp::QueueSubmit { .. })).count().saturating_sub(1);
         let _ = write!(text, "{:<16} {syncs:>5}", s.name());
-        match prove(&t, args.prove_schedules)? {
+        match prove(&t, &profiles, args.prove_schedules, args.schedules)? {
             Verdict::Wrong(why) => {
                 wrong += 1;
                 let _ = writeln!(text, "  WRONG: {why}");
@@ -101,10 +78,9 @@ pub fn run(args: StrategiesArgs) -> Result<ExitCode, CliError> {
                     let _ = writeln!(csv, "{},{},{},,,,,{syncs}", s.name(), p.name, csv_field(&format!("wrong: {why}")));
                 }
             }
-            Verdict::Proven => {
+            Verdict::Proven(timings) => {
                 labels.push(s.name().to_string());
-                for (k, p) in profiles.iter().enumerate() {
-                    let r = time(&t, p, args.schedules)?;
+                for (k, (p, r)) in profiles.iter().zip(timings).enumerate() {
                     if s == Strategy::Full {
                         full[k] = r.cycles.max(1);
                     }

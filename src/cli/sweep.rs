@@ -1,12 +1,10 @@
 //! `gpusim sweep` and `gpusim merge`: architecture sweeps, on one machine or cut into shards.
 
 use std::fmt::Write as _;
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use sim_experiments::output::SweepTable;
 use sim_experiments::shard::{Shard, ShardFile, merge};
 use sim_experiments::sweep::{Sweep, rows};
@@ -53,18 +51,6 @@ pub struct MergeArgs {
     pub report: Format,
 }
 
-/// A progress bar on stderr when it is a terminal, counting runs.
-fn progress(len: u64) -> ProgressBar {
-    if !std::io::stderr().is_terminal() {
-        return ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::hidden());
-    }
-    let bar = ProgressBar::new(len);
-    if let Ok(style) = ProgressStyle::with_template("{spinner} runs {pos}/{len} [{bar:30}] {elapsed_precise} eta {eta}") {
-        bar.set_style(style.progress_chars("=> "));
-    }
-    bar
-}
-
 /// The rows as a short text table.
 fn summary(table: &SweepTable) -> String {
     let mut o = String::new();
@@ -96,7 +82,7 @@ pub fn run(args: SweepArgs) -> Result<ExitCode, CliError> {
     let out = args.out.unwrap_or_else(|| PathBuf::from(format!("sweep-{}", sweep.spec.name)));
     let shard = args.shard.unwrap_or(Shard::ALL);
     let members = shard.members(sweep.run_count() as usize);
-    let bar = progress(members.iter().filter(|&&m| m).count() as u64);
+    let bar = super::progress(members.iter().filter(|&&m| m).count() as u64, "runs");
     let records = sweep.run(|r| members[r], || bar.inc(1))?;
     bar.finish_and_clear();
     if args.shard.is_none() {

@@ -914,7 +914,7 @@ pub fn dependency_graph(workload: &Workload, profile: &Profile, seed: u64, limit
                     (None, None, crate::sync::PipelineStageFlags2::NONE, crate::sync::PipelineStageFlags2::NONE, format!("vkSetEvent `{}` from the host", workload.events[*event]))
                 }
             };
-            GraphNode { queue: n.queue, inst, at, src, dst, label, deps: stream.deps(i), explicit: n.explicit.clone(), start_after: n.start_after }
+            GraphNode { queue: n.queue, inst, at, src, dst, label, deps: stream.deps(i), explicit: n.explicit.clone(), start_after: n.start_after() }
         })
         .collect();
     Ok(nodes)

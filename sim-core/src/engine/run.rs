@@ -7,10 +7,11 @@
 //! *fires*: it performs the cache operations the profile's barrier table plans for it (first
 //! scope, then second, as the profile's policies place them; the whole-cache operations its
 //! barriers ask of one cache merged into one, as a driver accumulates a command's flush bits)
-//! and is released after the cycles they cost. An action command starts once its dependencies are released and the action before
-//! it on the queue has started (the command processor launches in order). Nothing else orders
-//! commands: a dispatch runs beside the fill before it unless a barrier says otherwise, and
-//! their memory requests interleave one subgroup step at a time. A subgroup's memory request
+//! and is released after the cycles they cost. An action command starts once its dependencies
+//! are released and the action before it on the queue has started (the command processor
+//! launches in order; a transfer has started once the transfer engine has begun). Nothing else
+//! orders commands: a dispatch runs beside the fill before it unless a barrier says otherwise,
+//! and their memory requests interleave one subgroup step at a time. A subgroup's memory request
 //! is performed when the instructions before it are done.
 //!
 //! Time advances through an event queue ordered by (cycle, unit, the unit's own count of events
@@ -883,7 +884,7 @@ impl<'p, 'w> Sim<'p, 'w> {
                 return None;
             }
             stack.extend(deps);
-            stack.extend(self.stream.nodes[j].start_after);
+            stack.extend(self.stream.nodes[j].start_after());
         }
         None
     }
@@ -896,7 +897,7 @@ impl<'p, 'w> Sim<'p, 'w> {
             // An action whose own dependencies are met but which the command processor cannot
             // launch: the action before it waits for a vkSetEvent the host has not reached.
             let in_order = self.cp.waiting.iter().find_map(|&i| {
-                let a = self.stream.nodes[i].start_after?;
+                let a = self.stream.nodes[i].start_after()?;
                 if !self.cp.deps_done(self.stream, i) || self.cp.items[a].state != State::Waiting {
                     return None;
                 }

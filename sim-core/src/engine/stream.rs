@@ -119,13 +119,19 @@ pub struct Node {
     /// Explicit dependencies: the set_event half or host gate a wait waits for, the semaphore
     /// signal a semaphore wait consumes.
     pub explicit: Vec<usize>,
-    /// The action before it on its queue (actions only): it may start once that one started.
-    pub start_after: Option<usize>,
-    /// The action before it on its queue, for any node (where a sync node's stall is measured
-    /// from: the next command could have launched once that one started).
+    /// The action before it on its queue: an action may start once that one started
+    /// ([`Node::start_after`]); a sync node's stall is measured from that start.
     pub prev_action: Option<usize>,
     /// Timeline index of the host operation that put it on its queue.
     pub from: usize,
+}
+
+impl Node {
+    /// The action before it on its queue, for an action: it may start once that one started
+    /// (in-order launch; it orders starts, not completions).
+    pub fn start_after(&self) -> Option<usize> {
+        if matches!(self.kind, NodeKind::Action { .. }) { self.prev_action } else { None }
+    }
 }
 
 /// Which of a queue's lists a node is in: actions by their stage, sync nodes by each of
@@ -357,9 +363,7 @@ impl Lowering<'_, '_> {
     fn push(&mut self, queue: usize, kind: NodeKind, explicit: Vec<usize>) -> usize {
         let i = self.s.nodes.len();
         let prev_action = self.last_action[queue];
-        let mut start_after = None;
         if let NodeKind::Action { stage, .. } = &kind {
-            start_after = self.last_action[queue];
             self.last_action[queue] = Some(i);
             self.queue_stages[queue] |= *stage;
         }
@@ -377,7 +381,7 @@ impl Lowering<'_, '_> {
             }
         }
         self.used[queue] = true;
-        self.s.nodes.push(Node { queue, kind, explicit, start_after, prev_action, from: self.now });
+        self.s.nodes.push(Node { queue, kind, explicit, prev_action, from: self.now });
         if let Some((f, stages)) = self.s.membership(i) {
             for b in bits(stages) {
                 self.s.lists[queue][f as usize][b].push(i);

@@ -306,19 +306,7 @@ impl Profile {
                 ));
             }
             for scope in [Scope::First, Scope::Second] {
-                let key = if scope == Scope::First { "src" } else { "dst" };
-                for (j, op) in row.ops(scope).iter().enumerate() {
-                    for c in &op.caches {
-                        if self.cache_spec(*c).is_none() {
-                            let mut p = path(key);
-                            p.push_index(j);
-                            return Err((
-                                p,
-                                format!("`{op}` names {c}, which this machine does not have ({} = \"none\")", Self::cache_field(*c)),
-                            ));
-                        }
-                    }
-                }
+                self.check_caches(row.ops(scope), path(if scope == Scope::First { "src" } else { "dst" }))?;
             }
         }
         for (i, t) in self.barriers.layout_transitions.iter().enumerate() {
@@ -336,25 +324,21 @@ impl Profile {
             if t.work.is_empty() && t.ops.is_empty() {
                 return Err((path("work"), "the row does nothing: give its metadata work, its cache operations (`ops`), or both".into()));
             }
-            for (j, op) in t.ops.iter().enumerate() {
-                for c in &op.caches {
-                    if self.cache_spec(*c).is_none() {
-                        let mut p = path("ops");
-                        p.push_index(j);
-                        return Err((p, format!("`{op}` names {c}, which this machine does not have ({} = \"none\")", Self::cache_field(*c))));
-                    }
-                }
-            }
+            self.check_caches(&t.ops, path("ops"))?;
         }
         for point in [DriverPoint::Submit, DriverPoint::Signal] {
-            for (j, op) in self.barriers.driver_ops(point).iter().enumerate() {
-                for c in &op.caches {
-                    if self.cache_spec(*c).is_none() {
-                        let mut p = FieldPath::keys(&["barriers", point.key()]);
-                        p.push_index(j);
-                        return Err((p, format!("`{op}` names {c}, which this machine does not have ({} = \"none\")", Self::cache_field(*c))));
-                    }
-                }
+            self.check_caches(self.barriers.driver_ops(point), FieldPath::keys(&["barriers", point.key()]))?;
+        }
+        Ok(())
+    }
+
+    /// Checks that every cache `ops` (the list at `list`) names is one this machine has.
+    fn check_caches(&self, ops: &[OpSpec], list: FieldPath) -> Result<(), (FieldPath, String)> {
+        for (j, op) in ops.iter().enumerate() {
+            if let Some(c) = op.caches.iter().find(|c| self.cache_spec(**c).is_none()) {
+                let mut p = list;
+                p.push_index(j);
+                return Err((p, format!("`{op}` names {c}, which this machine does not have ({} = \"none\")", Self::cache_field(*c))));
             }
         }
         Ok(())

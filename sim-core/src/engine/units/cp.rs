@@ -160,7 +160,7 @@ impl CommandProcessors {
             }
         }
         let held = self.holds.iter().any(|&(p, a)| p == i && self.items.get(a).is_none_or(|item| item.state != State::Done));
-        !held && self.deps_done(stream, i) && (self.relaxed_launch || stream.nodes[i].start_after.is_none_or(|a| self.items[a].state != State::Waiting && self.items[a].work_from <= now))
+        !held && self.deps_done(stream, i) && (self.relaxed_launch || stream.nodes[i].start_after().is_none_or(|a| self.items[a].state != State::Waiting && self.items[a].work_from <= now))
     }
 
     /// Starts, at cycle `now`, every waiting item that is ready, in push order: the items to
