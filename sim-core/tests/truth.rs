@@ -412,3 +412,72 @@ fn main() {
     }
     assert!(diverged > 0, "no seed read the stale bound");
 }
+
+/// Each workgroup takes a ticket; an even ticket reads buffer A, an odd one buffer B, at the
+/// same offsets (both filled before, with a barrier). Which buffer a workgroup reads depends
+/// on timing, and the reads are not the reference's same reads: no read is stale.
+const TICKET_PICKS_BUFFER: &str = r#"
+@group(0) @binding(0) var<storage, read_write> counter: atomic<u32>;
+@group(0) @binding(1) var<storage, read> a: array<u32>;
+@group(0) @binding(2) var<storage, read> b: array<u32>;
+@group(0) @binding(3) var<storage, read_write> out: array<u32>;
+var<workgroup> ticket: u32;
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wg: vec3<u32>) {
+    if li == 0u { ticket = atomicAdd(&counter, 1u); }
+    workgroupBarrier();
+    let t = workgroupUniformLoad(&ticket);
+    if t % 2u == 0u { out[wg.x * 64u + li] = a[li]; } else { out[wg.x * 64u + li] = b[li]; }
+}
+"#;
+
+/// The first workgroup to swap the flag from 0 to 1 reads A; every other reads B, at the same
+/// offsets.
+const EXCHANGE_PICKS_BUFFER: &str = r#"
+@group(0) @binding(0) var<storage, read_write> counter: atomic<u32>;
+@group(0) @binding(1) var<storage, read> a: array<u32>;
+@group(0) @binding(2) var<storage, read> b: array<u32>;
+@group(0) @binding(3) var<storage, read_write> out: array<u32>;
+var<workgroup> won: u32;
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wg: vec3<u32>) {
+    if li == 0u { won = select(0u, 1u, atomicCompareExchangeWeak(&counter, 0u, 1u).exchanged); }
+    workgroupBarrier();
+    let w = workgroupUniformLoad(&won);
+    if w == 1u { out[wg.x * 64u + li] = a[li]; } else { out[wg.x * 64u + li] = b[li]; }
+}
+"#;
+
+#[test]
+fn an_atomic_that_picks_the_buffer_read_is_no_stale_read() {
+    for (name, shader) in [("ticket-picks-buffer", TICKET_PICKS_BUFFER), ("exchange-picks-buffer", EXCHANGE_PICKS_BUFFER)] {
+        let mut w = Workload::new(name);
+        let counter = w.device_buffer("counter", 256);
+        let a = w.device_buffer("A", 256);
+        let b = w.device_buffer("B", 256);
+        let out_mem = w.memory("out.memory", 16 * 256, MemoryProperties::HOST_COHERENT);
+        let out = w.buffer("out", out_mem, 0, 16 * 256);
+        let p = w.wgsl_pipeline(name, shader, "main").unwrap();
+        let f = w.fence("f");
+        let cb = w.command_buffer(
+            "cb",
+            vec![
+                Command::FillBuffer { dst: a, offset: 0, size: None, data: 0xa },
+                Command::FillBuffer { dst: b, offset: 0, size: None, data: 0xb },
+                barrier(S::CLEAR, A::TRANSFER_WRITE, S::COMPUTE_SHADER, A::SHADER_STORAGE_READ),
+                dispatch(p, 16, vec![storage(0, counter), storage(1, a), storage(2, b), storage(3, out)]),
+                barrier(S::COMPUTE_SHADER, A::SHADER_STORAGE_WRITE, S::HOST, A::HOST_READ),
+            ],
+        );
+        w.submit(0, vec![cb], Some(f));
+        w.host(HostOp::WaitForFences(vec![f]));
+        w.host(HostOp::HostRead { memory: out_mem, offset: 0, size: 16 * 256, label: "out".into(), expect: None });
+        assert_clean_everywhere(&w);
+        // The test could fail: in some run a workgroup read the other buffer than in the reference.
+        let p = Profile::builtin("seed-l2").unwrap();
+        let reference = run_workload(&w, &p, 0).unwrap();
+        let _ = reference;
+        let picks: Vec<Vec<u8>> = (0..SEEDS).map(|s| run_workload(&w, &p, s).unwrap().host_reads[0].data.iter().step_by(256).copied().collect()).collect();
+        assert!(picks.iter().any(|x| x != &picks[0]), "{name}: every run picked the same buffers: {picks:?}");
+    }
+}

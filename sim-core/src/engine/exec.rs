@@ -54,9 +54,9 @@ pub struct Scratch {
 pub struct Performed {
     /// Cycles until the request completes (the slowest run).
     pub latency: u64,
-    /// Fingerprint of a load's lanes, offsets and bytes (0 for stores and atomics).
+    /// Fingerprint of a load's lanes, device addresses and bytes (0 for stores and atomics).
     pub fingerprint: u64,
-    /// Fingerprint of a load's lanes and offsets alone: where it read. The writers' fingerprint
+    /// Fingerprint of a load's lanes and device addresses alone: where it read. The writers' fingerprint
     /// is [`tags_fingerprint`]`(addrs, &scratch.tags)`, made only where it is needed.
     pub addrs: u64,
 }
@@ -97,10 +97,12 @@ pub fn perform<P: Port>(port: &mut P, cu: usize, req: &MemRequest, bound: &[Boun
                     done += n as u64;
                 }
             }
+            // Where it read is the device address, not the binding-relative offset: a read of
+            // B[0, 256) is another read than the reference's of A[0, 256).
             let mut h = 0;
             for l in &req.lanes {
                 h = fingerprint(h, &l.lane.to_le_bytes());
-                h = fingerprint(h, &l.offset.to_le_bytes());
+                h = fingerprint(h, &(b.base + l.offset).to_le_bytes());
             }
             out.fingerprint = fingerprint(h, &scratch.results);
             out.addrs = h;
