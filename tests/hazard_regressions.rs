@@ -71,3 +71,26 @@ fn visibility_does_not_pass_between_reads() {
     assert!(!findings.is_empty(), "the second dispatch reads the L1 lines from before the fill");
     assert!(findings.iter().all(|f| f["hazard"] == 0), "{findings:?}");
 }
+
+/// Host writes to non-coherent memory invalidated before any flush are undefined: a hazard at
+/// the invalidate says so, its fix flushes first, and every machine that loses the writes names
+/// that hazard rather than blaming itself.
+#[test]
+fn an_invalidate_before_the_flush_is_a_hazard_that_explains_the_lost_writes() {
+    let t = trace("host-invalidate-before-flush");
+    assert_eq!(hazard_ids(&t), ["GPUSIM-HOST-INVALIDATE-BEFORE-FLUSH"]);
+    let mut lost = 0;
+    for profile in ["seed-l2", "seed-vram", "ideal", "nvidia-like", "radv-gfx10", "radv-gfx9", "turnip-a6xx", "anv-gen12"] {
+        let out = gpusim(&["run", &t, "--profile", profile, "--report", "json"]);
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{profile}: {}", String::from_utf8_lossy(&out.stderr)));
+        let findings = r["corruption"]["findings"].as_array().expect("findings");
+        lost += usize::from(!findings.is_empty());
+        assert!(findings.iter().all(|f| f["hazard"] == 0), "{profile}: {findings:?}");
+    }
+    assert!(lost >= 7, "the invalidate discards the writes on the machines with a host cache");
+    let fixed = std::env::temp_dir().join(format!("gpusim-regression-invalidate-{}.json", std::process::id()));
+    let f = fixed.to_str().expect("utf-8");
+    gpusim(&["check", &t, "--fix", "-o", f]);
+    assert_eq!(hazard_ids(f), Vec::<String>::new(), "the fixed trace checks clean");
+    let _ = std::fs::remove_file(&fixed);
+}

@@ -559,6 +559,7 @@ fn place_text(w: &Workload, p: &sim_core::hazard::Place, usage: &sim_core::sync:
         sim_core::hazard::Place::Host { timeline } => {
             let what = match w.timeline.get(*timeline) {
                 Some(sim_core::engine::HostOp::FlushMappedMemoryRanges(_)) => "vkFlushMappedMemoryRanges",
+                Some(sim_core::engine::HostOp::InvalidateMappedMemoryRanges(_)) => "vkInvalidateMappedMemoryRanges",
                 Some(sim_core::engine::HostOp::HostRead { .. }) => "host read",
                 _ if usage.is_write() => "host write",
                 _ => "host read",
@@ -669,6 +670,18 @@ fn suggestion_text(s: &sim_core::hazard::diagnose::Suggestion) -> String {
 fn hazard_sentence(w: &Workload, h: &sim_core::hazard::Hazard) -> String {
     let verb = |u: &sim_core::sync::StageAccess| if u.is_write() { "writes" } else { "reads" };
     let past = |u: &sim_core::sync::StageAccess| if u.is_write() { "wrote" } else { "read" };
+    if h.id == "GPUSIM-HOST-INVALIDATE-BEFORE-FLUSH" {
+        return format!(
+            "{}: {} covers bytes [{}, {}) of {}, which {} wrote ({}) and no vkFlushMappedMemoryRanges flushed first: their contents are now undefined.",
+            h.id,
+            place_text(w, &h.at, &h.usage),
+            h.offset,
+            h.offset + h.size,
+            h.resource,
+            place_text(w, &h.prior, &h.prior_usage),
+            h.prior_usage,
+        );
+    }
     let what = match h.id {
         "GPUSIM-HOST-MISSING-FLUSH" => "the host wrote them to non-coherent memory and never flushed them (vkFlushMappedMemoryRanges)".to_string(),
         "GPUSIM-HOST-MISSING-INVALIDATE" => "the device wrote them to non-coherent memory and the host did not invalidate them (vkInvalidateMappedMemoryRanges) after waiting".to_string(),

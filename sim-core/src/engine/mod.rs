@@ -382,6 +382,12 @@ fn instance_touches(prog: &Program<'_>, accesses: &std::collections::HashMap<usi
     }
 }
 
+/// The device addresses of a finding's bytes: `(start, size)`.
+fn finding_range(prog: &Program<'_>, f: &Finding) -> Option<(u64, u64)> {
+    let b = prog.workload.buffers.iter().position(|b| b.name == f.resource)?;
+    Some((prog.buffer_addr(b, f.offset), f.size))
+}
+
 /// The device addresses of hazard `h`'s bytes: in its buffer, or for a host access in its memory
 /// object.
 fn hazard_range(prog: &Program<'_>, h: &crate::hazard::Hazard) -> Option<(u64, u64)> {
@@ -717,6 +723,16 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
             })
             .or_else(|| hazards.iter().position(|h| Some(&h.at) == seen.as_ref() || Some(&h.at) == expected.as_ref()))
             .or_else(|| {
+                // A host operation that undid a host write (an invalidate before its flush):
+                // named after the memory object, it meets the finding's buffer by address.
+                let bytes = finding_range(&prog, f)?;
+                hazards.iter().position(|h| {
+                    matches!(h.at, crate::hazard::Place::Host { .. })
+                        && (Some(&h.prior) == expected.as_ref() || Some(&h.prior) == seen.as_ref())
+                        && hazard_range(&prog, h).is_some_and(|(s, n)| s < bytes.0 + bytes.1 && bytes.0 < s + n)
+                })
+            })
+            .or_else(|| {
                 let writers: Vec<usize> = [&f.seen_write, &f.expected_write].into_iter().filter_map(|w| if let Writer::Command(c) = w { prog.instance_of(c) } else { None }).collect();
                 hazards.iter().position(|h| hazard_range(&prog, h).is_some_and(|r| writers.iter().any(|&x| instance_touches(&prog, &accesses, x, r))))
             });
@@ -724,6 +740,13 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
             && matches!(h.id, "SYNC-HAZARD-WRITE-AFTER-READ" | "SYNC-HAZARD-WRITE-RACING-READ")
         {
             f.table_rows = Some("a write after read needs an execution dependency only, no cache operation: this read ran after the write it had to precede".into());
+        } else if let Some(h) = f.hazard.map(|i| &hazards[i])
+            && h.id == "GPUSIM-HOST-INVALIDATE-BEFORE-FLUSH"
+        {
+            f.table_rows = Some(format!(
+                "on {}, the bytes came through {}; the invalidate discarded the host's writes before any flush, so they never reached device memory",
+                profile.name, f.via
+            ));
         } else if let Some(h) = f.hazard.map(|i| &hazards[i]) {
             let side = |u: crate::sync::StageAccess, scope: crate::sync::Scope| profile.barriers.ops_text(u, scope);
             f.table_rows = Some(format!(

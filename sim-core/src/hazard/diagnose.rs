@@ -198,6 +198,19 @@ pub fn diagnose(prog: &Program<'_>, h: &Hazard) -> Diagnosis {
                 }
             }
         }
+        (Place::Host { timeline: wrote }, Place::Host { timeline }) if h.id == "GPUSIM-HOST-INVALIDATE-BEFORE-FLUSH" => Diagnosis {
+            barrier_at: None,
+            diagnosis: format!(
+                "the host wrote {} at timeline[{wrote}] in memory that is not HOST_COHERENT and invalidated those bytes at timeline[{timeline}] before any vkFlushMappedMemoryRanges: written and then invalidated without a flush, their contents are undefined (the host's cache may drop its writes)",
+                h.resource
+            ),
+            suggested: Suggestion::HostOp {
+                op: "flush_mapped_memory_ranges",
+                before_timeline: *timeline,
+                memory: Some(h.resource.clone()),
+                range: prog.workload.memories.iter().find(|m| m.name == h.resource).map(|m| atoms(h.offset, h.size, m.size)),
+            },
+        },
         (Place::Host { .. }, Place::Host { timeline }) => Diagnosis {
             barrier_at: None,
             diagnosis: "two host accesses".into(),

@@ -19,7 +19,9 @@
 //! - host writes and reads are accesses too (beyond the validation layer): a host access racing
 //!   device work it did not wait for is a hazard, a host read of a device write no barrier made
 //!   available to HOST_READ is a read after write, and non-coherent memory adds
-//!   `GPUSIM-HOST-MISSING-FLUSH` and `GPUSIM-HOST-MISSING-INVALIDATE`.
+//!   `GPUSIM-HOST-MISSING-FLUSH`, `GPUSIM-HOST-MISSING-INVALIDATE` and
+//!   `GPUSIM-HOST-INVALIDATE-BEFORE-FLUSH` (host writes invalidated before they were flushed:
+//!   their bytes are undefined).
 //!
 //! A dispatch accesses the whole bound range of each descriptor (the layer's model: the bytes a
 //! shader touches are known only when it runs): a storage buffer the shader may write is a
@@ -479,6 +481,17 @@ impl Walk<'_, '_> {
             HostOp::InvalidateMappedMemoryRanges(ranges) => {
                 for r in ranges {
                     let range = self.mapped_range(r.memory, r.offset, r.size);
+                    // "If a range of non-coherent memory is written by the host and then
+                    // invalidated without first being flushed, its contents are undefined."
+                    let discarded = self.unflushed.overlapping(range.clone()).filter_map(|(r, v)| v.map(|tag| (r, tag))).fold(None, |acc: Option<(Range<u64>, Tag)>, (r, tag)| match acc {
+                        Some((a, first)) => Some((a.start.min(r.start)..a.end.max(r.end), first)),
+                        None => Some((r, tag)),
+                    });
+                    if let Some((lost, prior)) = discarded {
+                        let usage = self.u.host_write;
+                        self.push_host("GPUSIM-HOST-INVALIDATE-BEFORE-FLUSH", t, r.memory, usage, Conflict { kind: HazardKind::WriteAfterWrite, prior, prior_usage: usage, available: false }, lost);
+                    }
+                    self.unflushed.update(range.clone(), |v| *v = None);
                     self.needs_invalidate.update(range, |v| *v = None);
                 }
             }
