@@ -94,3 +94,43 @@ fn an_invalidate_before_the_flush_is_a_hazard_that_explains_the_lost_writes() {
     assert_eq!(hazard_ids(f), Vec::<String>::new(), "the fixed trace checks clean");
     let _ = std::fs::remove_file(&fixed);
 }
+
+/// The barriers of one vkCmdPipelineBarrier2 do not chain: COMPUTE_SHADER→COPY beside
+/// COPY→COMPUTE_SHADER orders no dispatch after another. The detector says why, and the
+/// engine no longer merges the two into one dependency that hides the race: a schedule shows
+/// it on every profile whose driver does not wait for idle at a barrier.
+#[test]
+fn barriers_of_one_command_do_not_chain() {
+    let t = trace("two-barriers-of-one-command-do-not-chain");
+    assert_eq!(hazard_ids(&t), ["SYNC-HAZARD-READ-AFTER-WRITE"]);
+    let check: serde_json::Value = serde_json::from_slice(&gpusim(&["check", &t, "--report", "json"]).stdout).expect("json");
+    let why = check["hazards"][0]["diagnosis"].as_str().expect("diagnosis");
+    assert!(why.contains("barriers do not chain with each other"), "{why}");
+    for profile in ["seed-l2", "seed-vram", "radv-gfx10", "anv-gen12"] {
+        let out = gpusim(&["run", &t, "--profile", profile, "--schedules", "4", "--report", "json"]);
+        assert_eq!(out.status.code(), Some(1), "{profile}");
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        let findings = r["corruption"]["findings"].as_array().expect("findings");
+        assert!(!findings.is_empty() && findings.iter().all(|f| f["hazard"] == 0), "{profile}: {findings:?}");
+    }
+}
+
+/// A missing srcAccessMask between two dispatches: no built-in machine needs a first-scope
+/// operation to make a shader write available to another dispatch (write-through L1s, or an
+/// invalidate that writes dirty lines back), and the report says so; a write-back L1 that keeps
+/// dirty lines through an invalidate shows it.
+#[test]
+fn a_missing_src_access_between_dispatches_shows_on_a_write_back_l1() {
+    let t = trace("dispatch-src-access-none");
+    assert_eq!(hazard_ids(&t), ["SYNC-HAZARD-READ-AFTER-WRITE"]);
+    let out = gpusim(&["run", &t, "--profile", "seed-l2", "--report", "json"]);
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let why = r["hazards"][0]["not_shown_because"].as_str().expect("why not shown");
+    assert!(why.contains("needs no operation to be made available on seed-l2"), "{why}");
+    let profile = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/profiles/seed-l2-write-back-l1.toml");
+    let out = gpusim(&["run", &t, "--profile", profile.to_str().expect("utf-8"), "--schedules", "4", "--report", "json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let findings = r["corruption"]["findings"].as_array().expect("findings");
+    assert!(!findings.is_empty() && findings.iter().all(|f| f["hazard"] == 0), "{findings:?}");
+}

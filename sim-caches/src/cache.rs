@@ -1327,7 +1327,7 @@ impl Cache {
 
     /// Flushes, invalidates, or both, every line overlapping `range` (`(addr, size)`; `None`:
     /// the whole cache). An invalidate of a dirty line writes it back first unless the spec's
-    /// `dirty_on_invalidate` is `discard`.
+    /// `dirty_on_invalidate` is `discard` (it drops it) or `keep` (it leaves the line).
     pub fn maintain<N: MemoryLevel + ?Sized>(&mut self, next: &mut N, op: Maintenance, range: Option<(u64, u64)>) -> Result<AccessReport, AccessError> {
         let mut report = AccessReport::default();
         match op {
@@ -1369,7 +1369,11 @@ impl Cache {
     }
 
     fn maintain_slot<N: MemoryLevel + ?Sized>(&mut self, slot: usize, next: &mut N, op: Maintenance, report: &mut AccessReport) -> Result<(), AccessError> {
-        let discard = op == Maintenance::Invalidate && self.spec.dirty_on_invalidate == DirtyOnInvalidate::Discard;
+        let invalidate = op == Maintenance::Invalidate;
+        if invalidate && self.spec.dirty_on_invalidate == DirtyOnInvalidate::Keep && self.is_dirty::<0>(slot) {
+            return Ok(());
+        }
+        let discard = invalidate && self.spec.dirty_on_invalidate == DirtyOnInvalidate::Discard;
         if discard {
             if self.is_dirty::<0>(slot) {
                 self.stats.lines_discarded += 1;

@@ -65,6 +65,12 @@ pub enum DirtyOnInvalidate {
     /// Drop the line and its dirty bytes. Unsafe: written data is lost. Offered only so an
     /// architect can model hardware that behaves this way and watch what breaks.
     Discard,
+    /// Drop only clean lines; a dirty line stays, neither written back nor lost. Conforming:
+    /// an invalidate makes writes visible to the cache's readers, it need not make this
+    /// cache's own writes available (that is a flush's job, a first scope's). On a write-back
+    /// cache, a barrier whose srcAccessMask leaves out a write then leaves the write where
+    /// other caches' readers cannot see it.
+    Keep,
 }
 
 /// The geometry and policies of one set-associative cache.
@@ -76,7 +82,7 @@ pub enum DirtyOnInvalidate {
 /// ways = 8
 /// replacement = "lru"               # "lru" | "tree-plru" | "random"
 /// write_policy = "write-through-allocate"
-/// dirty_on_invalidate = "flush"     # "flush" | "discard"
+/// dirty_on_invalidate = "flush"     # "flush" | "discard" | "keep"
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]

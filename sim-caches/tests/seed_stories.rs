@@ -160,3 +160,26 @@ fn invalidate_of_dirty_data_flushes_unless_discard() {
         assert_eq!(l2.stats().lines_discarded, (mode == DirtyOnInvalidate::Discard) as u64);
     }
 }
+
+/// `keep`: an invalidate drops clean lines and leaves dirty ones where they are, neither written
+/// back nor lost; a flush then writes them back.
+#[test]
+fn invalidate_keeps_dirty_lines_when_asked() {
+    let mut vram = vram();
+    let mut spec = l2_spec(WritePolicy::WriteBackByteMask);
+    spec.dirty_on_invalidate = DirtyOnInvalidate::Keep;
+    let mut l2 = Cache::new("L2", &spec, 0).unwrap();
+    let (mut b, mut t) = ([0u8; 8], [0; 2]);
+    l2.read(&mut vram, 0, &mut b, &mut t).unwrap();
+    l2.write(&mut vram, 64, &[0x55; 8], Tags::One(9), None).unwrap();
+    let r = l2.invalidate(&mut vram, None).unwrap();
+    assert_eq!(r.writeback_lines, 0, "nothing written back");
+    assert!(!l2.contains(0), "the clean line is dropped");
+    assert!(l2.contains(64), "the dirty line stays");
+    vram.peek(64, &mut b, &mut t).unwrap();
+    assert_eq!(b, [0; 8], "not in VRAM yet");
+    l2.flush(&mut vram, None).unwrap();
+    vram.peek(64, &mut b, &mut t).unwrap();
+    assert_eq!(b, [0x55; 8]);
+    assert_eq!(l2.stats().lines_discarded, 0);
+}

@@ -121,7 +121,11 @@ fn cache(spec: &Option<CacheSpec>) -> String {
             s.ways,
             serde_json::to_value(s.replacement).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default(),
             policy_name(s.write_policy),
-            if s.dirty_on_invalidate == sim_caches::DirtyOnInvalidate::Discard { ", invalidate discards dirty data" } else { "" },
+            match s.dirty_on_invalidate {
+                sim_caches::DirtyOnInvalidate::Discard => ", invalidate discards dirty data",
+                sim_caches::DirtyOnInvalidate::Keep => ", invalidate keeps dirty lines",
+                sim_caches::DirtyOnInvalidate::Flush => "",
+            },
         ),
     }
 }

@@ -169,6 +169,21 @@ fn not_shown(p: &Profile, r: &RunResult, k: usize) -> String {
         let list: Vec<String> = y.ops.iter().map(|o| super::timeline::cache_op_text(&o.op)).collect();
         ops.push(format!("{} did {}", y.label, list.join(", ")));
     }
+    // What the write needs to be made available on this machine: where that is nothing, or
+    // the second scope's operations did it too, a missing srcAccessMask loses nothing here.
+    let available = if h.prior_usage.is_write() && !h.usage.is_write() {
+        let first = p.barriers.ops_text(h.prior_usage, sim_core::sync::Scope::First);
+        if first == "nothing" {
+            format!(
+                "; {} needs no operation to be made available on {} (its first-scope row is empty: the write goes on to the level the read looks in), so leaving it out of srcAccessMask loses nothing here; a machine whose write-back cache holds writes until a first scope flushes them shows it (examples/profiles/seed-l2-write-back-l1.toml)",
+                h.prior_usage, p.name
+            )
+        } else {
+            format!("; {} is made available by {first} on {}, and an invalidate there writes dirty lines back before it drops them, so the operations between the two made it available all the same", h.prior_usage, p.name)
+        }
+    } else {
+        String::new()
+    };
     let between = if ops.is_empty() && h.prior_usage.is_write() {
         "no cache operation was needed between the two: the write and the read meet at the same level".to_string()
     } else if ops.is_empty() {
@@ -177,6 +192,7 @@ fn not_shown(p: &Profile, r: &RunResult, k: usize) -> String {
     } else {
         format!("between the two, {}", ops.join("; "))
     };
+    let between = format!("{between}{available}");
     match r.direction {
         Some(Direction::Prime { cache }) => format!("on {}, a schedule that left the bytes from before the write in every CU's {cache} showed nothing: {between}", p.name),
         Some(Direction::Delay) => format!("on {}, a schedule that held the earlier command's writes in flight until the later one was done showed nothing: {between}", p.name),

@@ -24,7 +24,7 @@ use std::collections::HashMap;
 use sim_caches::Tag;
 
 use crate::engine::program::{Program, Writer};
-use crate::engine::stream::{NodeKind, Stream, bits};
+use crate::engine::stream::{Family, NodeKind, Stream, bits};
 
 /// Who performed an access, as happens-before sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -82,8 +82,14 @@ impl<'s> Order<'s> {
         // host_before: a forward pass, each list's running maximum standing for its prefix.
         let mut host_before = vec![0usize; n];
         let mut list_max: Vec<[Vec<usize>; 2]> = (0..stream.queues).map(|_| [vec![0; 64], vec![0; 64]]).collect();
+        // The sync lists as they stood at the first sync node of a pipeline barrier's
+        // dependencies: its siblings wait on that prefix, not on each other.
+        let mut syncs_before: Vec<usize> = Vec::new();
         for i in 0..n {
             let node = &stream.nodes[i];
+            if node.siblings_from == i && stream.nodes.get(i + 1).is_some_and(|next| next.siblings_from == i) {
+                syncs_before = list_max[node.queue][Family::Syncs as usize].clone();
+            }
             let own = match node.kind {
                 NodeKind::HostGate { opened_at, .. } => opened_at.unwrap_or(node.from),
                 _ => node.from,
@@ -93,8 +99,9 @@ impl<'s> Order<'s> {
                 m = m.max(host_before[d]);
             }
             for (f, stages) in stream.waits_for(i) {
+                let prefix = if f == Family::Syncs && node.siblings_from != i { &syncs_before } else { &list_max[node.queue][f as usize] };
                 for b in bits(stages) {
-                    m = m.max(list_max[node.queue][f as usize][b]);
+                    m = m.max(prefix[b]);
                 }
             }
             host_before[i] = m;
@@ -191,9 +198,10 @@ impl<'s> Walk<'s> {
         let node = &self.stream.nodes[i];
         let mut out = node.explicit.clone();
         for (f, stages) in self.stream.waits_for(i) {
+            let bound = self.stream.bound(i, f);
             for b in bits(stages) {
                 let list = self.stream.family(node.queue, f, b);
-                let end = list.partition_point(|&j| j < i);
+                let end = list.partition_point(|&j| j < bound);
                 let taken = &mut self.taken[node.queue][f as usize][b];
                 if *taken < end {
                     out.extend_from_slice(&list[*taken..end]);

@@ -124,6 +124,10 @@ pub struct Node {
     pub prev_action: Option<usize>,
     /// Timeline index of the host operation that put it on its queue.
     pub from: usize,
+    /// The first node of its command: for the sync nodes of one vkCmdPipelineBarrier2's
+    /// independent dependencies, the first of them (they do not chain with each other, so none
+    /// waits on an earlier one); its own index otherwise.
+    pub siblings_from: usize,
 }
 
 impl Node {
@@ -201,6 +205,8 @@ struct Lowering<'p, 'w> {
     sem_pending: Vec<Option<usize>>,
     fence_node: Vec<Option<usize>>,
     event_state: Vec<EventState>,
+    /// While a pipeline barrier's dependencies are pushed: the first one's node.
+    siblings_from: Option<usize>,
     /// Host gates not yet opened, per event.
     gates: Vec<Vec<usize>>,
     now: usize,
@@ -243,6 +249,7 @@ impl Stream {
             sem_pending: vec![None; w.semaphores.len()],
             fence_node: vec![None; w.fences.len()],
             event_state: vec![EventState::Unset; w.events.len()],
+            siblings_from: None,
             gates: vec![Vec::new(); w.events.len()],
             now: 0,
         };
@@ -280,6 +287,16 @@ impl Stream {
         }
     }
 
+    /// Node `i` depends on the members of its lists of family `f` below this index: itself for
+    /// every node but a sync node of a vkCmdPipelineBarrier2 with several independent
+    /// dependencies, which does not wait on its siblings (barriers of one command do not chain).
+    pub fn bound(&self, i: usize, f: Family) -> usize {
+        match f {
+            Family::Syncs => self.nodes[i].siblings_from,
+            Family::Actions => i,
+        }
+    }
+
     /// Every node `i` depends on directly, in index order: the rules of the module
     /// documentation spelled out (explicit edges included). Costs a scan of the lists it
     /// names: for graphs and tests, not for the engine.
@@ -287,9 +304,10 @@ impl Stream {
         let q = self.nodes[i].queue;
         let mut out: Vec<usize> = self.nodes[i].explicit.clone();
         for (f, stages) in self.waits_for(i) {
+            let bound = self.bound(i, f);
             for b in bits(stages) {
                 let list = self.family(q, f, b);
-                out.extend(list[..list.partition_point(|&j| j < i)].iter().copied());
+                out.extend(list[..list.partition_point(|&j| j < bound)].iter().copied());
             }
         }
         out.sort_unstable();
@@ -319,16 +337,16 @@ fn all_device_stages() -> S {
 }
 
 /// The barriers of one vkCmdPipelineBarrier2 as separate dependencies, one per distinct pair
-/// of (first, second) scope stages, in an order in which none chains into a later one.
+/// of (first, second) scope stages.
 ///
 /// Each barrier of one command is its own dependency: the barriers do not chain with each
 /// other (they act together, on what came before the command). One sync node for all of them
 /// would order COPY before CLEAR for a command holding COPY→COMPUTE_SHADER and
-/// COMPUTE_SHADER→CLEAR, an order the program never asked for. The stream chains a sync node
-/// after every earlier one whose second scope meets its first, so the nodes go in an order
-/// where no earlier node's second scope meets a later node's first; where no such order exists
-/// (each reaches into the other), the barriers stay one node, which orders more than the
-/// program does and so only ever hides a schedule.
+/// COMPUTE_SHADER→CLEAR, an order the program never asked for. The sync nodes of one command
+/// never wait on each other ([`Node::siblings_from`]); they still go in an order where no
+/// earlier one's second scope meets a later one's first where such an order exists (the order
+/// the nodes fire in, kept for reports), and in the program's order where each reaches into
+/// the other (COMPUTE_SHADER→COPY beside COPY→COMPUTE_SHADER does not order two dispatches).
 fn independent_dependencies(barriers: Vec<RangedBarrier>) -> Vec<Vec<RangedBarrier>> {
     let scopes = |b: &MemoryBarrier2| (S(first_scope_stages(b.src_stage_mask, None).0 & !S::HOST.0), second_scope_stages(b.dst_stage_mask, None));
     let mut groups: Vec<((S, S), Vec<RangedBarrier>)> = Vec::new();
@@ -350,7 +368,7 @@ fn independent_dependencies(barriers: Vec<RangedBarrier>) -> Vec<Vec<RangedBarri
     let mut order = Vec::with_capacity(n);
     while order.len() < n {
         let Some(next) = (0..n).find(|&i| !placed[i] && (0..n).all(|j| placed[j] || !before(j, i))) else {
-            return vec![groups.into_iter().flat_map(|(_, g)| g).collect()];
+            return groups.into_iter().map(|(_, g)| g).collect();
         };
         placed[next] = true;
         order.push(next);
@@ -381,7 +399,7 @@ impl Lowering<'_, '_> {
             }
         }
         self.used[queue] = true;
-        self.s.nodes.push(Node { queue, kind, explicit, prev_action, from: self.now });
+        self.s.nodes.push(Node { queue, kind, explicit, prev_action, from: self.now, siblings_from: self.siblings_from.unwrap_or(i) });
         if let Some((f, stages)) = self.s.membership(i) {
             for b in bits(stages) {
                 self.s.lists[queue][f as usize][b].push(i);
@@ -562,8 +580,10 @@ impl Lowering<'_, '_> {
                     for (k, group) in groups.into_iter().enumerate() {
                         let label = if n > 1 { format!("{label} (dependency {} of {n})", k + 1) } else { label.clone() };
                         let k = self.sync(SyncRole::Barrier, label, group, true, true);
-                        self.push(queue, k, Vec::new());
+                        let i = self.push(queue, k, Vec::new());
+                        self.siblings_from.get_or_insert(i);
                     }
+                    self.siblings_from = None;
                 }
             }
             Command::SetEvent { event, dependency } => {

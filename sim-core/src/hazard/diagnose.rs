@@ -302,6 +302,12 @@ fn command_pair(prog: &Program<'_>, h: &Hazard, p: &CommandRef, a: &CommandRef, 
         format!("{this} has srcStageMask {}, which does not contain {prior_stage}, the stage of {}", mask(&|b| name(b.src_stage_mask)), describe(prog, p))
     } else if !elements.iter().any(|(b, _)| second_scope_stages(b.dst_stage_mask, None).intersects(stage)) {
         format!("{this} has dstStageMask {}, which does not contain {stage}, the stage of {}", mask(&|b| name(b.dst_stage_mask)), describe(prog, a))
+    } else if elements.len() > 1 && !elements.iter().any(|(b, _)| first_scope_stages(b.src_stage_mask, None).intersects(prior_stage) && second_scope_stages(b.dst_stage_mask, None).intersects(stage)) {
+        format!(
+            "{this}'s barriers do not chain with each other: one has {prior_stage} (the stage of {}) in its first scope and another {stage} (the stage of {}) in its second, but no one barrier holds both, so nothing orders the two",
+            describe(prog, p),
+            describe(prog, a)
+        )
     } else if memory && !elements.iter().any(|(b, _)| b.first_usages().contains(h.prior_usage)) {
         format!(
             "{this} has srcAccessMask {}, which does not include {} ({}'s {}), so its writes are not made available",

@@ -57,7 +57,7 @@ pub struct CacheOp {
     /// The cache.
     pub cache: CacheName,
     /// What to do. `Invalidate` writes dirty lines back first unless the cache's spec says
-    /// `dirty_on_invalidate = "discard"`.
+    /// `dirty_on_invalidate = "discard"` (dropped) or `"keep"` (left in place).
     pub action: CacheAction,
     /// Which lines.
     pub range: OpRange,

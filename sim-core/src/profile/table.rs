@@ -92,7 +92,8 @@ pub enum CacheAction {
     /// Write dirty data back, then drop the lines.
     FlushInvalidate,
     /// Drop the lines. Dirty data is written back first unless the cache's spec says
-    /// `dirty_on_invalidate = "discard"` (that is what `sim_caches::Cache::invalidate` does).
+    /// `dirty_on_invalidate = "discard"` (dropped) or `"keep"` (left in place): what
+    /// `sim_caches::Cache::invalidate` does.
     Invalidate,
 }
 

@@ -145,9 +145,10 @@ impl CommandProcessors {
             return false;
         }
         stream.waits_for(i).into_iter().all(|(f, stages)| {
+            let bound = stream.bound(i, f);
             bits(stages).all(|b| {
                 let list = stream.family(node.queue, f, b);
-                list.get(self.done_upto(stream, node.queue, f, b)).is_none_or(|&j| j >= i)
+                list.get(self.done_upto(stream, node.queue, f, b)).is_none_or(|&j| j >= bound)
             })
         })
     }
