@@ -134,3 +134,17 @@ fn a_missing_src_access_between_dispatches_shows_on_a_write_back_l1() {
     let findings = r["corruption"]["findings"].as_array().expect("findings");
     assert!(!findings.is_empty() && findings.iter().all(|f| f["hazard"] == 0), "{findings:?}");
 }
+
+/// A fence's signal makes available only the writes no earlier signal made available: after a
+/// fill submitted, fenced and waited for, the later fence no longer re-runs TRANSFER_WRITE's
+/// "invalidate L2" on seed-l2 (which wrote the dispatch's dirty lines back and hid the missing
+/// HOST_READ barrier), and the stale host read shows there as it does without the fill.
+#[test]
+fn an_earlier_fenced_fill_does_not_hide_a_missing_host_read_barrier() {
+    let t = trace("host-read-barrier-missing-after-a-fenced-fill");
+    let out = gpusim(&["run", &t, "--profile", "seed-l2", "--report", "json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let differing = r["host_reads"].as_array().expect("host reads").iter().filter(|h| h["differing_bytes"].as_u64() > Some(0)).count();
+    assert_eq!(differing, 1, "{}", r["host_reads"]);
+}

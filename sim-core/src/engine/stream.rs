@@ -429,10 +429,14 @@ impl Lowering<'_, '_> {
     /// table rows, such as seed-l2's TRANSFER_WRITE "invalidate L2", for writes that never
     /// happened or were made available already, and write back lines a missing HOST_READ
     /// barrier leaves dirty).
-    fn signal(&self, label: String, queue: usize, stage_mask: S) -> NodeKind {
+    fn signal(&mut self, label: String, queue: usize, stage_mask: S) -> NodeKind {
         let src = first_scope_stages(stage_mask, None);
         let mut barrier = MemoryBarrier2::semaphore_signal();
         barrier.src_stage_mask = S(src.0 & self.queue_stages[queue].0);
+        // The signal makes those stages' writes available: a later signal has nothing left to
+        // do for them (re-running their rows, seed-l2's TRANSFER_WRITE "invalidate L2" for a
+        // retired fill, would write back lines a missing HOST_READ barrier leaves dirty).
+        self.queue_stages[queue] = S(self.queue_stages[queue].0 & !src.0);
         let barriers = if barrier.src_stage_mask.is_empty() { Vec::new() } else { vec![(barrier, None)] };
         NodeKind::Sync(SyncNode { role: SyncRole::Signal, label, src, dst: S::NONE, barriers, first: true, second: false })
     }
