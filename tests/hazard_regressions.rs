@@ -148,3 +148,16 @@ fn an_earlier_fenced_fill_does_not_hide_a_missing_host_read_barrier() {
     let differing = r["host_reads"].as_array().expect("host reads").iter().filter(|h| h["differing_bytes"].as_u64() > Some(0)).count();
     assert_eq!(differing, 1, "{}", r["host_reads"]);
 }
+
+/// A missing invalidate before a host read of memory that is neither HOST_COHERENT nor
+/// HOST_CACHED: a hazard all the same, which no machine can show (the host reads uncached), and
+/// the report says so.
+#[test]
+fn a_missing_invalidate_of_uncached_memory_says_why_it_cannot_show() {
+    let t = trace("host-uncached-readback-missing-invalidate");
+    assert_eq!(hazard_ids(&t), ["GPUSIM-HOST-MISSING-INVALIDATE"]);
+    let out = gpusim(&["run", &t, "--profile", "seed-l2", "--report", "json"]);
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let why = r["hazards"][0]["not_shown_because"].as_str().expect("why not shown");
+    assert!(why.contains("is not HOST_CACHED, so the host reads it uncached"), "{why}");
+}

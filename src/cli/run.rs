@@ -135,7 +135,7 @@ fn direct_at_hazards(t: &LoadedTrace, p: &Profile, options: &RunOptions, r: RunR
         // A schedule the program cannot take (it would deadlock) is skipped.
         let d = run_workload_with(&t.workload, p, s.seed, &directed).ok().filter(|d| d.directed.is_some());
         let Some(d) = d else {
-            s.not_shown[k] = Some(not_shown(p, &r, k));
+            s.not_shown[k] = Some(not_shown(&t.workload, p, &r, k));
             continue;
         };
         s.directed_tried += 1;
@@ -144,7 +144,7 @@ fn direct_at_hazards(t: &LoadedTrace, p: &Profile, options: &RunOptions, r: RunR
             s.not_shown.clear();
             return Ok((d, s));
         }
-        s.not_shown[k] = Some(not_shown(p, &d, k));
+        s.not_shown[k] = Some(not_shown(&t.workload, p, &d, k));
     }
     // Nothing here: the built-in machine on which the hazards do corrupt, if any.
     s.corrupts_on = corrupts_elsewhere(t, p, s.seed, options, &can_show);
@@ -154,10 +154,18 @@ fn direct_at_hazards(t: &LoadedTrace, p: &Profile, options: &RunOptions, r: RunR
 /// Why the run `r` (seeded, or directed at hazard `k`) did not show hazard `k` on `p`: how it
 /// was directed, and the cache operations performed between the hazard's two accesses, which
 /// brought the write to where the read looks (or the old bytes out of the reader's cache).
-fn not_shown(p: &Profile, r: &RunResult, k: usize) -> String {
+fn not_shown(w: &sim_core::engine::Workload, p: &Profile, r: &RunResult, k: usize) -> String {
     use sim_core::engine::Direction;
     use sim_core::hazard::Place;
     let h = &r.hazards[k];
+    // A host read of memory the host does not cache: nothing holds old bytes for the missing
+    // invalidate to drop.
+    if h.id == "GPUSIM-HOST-MISSING-INVALIDATE" && w.memories.iter().any(|m| m.name == h.resource && !m.properties.host_cached) {
+        return format!(
+            "on {}, {} is not HOST_CACHED, so the host reads it uncached, straight from memory, and no host cache holds old bytes for the missing invalidate to drop; the hazard shows where the host caches it (HOST_VISIBLE|HOST_CACHED: examples/traces/host-cached-readback-missing-invalidate.json)",
+            p.name, h.resource
+        );
+    }
     let span = |at: &Place| match at {
         Place::Command(c) => r.spans.iter().find(|s| &s.0 == c).map(|s| (s.1, s.2)),
         Place::Host { .. } => None,
@@ -171,7 +179,8 @@ fn not_shown(p: &Profile, r: &RunResult, k: usize) -> String {
     }
     // What the write needs to be made available on this machine: where that is nothing, or
     // the second scope's operations did it too, a missing srcAccessMask loses nothing here.
-    let available = if h.prior_usage.is_write() && !h.usage.is_write() {
+    let device_pair = matches!((&h.prior, &h.at), (Place::Command(_), Place::Command(_)));
+    let available = if device_pair && h.prior_usage.is_write() && !h.usage.is_write() {
         let first = p.barriers.ops_text(h.prior_usage, sim_core::sync::Scope::First);
         if first == "nothing" {
             format!(
