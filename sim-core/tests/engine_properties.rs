@@ -3,8 +3,9 @@
 //!   a barrier naming exactly the stages and accesses involved; across a hand-off to another
 //!   submission, a host wait on a fence or an idle queue or device, and perhaps a vkSetEvent that
 //!   releases a submission made earlier on the other queue) matches the reference run on every
-//!   built-in profile and several seeds, with atomics that pick which workgroup reads and host
-//!   scratch memory the device never touches;
+//!   built-in profile and several seeds, with atomics that pick which workgroup reads and which
+//!   buffer a workgroup reads, and host scratch memory the device never touches (flushed,
+//!   invalidated and read back);
 //! - results are byte-identical whatever the number of host threads running them.
 
 use proptest::prelude::*;
@@ -23,6 +24,7 @@ fn op() -> impl Strategy<Value = Op> {
         pair.clone().prop_map(|(src, dst)| Op::Add { src, dst }),
         pair.clone().prop_map(|(src, dst)| Op::Uniform { src, dst }),
         pair.clone().prop_map(|(src, dst)| Op::Winner { src, dst }),
+        (b.clone(), b.clone(), b.clone()).prop_filter("dst apart", |(a, x, d)| a != d && x != d).prop_map(|(a, b, dst)| Op::Pick { a, b, dst }),
         pair.prop_map(|(src, dst)| Op::Halves { src, dst }),
         Just(Op::HostBeside),
         Just(Op::Split),

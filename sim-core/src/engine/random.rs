@@ -2,8 +2,9 @@
 //! table, and what the engine's property tests run on every built-in profile.
 //!
 //! # Design
-//! A program is a list of [`Op`]s on a few small device buffers: fills, updates, copies, three
-//! kernels (one reads through the uniform cache, one picks a winner with atomics), writes of
+//! A program is a list of [`Op`]s on a few small device buffers: fills, updates, copies, four
+//! kernels (one reads through the uniform cache, one picks a winner with atomics, one lets an
+//! atomic ticket pick which of two buffers each workgroup reads), writes of
 //! neighbouring bytes by a dispatch and a copy at once, a host write beside a dispatch's write
 //! of the same lines, and hand-offs to a new submission (on either queue, after a fence, queue
 //! or device wait, perhaps released by an event). [`build`] places exactly the synchronization
@@ -64,6 +65,22 @@ fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wg: vec
             dst[1] = wg.x;
         }
     }
+}
+"#;
+
+/// Each workgroup takes a ticket; an even ticket reads `a`, an odd one `b`, at the same offsets:
+/// which buffer a workgroup reads depends on timing.
+const PICK: &str = r#"
+@group(0) @binding(0) var<storage, read> a: array<u32>;
+@group(0) @binding(1) var<storage, read> b: array<u32>;
+@group(0) @binding(2) var<storage, read_write> dst: array<u32>;
+@group(0) @binding(3) var<storage, read_write> counter: atomic<u32>;
+var<workgroup> ticket: u32;
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) li: u32, @builtin(global_invocation_id) id: vec3<u32>) {
+    if li == 0u { ticket = atomicAdd(&counter, 1u); }
+    let t = workgroupUniformLoad(&ticket);
+    if t % 2u == 0u { dst[id.x] = a[id.x] + t; } else { dst[id.x] = b[id.x] + t; }
 }
 "#;
 
@@ -135,6 +152,16 @@ pub enum Op {
         /// Destination buffer index.
         dst: usize,
     },
+    /// Atomics pick, per workgroup, which of two buffers it reads (at the same offsets) into
+    /// `dst`.
+    Pick {
+        /// The buffer an even ticket reads.
+        a: usize,
+        /// The buffer an odd ticket reads.
+        b: usize,
+        /// Destination buffer index.
+        dst: usize,
+    },
     /// A dispatch writes the first half of every 64-byte line of `dst` and a copy the second
     /// half from `src`, with nothing between them: they write different bytes.
     Halves {
@@ -184,6 +211,10 @@ impl Op {
                 let (src, dst) = pair(rng);
                 Op::Winner { src, dst }
             }
+            14 if rng.below(2) == 0 => {
+                let (a, dst) = pair(rng);
+                Op::Pick { a, b: (dst + 1 + rng.below(BUFFERS as u64 - 1) as usize) % BUFFERS, dst }
+            }
             14 => {
                 let (src, dst) = pair(rng);
                 Op::Halves { src, dst }
@@ -208,6 +239,7 @@ impl Op {
             Op::Add { src, dst } => format!("vkCmdDispatch add: B{dst}[i] = B{src}[i] * 3 + i"),
             Op::Uniform { src, dst } => format!("vkCmdDispatch uniform: B{dst}[i] += B{src} (uniform buffer)[i % 16].y"),
             Op::Winner { src, dst } => format!("vkCmdFillBuffer counter = 0, then vkCmdDispatch winner: B{src} summed into B{dst} by the workgroup that wins an atomic"),
+            Op::Pick { a, b, dst } => format!("vkCmdFillBuffer counter = 0, then vkCmdDispatch pick: each workgroup's atomic ticket picks whether it reads B{a} or B{b} into B{dst}"),
             Op::Halves { src, dst } => format!("vkCmdDispatch writes the first half of each 64-byte line of B{dst} while vkCmdCopyBuffer writes the second halves from B{src}"),
             Op::HostBeside => "vkCmdDispatch writes the first half of each 64-byte line of host-visible H; after the wait the host writes the second halves; a new submission".into(),
             Op::Split => "a new vkQueueSubmit on the same queue".into(),
@@ -264,7 +296,7 @@ fn usage(op: &Op) -> (S, A, A) {
         Op::Copy { .. } => (S::COPY, A::TRANSFER_READ, A::TRANSFER_WRITE),
         Op::Add { .. } => (S::COMPUTE_SHADER, A::SHADER_STORAGE_READ, A::SHADER_STORAGE_WRITE),
         Op::Uniform { .. } => (S::COMPUTE_SHADER, A::UNIFORM_READ, A::SHADER_STORAGE_WRITE),
-        Op::Winner { .. } => (S::COMPUTE_SHADER, A::SHADER_STORAGE_READ, A::SHADER_STORAGE_WRITE),
+        Op::Winner { .. } | Op::Pick { .. } => (S::COMPUTE_SHADER, A::SHADER_STORAGE_READ, A::SHADER_STORAGE_WRITE),
         Op::Halves { .. } => (S::COMPUTE_SHADER | S::COPY, A::TRANSFER_READ, A::SHADER_STORAGE_WRITE | A::TRANSFER_WRITE),
         Op::HostBeside | Op::Split | Op::Handoff { .. } => (S::NONE, A::NONE, A::NONE),
     }
@@ -280,6 +312,7 @@ pub fn build_weakened(ops: &[Op], weaken: &[Weaken]) -> Workload {
     let uni = w.wgsl_pipeline("uniform", UNIFORM, "main").unwrap();
     let winner = w.wgsl_pipeline("winner", WINNER, "main").unwrap();
     let halves = w.wgsl_pipeline("first_halves", FIRST_HALVES, "main").unwrap();
+    let pick = w.wgsl_pipeline("pick", PICK, "main").unwrap();
     w.queue("q1");
     // Host-visible memory the device and the host write halves of each line of.
     let shared = w.memory("H", BYTES, MemoryProperties::parse("HOST_VISIBLE|HOST_COHERENT").unwrap());
@@ -301,7 +334,7 @@ pub fn build_weakened(ops: &[Op], weaken: &[Weaken]) -> Workload {
     // A winner is a zeroing fill of the counter, then the dispatch.
     let mut expanded = Vec::new();
     for op in ops {
-        if let Op::Winner { .. } = op {
+        if let Op::Winner { .. } | Op::Pick { .. } = op {
             expanded.push(Op::Fill { dst: COUNTER, value: 0 });
         }
         expanded.push(op.clone());
@@ -344,6 +377,7 @@ pub fn build_weakened(ops: &[Op], weaken: &[Weaken]) -> Workload {
             Op::Copy { src, dst } | Op::Add { src, dst } => (vec![src], vec![dst]),
             Op::Uniform { src, dst } => (vec![src, dst], vec![dst]),
             Op::Winner { src, dst } => (vec![src, COUNTER], vec![dst, COUNTER]),
+            Op::Pick { a, b, dst } => (vec![a, b, COUNTER], vec![dst, COUNTER]),
             Op::Halves { src, dst } => (vec![src], vec![dst]),
             Op::Split | Op::Handoff { .. } | Op::HostBeside => unreachable!("handled above"),
         };
@@ -410,6 +444,13 @@ pub fn build_weakened(ops: &[Op], weaken: &[Weaken]) -> Workload {
                 bindings: vec![bind(0, bufs[src]), bind(1, bufs[dst]), bind(2, bufs[COUNTER])],
                 push_constants: vec![],
             },
+            Op::Pick { a, b, dst } => Command::Dispatch {
+                pipeline: pick,
+                group_count: groups,
+                base_group: [0; 3],
+                bindings: vec![bind(0, bufs[a]), bind(1, bufs[b]), bind(2, bufs[dst]), bind(3, bufs[COUNTER])],
+                push_constants: vec![],
+            },
             Op::Halves { .. } | Op::Split | Op::Handoff { .. } | Op::HostBeside => unreachable!("handled above"),
         };
         cbs.last_mut().unwrap().push(cmd);
@@ -462,5 +503,11 @@ pub fn build_weakened(ops: &[Op], weaken: &[Weaken]) -> Workload {
     }
     w.host(HostOp::WaitForFences(vec![last_fence.unwrap()]));
     w.host(HostOp::HostWrite { memory: scratch, offset: 2000, data: vec![0x5A; 64] });
+    // Scratch flushed, then invalidated, then read: the flush made the writes the memory's
+    // contents, so the invalidate brings back the same bytes.
+    let atoms = MappedRange { memory: scratch, offset: 1984, size: Some(128) };
+    w.host(HostOp::FlushMappedMemoryRanges(vec![atoms]));
+    w.host(HostOp::InvalidateMappedMemoryRanges(vec![atoms]));
+    w.host(HostOp::HostRead { memory: scratch, offset: 2000, size: 64, label: "scratch".into(), expect: Some(vec![0x5A; 64]) });
     w
 }

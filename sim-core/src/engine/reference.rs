@@ -45,6 +45,10 @@ pub struct DispatchAccesses {
     pub coherent_reads: RangeSet,
     /// Stores at the coherence point (`Coherent` buffers, atomic stores).
     pub coherent_writes: RangeSet,
+    /// Whether the dispatch performed an atomic: what it accessed may then depend on which
+    /// invocation won (a ticket that picks the buffer read), so another execution may access
+    /// bytes this one did not, and the hazard detector takes its bound ranges instead.
+    pub atomics: bool,
 }
 
 /// Disjoint, non-touching address ranges, merged as they are added (a subgroup's lanes
@@ -162,6 +166,7 @@ impl Port for Noting<'_> {
 
     fn atomic(&mut self, cu: usize, addr: u64, old: &mut [u8; 4], tag: Tag, new: &dyn Fn(u32) -> u32) -> Result<u64, AccessError> {
         self.log.coherent_writes.add(addr, addr + 4);
+        self.log.atomics = true;
         self.flat.atomic(cu, addr, old, tag, new)
     }
 }

@@ -306,7 +306,8 @@ pub const DEFAULT_ATOM: u64 = 64;
 
 /// [`detect`] on a numbered program; with `exact`, the bytes each dispatch instance accessed in
 /// the reference run replace its bound ranges (neighbouring bytes written by a dispatch and a
-/// fill are then no hazard, as they are none).
+/// fill are then no hazard, as they are none), except for a dispatch that performed atomics,
+/// whose accesses may depend on which invocation won.
 /// `atom` is the device's nonCoherentAtomSize (what a flush writes back whole).
 pub fn detect_program(prog: &Program<'_>, exact: Option<&HashMap<usize, DispatchAccesses>>, atom: u64) -> Vec<Hazard> {
     let w = prog.workload;
@@ -693,7 +694,9 @@ impl Walk<'_, '_> {
         let p = self.prog;
         let w = p.workload;
         match command {
-            Command::Dispatch { bindings, .. } if self.exact.is_some() => {
+            // A dispatch with atomics may access other bytes in another execution: its bound
+            // ranges, as without a run.
+            Command::Dispatch { bindings, .. } if self.exact.is_some() && !self.exact.and_then(|e| e.get(&inst)).is_some_and(|d| d.atomics) => {
                 let Some(noted) = self.exact.and_then(|e| e.get(&inst)) else { return Vec::new() };
                 let kinds = [
                     (&noted.uniform_reads, self.u.uniform_read, false),
