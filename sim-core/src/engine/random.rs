@@ -173,6 +173,14 @@ pub enum Op {
     /// A dispatch writes the first half of every 64-byte line of a HOST_COHERENT buffer; after
     /// the host waits for it, the host writes the second halves, and the next submission runs.
     HostBeside,
+    /// The next op's synchronization goes through one event the whole program reuses:
+    /// vkCmdSetEvent2 and vkCmdWaitEvents2 with the barrier's dependency, then vkCmdResetEvent2
+    /// after the op; `across`: the set ends a command buffer (a new submission on the same
+    /// queue) and the wait starts the next.
+    ViaEvent {
+        /// Set in one submission, waited in the next.
+        across: bool,
+    },
     /// Start a new submission on the same queue.
     Split,
     /// Start a new submission on `queue` after a host wait for the last one; `gated`: submit it
@@ -220,6 +228,7 @@ impl Op {
                 Op::Halves { src, dst }
             }
             15 => Op::HostBeside,
+            16 if rng.below(2) == 0 => Op::ViaEvent { across: rng.below(2) == 0 },
             16 => Op::Split,
             _ => {
                 let queue = rng.below(2) as usize;
@@ -242,6 +251,10 @@ impl Op {
             Op::Pick { a, b, dst } => format!("vkCmdFillBuffer counter = 0, then vkCmdDispatch pick: each workgroup's atomic ticket picks whether it reads B{a} or B{b} into B{dst}"),
             Op::Halves { src, dst } => format!("vkCmdDispatch writes the first half of each 64-byte line of B{dst} while vkCmdCopyBuffer writes the second halves from B{src}"),
             Op::HostBeside => "vkCmdDispatch writes the first half of each 64-byte line of host-visible H; after the wait the host writes the second halves; a new submission".into(),
+            Op::ViaEvent { across } => format!(
+                "the next op's synchronization through a reused event (vkCmdSetEvent2, {}vkCmdWaitEvents2, then vkCmdResetEvent2)",
+                if *across { "a new vkQueueSubmit, " } else { "" }
+            ),
             Op::Split => "a new vkQueueSubmit on the same queue".into(),
             Op::Handoff { queue, wait, gated } => format!(
                 "the host waits ({}) and submits to q{queue}{}",
@@ -298,7 +311,7 @@ fn usage(op: &Op) -> (S, A, A) {
         Op::Uniform { .. } => (S::COMPUTE_SHADER, A::UNIFORM_READ, A::SHADER_STORAGE_WRITE),
         Op::Winner { .. } | Op::Pick { .. } => (S::COMPUTE_SHADER, A::SHADER_STORAGE_READ, A::SHADER_STORAGE_WRITE),
         Op::Halves { .. } => (S::COMPUTE_SHADER | S::COPY, A::TRANSFER_READ, A::SHADER_STORAGE_WRITE | A::TRANSFER_WRITE),
-        Op::HostBeside | Op::Split | Op::Handoff { .. } => (S::NONE, A::NONE, A::NONE),
+        Op::HostBeside | Op::ViaEvent { .. } | Op::Split | Op::Handoff { .. } => (S::NONE, A::NONE, A::NONE),
     }
 }
 
@@ -332,6 +345,9 @@ pub fn build_weakened(ops: &[Op], weaken: &[Weaken]) -> Workload {
     let half_groups = [(lines * (LINE / 2 / 4)).div_ceil(64) as u32, 1, 1];
     let bind = |binding, buffer| BufferBinding { set: 0, binding, buffer, offset: 0, range: None };
     // A winner is a zeroing fill of the counter, then the dispatch.
+    // The one event every Op::ViaEvent reuses, and whether the next barrier goes through it.
+    let event = w.event("e");
+    let mut via_event: Option<bool> = None;
     let mut expanded = Vec::new();
     for op in ops {
         if let Op::Winner { .. } | Op::Pick { .. } = op {
@@ -343,6 +359,10 @@ pub fn build_weakened(ops: &[Op], weaken: &[Weaken]) -> Workload {
         match *op {
             Op::Split => {
                 segs.last_mut().unwrap().3.push(Vec::new());
+                continue;
+            }
+            Op::ViaEvent { across } => {
+                via_event = Some(across);
                 continue;
             }
             Op::Handoff { queue, wait, gated } => {
@@ -379,7 +399,7 @@ pub fn build_weakened(ops: &[Op], weaken: &[Weaken]) -> Workload {
             Op::Winner { src, dst } => (vec![src, COUNTER], vec![dst, COUNTER]),
             Op::Pick { a, b, dst } => (vec![a, b, COUNTER], vec![dst, COUNTER]),
             Op::Halves { src, dst } => (vec![src], vec![dst]),
-            Op::Split | Op::Handoff { .. } | Op::HostBeside => unreachable!("handled above"),
+            Op::ViaEvent { .. } | Op::Split | Op::Handoff { .. } | Op::HostBeside => unreachable!("handled above"),
         };
         let (mut src_stage, mut src_access, mut dst_access) = (S::NONE, A::NONE, A::NONE);
         for &b in &reads {
@@ -403,6 +423,8 @@ pub fn build_weakened(ops: &[Op], weaken: &[Weaken]) -> Workload {
             src_stage |= readers[b];
         }
         let cbs = &mut segs.last_mut().unwrap().3;
+        let through_event = via_event.take();
+        let mut reset_after = false;
         if !src_stage.is_empty() {
             let how = weaken[barrier_count % weaken.len()];
             barrier_count += 1;
@@ -411,8 +433,20 @@ pub fn build_weakened(ops: &[Op], weaken: &[Weaken]) -> Workload {
                 Weaken::NoSrcAccess => (A::NONE, dst_access),
                 Weaken::NoDstAccess => (src_access, A::NONE),
             };
-            if !matches!(how, Weaken::Drop) {
-                cbs.last_mut().unwrap().push(Command::PipelineBarrier(DependencyInfo::memory(src_stage, sa, stage, da)));
+            let dependency = DependencyInfo::memory(src_stage, sa, stage, da);
+            match (how, through_event) {
+                (Weaken::Drop, _) => {}
+                (_, Some(across)) => {
+                    // The wait's dependency equals the set's, as vkCmdWaitEvents2 requires; the
+                    // reset after the op, in its stage, comes after the wait's second scope.
+                    cbs.last_mut().unwrap().push(Command::SetEvent { event, dependency: dependency.clone() });
+                    if across {
+                        cbs.push(Vec::new());
+                    }
+                    cbs.last_mut().unwrap().push(Command::WaitEvents { events: vec![event], dependency });
+                    reset_after = true;
+                }
+                (_, None) => cbs.last_mut().unwrap().push(Command::PipelineBarrier(dependency)),
             }
         }
         for &b in &reads {
@@ -429,6 +463,9 @@ pub fn build_weakened(ops: &[Op], weaken: &[Weaken]) -> Workload {
             cb.push(Command::Dispatch { pipeline: halves, group_count: half_groups, base_group: [0; 3], bindings: vec![bind(0, bufs[dst])], push_constants: vec![] });
             let regions = (0..lines).map(|l| BufferCopy { src_offset: l * LINE + LINE / 2, dst_offset: l * LINE + LINE / 2, size: LINE / 2 }).collect();
             cb.push(Command::CopyBuffer { src: bufs[src], dst: bufs[dst], regions });
+            if reset_after {
+                cb.push(Command::ResetEvent { event, stage_mask: stage });
+            }
             continue;
         }
         let cmd = match *op {
@@ -451,9 +488,12 @@ pub fn build_weakened(ops: &[Op], weaken: &[Weaken]) -> Workload {
                 bindings: vec![bind(0, bufs[a]), bind(1, bufs[b]), bind(2, bufs[dst]), bind(3, bufs[COUNTER])],
                 push_constants: vec![],
             },
-            Op::Halves { .. } | Op::Split | Op::Handoff { .. } | Op::HostBeside => unreachable!("handled above"),
+            Op::Halves { .. } | Op::ViaEvent { .. } | Op::Split | Op::Handoff { .. } | Op::HostBeside => unreachable!("handled above"),
         };
         cbs.last_mut().unwrap().push(cmd);
+        if reset_after {
+            cbs.last_mut().unwrap().push(Command::ResetEvent { event, stage_mask: stage });
+        }
     }
     // Each segment: its submissions on its queue, the last with a fence; the host waits for
     // the segment before it first (a gated one is submitted before that wait and released by
