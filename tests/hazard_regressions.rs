@@ -71,3 +71,48 @@ fn visibility_does_not_pass_between_reads() {
     assert!(!findings.is_empty(), "the second dispatch reads the L1 lines from before the fill");
     assert!(findings.iter().all(|f| f["hazard"] == 0), "{findings:?}");
 }
+
+/// The built-in profiles, as `gpusim profile list` names them.
+fn built_in_profiles() -> Vec<String> {
+    let out = gpusim(&["profile", "list"]);
+    let list: Vec<String> = String::from_utf8_lossy(&out.stdout).lines().filter_map(|l| l.split_whitespace().next()).map(str::to_string).collect();
+    assert!(list.len() >= 8, "{list:?}");
+    list
+}
+
+/// Two dispatches, or two submissions of one, that touch a word only through atomics: two
+/// mutually-ordered atomic operations are no data race (the memory model), and the layer's
+/// positive tests (`AtomicAccessFromTwoDispatches`, `AtomicAccessFromTwoSubmits`) expect
+/// silence. Neither `gpusim check` (whole bound ranges, the shader's atomic-only binding) nor
+/// `gpusim run` (the bytes the reference run accessed) reports a hazard, and no built-in
+/// machine corrupts them (atomics are performed at the coherence point).
+#[test]
+fn atomics_from_two_dispatches_or_submissions_are_no_hazard() {
+    let profiles = built_in_profiles();
+    for name in ["atomic-access-from-two-dispatches", "atomic-access-from-two-submits"] {
+        let t = trace(name);
+        assert_eq!(hazard_ids(&t), Vec::<String>::new(), "{name}");
+        for profile in &profiles {
+            let out = gpusim(&["run", &t, "--profile", profile, "--schedules", "8", "--report", "json"]);
+            assert_eq!(out.status.code(), Some(0), "{name} on {profile}: {}", String::from_utf8_lossy(&out.stderr));
+            let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+            assert_eq!(r["hazards"], serde_json::json!([]), "{name} on {profile}");
+            assert_eq!(r["corruption"]["findings"], serde_json::json!([]), "{name} on {profile}");
+            assert_eq!(r["corruption"]["final_memory"], serde_json::json!([]), "{name} on {profile}");
+        }
+    }
+}
+
+/// An atomic is a data race with a plain access beside it: an atomic after a plain store, and
+/// a plain load after an atomic, are still hazards; the atomic after the atomic between them is
+/// not.
+#[test]
+fn atomics_beside_plain_accesses_are_still_hazards() {
+    let t = trace("atomics-beside-plain-accesses");
+    let key = |h: &serde_json::Value| format!("{} cb0[{}] <- cb0[{}]", h["id"].as_str().unwrap_or(""), h["at"]["command"], h["prior"]["command"]);
+    let want = ["SYNC-HAZARD-WRITE-AFTER-WRITE cb0[1] <- cb0[0]", "SYNC-HAZARD-READ-AFTER-WRITE cb0[3] <- cb0[2]"];
+    let check: serde_json::Value = serde_json::from_slice(&gpusim(&["check", &t, "--report", "json"]).stdout).expect("json");
+    assert_eq!(check["hazards"].as_array().expect("hazards").iter().map(key).collect::<Vec<_>>(), want, "check");
+    let run: serde_json::Value = serde_json::from_slice(&gpusim(&["run", &t, "--profile", "seed-vram", "--report", "json"]).stdout).expect("json");
+    assert_eq!(run["hazards"].as_array().expect("hazards").iter().map(key).collect::<Vec<_>>(), want, "run");
+}

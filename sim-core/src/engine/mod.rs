@@ -364,7 +364,7 @@ fn instance_touches(prog: &Program<'_>, accesses: &std::collections::HashMap<usi
     let meets = |r: std::ops::Range<u64>| r.start < hi && lo < r.end;
     match &w.command_buffers[prog.instances[x].cb].commands[prog.instances[x].index] {
         Command::Dispatch { .. } => accesses.get(&x).is_none_or(|d| {
-            [&d.uniform_reads, &d.storage_reads, &d.storage_writes, &d.coherent_reads, &d.coherent_writes].iter().any(|set| set.iter().any(&meets))
+            d.sets().iter().any(|set| set.iter().any(&meets))
         }),
         Command::FillBuffer { dst, offset, size, .. } => {
             let start = prog.buffer_addr(*dst, *offset);
