@@ -116,3 +116,36 @@ fn atomics_beside_plain_accesses_are_still_hazards() {
     let run: serde_json::Value = serde_json::from_slice(&gpusim(&["run", &t, "--profile", "seed-vram", "--report", "json"]).stdout).expect("json");
     assert_eq!(run["hazards"].as_array().expect("hazards").iter().map(key).collect::<Vec<_>>(), want, "run");
 }
+
+/// The diagnosis of the one hazard `gpusim check` finds in `t`.
+fn only_diagnosis(t: &str) -> String {
+    let check: serde_json::Value = serde_json::from_slice(&gpusim(&["check", t, "--report", "json"]).stdout).expect("json");
+    let hazards = check["hazards"].as_array().expect("hazards");
+    assert_eq!(hazards.len(), 1, "{t}: {hazards:?}");
+    hazards[0]["diagnosis"].as_str().expect("diagnosis").to_string()
+}
+
+/// BOTTOM_OF_PIPE in a first scope and TOP_OF_PIPE in a second perform no memory access, so
+/// MEMORY_WRITE or MEMORY_READ beside them names none: the diagnosis blames the stage mask,
+/// not the access mask, and the fix names the accesses' stages.
+#[test]
+fn access_masks_at_stages_that_access_nothing_blame_the_stage() {
+    let why = only_diagnosis(&trace("bottom-of-pipe-memory-write-src"));
+    assert!(why.contains("srcStageMask BOTTOM_OF_PIPE, a stage that performs no memory access") && why.contains("srcAccessMask MEMORY_WRITE names no access there"), "{why}");
+    assert!(why.contains("must name COMPUTE_SHADER") && !why.contains("which does not include"), "{why}");
+    let why = only_diagnosis(&trace("top-of-pipe-memory-read-dst"));
+    assert!(why.contains("dstStageMask TOP_OF_PIPE, a stage that performs no memory access") && why.contains("dstAccessMask MEMORY_READ names no access there"), "{why}");
+    assert!(why.contains("must name COMPUTE_SHADER") && !why.contains("but the access is"), "{why}");
+}
+
+/// A write after write whose earlier write was made available, only not visible: the memory
+/// model asks no more, and the diagnosis says that gpusim follows the layer and the seed there.
+#[test]
+fn a_write_after_write_beyond_the_memory_model_says_so() {
+    let t = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/syncval/rec-availability-without-visibility-waw.json");
+    let why = only_diagnosis(t.to_str().expect("utf-8"));
+    assert!(why.contains("dstAccessMask NONE") && why.contains("the memory model asks only that the earlier write be made available"), "{why}");
+    // A read after write asks for visibility in the memory model too: no such clause.
+    let why = only_diagnosis(&trace("top-of-pipe-memory-read-dst"));
+    assert!(!why.contains("memory model"), "{why}");
+}
