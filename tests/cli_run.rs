@@ -367,3 +367,32 @@ fn hazards_that_cannot_change_a_byte_say_so() {
     assert_eq!(r["hazards"][0]["bytes_can_differ"], true);
     assert!(r["corruption"]["stale_reads"].as_u64().unwrap() > 0, "the fill ran before the copy that reads its bytes");
 }
+
+/// Host reads and final memory that differ are linked to the host hazards that explain them
+/// (a missing barrier to HOST_READ, a missing invalidate, a flush over device-written bytes),
+/// never blamed on the machine.
+#[test]
+fn host_differences_name_the_host_hazard_that_explains_them() {
+    let cases = [
+        ("host-read-barrier-missing.json", "seed-l2", "SYNC-HAZARD-READ-AFTER-WRITE"),
+        ("host-cached-readback-missing-invalidate.json", "seed-l2", "GPUSIM-HOST-MISSING-INVALIDATE"),
+        ("host-cached-readback-missing-invalidate.json", "anv-gen12", "GPUSIM-HOST-MISSING-INVALIDATE"),
+        ("host-partial-atom-flush-missing.json", "seed-vram", "SYNC-HAZARD-WRITE-AFTER-WRITE"),
+    ];
+    for (trace, profile, id) in cases {
+        let what = format!("{trace} on {profile}");
+        let out = gpusim(&["run", &example(trace), "--profile", profile, "--report", "json"], &[]);
+        assert_eq!(out.status.code(), Some(1), "{what}");
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let differing: Vec<&serde_json::Value> = r["host_reads"].as_array().unwrap().iter().filter(|h| h["differing_bytes"].as_u64() > Some(0)).collect();
+        let memory = r["corruption"]["final_memory"].as_array().unwrap();
+        assert!(!differing.is_empty() || !memory.is_empty(), "{what}: nothing differs");
+        for d in differing.iter().copied().chain(memory) {
+            let k = d["hazard"].as_u64().unwrap_or_else(|| panic!("{what}: no hazard explains {d}"));
+            assert_eq!(r["hazards"][k as usize]["id"], id, "{what}: {d}");
+        }
+        let text = String::from_utf8_lossy(&gpusim(&["run", &example(trace), "--profile", profile], &[]).stdout).into_owned();
+        assert!(!text.contains("No hazard explains") && !text.contains("no hazard explains"), "{what}:\n{text}");
+        assert!(text.contains("hazard H1 explains it"), "{what}:\n{text}");
+    }
+}

@@ -198,12 +198,25 @@ pub(crate) fn compile_entry_point(
     c.entry(ep_index)?;
     // Which bindings the entry point stores to (plain or atomic): the others are only read,
     // whatever their declared access, which is how synchronization validation classifies them.
+    // And which it accesses only atomically: their accesses are never a data race among
+    // themselves, so a hazard detector that knows no bytes can still tell.
+    let mut plain = vec![false; c.bindings.len()];
+    let mut atomic = vec![false; c.bindings.len()];
     for op in &c.code {
-        if let Op::Store { space: Space::Buffer(i), .. } | Op::Atomic { space: Space::Buffer(i), .. } = op
-            && let Some(b) = c.bindings.get_mut(*i as usize)
-        {
-            b.written = true;
+        let (i, store, is_atomic) = match *op {
+            Op::Store { space: Space::Buffer(i), atomic, .. } => (i, true, atomic),
+            Op::Atomic { space: Space::Buffer(i), .. } => (i, true, true),
+            Op::Load { space: Space::Buffer(i), atomic, .. } => (i, false, atomic),
+            _ => continue,
+        };
+        let i = i as usize;
+        if let Some(b) = c.bindings.get_mut(i) {
+            b.written |= store;
+            if is_atomic { atomic[i] = true } else { plain[i] = true }
         }
+    }
+    for (i, b) in c.bindings.iter_mut().enumerate() {
+        b.atomic_only = atomic[i] && !plain[i];
     }
     Ok(Program {
         name: name.to_string(),
@@ -688,6 +701,7 @@ impl<'m> Compiler<'m> {
                                 name: var.name.clone(),
                                 coherent,
                                 written: false,
+                                atomic_only: false,
                                 coherent_ranges: match kind {
                                     BindingKind::StorageBuffer { .. } => self.coherent_members.get(&(rb.group, rb.binding)).cloned().unwrap_or_default(),
                                     BindingKind::UniformBuffer => Vec::new(),

@@ -273,6 +273,11 @@ pub struct BindingInfo {
     /// The entry point stores to it (a plain or atomic store somewhere in its code). A storage
     /// buffer that is writable but never written is only read.
     pub written: bool,
+    /// Every access the entry point makes to it is atomic (atomicLoad, atomicStore or a
+    /// read-modify-write), and it makes at least one. Two atomic operations on the same bytes
+    /// through the same binding are never a data race (the memory model's mutually-ordered
+    /// atomics), which a model that takes the whole bound range can know only from this.
+    pub atomic_only: bool,
 }
 
 /// Built-in inputs an entry point can read; filled per lane when a subgroup is created.

@@ -321,3 +321,28 @@ fn pipelines_are_send_and_sync() {
     check::<Module>();
     check::<Workgroup>();
 }
+
+/// A binding is atomic-only when every access to it is an atomic (load, store or
+/// read-modify-write): the hazard detector takes its whole bound range as atomic accesses.
+#[test]
+fn bindings_accessed_only_through_atomics_are_told_apart() {
+    let p = pipeline(
+        r#"
+        @group(0) @binding(0) var<storage, read_write> counter: array<atomic<u32>>;
+        @group(0) @binding(1) var<storage, read_write> mixed: array<atomic<u32>>;
+        @group(0) @binding(2) var<storage, read_write> plain: array<u32>;
+        @group(0) @binding(3) var<storage, read_write> loaded: array<atomic<u32>>;
+        struct Half { a: atomic<u32>, b: u32 }
+        @group(0) @binding(4) var<storage, read_write> half: Half;
+        @compute @workgroup_size(1)
+        fn main() {
+            let i = atomicAdd(&counter[0], 1u);
+            atomicStore(&mixed[0], 1u);
+            plain[i] = atomicLoad(&loaded[0]) + atomicLoad(&mixed[1]);
+            atomicAdd(&half.a, 1u);
+            half.b = 2u;
+        }"#,
+    );
+    let got: Vec<(u32, bool, bool)> = p.bindings().iter().map(|b| (b.binding, b.written, b.atomic_only)).collect();
+    assert_eq!(got, [(0, true, true), (1, true, true), (2, true, false), (3, false, true), (4, true, false)]);
+}

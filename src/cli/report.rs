@@ -174,6 +174,9 @@ pub fn json_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> s
             if let Some((off, seen, exp)) = &h.first_difference {
                 v["first_difference"] = serde_json::json!({"offset": off, "seen_write": seen, "expected_write": exp});
             }
+            if let Some(k) = h.hazard {
+                v["hazard"] = k.into();
+            }
             v
         })
         .collect();
@@ -218,19 +221,6 @@ pub fn json_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> s
     report
 }
 
-/// The hazard that explains a run of differing final bytes: one between the two writers (a
-/// write after write, or writes racing), or one at either writer on the same buffer.
-fn memory_hazard(r: &RunResult, d: &sim_core::engine::MemoryDifference) -> Option<usize> {
-    let (seen, expected) = (d.seen_write.place(), d.expected_write.place());
-    let resource = d.buffer.as_ref().map(|(b, _)| b.as_str()).unwrap_or(d.memory.as_str());
-    r.hazards
-        .iter()
-        .position(|h| (Some(&h.at) == seen.as_ref() || Some(&h.at) == expected.as_ref()) && (Some(&h.prior) == seen.as_ref() || Some(&h.prior) == expected.as_ref()))
-        .or_else(|| r.hazards.iter().position(|h| h.resource == resource && (Some(&h.at) == seen.as_ref() || Some(&h.at) == expected.as_ref())))
-        // The same writer in both runs: it wrote other bytes because it read stale ones.
-        .or_else(|| if seen == expected { r.hazards.iter().position(|h| Some(&h.at) == seen.as_ref() || Some(&h.prior) == seen.as_ref()) } else { None })
-}
-
 fn final_memory_json(r: &RunResult) -> serde_json::Value {
     let list: Vec<serde_json::Value> = r
         .memory_differences
@@ -244,7 +234,7 @@ fn final_memory_json(r: &RunResult) -> serde_json::Value {
                 v["buffer"] = b.as_str().into();
                 v["buffer_offset"] = (*off).into();
             }
-            if let Some(h) = memory_hazard(r, d) {
+            if let Some(h) = d.hazard {
                 v["hazard"] = h.into();
             }
             v
@@ -480,7 +470,7 @@ pub fn text_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> S
                     Some((b, off)) => format!("buffer {b} bytes [{off}, {})", off + d.size),
                     None => format!("memory {} bytes [{}, {})", d.memory, d.offset, d.offset + d.size),
                 };
-                let why = match memory_hazard(r, d) {
+                let why = match d.hazard {
                     Some(h) => format!("hazard H{} explains it", h + 1),
                     None => "no hazard explains it: the machine put stale bytes back (a write-back or flush of bytes that were not its to write)".to_string(),
                 };
@@ -491,7 +481,7 @@ pub fn text_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> S
                 let _ = writeln!(o, "  ... and {} more range(s) in --report json{more}.", r.memory_differences.len().saturating_sub(TEXT_FINDINGS));
             }
         }
-        let explained = r.findings.iter().any(|f| f.hazard.is_some()) || r.memory_differences.iter().any(|d| memory_hazard(r, d).is_some());
+        let explained = r.findings.iter().any(|f| f.hazard.is_some()) || r.memory_differences.iter().any(|d| d.hazard.is_some()) || r.host_reads.iter().any(|h| h.hazard.is_some());
         if explained {
             let _ = writeln!(
                 o,
@@ -530,6 +520,9 @@ pub fn text_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> S
                 let _ = write!(o, "  `{}` (timeline[{}]): {} of {} bytes differ from the reference run", h.label, h.timeline, h.differing_bytes, h.data.len());
                 if let Some((off, seen, expd)) = &h.first_difference {
                     let _ = write!(o, "; from offset {off} the host saw {} where the reference saw {}", writer_text(w, seen), writer_text(w, expd));
+                }
+                if let Some(k) = h.hazard {
+                    let _ = write!(o, "; hazard H{} explains it", k + 1);
                 }
                 let _ = writeln!(o, "{exp}.");
             }

@@ -251,6 +251,11 @@ pub struct MemoryDifference {
     pub seen_write: Writer,
     /// The write whose bytes the reference run left.
     pub expected_write: Writer,
+    /// The index in [`RunResult::hazards`] of the hazard that explains these bytes: one between
+    /// the two writers, at either of them, or of either on these bytes; `None` when none does:
+    /// the machine put stale bytes back.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hazard: Option<usize>,
 }
 
 /// A host read's outcome.
@@ -268,6 +273,11 @@ pub struct HostReadResult {
     pub data: Vec<u8>,
     /// Writer of the first differing byte, as seen and as expected.
     pub first_difference: Option<(u64, Writer, Writer)>,
+    /// When bytes differ: the index in [`RunResult::hazards`] of the hazard that explains them
+    /// (a host read after a write no barrier made available to the host, a missing invalidate,
+    /// a host access racing device work), else one of the write seen or the write expected.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hazard: Option<usize>,
 }
 
 /// The result of running a workload on a profile with a seed.
@@ -364,7 +374,7 @@ fn instance_touches(prog: &Program<'_>, accesses: &std::collections::HashMap<usi
     let meets = |r: std::ops::Range<u64>| r.start < hi && lo < r.end;
     match &w.command_buffers[prog.instances[x].cb].commands[prog.instances[x].index] {
         Command::Dispatch { .. } => accesses.get(&x).is_none_or(|d| {
-            [&d.uniform_reads, &d.storage_reads, &d.storage_writes, &d.coherent_reads, &d.coherent_writes].iter().any(|set| set.iter().any(&meets))
+            d.sets().iter().any(|set| set.iter().any(&meets))
         }),
         Command::FillBuffer { dst, offset, size, .. } => {
             let start = prog.buffer_addr(*dst, *offset);
@@ -400,6 +410,37 @@ fn hazard_range(prog: &Program<'_>, h: &crate::hazard::Hazard) -> Option<(u64, u
         }
     };
     Some((base + h.offset, h.size))
+}
+
+/// Bytes that differ from the reference run outside a device read: a host read's, or final
+/// memory's.
+struct Bytes<'a> {
+    /// Device address of the first byte.
+    addr: u64,
+    /// How many.
+    size: u64,
+    /// The buffer bound there, else the memory object (as hazards name resources).
+    resource: &'a str,
+    /// The host read that returned them, if one did.
+    reader: Option<&'a crate::hazard::Place>,
+}
+
+/// The hazard that explains bytes that differ, in order: one at the host read that returned them
+/// (or with it as its prior access) on those bytes; one between the two writers (the write left
+/// and the write the reference run left); one at either writer on that resource; one at or
+/// after the writer when both runs have the same one (it wrote from stale reads); one of either
+/// writer on those bytes (the detector checks an access against the most recent one only, as
+/// the layer does, so a write that lands after later writes is reported against the next).
+fn difference_hazard(prog: &Program<'_>, hazards: &[crate::hazard::Hazard], bytes: &Bytes<'_>, seen: &Writer, expected: &Writer) -> Option<usize> {
+    let (seen, expected) = (seen.place(), expected.place());
+    let overlaps = |h: &crate::hazard::Hazard| hazard_range(prog, h).is_some_and(|(a, n)| a < bytes.addr + bytes.size && bytes.addr < a + n);
+    let writer = |p: &crate::hazard::Place| Some(p) == seen.as_ref() || Some(p) == expected.as_ref();
+    let at = |p: Option<&crate::hazard::Place>| hazards.iter().position(|h| p.is_some_and(|p| h.at == *p || h.prior == *p) && overlaps(h));
+    at(bytes.reader)
+        .or_else(|| hazards.iter().position(|h| writer(&h.at) && writer(&h.prior)))
+        .or_else(|| hazards.iter().position(|h| h.resource == bytes.resource && writer(&h.at)))
+        .or_else(|| if seen == expected { hazards.iter().position(|h| Some(&h.at) == seen.as_ref() || Some(&h.prior) == seen.as_ref()) } else { None })
+        .or_else(|| hazards.iter().position(|h| (writer(&h.at) || writer(&h.prior)) && overlaps(h)))
 }
 
 /// Whether a directed schedule may hold the writes of hazard `h`'s earlier command `p` to
@@ -613,6 +654,7 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
             reference_meets_expectation: expect.as_ref().map(|e| Some(&e[..]) == reference_bytes),
             data: seen.bytes,
             first_difference: seen.first_difference.map(|(k, tag, rtag)| (offset + k, prog.writer(tag).clone(), prog.writer(rtag).clone())),
+            hazard: None,
         });
     }
 
@@ -781,16 +823,19 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
         .map(|(m, offset, size, seen, expected)| {
             let desc = &workload.memories[m];
             let buffer = workload.buffers.iter().find(|b| b.memory == m && b.offset <= offset && offset < b.offset + b.size);
-            MemoryDifference {
-                memory: desc.name.clone(),
-                offset,
-                size,
-                buffer: buffer.map(|b| (b.name.clone(), offset - b.offset)),
-                seen_write: prog.writer(seen).clone(),
-                expected_write: prog.writer(expected).clone(),
-            }
+            let (seen_write, expected_write) = (prog.writer(seen).clone(), prog.writer(expected).clone());
+            let bytes = Bytes { addr: prog.memory_base[m] + offset, size, resource: buffer.map_or(&desc.name, |b| &b.name), reader: None };
+            let hazard = difference_hazard(&prog, &hazards, &bytes, &seen_write, &expected_write);
+            MemoryDifference { memory: desc.name.clone(), offset, size, buffer: buffer.map(|b| (b.name.clone(), offset - b.offset)), seen_write, expected_write, hazard }
         })
         .collect();
+    // A host read that differs: the hazard at that read, or of the writes it saw and missed.
+    for h in host_reads.iter_mut() {
+        let (HostOp::HostRead { memory, offset, size, .. }, Some((_, seen, expected))) = (&workload.timeline[h.timeline], &h.first_difference) else { continue };
+        let reader = crate::hazard::Place::Host { timeline: h.timeline };
+        let bytes = Bytes { addr: prog.memory_base[*memory] + offset, size: *size, resource: &workload.memories[*memory].name, reader: Some(&reader) };
+        h.hazard = difference_hazard(&prog, &hazards, &bytes, seen, expected);
+    }
     Ok(RunResult {
         directed: directed.as_ref().map(|d| d.hazard),
         direction: directed.map(|d| d.direction),

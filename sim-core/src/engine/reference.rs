@@ -39,16 +39,31 @@ pub struct DispatchAccesses {
     pub uniform_reads: RangeSet,
     /// Loads through storage buffers.
     pub storage_reads: RangeSet,
-    /// Stores and atomics through storage buffers.
+    /// Plain stores through storage buffers.
     pub storage_writes: RangeSet,
-    /// Loads at the coherence point (`Coherent` buffers, atomic loads).
+    /// Plain loads at the coherence point (`Coherent` buffers).
     pub coherent_reads: RangeSet,
-    /// Stores at the coherence point (`Coherent` buffers, atomic stores).
+    /// Plain stores at the coherence point (`Coherent` buffers).
     pub coherent_writes: RangeSet,
+    /// Atomic loads (made at the coherence point). Kept apart from the plain accesses: two
+    /// atomic operations on the same bytes are never a data race.
+    pub atomic_reads: RangeSet,
+    /// Atomic stores and read-modify-writes (made at the coherence point).
+    pub atomic_writes: RangeSet,
+}
+
+impl DispatchAccesses {
+    /// Every set, plain and atomic.
+    pub fn sets(&self) -> [&RangeSet; 7] {
+        [&self.uniform_reads, &self.storage_reads, &self.storage_writes, &self.coherent_reads, &self.coherent_writes, &self.atomic_reads, &self.atomic_writes]
+    }
+
     /// Whether the dispatch performed an atomic: what it accessed may then depend on which
     /// invocation won (a ticket that picks the buffer read), so another execution may access
     /// bytes this one did not, and the hazard detector takes its bound ranges instead.
-    pub atomics: bool,
+    pub fn atomics(&self) -> bool {
+        !self.atomic_reads.is_empty() || !self.atomic_writes.is_empty()
+    }
 }
 
 /// Disjoint, non-touching address ranges, merged as they are added (a subgroup's lanes
@@ -145,11 +160,14 @@ struct Flat<'a>(&'a mut BackingStore);
 struct Noting<'a> {
     flat: Flat<'a>,
     log: &'a mut DispatchAccesses,
+    /// The request is an atomic load or store (the port sees only that it is coherent).
+    atomic: bool,
 }
 
 impl Port for Noting<'_> {
     fn load(&mut self, cu: usize, kind: BindingKind, coherent: bool, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<(u64, Served), AccessError> {
         let set = match (kind, coherent) {
+            _ if self.atomic => &mut self.log.atomic_reads,
             (_, true) => &mut self.log.coherent_reads,
             (BindingKind::UniformBuffer, false) => &mut self.log.uniform_reads,
             (BindingKind::StorageBuffer { .. }, false) => &mut self.log.storage_reads,
@@ -159,14 +177,17 @@ impl Port for Noting<'_> {
     }
 
     fn store(&mut self, cu: usize, coherent: bool, addr: u64, data: &[u8], tag: Tag) -> Result<u64, AccessError> {
-        let set = if coherent { &mut self.log.coherent_writes } else { &mut self.log.storage_writes };
+        let set = match coherent {
+            _ if self.atomic => &mut self.log.atomic_writes,
+            true => &mut self.log.coherent_writes,
+            false => &mut self.log.storage_writes,
+        };
         set.add(addr, addr + data.len() as u64);
         self.flat.store(cu, coherent, addr, data, tag)
     }
 
     fn atomic(&mut self, cu: usize, addr: u64, old: &mut [u8; 4], tag: Tag, new: &dyn Fn(u32) -> u32) -> Result<u64, AccessError> {
-        self.log.coherent_writes.add(addr, addr + 4);
-        self.log.atomics = true;
+        self.log.atomic_writes.add(addr, addr + 4);
         self.flat.atomic(cu, addr, old, tag, new)
     }
 }
@@ -418,7 +439,7 @@ fn run_command(
                         match wg.step(sg).map_err(|e| budget.shader_error(e, || ins.at.to_string(), 0))? {
                             Step::Memory(req) => {
                                 let performed = match noted.as_mut() {
-                                    Some(log) => perform(&mut Noting { flat: Flat(mem), log }, 0, req, &bound, ins.tag, scratch),
+                                    Some(log) => perform(&mut Noting { flat: Flat(mem), log, atomic: req.atomic }, 0, req, &bound, ins.tag, scratch),
                                     None => perform(&mut Flat(mem), 0, req, &bound, ins.tag, scratch),
                                 }
                                 .map_err(|e| exec(&e))?;

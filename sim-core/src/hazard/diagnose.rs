@@ -219,6 +219,22 @@ pub fn diagnose(prog: &Program<'_>, h: &Hazard) -> Diagnosis {
     }
 }
 
+/// Stages at which nothing accesses memory, so an access mask names nothing there: in a first
+/// scope BOTTOM_OF_PIPE is ALL_COMMANDS with an access mask of 0, in a second TOP_OF_PIPE is
+/// (synchronization2; TOP_OF_PIPE in a first scope and BOTTOM_OF_PIPE in a second are no stage
+/// at all, which the stage masks' own sentences say).
+const NO_ACCESS_STAGES: S = S::TOP_OF_PIPE.union(S::BOTTOM_OF_PIPE);
+
+/// For a write after write whose earlier write was made available, what gpusim asks beyond the
+/// memory model, in one clause (empty for other hazards).
+fn beyond_memory_model(h: &Hazard) -> &'static str {
+    if h.id == "SYNC-HAZARD-WRITE-AFTER-WRITE" {
+        " (the memory model asks only that the earlier write be made available before a later write; gpusim, like the validation layer and the seed, also asks for the later write's access in dstAccessMask, for caches that write whole dirty lines back)"
+    } else {
+        ""
+    }
+}
+
 fn command_pair(prog: &Program<'_>, h: &Hazard, p: &CommandRef, a: &CommandRef, memory: bool, barrier: impl Fn(Option<CommandRef>, Option<CommandRef>) -> Suggestion) -> Diagnosis {
     let (qp, qa) = (queue_of(prog, p.submit), queue_of(prog, a.submit));
     let queues = &prog.workload.queues;
@@ -287,16 +303,28 @@ fn command_pair(prog: &Program<'_>, h: &Hazard, p: &CommandRef, a: &CommandRef, 
         let chains = els.iter().any(|(b, _)| elements.iter().any(|(n, _)| second_scope_stages(b.dst_stage_mask, None).intersects(first_scope_stages(n.src_stage_mask, None))));
         (reaches && chains).then_some((e, els))
     });
+    // The elements whose execution scopes hold each access.
+    let src_holding: Vec<&MemoryBarrier2> = elements.iter().map(|(b, _)| b).filter(|b| first_scope_stages(b.src_stage_mask, None).intersects(prior_stage)).collect();
+    let dst_holding: Vec<&MemoryBarrier2> = elements.iter().map(|(b, _)| b).filter(|b| second_scope_stages(b.dst_stage_mask, None).intersects(stage)).collect();
+    // An access mask that would name the access, given only at a stage that performs none: the
+    // stage mask is at fault, not the access mask.
+    let src_no_access = !src_holding.is_empty()
+        && src_holding.iter().all(|b| !b.src_stage_mask.is_empty() && NO_ACCESS_STAGES.contains(b.src_stage_mask))
+        && src_holding.iter().any(|b| MemoryBarrier2::new(prior_stage, b.src_access_mask, S::NONE, A::NONE).first_usages().contains(h.prior_usage));
+    let dst_no_access = !dst_holding.is_empty()
+        && dst_holding.iter().all(|b| !b.dst_stage_mask.is_empty() && NO_ACCESS_STAGES.contains(b.dst_stage_mask))
+        && dst_holding.iter().any(|b| MemoryBarrier2::new(S::NONE, A::NONE, stage, b.dst_access_mask).second_usages().contains(h.usage));
     let sentence = if let (Some((e, els)), true) = (&chained_from, memory && !elements.iter().any(|(b, _)| first_scope_stages(b.src_stage_mask, None).intersects(prior_stage))) {
         format!(
-            "{this} is chained after {} (its srcStageMask {} meets that barrier's dstStageMask {}), so the two commands are ordered, but visibility does not pass along the chain: that barrier makes {}'s write visible to dstAccessMask {} only, and {this} has dstAccessMask {}, neither of which includes {}",
+            "{this} is chained after {} (its srcStageMask {} meets that barrier's dstStageMask {}), so the two commands are ordered, but visibility does not pass along the chain: that barrier makes {}'s write visible to dstAccessMask {} only, and {this} has dstAccessMask {}, neither of which includes {}{}",
             describe(prog, &prog.instances[*e].at),
             mask(&|b| name(b.src_stage_mask)),
             els.iter().map(|(b, _)| name(b.dst_stage_mask)).collect::<Vec<_>>().join(", "),
             describe(prog, p),
             els.iter().map(|(b, _)| name(b.dst_access_mask)).collect::<Vec<_>>().join(", "),
             mask(&|b| name(b.dst_access_mask)),
-            h.usage.access()
+            h.usage.access(),
+            beyond_memory_model(h)
         )
     } else if !elements.iter().any(|(b, _)| first_scope_stages(b.src_stage_mask, None).intersects(prior_stage)) {
         format!("{this} has srcStageMask {}, which does not contain {prior_stage}, the stage of {}", mask(&|b| name(b.src_stage_mask)), describe(prog, p))
@@ -308,6 +336,14 @@ fn command_pair(prog: &Program<'_>, h: &Hazard, p: &CommandRef, a: &CommandRef, 
             describe(prog, p),
             describe(prog, a)
         )
+    } else if memory && !elements.iter().any(|(b, _)| b.first_usages().contains(h.prior_usage)) && src_no_access {
+        format!(
+            "{this} has srcStageMask {}, a stage that performs no memory access (in a first scope it means ALL_COMMANDS with an access mask of 0), so srcAccessMask {} names no access there and {}'s {} is not made available: the stage mask, not the access mask, must name {prior_stage}",
+            mask(&|b| name(b.src_stage_mask)),
+            mask(&|b| name(b.src_access_mask)),
+            describe(prog, p),
+            h.prior_usage
+        )
     } else if memory && !elements.iter().any(|(b, _)| b.first_usages().contains(h.prior_usage)) {
         format!(
             "{this} has srcAccessMask {}, which does not include {} ({}'s {}), so its writes are not made available",
@@ -316,8 +352,16 @@ fn command_pair(prog: &Program<'_>, h: &Hazard, p: &CommandRef, a: &CommandRef, 
             describe(prog, p),
             h.prior_usage
         )
+    } else if memory && !elements.iter().any(|(b, _)| b.second_usages().contains(h.usage)) && dst_no_access {
+        format!(
+            "{this} has dstStageMask {}, a stage that performs no memory access (in a second scope it means ALL_COMMANDS with an access mask of 0), so dstAccessMask {} names no access there and the write is not made visible to {}: the stage mask, not the access mask, must name {stage}{}",
+            mask(&|b| name(b.dst_stage_mask)),
+            mask(&|b| name(b.dst_access_mask)),
+            h.usage,
+            beyond_memory_model(h)
+        )
     } else if memory && !elements.iter().any(|(b, _)| b.second_usages().contains(h.usage)) {
-        format!("{this} has dstAccessMask {}, but the access is {}: the write is not made visible to it", mask(&|b| name(b.dst_access_mask)), h.usage)
+        format!("{this} has dstAccessMask {}, but the access is {}: the write is not made visible to it{}", mask(&|b| name(b.dst_access_mask)), h.usage, beyond_memory_model(h))
     } else if memory {
         format!("{this}'s buffer barriers that name the right masks do not cover bytes [{}, {}) of {}", h.offset, h.offset + h.size, h.resource)
     } else if wait {

@@ -26,8 +26,10 @@
 //! A dispatch accesses the whole bound range of each descriptor (the layer's model: the bytes a
 //! shader touches are known only when it runs): a storage buffer the shader may write is a
 //! SHADER_STORAGE_WRITE, a read-only one a SHADER_STORAGE_READ, a uniform buffer a
-//! UNIFORM_READ. Fills and updates are clear commands (CLEAR_TRANSFER_WRITE), copies read and
-//! write at the COPY stage.
+//! UNIFORM_READ; one the shader accesses only through atomics is accessed atomically, and two
+//! atomic accesses of the same bytes through the same buffer are never a hazard (the memory
+//! model's mutually-ordered atomics). Fills and updates are clear commands
+//! (CLEAR_TRANSFER_WRITE), copies read and write at the COPY stage.
 
 pub mod diagnose;
 pub mod range_map;
@@ -154,8 +156,10 @@ struct Access {
     usage: StageAccess,
     /// Buffer index (for naming).
     buffer: usize,
-    /// Through a `Coherent` storage buffer.
+    /// Made at the coherence point: through a `Coherent` storage buffer, or an atomic.
     coherent: bool,
+    /// An atomic operation, through this buffer.
+    atomic: state::Atomic,
 }
 
 /// The accesses `command` makes in the layer's model: transfers their regions, a dispatch the
@@ -167,15 +171,15 @@ fn layer_accesses(p: &Program<'_>, u: &Usages, command: &Command) -> Vec<Access>
     let at = |b: usize, off: u64, len: u64| p.buffer_addr(b, off)..p.buffer_addr(b, off) + len;
     match command {
         Command::FillBuffer { dst, offset, size, .. } => {
-            vec![Access { range: at(*dst, *offset, fill_size(w.buffers[*dst].size, *offset, *size)), usage: u.clear_write, buffer: *dst, coherent: false }]
+            vec![Access { range: at(*dst, *offset, fill_size(w.buffers[*dst].size, *offset, *size)), usage: u.clear_write, buffer: *dst, coherent: false, atomic: None }]
         }
-        Command::UpdateBuffer { dst, offset, data } => vec![Access { range: at(*dst, *offset, data.len() as u64), usage: u.clear_write, buffer: *dst, coherent: false }],
+        Command::UpdateBuffer { dst, offset, data } => vec![Access { range: at(*dst, *offset, data.len() as u64), usage: u.clear_write, buffer: *dst, coherent: false, atomic: None }],
         Command::CopyBuffer { src, dst, regions } => regions
             .iter()
             .flat_map(|r| {
                 [
-                    Access { range: at(*src, r.src_offset, r.size), usage: u.copy_read, buffer: *src, coherent: false },
-                    Access { range: at(*dst, r.dst_offset, r.size), usage: u.copy_write, buffer: *dst, coherent: false },
+                    Access { range: at(*src, r.src_offset, r.size), usage: u.copy_read, buffer: *src, coherent: false, atomic: None },
+                    Access { range: at(*dst, r.dst_offset, r.size), usage: u.copy_write, buffer: *dst, coherent: false, atomic: None },
                 ]
             })
             .collect(),
@@ -191,7 +195,10 @@ fn layer_accesses(p: &Program<'_>, u: &Usages, command: &Command) -> Vec<Access>
                         sim_shader::BindingKind::StorageBuffer { .. } => u.storage_read,
                     };
                     let len = b.range.unwrap_or(w.buffers[b.buffer].size.saturating_sub(b.offset));
-                    Some(Access { range: at(b.buffer, b.offset, len), usage, buffer: b.buffer, coherent: i.coherent })
+                    // A binding the shader accesses only atomically is accessed atomically
+                    // throughout its range: that much the layer's model can know.
+                    let atomic = i.atomic_only.then_some(b.buffer);
+                    Some(Access { range: at(b.buffer, b.offset, len), usage, buffer: b.buffer, coherent: i.coherent || i.atomic_only, atomic })
                 })
                 .collect()
         }
@@ -631,7 +638,7 @@ impl Walk<'_, '_> {
         let all = self.u.all_device;
         for queue in &mut self.queues {
             queue.context.update(range.clone(), |s| {
-                s.record(usage, tag, HOST, false);
+                s.record(usage, tag, HOST, false, None);
                 if let Some(w) = s.write.as_mut() {
                     // vkQueueSubmit's implicit dependency makes it visible to later device work.
                     w.barriers = all;
@@ -696,17 +703,21 @@ impl Walk<'_, '_> {
         match command {
             // A dispatch with atomics may access other bytes in another execution: its bound
             // ranges, as without a run.
-            Command::Dispatch { bindings, .. } if self.exact.is_some() && !self.exact.and_then(|e| e.get(&inst)).is_some_and(|d| d.atomics) => {
+            Command::Dispatch { bindings, .. } if self.exact.is_some() && !self.exact.and_then(|e| e.get(&inst)).is_some_and(|d| d.atomics()) => {
                 let Some(noted) = self.exact.and_then(|e| e.get(&inst)) else { return Vec::new() };
+                // Atomic accesses first: where the dispatch also accessed the same bytes plainly,
+                // the plain access is recorded after them and is what later accesses meet.
                 let kinds = [
-                    (&noted.uniform_reads, self.u.uniform_read, false),
-                    (&noted.storage_reads, self.u.storage_read, false),
-                    (&noted.storage_writes, self.u.storage_write, false),
-                    (&noted.coherent_reads, self.u.storage_read, true),
-                    (&noted.coherent_writes, self.u.storage_write, true),
+                    (&noted.atomic_reads, self.u.storage_read, true, true),
+                    (&noted.atomic_writes, self.u.storage_write, true, true),
+                    (&noted.uniform_reads, self.u.uniform_read, false, false),
+                    (&noted.storage_reads, self.u.storage_read, false, false),
+                    (&noted.storage_writes, self.u.storage_write, false, false),
+                    (&noted.coherent_reads, self.u.storage_read, true, false),
+                    (&noted.coherent_writes, self.u.storage_write, true, false),
                 ];
                 let mut out = Vec::new();
-                for (set, usage, coherent) in kinds {
+                for (set, usage, coherent, atomic) in kinds {
                     for r in set.iter() {
                         // Named after the binding whose bound range holds it (the first, when
                         // bindings alias).
@@ -719,7 +730,7 @@ impl Walk<'_, '_> {
                             });
                             let Some((buffer, end)) = owner else { break };
                             let end = end.min(r.end);
-                            out.push(Access { range: pos..end, usage, buffer, coherent });
+                            out.push(Access { range: pos..end, usage, buffer, coherent, atomic: atomic.then_some(buffer) });
                             pos = end;
                         }
                     }
@@ -754,7 +765,7 @@ impl Walk<'_, '_> {
                 let mut found: Vec<(usize, Conflict, Range<u64>, &'static str)> = Vec::new();
                 for (k, a) in accesses.iter().enumerate() {
                     for (r, s) in self.queues[q as usize].context.overlapping(a.range.clone()) {
-                        if let Some(c) = s.detect(a.usage, a.coherent) {
+                        if let Some(c) = s.detect(a.usage, a.coherent, a.atomic) {
                             found.push((k, c, r, c.kind.id()));
                         }
                     }
@@ -764,7 +775,7 @@ impl Walk<'_, '_> {
                         }
                         let known = self.queues[q as usize].known[p];
                         for (r, s) in other.context.overlapping(a.range.clone()) {
-                            if let Some(c) = s.detect_racing(a.usage, p as QueueId, known) {
+                            if let Some(c) = s.detect_racing(a.usage, p as QueueId, known, a.atomic) {
                                 found.push((k, c, r, c.kind.id()));
                             }
                         }
@@ -783,7 +794,7 @@ impl Walk<'_, '_> {
                     self.report(&at, &accesses, &found);
                 }
                 for a in &accesses {
-                    self.queues[q as usize].context.update(a.range.clone(), |s| s.record(a.usage, tag, q, a.coherent));
+                    self.queues[q as usize].context.update(a.range.clone(), |s| s.record(a.usage, tag, q, a.coherent, a.atomic));
                 }
             }
         }

@@ -37,6 +37,20 @@ pub struct WriteAccess {
     /// Some barrier or signal had it in its first access scope: made available, whether or not
     /// visible to anything.
     pub available: bool,
+    /// An atomic operation, through this buffer ([`Atomic`]).
+    pub atomic: Atomic,
+}
+
+/// Whether an access is an atomic operation, and through which buffer (the trace binds buffers
+/// where Vulkan binds descriptors: the buffer stands for the memory model's reference).
+pub type Atomic = Option<usize>;
+
+/// Two accesses of the same bytes are mutually-ordered atomic operations: both atomic, through
+/// the same reference. The memory model's data race excludes them ("X and Y are not
+/// mutually-ordered atomic operations"), so neither needs a dependency on the other. (Shader
+/// atomics are taken at device scope: naga's IR keeps no other.)
+fn mutually_ordered(a: Atomic, b: Atomic) -> bool {
+    a.is_some() && a == b
 }
 
 /// A read since the most recent write, one per stage.
@@ -51,6 +65,8 @@ pub struct ReadAccess {
     /// The stages that wait for it (second execution scopes of barriers that had it in their
     /// first scope).
     pub barriers: S,
+    /// An atomic load, through this buffer.
+    pub atomic: Atomic,
 }
 
 /// What the detector knows about one range.
@@ -139,14 +155,21 @@ impl AccessState {
     /// when there were none.
     ///
     /// Between two accesses made through `Coherent` storage buffers (`coherent`), an execution
-    /// dependency is enough: each makes itself available and visible at device scope.
-    pub fn detect(&self, usage: StageAccess, coherent: bool) -> Option<Conflict> {
+    /// dependency is enough: each makes itself available and visible at device scope. Between
+    /// two atomic operations through the same buffer (`atomic`), nothing is needed: they are
+    /// never a data race. An atomic against a plain access still is one.
+    pub fn detect(&self, usage: StageAccess, coherent: bool, atomic: Atomic) -> Option<Conflict> {
         let stage = usage.stage();
-        let ordered = |w: &WriteAccess| w.barriers.contains(usage) || (coherent && w.coherent && w.exec.intersects(stage));
+        let ordered = |w: &WriteAccess| w.barriers.contains(usage) || (coherent && w.coherent && w.exec.intersects(stage)) || mutually_ordered(atomic, w.atomic);
         if usage.is_write() {
             if !self.reads.is_empty() {
-                let r = self.reads.iter().find(|r| !r.barriers.intersects(stage))?;
-                return Some(Conflict { kind: HazardKind::WriteAfterRead, prior: r.tag, prior_usage: r.usage, available: false });
+                let unordered = || self.reads.iter().filter(|r| !r.barriers.intersects(stage));
+                if let Some(r) = unordered().find(|r| !mutually_ordered(atomic, r.atomic)) {
+                    return Some(Conflict { kind: HazardKind::WriteAfterRead, prior: r.tag, prior_usage: r.usage, available: false });
+                }
+                // Ordered after every read, so after the write they were checked against. A read
+                // passed over as atomic orders nothing: check against the write itself.
+                unordered().next()?;
             }
             let w = self.write?;
             return (!ordered(&w)).then_some(Conflict { kind: HazardKind::WriteAfterWrite, prior: w.tag, prior_usage: w.usage, available: w.available || w.coherent });
@@ -168,30 +191,32 @@ impl AccessState {
 
     /// The racing hazard an access `usage` makes against this state of another queue `other`,
     /// counting only that queue's accesses after `known` (the last of its tags this queue is
-    /// ordered after).
-    pub fn detect_racing(&self, usage: StageAccess, other: QueueId, known: Tag) -> Option<Conflict> {
+    /// ordered after). Atomic operations through the same buffer (`atomic`) race nothing.
+    pub fn detect_racing(&self, usage: StageAccess, other: QueueId, known: Tag, atomic: Atomic) -> Option<Conflict> {
         let unknown = |q: QueueId, t: Tag| q == other && t > known;
         if let Some(w) = self.write
             && unknown(w.queue, w.tag)
+            && !mutually_ordered(atomic, w.atomic)
         {
             let kind = if usage.is_write() { HazardKind::WriteRacingWrite } else { HazardKind::ReadRacingWrite };
             return Some(Conflict { kind, prior: w.tag, prior_usage: w.usage, available: false });
         }
         if usage.is_write() {
-            let r = self.reads.iter().find(|r| unknown(r.queue, r.tag))?;
+            let r = self.reads.iter().find(|r| unknown(r.queue, r.tag) && !mutually_ordered(atomic, r.atomic))?;
             return Some(Conflict { kind: HazardKind::WriteRacingRead, prior: r.tag, prior_usage: r.usage, available: false });
         }
         None
     }
 
-    /// Records an access (`coherent`: made through a `Coherent` storage buffer).
-    pub fn record(&mut self, usage: StageAccess, tag: Tag, queue: QueueId, coherent: bool) {
+    /// Records an access (`coherent`: made at the coherence point, through a `Coherent` storage
+    /// buffer or as an atomic; `atomic`: an atomic operation, through that buffer).
+    pub fn record(&mut self, usage: StageAccess, tag: Tag, queue: QueueId, coherent: bool, atomic: Atomic) {
         if usage.is_write() {
-            let write = WriteAccess { usage, tag, queue, barriers: UsageSet::EMPTY, chain: S::NONE, exec: S::NONE, coherent, available: false };
+            let write = WriteAccess { usage, tag, queue, barriers: UsageSet::EMPTY, chain: S::NONE, exec: S::NONE, coherent, available: false, atomic };
             *self = AccessState { write: Some(write), reads: Vec::new(), read_barriers: S::NONE };
             return;
         }
-        let read = ReadAccess { usage, tag, queue, barriers: S::NONE };
+        let read = ReadAccess { usage, tag, queue, barriers: S::NONE, atomic };
         match self.reads.iter_mut().find(|r| r.usage.stage() == usage.stage()) {
             Some(r) => *r = read,
             None => self.reads.push(read),
