@@ -239,3 +239,33 @@ fn a_write_after_write_beyond_the_memory_model_says_so() {
     let why = only_diagnosis(&trace("top-of-pipe-memory-read-dst"));
     assert!(!why.contains("memory model"), "{why}");
 }
+
+/// A wait matches the set that signalled its event, the last before it in submission order that
+/// found it unsignalled: a set in a later command buffer, with another dependency, waited in the
+/// one after, is valid and correct.
+#[test]
+fn an_event_set_again_in_a_later_command_buffer_is_waited_with_that_sets_dependency() {
+    let t = trace("event-set-again-in-a-later-command-buffer");
+    assert_eq!(hazard_ids(&t), Vec::<String>::new());
+    for profile in built_in_profiles() {
+        let out = gpusim(&["run", &t, "--profile", &profile, "--schedules", "4"]);
+        assert_eq!(out.status.code(), Some(0), "{profile}: {}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    }
+}
+
+/// A set of an event already signalled has no effect: the wait after it covers only what came
+/// before the first set, so the dispatch between the two sets races the copy. The detector says
+/// why, and schedules show it.
+#[test]
+fn a_set_of_a_signalled_event_has_no_effect() {
+    let t = trace("event-set-twice-without-reset");
+    assert_eq!(hazard_ids(&t), ["SYNC-HAZARD-READ-AFTER-WRITE"]);
+    let check: serde_json::Value = serde_json::from_slice(&gpusim(&["check", &t, "--report", "json"]).stdout).expect("json");
+    let why = check["hazards"][0]["diagnosis"].as_str().expect("diagnosis");
+    assert!(why.contains("found the event already signalled"), "{why}");
+    let out = gpusim(&["run", &t, "--profile", "seed-l2", "--schedules", "4", "--report", "json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let findings = r["corruption"]["findings"].as_array().expect("findings");
+    assert!(!findings.is_empty() && findings.iter().all(|f| f["hazard"] == 0), "{findings:?}");
+}

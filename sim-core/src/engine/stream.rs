@@ -408,6 +408,12 @@ impl Lowering<'_, '_> {
         i
     }
 
+    /// Whether `command` is a vkCmdSetEvent2 of an event already signalled, in submission
+    /// order, by a set (the host's, or a device set no vkCmdResetEvent2 followed).
+    fn event_signalled(&self, command: &Command) -> bool {
+        matches!(command, Command::SetEvent { event, .. } if !matches!(self.event_state[*event], EventState::Unset))
+    }
+
     fn sync(&self, role: SyncRole, label: String, barriers: Vec<RangedBarrier>, first: bool, second: bool) -> NodeKind {
         let mut src = S::NONE;
         let mut dst = S::NONE;
@@ -590,6 +596,10 @@ impl Lowering<'_, '_> {
                     self.siblings_from = None;
                 }
             }
+            // "If event is already in the signaled state when vkCmdSetEvent2 is executed on
+            // the device, then vkCmdSetEvent2 has no effect, no event signal operation occurs,
+            // and no dependency is generated": a wait after it still waits for the first set.
+            Command::SetEvent { .. } if self.event_signalled(cmd) => {}
             Command::SetEvent { event, dependency } => {
                 let k = self.sync(SyncRole::SetEvent, label, self.barrier_list(dependency), true, false);
                 let i = self.push(queue, k, Vec::new());

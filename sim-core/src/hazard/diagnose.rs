@@ -291,6 +291,39 @@ fn command_pair(prog: &Program<'_>, h: &Hazard, p: &CommandRef, a: &CommandRef, 
     };
     let (prior_stage, stage) = (h.prior_usage.stage(), h.usage.stage());
     let this = describe(prog, &at);
+    // A wait whose event a set after the earlier command found already signalled: that set had
+    // no effect, and the wait's first scope ends at the set that signalled it, before.
+    if let Command::WaitEvents { events, .. } = command(prog, nearest) {
+        let mut signalled: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+        let mut ignored: Vec<(usize, usize)> = Vec::new();
+        for i in (0..nearest).filter(|&i| same_queue(i)) {
+            match command(prog, i) {
+                Command::SetEvent { event, .. } if signalled.contains_key(event) => ignored.push((*event, i)),
+                Command::SetEvent { event, .. } => {
+                    signalled.insert(*event, i);
+                }
+                Command::ResetEvent { event, .. } => {
+                    signalled.remove(event);
+                }
+                _ => {}
+            }
+        }
+        let late = ignored.iter().find(|(e, i)| events.contains(e) && *i > ip && signalled.get(e).is_some_and(|&s| s < ip));
+        if let Some(&(e, i)) = late {
+            let set = signalled[&e];
+            return Diagnosis {
+                barrier_at: Some(at),
+                diagnosis: format!(
+                    "{this} waits on event `{}`, which {} signalled before {}; {} found the event already signalled (no vkCmdResetEvent2 between) and so had no effect, and the wait's first scope ends at the set that signalled it",
+                    prog.workload.events[e],
+                    describe(prog, &prog.instances[set].at),
+                    describe(prog, p),
+                    describe(prog, &prog.instances[i].at)
+                ),
+                suggested,
+            };
+        }
+    }
     let els_of = |d: &DependencyInfo| elements(prog, d);
     let elements = els_of(dep);
     let mask = |f: &dyn Fn(&MemoryBarrier2) -> String| elements.iter().map(|(b, _)| f(b)).collect::<Vec<_>>().join(", ");

@@ -746,7 +746,11 @@ impl Walk<'_, '_> {
             Command::PipelineBarrier(dep) => self.barrier(q, dep, None),
             Command::SetEvent { event, dependency } => {
                 let tag = self.new_tag(Origin::Instance(i));
-                self.set_event(q, *event, dependency, tag);
+                // A set of an event already signalled has no effect: the wait keeps the first
+                // set's scope.
+                if self.events[*event].is_none() {
+                    self.set_event(q, *event, dependency, tag);
+                }
             }
             Command::WaitEvents { events, dependency } => {
                 for &e in events {

@@ -252,7 +252,6 @@ pub fn build(t: &schema::Trace, base: Option<&Path>, stem: &str) -> R<(Workload,
         let id = b.w.command_buffer(cb.id.clone(), cmds);
         b.w.command_buffers[id].simultaneous_use = cb.usage.as_ref().is_some_and(|u| u.joined().contains("SIMULTANEOUS_USE"));
     }
-    b.check_wait_events(t)?;
     check_len(&t.timeline, "timeline")?;
     let mut labels = HashMap::new();
     for (i, op) in t.timeline.iter().enumerate() {
@@ -264,6 +263,7 @@ pub fn build(t: &schema::Trace, base: Option<&Path>, stem: &str) -> R<(Workload,
         }
         b.w.timeline.push(h);
     }
+    b.check_wait_events(t)?;
     Ok((b.w, name))
 }
 
@@ -803,34 +803,74 @@ impl Builder<'_> {
         Ok(())
     }
 
-    /// A synchronization2 wait_events dependency must equal the matching set_event's.
+    /// A synchronization2 wait_events dependency must equal the one of the vkCmdSetEvent2 that
+    /// signalled the event: the last set before the wait in submission order that found the
+    /// event unsignalled ("If event is already in the signaled state when vkCmdSetEvent2 is
+    /// executed on the device, then vkCmdSetEvent2 has no effect"; vkCmdResetEvent2 unsignals
+    /// it). Submitted command buffers are followed in timeline order, each submission of one
+    /// checked; one never submitted is checked against the sets recorded before the wait in it.
     fn check_wait_events(&self, t: &schema::Trace) -> R<()> {
-        for (ci, cb) in t.command_buffers.iter().enumerate() {
-            for (k, c) in cb.commands.iter().enumerate() {
-                let Some(ds) = &c.dependencies else { continue };
-                if c.cmd != "wait_events" {
-                    continue;
-                }
-                let Command::WaitEvents { events, .. } = &self.w.command_buffers[ci].commands[k] else { continue };
-                for (i, &e) in events.iter().enumerate() {
-                    let sets = self.set_deps.get(&e).map(Vec::as_slice).unwrap_or_default();
-                    // The latest set_event before it in its command buffer, else any.
-                    let set = sets.iter().rev().find(|(c2, k2, _)| *c2 == ci && *k2 < k).or_else(|| sets.first());
-                    let Some((sc, sk, Some(set_dep))) = set else { continue };
-                    let path = format!("command_buffers[{ci}].commands[{k}].dependencies[{i}]");
-                    let d = &ds[i];
-                    let dep = self.dependency("wait_events", None, &d.memory_barriers, &d.buffer_memory_barriers, &d.image_memory_barriers, &path)?;
-                    if !same_dependency(&dep, set_dep) {
-                        return fail(
-                            path,
-                            format!(
-                                "this dependency differs from the one of the set_event of `{}` (command_buffers[{sc}].commands[{sk}]); vkCmdWaitEvents2 requires them to be equal",
-                                t.events[e]
-                            ),
-                        );
+        #[derive(Clone, Copy, PartialEq)]
+        enum Signal {
+            Unset,
+            Host,
+            Device(usize, usize),
+        }
+        let mut state = vec![Signal::Unset; self.w.events.len()];
+        let mut submitted = vec![false; self.w.command_buffers.len()];
+        let walk = |ci: usize, state: &mut Vec<Signal>| -> R<()> {
+            for (k, c) in self.w.command_buffers[ci].commands.iter().enumerate() {
+                match c {
+                    Command::SetEvent { event, .. } if state[*event] == Signal::Unset => state[*event] = Signal::Device(ci, k),
+                    Command::ResetEvent { event, .. } => state[*event] = Signal::Unset,
+                    Command::WaitEvents { events, .. } => {
+                        for (i, &e) in events.iter().enumerate() {
+                            if let Signal::Device(sc, sk) = state[e] {
+                                self.check_wait_matches_set(t, (ci, k, i), e, (sc, sk))?;
+                            }
+                        }
                     }
+                    _ => {}
                 }
             }
+            Ok(())
+        };
+        for op in &self.w.timeline {
+            match op {
+                HostOp::QueueSubmit { batches, .. } => {
+                    for ci in batches.iter().flat_map(|b| &b.command_buffers) {
+                        submitted[*ci] = true;
+                        walk(*ci, &mut state)?;
+                    }
+                }
+                HostOp::SetEvent(e) if state[*e] == Signal::Unset => state[*e] = Signal::Host,
+                _ => {}
+            }
+        }
+        for ci in (0..self.w.command_buffers.len()).filter(|&ci| !submitted[ci]) {
+            walk(ci, &mut vec![Signal::Unset; self.w.events.len()])?;
+        }
+        Ok(())
+    }
+
+    /// Checks the dependency of event `i` of the wait at (command buffer `ci`, command `k`)
+    /// against the one of the set of `event` at (`sc`, `sk`).
+    fn check_wait_matches_set(&self, t: &schema::Trace, (ci, k, i): (usize, usize, usize), event: usize, (sc, sk): (usize, usize)) -> R<()> {
+        let Some(ds) = &t.command_buffers[ci].commands[k].dependencies else { return Ok(()) };
+        let Some(Some(set_dep)) = self.set_deps.get(&event).and_then(|sets| sets.iter().find(|(c, n, _)| (*c, *n) == (sc, sk))).map(|(_, _, d)| d.as_ref()) else {
+            return Ok(());
+        };
+        let path = format!("command_buffers[{ci}].commands[{k}].dependencies[{i}]");
+        let Some(d) = ds.get(i) else { return Ok(()) };
+        let dep = self.dependency("wait_events", None, &d.memory_barriers, &d.buffer_memory_barriers, &d.image_memory_barriers, &path)?;
+        if !same_dependency(&dep, set_dep) {
+            return fail(
+                path,
+                format!(
+                    "this dependency differs from the one of the set_event of `{}` that signalled it (command_buffers[{sc}].commands[{sk}], the last set before this wait in submission order that found it unsignalled); vkCmdWaitEvents2 requires them to be equal",
+                    t.events[event]
+                ),
+            );
         }
         Ok(())
     }
