@@ -65,3 +65,28 @@ fn check_reports_the_expected_hazards_of_every_scenario() {
     assert!(hazard_cases >= 40 && clean_cases >= 20, "{hazard_cases} hazard cases, {clean_cases} clean ones");
     assert!(failures.is_empty(), "{} of {} scenarios differ:\n{}", failures.len(), hazard_cases + clean_cases, failures.join("\n"));
 }
+
+/// The invalid traces (`tests/corpus/invalid/`): `gpusim run` and `gpusim check` refuse each
+/// before anything runs (exit status 2), with the same located message, naming the VUID where
+/// the specification has one.
+#[test]
+fn check_and_run_refuse_the_same_invalid_traces_alike() {
+    let traces = support::traces("tests/corpus/invalid");
+    assert!(traces.len() >= 6, "{traces:?}");
+    for t in traces {
+        let t = t.to_str().expect("utf-8");
+        let run = Command::new(env!("CARGO_BIN_EXE_gpusim")).args(["run", t]).output().expect("run");
+        let check = Command::new(env!("CARGO_BIN_EXE_gpusim")).args(["check", t]).output().expect("check");
+        assert_eq!(run.status.code(), Some(2), "{t}: run: {}", String::from_utf8_lossy(&run.stdout));
+        assert_eq!(check.status.code(), Some(2), "{t}: check: {}", String::from_utf8_lossy(&check.stdout));
+        let (r, c) = (String::from_utf8_lossy(&run.stderr), String::from_utf8_lossy(&check.stderr));
+        assert_eq!(r, c, "{t}: the two commands refuse it differently");
+        assert!(r.contains(".json:") && r.contains(": timeline[") || r.contains(": command_buffers["), "{t}: not located: {r}");
+        if t.contains("pending") {
+            assert!(r.contains("VUID-vkSetEvent-event-09543"), "{r}");
+        }
+        if t.contains("without-host") {
+            assert!(r.contains("VUID-vkCmdWaitEvents-srcStageMask-01158"), "{r}");
+        }
+    }
+}

@@ -396,10 +396,19 @@ fn samples_match_the_reference_and_plain_rust() {
     assert!(r.lane_ops > 16 * 1024 * 5, "lane ops {}", r.lane_ops);
 }
 
-/// The host sets an event after submitting the command buffer that waits on it: the device
-/// waits, then reads what the host wrote before vkSetEvent. With HOST_WRITE in the wait's first
-/// access scope this is correct everywhere; a wait that is never set is a located error.
-fn host_set_event(set: bool) -> Workload {
+/// When the host sets the event a command buffer waits on. Only before the submission is valid:
+/// the device then reads what the host wrote before vkSetEvent (HOST_WRITE in the wait's first
+/// access scope), correct everywhere. Setting it while the command buffer is pending is
+/// forbidden (VUID-vkSetEvent-event-09543; an NVIDIA H200 did not honour such a gate), and a
+/// wait that is never set would wait forever: both are located errors.
+#[derive(Clone, Copy, PartialEq)]
+enum HostSet {
+    BeforeSubmission,
+    WhilePending,
+    Never,
+}
+
+fn host_set_event(when: HostSet) -> Workload {
     let mut w = Workload::new("host-set-event");
     let (mem, input) = w.host_buffer("IN", N);
     let out = w.device_buffer("OUT", N);
@@ -411,9 +420,12 @@ fn host_set_event(set: bool) -> Workload {
         vec![Command::WaitEvents { events: vec![e], dependency: dep }, dispatch(p, 16, vec![storage((0, 0), input), storage((0, 1), out)], 0)],
     );
     let f = w.fence("f0");
-    w.submit(0, vec![cb], Some(f));
     w.host(HostOp::HostWrite { memory: mem, offset: 0, data: (0..N as u32 / 4).flat_map(|i| (i * 5).to_le_bytes()).collect() });
-    if set {
+    if when == HostSet::BeforeSubmission {
+        w.host(HostOp::SetEvent(e));
+    }
+    w.submit(0, vec![cb], Some(f));
+    if when == HostSet::WhilePending {
         w.host(HostOp::SetEvent(e));
     }
     w.host(HostOp::WaitForFences(vec![f]));
@@ -421,10 +433,13 @@ fn host_set_event(set: bool) -> Workload {
 }
 
 #[test]
-fn host_set_event_after_submission() {
-    assert_clean_everywhere(&host_set_event(true));
-    let err = run_workload(&host_set_event(false), &Profile::builtin("seed-l2").unwrap(), 0).unwrap_err().to_string();
-    assert!(err.contains("never signalled") || err.contains("never set"), "{err}");
+fn host_set_event_before_submission_only() {
+    assert_clean_everywhere(&host_set_event(HostSet::BeforeSubmission));
+    let p = Profile::builtin("seed-l2").unwrap();
+    let err = run_workload(&host_set_event(HostSet::WhilePending), &p, 0).unwrap_err().to_string();
+    assert!(err.contains("VUID-vkSetEvent-event-09543"), "{err}");
+    let err = run_workload(&host_set_event(HostSet::Never), &p, 0).unwrap_err().to_string();
+    assert!(err.contains("would wait forever"), "{err}");
 }
 
 /// atomicLoad and atomicStore are performed at the coherence point, like read-modify-write

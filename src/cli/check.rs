@@ -24,12 +24,19 @@ pub struct CheckArgs {
     /// Where `--fix` writes the corrected trace.
     #[arg(short = 'o', long)]
     pub output: Option<PathBuf>,
+    /// The device whose rules the trace is checked against (its limits, nonCoherentAtomSize):
+    /// a built-in profile name or a profile file, as `gpusim run` takes it, with its default.
+    #[arg(long, default_value = "seed-vram")]
+    pub profile: String,
 }
 
 /// Runs `gpusim check ...`.
 pub fn run(args: CheckArgs) -> Result<ExitCode, CliError> {
     let t = sim_core::trace::load(&args.trace).map_err(|e: TraceError| Box::new(e) as CliError)?;
-    let hazards = sim_core::hazard::detect(&t.workload).map_err(|e| Box::new(t.locate_engine_error(&e)) as CliError)?;
+    let profile = sim_core::profile::Profile::load(&args.profile)?;
+    // What `gpusim run` refuses, refused here the same way, before any hazard is looked for.
+    sim_core::engine::validate(&t.workload, &profile, &sim_core::engine::RunLimits::default()).map_err(|e| Box::new(t.locate_engine_error(&e)) as CliError)?;
+    let hazards = sim_core::hazard::detect_program(&sim_core::engine::Program::new(&t.workload).map_err(|e| Box::new(t.locate_engine_error(&e)) as CliError)?, None, profile.limits.non_coherent_atom_size);
     if args.fix {
         let output = args.output.as_ref().ok_or("--fix needs -o FILE")?;
         let prog = sim_core::engine::Program::new(&t.workload).map_err(|e| Box::new(t.locate_engine_error(&e)) as CliError)?;

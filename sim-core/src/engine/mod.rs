@@ -602,6 +602,15 @@ impl RunResult {
     }
 }
 
+/// Whether `workload` is a valid program for `profile`'s device, as [`run_workload_with`]
+/// decides it before anything runs: the same checks, in the same order, with the same errors
+/// (`gpusim check` and `gpusim run` refuse the same traces).
+pub fn validate(workload: &Workload, profile: &Profile, limits: &RunLimits) -> Result<(), WorkloadError> {
+    let (prog, _) = checked_program(workload, profile, limits)?;
+    stream::Stream::lower_with(&prog, profile.policies)?;
+    Ok(())
+}
+
 /// Runs `workload` on `profile` with `seed`: the reference run, the simulated run, and the
 /// comparison of every read and of final memory.
 pub fn run_workload(workload: &Workload, profile: &Profile, seed: u64) -> Result<RunResult, WorkloadError> {

@@ -7,7 +7,7 @@
 //! atomic ticket pick which of two buffers each workgroup reads), writes of
 //! neighbouring bytes by a dispatch and a copy at once, a host write beside a dispatch's write
 //! of the same lines, and hand-offs to a new submission (on either queue, after a fence, queue
-//! or device wait, perhaps released by an event). [`build`] places exactly the synchronization
+//! or device wait, perhaps waiting on an event the host sets before submitting). [`build`] places exactly the synchronization
 //! each op needs against what came before it, per buffer: a read after a write, or a write after
 //! a write, gets a barrier whose first scope is the writers' stages and accesses and whose second
 //! is the op's; a write after reads gets an execution dependency on the readers' stages; writes
@@ -183,14 +183,14 @@ pub enum Op {
     },
     /// Start a new submission on the same queue.
     Split,
-    /// Start a new submission on `queue` after a host wait for the last one; `gated`: submit it
-    /// before that wait, held by an event the host sets after it.
+    /// Start a new submission on `queue` after a host wait for the last one; `gated`: its first
+    /// command waits on an event the host sets after that wait, before the submission.
     Handoff {
         /// The queue (0 or 1).
         queue: usize,
         /// How the host waits.
         wait: Wait,
-        /// Held by an event the host sets after the wait.
+        /// Waits on an event the host sets after the wait.
         gated: bool,
     },
 }
@@ -263,7 +263,7 @@ impl Op {
                     Wait::QueueIdle => "vkQueueWaitIdle",
                     Wait::DeviceIdle => "vkDeviceWaitIdle",
                 },
-                if *gated { ", submitted earlier and released by vkSetEvent" } else { "" }
+                if *gated { ", after vkSetEvent of an event its first command waits on" } else { "" }
             ),
         }
     }
@@ -496,8 +496,7 @@ pub fn build_weakened(ops: &[Op], weaken: &[Weaken]) -> Workload {
         }
     }
     // Each segment: its submissions on its queue, the last with a fence; the host waits for
-    // the segment before it first (a gated one is submitted before that wait and released by
-    // an event the host sets after it).
+    // the segment before it first (and, for a gated one, then sets the event it waits on).
     let mut last_fence: Option<FenceId> = None;
     let mut prev_queue = 0;
     for (k, (queue, wait, gated, cbs, host_writes)) in segs.into_iter().enumerate() {
@@ -524,11 +523,13 @@ pub fn build_weakened(ops: &[Op], weaken: &[Weaken]) -> Workload {
             (Some(_), Wait::DeviceIdle) => w.host(HostOp::DeviceWaitIdle),
         };
         if let Some(e) = event {
+            // The host sets the event before it submits the work that waits on it: setting an
+            // event a pending command buffer waits on is invalid (VUID-vkSetEvent-event-09543).
+            host_wait(&mut w);
+            w.host(HostOp::SetEvent(e));
             for (cb, f) in subs {
                 w.submit(queue, vec![cb], f);
             }
-            host_wait(&mut w);
-            w.host(HostOp::SetEvent(e));
         } else {
             host_wait(&mut w);
             for op in host_writes {

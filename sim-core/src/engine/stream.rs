@@ -179,7 +179,7 @@ pub fn bits(s: S) -> impl Iterator<Item = usize> {
     })
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum EventState {
     Unset,
     /// Set by the host before the wait was submitted.
@@ -258,6 +258,19 @@ impl Stream {
             let start = l.s.nodes.len();
             l.host_op(t, op)?;
             l.s.added.push(start..l.s.nodes.len());
+        }
+        // A wait that found its event unset: nothing later may set it (a device set comes after
+        // the wait on its queue, or on another queue; the host may not set an event a pending
+        // command buffer waits on), so it would wait forever.
+        if let Some((e, &g)) = l.gates.iter().enumerate().find_map(|(e, gs)| gs.first().map(|g| (e, g))) {
+            let from = l.s.nodes[g].from;
+            return Err(WorkloadError::Deadlock {
+                at: format!("timeline[{from}]"),
+                message: format!(
+                    "a command buffer of this submission waits on event `{}` (vkCmdWaitEvents2), which no vkCmdSetEvent2 before it on its queue and no vkSetEvent before the submission signals: it would wait forever",
+                    w.events[e]
+                ),
+            });
         }
         Ok(l.s)
     }
@@ -498,7 +511,7 @@ impl Lowering<'_, '_> {
                             let label = format!("{} starts (the driver waits for the submission's earlier command buffers)", at.command_buffer);
                             self.serial_wait(queue, label);
                         }
-                        self.command(queue, inst);
+                        self.command(queue, inst)?;
                     }
                     for &(s, stages) in &batch.signal_semaphores {
                         if self.sem_pending[s].is_some() {
@@ -533,6 +546,18 @@ impl Lowering<'_, '_> {
                 self.idle(t, &used, "vkDeviceWaitIdle");
             }
             HostOp::SetEvent(e) => {
+                // A wait that found the event unset was submitted before this set, and cannot
+                // complete before it: a command buffer in the pending state waits on the event.
+                if let Some(&g) = self.gates[*e].first() {
+                    return Err(WorkloadError::Invalid {
+                        at: at(),
+                        message: format!(
+                            "VUID-vkSetEvent-event-09543: vkSetEvent of `{}` while a command buffer submitted at timeline[{}] waits on it and is pending; set the event before that submission, or signal it on the device (vkCmdSetEvent2)",
+                            w.events[*e],
+                            self.s.nodes[g].from
+                        ),
+                    });
+                }
                 self.s.opens[t] = std::mem::take(&mut self.gates[*e]);
                 for &g in &self.s.opens[t] {
                     if let NodeKind::HostGate { opened_at, .. } = &mut self.s.nodes[g].kind {
@@ -556,7 +581,7 @@ impl Lowering<'_, '_> {
         }
     }
 
-    fn command(&mut self, queue: usize, inst: usize) {
+    fn command(&mut self, queue: usize, inst: usize) -> Result<(), WorkloadError> {
         let prog = self.prog;
         let ins = &prog.instances[inst];
         let cmd = &prog.workload.command_buffers[ins.cb].commands[ins.index];
@@ -615,6 +640,16 @@ impl Lowering<'_, '_> {
                 // its wait must repeat the same dependency.
                 let mut first_at_wait = false;
                 for &e in events {
+                    if dependency.sync1 && self.event_state[e] == EventState::Host && !dependency.src_stages().contains(S::HOST) {
+                        return Err(WorkloadError::Invalid {
+                            at: format!("command_buffers[{}].commands[{}]", ins.at.command_buffer, ins.index),
+                            message: format!(
+                                "VUID-vkCmdWaitEvents-srcStageMask-01158: event `{}` was set by the host (vkSetEvent), so srcStageMask must include HOST; it is {}",
+                                prog.workload.events[e],
+                                dependency.src_stages()
+                            ),
+                        });
+                    }
                     match self.event_state[e] {
                         EventState::Node(i) => {
                             explicit.push(i);
@@ -649,5 +684,6 @@ impl Lowering<'_, '_> {
             }
             Command::ResetEvent { event, .. } => self.event_state[*event] = EventState::Unset,
         }
+        Ok(())
     }
 }
