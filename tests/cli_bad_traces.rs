@@ -291,15 +291,15 @@ fn a_glsl_macro_bomb_is_refused() {
     run_bad("glsl_bomb", &text, &["shaders[0].glsl", "add_one:16: preprocessing makes more than 1048576 tokens"]).unwrap();
 }
 
-/// A host wait that can never end names, besides itself, the device command its chain of waits
-/// ends at: here a vkCmdWaitEvents on an event nothing sets.
+/// A vkCmdWaitEvents on an event nothing sets is refused at its submission, before anything
+/// runs (a host wait on it could never end).
 #[test]
 fn a_host_wait_that_never_ends_names_the_device_wait_behind_it() {
     let wait = r#"{"cmd": "wait_events", "events": ["e0"], "src_stage_mask": "ALL_COMMANDS", "dst_stage_mask": "ALL_COMMANDS"}"#;
     run_bad(
         "event-never-set",
         &with_timeline(wait, SUBMIT),
-        &["timeline[1]: vkWaitForFences can never be satisfied", "(on the device, ", "submit 0 cb0[0] waits for something never signalled)"],
+        &["timeline[0]: a command buffer of this submission waits on event `e0`", "it would wait forever"],
     )
     .unwrap();
 }
@@ -504,15 +504,22 @@ fn events_waited_on_another_queue() {
     // The wait submitted first, the set later on the other queue.
     let wait_first = format!("{}, {}, {wait}", submit("waiter", "q1", "f1"), submit("setter", "q0", "f0"));
     run_bad("event-other-queue-later", &events_trace(&wait_first), &["timeline[0]: vkCmdWaitEvents2 in waiter[0], submitted to queue `q1`", "sets on queue `q0` (submitted later at timeline[1])"]).unwrap();
-    // Both on q0, or the wait on q1 after the host set the event: valid.
+    // Both on q0, or the wait on q1 (with HOST in its srcStageMask) after the host set the
+    // event: valid.
     let same = format!("{}, {}, {wait}", submit("setter", "q0", "f0"), submit("waiter", "q0", "f1"));
-    let host = format!(
+    let host = format!(r#"{{"op": "set_event", "event": "e0"}}, {}, {{"op": "wait_for_fences", "fences": ["f1"]}}"#, submit("waiter", "q1", "f1"));
+    for (name, trace) in [("event-same-queue", events_trace(&same)), ("event-host-set", events_trace(&host).replace(r#""src_stage_mask": "TRANSFER", "dst_stage_mask": "TRANSFER",
+      "memory_barriers": [{"src_access_mask": "TRANSFER_WRITE""#, r#""src_stage_mask": "HOST", "dst_stage_mask": "TRANSFER",
+      "memory_barriers": [{"src_access_mask": "HOST_WRITE""#))] {
+        let out = run_trace(name, &trace, &[]);
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    // The host's set of an event q0 set already has no effect: the wait on q1 still waits on
+    // q0's signal.
+    let late_host = format!(
         r#"{}, {{"op": "wait_for_fences", "fences": ["f0"]}}, {{"op": "set_event", "event": "e0"}}, {}, {{"op": "wait_for_fences", "fences": ["f1"]}}"#,
         submit("setter", "q0", "f0"),
         submit("waiter", "q1", "f1")
     );
-    for (name, timeline) in [("event-same-queue", same), ("event-host-set", host)] {
-        let out = run_trace(name, &events_trace(&timeline), &[]);
-        assert_eq!(out.status.code(), Some(0), "{name}: {}", String::from_utf8_lossy(&out.stderr));
-    }
+    run_bad("event-host-set-after-device-set", &events_trace(&late_host), &["timeline[3]: vkCmdWaitEvents2 in waiter[0], submitted to queue `q1`, waits on event `e0`"]).unwrap();
 }

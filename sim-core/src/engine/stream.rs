@@ -564,7 +564,10 @@ impl Lowering<'_, '_> {
                         *opened_at = Some(t);
                     }
                 }
-                self.event_state[*e] = EventState::Host;
+                // A vkSetEvent of an event already signalled has no effect.
+                if self.event_state[*e] == EventState::Unset {
+                    self.event_state[*e] = EventState::Host;
+                }
             }
             HostOp::HostWrite { .. } | HostOp::HostRead { .. } | HostOp::FlushMappedMemoryRanges(_) | HostOp::InvalidateMappedMemoryRanges(_) => {}
         }

@@ -476,8 +476,11 @@ impl Walk<'_, '_> {
             HostOp::HostWrite { memory, offset, data } => self.host_write(t, *memory, *offset, data.len() as u64),
             HostOp::HostRead { memory, offset, size, .. } => self.host_read(t, *memory, *offset, *size),
             HostOp::SetEvent(e) => {
-                // A host vkSetEvent's first scope holds host operations only.
-                self.events[*e] = Some(EventScope::default());
+                // A host vkSetEvent's first scope holds host operations only; of an event
+                // already signalled, it has no effect.
+                if self.events[*e].is_none() {
+                    self.events[*e] = Some(EventScope::default());
+                }
             }
             HostOp::FlushMappedMemoryRanges(ranges) => {
                 for r in ranges {

@@ -444,17 +444,25 @@ impl EventQueues {
         EventQueues { last: vec![Signal::None; events], pending: vec![Vec::new(); events] }
     }
 
-    /// vkSetEvent on the host: it satisfies the waits pending on the event.
+    /// vkSetEvent on the host: it satisfies the waits pending on the event; of an event already
+    /// signaled, it has no effect.
     pub fn host_set(&mut self, event: usize) {
-        if let Some(l) = self.last.get_mut(event) {
+        if let Some(l) = self.last.get_mut(event)
+            && matches!(l, Signal::None)
+        {
             *l = Signal::Host;
             self.pending[event].clear();
         }
     }
 
-    /// vkCmdSetEvent(2) at `site`: an error when a wait pending on the event is on another queue.
+    /// vkCmdSetEvent(2) at `site`: an error when a wait pending on the event is on another queue;
+    /// nothing when the event is signaled already.
     pub fn device_set(&mut self, event: usize, site: EventSite) -> Result<(), EventQueueError> {
         let Some(l) = self.last.get_mut(event) else { return Ok(()) };
+        // A set of an event already signaled has no effect: no signal operation occurs.
+        if !matches!(l, Signal::None) {
+            return Ok(());
+        }
         let pending = std::mem::take(&mut self.pending[event]);
         if let Some(wait) = pending.into_iter().find(|w| w.queue != site.queue) {
             return Err(EventQueueError { event, set: site, wait });
@@ -592,12 +600,22 @@ mod tests {
         let m = e.message(&["q0".into(), "q1".into()], &["e0".into()]);
         assert!(m.contains("vkCmdWaitEvents2 in cb1[0], submitted to queue `q1`, waits on event `e0`, which vkCmdSetEvent2 in cb0[0] sets on queue `q0` (submitted at timeline[0])"), "{m}");
         assert!(m.contains("must not be used to wait on event signal operations occurring on other queues"), "{m}");
-        // The same queue, or the host after another queue's set, is fine.
+        // The same queue is fine; the host's set after another queue's has no effect (the
+        // event is signaled already), so a wait on a third queue still waits on that queue's.
         let mut q = EventQueues::new(1);
         q.device_set(0, site(0, 0)).unwrap();
         q.device_wait(0, site(1, 0)).unwrap();
         q.host_set(0);
-        q.device_wait(0, site(2, 1)).unwrap();
+        assert!(q.device_wait(0, site(2, 1)).is_err());
+        // A host set of an unsignaled event may be waited on any queue.
+        let mut q = EventQueues::new(1);
+        q.host_set(0);
+        q.device_wait(0, site(0, 1)).unwrap();
+        // A device set of an event already signaled has no effect.
+        let mut q = EventQueues::new(1);
+        q.device_set(0, site(0, 0)).unwrap();
+        q.device_set(0, site(1, 1)).unwrap();
+        assert!(q.device_wait(0, site(2, 1)).is_err(), "the signal is still queue 0's");
         // A wait submitted before the set (the event unsignaled) waits for the next signal.
         let mut q = EventQueues::new(1);
         q.device_wait(0, site(0, 1)).unwrap();
