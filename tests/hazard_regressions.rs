@@ -42,17 +42,6 @@ fn a_flush_fix_covers_only_the_host_writes_atoms() {
     let _ = std::fs::remove_file(&fixed);
 }
 
-/// Two writes ordered only by accident of a held-back queue race; no semaphore can fix it.
-#[test]
-fn a_race_behind_a_held_back_queue_is_reported_not_fixed() {
-    let t = trace("racing-write-after-held-back-queue");
-    assert_eq!(hazard_ids(&t), ["SYNC-HAZARD-WRITE-RACING-WRITE"]);
-    let fixed = std::env::temp_dir().join(format!("gpusim-regression-race-{}.json", std::process::id()));
-    let out = gpusim(&["check", &t, "--fix", "-o", fixed.to_str().expect("utf-8")]);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("not fixed"), "{}", String::from_utf8_lossy(&out.stderr));
-    let _ = std::fs::remove_file(&fixed);
-}
-
 /// Visibility does not pass from one read to the next: a fill made visible to a copy's
 /// TRANSFER_READ, then an execution-only barrier from the copy to a dispatch, leaves the fill
 /// invisible to the dispatch's storage reads. The validation layer's most-recent-access rule

@@ -61,12 +61,21 @@ pub struct Differences {
     /// The first differing byte of that iteration: its offset in the memory object and the
     /// reference run's writer of it.
     pub first_difference: Option<(u64, Writer)>,
+    /// Iterations in which bytes the reference run knows to depend on timing differed (which
+    /// invocation an atomic picked decides them: not corruption, and not counted above).
+    pub timing_dependent_iterations: u32,
+    /// The most such bytes that differed in one iteration.
+    pub timing_dependent_bytes: u64,
 }
 
 impl Differences {
-    /// Counts one iteration's comparison (`n` differing bytes, the first of them); true when
-    /// it differed.
-    fn count(&mut self, n: u64, first: Option<(u64, Writer)>) -> bool {
+    /// Counts one iteration's comparison (`n` differing bytes, the first of them, and `timing`
+    /// differing bytes that depend on timing); true when it differed beyond timing.
+    fn count(&mut self, n: u64, first: Option<(u64, Writer)>, timing: u64) -> bool {
+        if timing > 0 {
+            self.timing_dependent_iterations += 1;
+            self.timing_dependent_bytes = self.timing_dependent_bytes.max(timing);
+        }
         if n == 0 {
             return false;
         }
@@ -94,19 +103,24 @@ pub struct Observed {
 /// How long a wait for the device may take before the replay gives up.
 pub const WAIT_TIMEOUT_NS: u64 = 20_000_000_000;
 
-/// Compares `seen` with the reference `read`: (differing bytes, first difference).
-fn compare(reference: &ReferenceOutcome, read: &sim_core::engine::ReferenceHostRead, seen: &[u8], base_offset: u64) -> (u64, Option<(u64, Writer)>) {
-    let mut n = 0u64;
+/// Compares `seen` with the reference `read`: (differing bytes, first difference, differing
+/// bytes that depend on timing, which `timing` says of byte `k` and which the others leave out).
+pub fn compare(reference: &ReferenceOutcome, read: &sim_core::engine::ReferenceHostRead, seen: &[u8], base_offset: u64, timing: impl Fn(usize) -> bool) -> (u64, Option<(u64, Writer)>, u64) {
+    let (mut n, mut t) = (0u64, 0u64);
     let mut first = None;
     for (k, (a, b)) in seen.iter().zip(&read.bytes).enumerate() {
         if a != b {
+            if timing(k) {
+                t += 1;
+                continue;
+            }
             n += 1;
             if first.is_none() {
                 first = Some((base_offset + k as u64, reference.writer_of(read, k).clone()));
             }
         }
     }
-    (n, first)
+    (n, first, t)
 }
 
 pub(crate) struct Runner<'o, 's> {
@@ -405,11 +419,12 @@ impl<'o, 's> Runner<'o, 's> {
             for h in &mut host_reads {
                 let (Some(seen), Some(read)) = (reads.get(&h.timeline), reference.host_reads.get(&h.timeline)) else { continue };
                 let HostOp::HostRead { offset, .. } = &w.timeline[h.timeline] else { continue };
-                let (n, first) = compare(reference, read, seen, *offset);
+                let t = h.timeline;
+                let (n, first, timing) = compare(reference, read, seen, *offset, |k| reference.host_read_timing_dependent(t, k));
                 if h.data.is_empty() || (n > 0 && h.differences.differing_iterations == 0) {
                     h.data = seen.clone();
                 }
-                differs |= h.differences.count(n, first);
+                differs |= h.differences.count(n, first, timing);
             }
             // Everything the program wrote, available to the host's reads of the mappings.
             self.one_time("making final memory available to the host", transfer_to_host)?;
@@ -422,8 +437,8 @@ impl<'o, 's> Runner<'o, 's> {
                 k += 1;
                 let Some(Some(read)) = reference.memories.get(m) else { continue };
                 let seen = self.read_back(m)?;
-                let (n, first) = compare(reference, read, &seen, 0);
-                differs |= report.differences.count(n, first);
+                let (n, first, timing) = compare(reference, read, &seen, 0, |k| reference.memory_timing_dependent(m, k));
+                differs |= report.differences.count(n, first, timing);
             }
             corrupt += u32::from(differs);
         }

@@ -47,6 +47,9 @@ pub struct Scratch {
     pub run_tags: Vec<usize>,
     /// Each load piece's first address, and which level served its lines.
     pub served: Vec<(u64, Served)>,
+    /// Perform a request's atomics from its last lane to its first: another order a device
+    /// may take, for the reference runs that find which bytes depend on timing.
+    pub atomics_last_lane_first: bool,
 }
 
 /// What performing a request produced.
@@ -121,14 +124,19 @@ pub fn perform<P: Port>(port: &mut P, cu: usize, req: &MemRequest, bound: &[Boun
             }
         }
         MemOp::Atomic(op) => {
-            // Lane by lane in ascending order: the order the interpreter promises its callers.
-            for (i, l) in req.lanes.iter().enumerate() {
+            // Lane by lane in ascending order: the order the interpreter promises its callers
+            // (or descending, when asked); the results in lane order either way.
+            scratch.results.resize(req.lanes.len() * 4, 0);
+            let n = req.lanes.len();
+            for k in 0..n {
+                let i = if scratch.atomics_last_lane_first { n - 1 - k } else { k };
+                let l = &req.lanes[i];
                 let operand = req.operands.get(i).copied().unwrap_or(0);
                 let compare = req.compares.get(i).copied().unwrap_or(0);
                 let mut old = [0u8; 4];
                 let lat = port.atomic(cu, b.base + l.offset, &mut old, tag, &|o| op.apply(o, operand, compare))?;
                 out.latency = out.latency.max(lat);
-                scratch.results.extend_from_slice(&old);
+                scratch.results[i * 4..i * 4 + 4].copy_from_slice(&old);
             }
         }
     }

@@ -644,7 +644,7 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
     if options.workgroup_spans > 0 {
         sim = sim.record_workgroups(options.workgroup_spans);
     }
-    let sim = sim.run()?;
+    let mut sim = sim.run()?;
     let reference_instructions = reference.instructions;
 
     // Host reads.
@@ -678,6 +678,9 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
     let (mut a, mut b) = (vec![0u8; 1 << 16], vec![0u8; 1 << 16]);
     let (mut ta, mut tb) = (vec![0 as Tag; (1 << 14) + 1], vec![0 as Tag; (1 << 14) + 1]);
     let tainted = |t: Tag| sim.tainted.get(t as usize).copied().unwrap_or(false);
+    // Happens-before, built when a final byte's writer is not the reference's.
+    let hb = std::cell::OnceCell::new();
+    let mut write_log = sim.write_log.take();
     for (m, desc) in workload.memories.iter().enumerate() {
         // A stopped run's memory is what it had written when it stopped, not a result.
         if !desc.compare || sim.stopped.is_some() {
@@ -690,10 +693,26 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
             let span = sim_caches::word_span(base + pos, n);
             sim_vram.peek(base + pos, &mut a[..n], &mut ta[..span]).map_err(final_err)?;
             reference.memory.peek(base + pos, &mut b[..n], &mut tb[..span]).map_err(final_err)?;
-            // A byte differing from the reference's is corruption unless the same write left it
-            // in both runs and that writer read nothing stale (its value depends on timing).
+            // A byte differing from the reference's is corruption when its writer read stale
+            // bytes, or when another write left it and the memory model says this one is not the
+            // last of its word (another write happens after it, or races it); the same write, or
+            // one whose place an atomic picked, leaves bytes that depend on timing.
             let word = |k: usize| ((base + pos + k as u64) / 4 - (base + pos) / 4) as usize;
-            for k in (0..n).filter(|&k| a[k] != b[k] && (ta[word(k)] != tb[word(k)] || tainted(ta[word(k)]))) {
+            let mut wrong = |k: usize| {
+                let (seen, expected) = (ta[word(k)], tb[word(k)]);
+                if tainted(seen) {
+                    return true;
+                }
+                if seen == expected {
+                    return false;
+                }
+                match write_log.as_mut() {
+                    Some(log) => log.wrong_by_model(hb.get_or_init(|| order::Order::new(&prog, &stream)), None, (base + pos + k as u64) & !3, seen),
+                    None => true,
+                }
+            };
+            let differing: Vec<usize> = (0..n).filter(|&k| a[k] != b[k] && wrong(k)).collect();
+            for k in differing {
                 corrupted_bytes += 1;
                 let (off, seen, expected) = (pos + k as u64, ta[word(k)], tb[word(k)]);
                 // Runs of differing bytes with the same two writers, merged.
@@ -938,9 +957,25 @@ pub struct ReferenceOutcome {
     pub memories: Vec<Option<run::ReferenceHostRead>>,
     /// The writer of each tag.
     pub writers: Vec<Writer>,
+    /// Per host read (by timeline index), the bytes whose value depends on timing: they differ
+    /// between legal executions of the program (which invocation an atomic picked decides them),
+    /// so a device that reads other bytes there is not wrong. Empty when none do.
+    pub host_read_timing: std::collections::BTreeMap<usize, Vec<bool>>,
+    /// Per memory object, its final bytes whose value depends on timing (empty: none).
+    pub memory_timing: Vec<Vec<bool>>,
 }
 
 impl ReferenceOutcome {
+    /// Whether byte `k` of host read `t` depends on timing.
+    pub fn host_read_timing_dependent(&self, t: usize, k: usize) -> bool {
+        self.host_read_timing.get(&t).is_some_and(|m| m.get(k).copied().unwrap_or(false))
+    }
+
+    /// Whether byte `k` of memory object `m`'s final contents depends on timing.
+    pub fn memory_timing_dependent(&self, m: usize, k: usize) -> bool {
+        self.memory_timing.get(m).is_some_and(|v| v.get(k).copied().unwrap_or(false))
+    }
+
     /// The writer of byte `k` of `read`.
     pub fn writer_of(&self, read: &run::ReferenceHostRead, k: usize) -> &Writer {
         self.writers.get(read.tag_of(k) as usize).unwrap_or(&Writer::Initial)
@@ -954,20 +989,54 @@ pub fn reference_outcome(workload: &Workload, subgroup_size: u32, limits: &RunLi
     let prog = Program::new(workload)?;
     limits.check_transfers(&prog)?;
     let stream = stream::Stream::lower(&prog)?;
-    let reference = reference::reference_run_with(&prog, &stream, subgroup_size, &HashSet::new(), limits)?;
-    let mut memories = Vec::new();
-    for (m, desc) in workload.memories.iter().enumerate() {
-        if !desc.compare {
-            memories.push(None);
-            continue;
+    let reference = reference::reference_run_noting(&prog, &stream, subgroup_size, &HashSet::new(), limits, true)?;
+    let finals = |r: &reference::Reference| -> Result<Vec<Option<run::ReferenceHostRead>>, WorkloadError> {
+        let mut memories = Vec::new();
+        for (m, desc) in workload.memories.iter().enumerate() {
+            if !desc.compare {
+                memories.push(None);
+                continue;
+            }
+            let addr = prog.memory_base[m];
+            let mut bytes = vec![0u8; desc.size as usize];
+            let mut word_tags = vec![0 as Tag; sim_caches::word_span(addr, bytes.len())];
+            r.memory.peek(addr, &mut bytes, &mut word_tags).map_err(|e| WorkloadError::Execution { at: "final memory".into(), message: e.to_string() })?;
+            memories.push(Some(run::ReferenceHostRead { addr, bytes, word_tags }));
         }
-        let addr = prog.memory_base[m];
-        let mut bytes = vec![0u8; desc.size as usize];
-        let mut word_tags = vec![0 as Tag; sim_caches::word_span(addr, bytes.len())];
-        reference.memory.peek(addr, &mut bytes, &mut word_tags).map_err(|e| WorkloadError::Execution { at: "final memory".into(), message: e.to_string() })?;
-        memories.push(Some(run::ReferenceHostRead { addr, bytes, word_tags }));
+        Ok(memories)
+    };
+    let memories = finals(&reference)?;
+    // Where atomics ran, the same program in other legal orders of its invocations: the bytes
+    // that differ depend on which invocation an atomic picked. (Without atomics a correctly
+    // synchronized program leaves the same bytes in every order.)
+    let mut host_read_timing = std::collections::BTreeMap::new();
+    let mut memory_timing = vec![Vec::new(); workload.memories.len()];
+    if reference.accesses.values().any(|a| a.atomics()) {
+        let mark = |mask: &mut Vec<bool>, a: &[u8], b: &[u8]| {
+            if mask.is_empty() {
+                mask.resize(a.len(), false);
+            }
+            for (k, (x, y)) in a.iter().zip(b).enumerate() {
+                mask[k] |= x != y;
+            }
+        };
+        for order in [reference::ExecutionOrder::Reversed, reference::ExecutionOrder::Rotated] {
+            let other = reference::reference_run_ordered(&prog, &stream, subgroup_size, limits, false, order)?;
+            for (t, r) in &reference.truth.host_reads {
+                if let Some(o) = other.truth.host_reads.get(t) {
+                    mark(host_read_timing.entry(*t).or_default(), &r.bytes, &o.bytes);
+                }
+            }
+            for (m, (a, b)) in memories.iter().zip(finals(&other)?).enumerate() {
+                if let (Some(a), Some(b)) = (a, b) {
+                    mark(&mut memory_timing[m], &a.bytes, &b.bytes);
+                }
+            }
+        }
+        host_read_timing.retain(|_, v: &mut Vec<bool>| v.iter().any(|&x| x));
+        memory_timing.iter_mut().filter(|v| !v.iter().any(|&x| x)).for_each(Vec::clear);
     }
-    Ok(ReferenceOutcome { host_reads: reference.truth.host_reads.into_iter().collect(), memories, writers: prog.writers.clone() })
+    Ok(ReferenceOutcome { host_reads: reference.truth.host_reads.into_iter().collect(), memories, writers: prog.writers.clone(), host_read_timing, memory_timing })
 }
 
 /// The execution-dependency graph of `workload`: every queue item (action command, sync node

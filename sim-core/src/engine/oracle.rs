@@ -182,6 +182,37 @@ impl WriteLog {
     }
 }
 
+impl WriteLog {
+    /// The memory model's verdict on the word at `addr` whose bytes came from `seen`, where the
+    /// reference run's bytes came from another write: wrong when `seen` does not happen before
+    /// `reader` (a race), or another write of the word in this execution happens before
+    /// `reader` without happening before `seen` (a newer write, or one racing it); `reader`
+    /// `None` is the end of the run, after every write. A write that exists only in this
+    /// execution (an atomic picked its place) is no error. Wrong also when the log is not
+    /// complete (nothing to judge by).
+    pub fn wrong_by_model(&mut self, order: &Order<'_>, reader: Option<Agent>, addr: u64, seen: Tag) -> bool {
+        if !self.spend() {
+            return true;
+        }
+        let seen_agent = order.agent(seen);
+        let before_reader = |a: Agent| reader.is_none_or(|r| order.before(a, r));
+        if seen_agent != Agent::Initial && !before_reader(seen_agent) {
+            return true;
+        }
+        for w in 0..self.writers.len() {
+            let tag = self.writers[w];
+            if tag == seen || !self.wrote(tag as usize, addr) {
+                continue;
+            }
+            let a = order.agent(tag);
+            if before_reader(a) && !order.before(a, seen_agent) {
+                return true;
+            }
+        }
+        false
+    }
+}
+
 /// A shader load the simulated run performed, as observers see it.
 pub struct Load<'a> {
     /// Which read (the same key in both runs).
@@ -300,6 +331,8 @@ pub struct Judged {
     pub tainted: Vec<bool>,
     /// Whether every write was logged.
     pub write_log_complete: bool,
+    /// Every writer's words, for judging final memory by the memory model.
+    pub log: WriteLog,
 }
 
 /// The truth oracle: judges every read of a simulated run against the reference run's
@@ -347,7 +380,7 @@ impl<'p> Oracle<'p> {
 
     /// What the oracle found.
     pub fn judged(self) -> Judged {
-        Judged { write_log_complete: self.log.complete(), stale: self.stale, stale_count: self.stale_count, divergences: self.divergences, tainted: self.tainted }
+        Judged { write_log_complete: self.log.complete(), stale: self.stale, stale_count: self.stale_count, divergences: self.divergences, tainted: self.tainted, log: self.log }
     }
 
     fn is_tainted(&self, tag: Tag) -> bool {
@@ -396,11 +429,18 @@ impl<'p> Oracle<'p> {
     /// A host read of timeline entry `t`, compared with the reference run's: a byte differing
     /// from the reference's is no corruption when the same write left it and that writer read
     /// nothing stale (its value depends on timing).
-    pub fn host_read(&self, t: usize, bytes: Vec<u8>, tags: &[Tag]) -> Result<HostReadSeen, String> {
-        let reference = self.truth.host_reads.get(&t).ok_or("the reference run made no such host read")?;
+    pub fn host_read(&mut self, t: usize, bytes: Vec<u8>, tags: &[Tag]) -> Result<HostReadSeen, String> {
+        let truth = self.truth;
+        let reference = truth.host_reads.get(&t).ok_or("the reference run made no such host read")?;
         let (mut differing_bytes, mut first_difference) = (0u64, None);
         for (k, (seen, expected)) in bytes.iter().zip(&reference.bytes).enumerate() {
-            if seen != expected && (tags[k] != reference.tag_of(k) || self.is_tainted(tags[k])) {
+            // Another writer than the reference's: judged by the memory model (the writes of a
+            // word may differ between executions where atomics pick them).
+            let other_writer = tags[k] != reference.tag_of(k) && {
+                let order = self.order.get_or_init(|| Order::new(self.prog, self.stream));
+                self.log.wrong_by_model(order, Some(Agent::Host(t)), (reference.addr + k as u64) & !3, tags[k])
+            };
+            if seen != expected && (other_writer || self.is_tainted(tags[k])) {
                 differing_bytes += 1;
                 first_difference.get_or_insert((k as u64, tags[k], reference.tag_of(k)));
             }

@@ -232,7 +232,12 @@ pub fn reference_run_with(prog: &Program<'_>, stream: &Stream, subgroup_size: u3
 /// [`reference_run_with`], also noting the bytes each dispatch accessed when `note_accesses`
 /// ([`Reference::accesses`]).
 pub fn reference_run_noting(prog: &Program<'_>, stream: &Stream, subgroup_size: u32, capture: &HashSet<ReadKey>, limits: &RunLimits, note_accesses: bool) -> Result<Reference, WorkloadError> {
-    reference_run_inner(prog, stream, subgroup_size, capture, limits, note_accesses, None)
+    reference_run_inner(prog, stream, subgroup_size, capture, limits, note_accesses, None, ExecutionOrder::Linear)
+}
+
+/// [`reference_run_noting`] in another legal `order` of each dispatch's invocations.
+pub fn reference_run_ordered(prog: &Program<'_>, stream: &Stream, subgroup_size: u32, limits: &RunLimits, note_accesses: bool, order: ExecutionOrder) -> Result<Reference, WorkloadError> {
+    reference_run_inner(prog, stream, subgroup_size, &HashSet::new(), limits, note_accesses, None, order)
 }
 
 /// Where a [`Watch`] looks: just before and just after a command instance, or a host
@@ -293,7 +298,7 @@ impl Watch {
 
 /// [`reference_run_with`], hashing the ranges `watch` names around its points.
 pub fn reference_run_watching(prog: &Program<'_>, stream: &Stream, subgroup_size: u32, limits: &RunLimits, watch: &mut Watch) -> Result<(), WorkloadError> {
-    reference_run_inner(prog, stream, subgroup_size, &HashSet::new(), limits, false, Some(watch)).map(|_| ())
+    reference_run_inner(prog, stream, subgroup_size, &HashSet::new(), limits, false, Some(watch), ExecutionOrder::Linear).map(|_| ())
 }
 
 fn reference_run_inner(
@@ -304,11 +309,19 @@ fn reference_run_inner(
     limits: &RunLimits,
     note_accesses: bool,
     mut watch: Option<&mut Watch>,
+    order: ExecutionOrder,
 ) -> Result<Reference, WorkloadError> {
     let w = prog.workload;
     let mut mem = BackingStore::new(prog.address_space.max(1 << 16), 1, 256).map_err(|e| WorkloadError::Invalid { at: "memory".into(), message: e.to_string() })?;
     let mut truth = ReadTruth::default();
-    let mut ctx = Ctx { capture, subgroup_size, scratch: Scratch::default(), budget: InstructionBudget::new(limits, "the reference run".into()), accesses: note_accesses.then(HashMap::new) };
+    let mut ctx = Ctx {
+        capture,
+        subgroup_size,
+        scratch: Scratch { atomics_last_lane_first: order == ExecutionOrder::Reversed, ..Scratch::default() },
+        budget: InstructionBudget::new(limits, "the reference run".into()),
+        accesses: note_accesses.then(HashMap::new),
+        order,
+    };
     let mut queues: Vec<VecDeque<usize>> = vec![VecDeque::new(); stream.queues];
     let mut done = vec![false; stream.nodes.len()];
     for (t, op) in w.timeline.iter().enumerate() {
@@ -372,6 +385,23 @@ struct Ctx<'c> {
     budget: InstructionBudget,
     /// Where to note each dispatch's accesses, when asked.
     accesses: Option<HashMap<usize, DispatchAccesses>>,
+    /// The order workgroups, subgroups and atomic lanes take.
+    order: ExecutionOrder,
+}
+
+/// An order in which the reference run executes a dispatch's invocations. Every one is a legal
+/// execution of a correctly synchronized program; bytes that differ between them depend on
+/// timing (which invocation an atomic picks).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ExecutionOrder {
+    /// Workgroups by linear id, subgroups round-robin from the first, atomics lane by lane
+    /// ascending: the reference run.
+    #[default]
+    Linear,
+    /// Everything from the last: workgroups, subgroups and atomic lanes.
+    Reversed,
+    /// Workgroups from the middle one on, wrapping around; subgroups from the last.
+    Rotated,
 }
 
 fn run_command(
@@ -381,7 +411,8 @@ fn run_command(
     truth: &mut ReadTruth,
     ctx: &mut Ctx<'_>,
 ) -> Result<(), WorkloadError> {
-    let Ctx { capture, subgroup_size, scratch, budget, accesses } = ctx;
+    let Ctx { capture, subgroup_size, scratch, budget, accesses, order } = ctx;
+    let order = *order;
     let (capture, subgroup_size) = (*capture, *subgroup_size);
     let w = prog.workload;
     let ins = &prog.instances[inst];
@@ -417,7 +448,12 @@ fn run_command(
             let mut noted = accesses.as_ref().map(|_| DispatchAccesses::default());
             let [gx, gy, gz] = *group_count;
             let total = gx as u64 * gy as u64 * gz as u64;
-            for wg_index in 0..total {
+            for k in 0..total {
+                let wg_index = match order {
+                    ExecutionOrder::Linear => k,
+                    ExecutionOrder::Reversed => total - 1 - k,
+                    ExecutionOrder::Rotated => (k + total / 2) % total,
+                };
                 let cfg = WorkgroupConfig {
                     workgroup_id: crate::engine::dispatch::workgroup_id(wg_index, *group_count, *base_group),
                     num_workgroups: *group_count,
@@ -432,7 +468,8 @@ fn run_command(
                 let mut done = vec![false; n];
                 let mut seen = vec![0u64; n];
                 while done.iter().any(|d| !d) {
-                    for sg in 0..n {
+                    for j in 0..n {
+                        let sg = if order == ExecutionOrder::Linear { j } else { n - 1 - j };
                         if done[sg] {
                             continue;
                         }

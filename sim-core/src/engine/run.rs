@@ -211,6 +211,8 @@ pub struct SimOutcome {
     pub tainted: Vec<bool>,
     /// Whether every write was logged for the memory-model verdict.
     pub write_log_complete: bool,
+    /// Every writer's words (with an oracle), for judging final memory by the memory model.
+    pub write_log: Option<crate::engine::oracle::WriteLog>,
     /// Host reads, compared with the reference run's.
     pub host_reads: Vec<HostReadSeen>,
     /// Start and end cycle of each command instance that ran.
@@ -785,9 +787,9 @@ impl<'p, 'w> Sim<'p, 'w> {
         }
         let o = self.out;
         let judged = self.oracle.map(Oracle::judged);
-        let (stale, stale_count, divergences, tainted, write_log_complete) = match judged {
-            Some(j) => (j.stale, j.stale_count, j.divergences, j.tainted, j.write_log_complete),
-            None => (Vec::new(), 0, Vec::new(), Vec::new(), true),
+        let (stale, stale_count, divergences, tainted, write_log_complete, write_log) = match judged {
+            Some(j) => (j.stale, j.stale_count, j.divergences, j.tainted, j.write_log_complete, Some(j.log)),
+            None => (Vec::new(), 0, Vec::new(), Vec::new(), true, None),
         };
         Ok(SimOutcome {
             cycles: self.now,
@@ -797,6 +799,7 @@ impl<'p, 'w> Sim<'p, 'w> {
             divergences,
             tainted,
             write_log_complete,
+            write_log,
             host_reads: o.host_reads,
             spans: self.recorder.spans,
             syncs: self.recorder.syncs,
@@ -1023,7 +1026,7 @@ impl<'p, 'w> Sim<'p, 'w> {
                 let mut tags = vec![0; *size as usize];
                 let r = self.host.read(*memory, *offset, &mut bytes, &mut tags, &mut self.machine.vram).map_err(host_err)?;
                 cycles += timing.cycles(&r);
-                let seen = match &self.oracle {
+                let seen = match &mut self.oracle {
                     Some(o) => o.host_read(t, bytes, &tags).map_err(|m| exec_err(format!("timeline[{t}]"), m))?,
                     None => HostReadSeen { timeline: t, bytes, differing_bytes: 0, first_difference: None },
                 };
