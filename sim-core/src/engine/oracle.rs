@@ -185,27 +185,27 @@ impl WriteLog {
 impl WriteLog {
     /// The memory model's verdict on the word at `addr` whose bytes came from `seen`, where the
     /// reference run's bytes came from another write: wrong when `seen` does not happen before
-    /// `reader` (a race), or another write of the word in this execution happens before
-    /// `reader` without happening before `seen` (a newer write, or one racing it); `reader`
-    /// `None` is the end of the run, after every write. A write that exists only in this
-    /// execution (an atomic picked its place) is no error. Wrong also when the log is not
-    /// complete (nothing to judge by).
+    /// `reader` (a race), or another write of the word in this execution neither happens before
+    /// `seen` nor after `reader` (a newer write, or one racing the read); `reader` `None` is
+    /// the end of the run, after every write. A write that exists only in this execution (an
+    /// atomic picked its place) is no error. Wrong also when the log is not complete (nothing
+    /// to judge by).
     pub fn wrong_by_model(&mut self, order: &Order<'_>, reader: Option<Agent>, addr: u64, seen: Tag) -> bool {
         if !self.spend() {
             return true;
         }
         let seen_agent = order.agent(seen);
-        let before_reader = |a: Agent| reader.is_none_or(|r| order.before(a, r));
-        if seen_agent != Agent::Initial && !before_reader(seen_agent) {
+        if seen_agent != Agent::Initial && reader.is_some_and(|r| !order.before(seen_agent, r)) {
             return true;
         }
+        let after_reader = |a: Agent| reader.is_some_and(|r| order.before(r, a));
         for w in 0..self.writers.len() {
             let tag = self.writers[w];
             if tag == seen || !self.wrote(tag as usize, addr) {
                 continue;
             }
             let a = order.agent(tag);
-            if before_reader(a) && !order.before(a, seen_agent) {
+            if !after_reader(a) && !order.before(a, seen_agent) {
                 return true;
             }
         }
