@@ -301,6 +301,7 @@ pub fn reference_run_watching(prog: &Program<'_>, stream: &Stream, subgroup_size
     reference_run_inner(prog, stream, subgroup_size, &HashSet::new(), limits, false, Some(watch), ExecutionOrder::Linear).map(|_| ())
 }
 
+#[allow(clippy::too_many_arguments)]
 fn reference_run_inner(
     prog: &Program<'_>,
     stream: &Stream,
