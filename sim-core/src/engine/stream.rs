@@ -215,7 +215,10 @@ struct Lowering<'p, 'w> {
 impl Stream {
     /// Lowers `prog`'s timeline. Fails on what no timing can fix: a semaphore wait with no
     /// signal before it, a binary semaphore signalled twice, a fence submitted again without a
-    /// reset, a host wait on a fence nothing signals.
+    /// reset, a host wait on a fence nothing signals, an event wait nothing signals before it, a
+    /// host vkSetEvent of an event a pending command buffer waits on
+    /// (VUID-vkSetEvent-event-09543), a synchronization1 wait on a host-set event without HOST
+    /// in its srcStageMask (VUID-vkCmdWaitEvents-srcStageMask-01158).
     pub fn lower(prog: &Program<'_>) -> Result<Stream, WorkloadError> {
         Stream::lower_with(prog, Policies::default())
     }
