@@ -85,6 +85,12 @@ fn check_and_run_refuse_the_same_invalid_traces_alike() {
         if t.contains("pending") {
             assert!(r.contains("VUID-vkSetEvent-event-09543"), "{r}");
         }
+        // What the submissions break, `gpusim replay` refuses the same way before it opens a
+        // device (so without one too).
+        if t.contains("event") || t.contains("semaphore") {
+            let replay = Command::new(env!("CARGO_BIN_EXE_gpusim")).args(["replay", t]).output().expect("replay");
+            assert_eq!((replay.status.code(), String::from_utf8_lossy(&replay.stderr)), (Some(2), r.clone()), "{t}: replay");
+        }
         if t.contains("without-host") {
             assert!(r.contains("VUID-vkCmdWaitEvents-srcStageMask-01158"), "{r}");
         }

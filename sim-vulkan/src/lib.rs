@@ -80,8 +80,11 @@ pub fn replay(w: &Workload, options: &ReplayOptions) -> Result<Replay, ReplayErr
     if options.iterations == 0 || options.iterations > MAX_ITERATIONS {
         return Err(ReplayError::Unsupported { at: "--iterations".into(), message: format!("{} is not between 1 and {MAX_ITERATIONS}", options.iterations) });
     }
-    // The workload's own checks come first: a trace that is not valid is not run anywhere.
-    sim_core::engine::Program::new(w)?;
+    // The workload's own checks come first, its submissions' too (a semaphore or event wait
+    // nothing signals, a host vkSetEvent while its waiter is pending): a trace that is not valid
+    // is not run anywhere, and the device is not opened for it.
+    let prog = sim_core::engine::Program::new(w)?;
+    sim_core::engine::stream::Stream::lower(&prog)?;
     let session = Session::open(w, options.device.as_deref(), options.validate)?;
     let reference = sim_core::engine::reference_outcome(w, session.info.subgroup_size, &options.limits)?;
     let mut notes = session.notes.clone();
