@@ -1021,7 +1021,9 @@ pub fn reference_outcome(workload: &Workload, subgroup_size: u32, limits: &RunLi
             }
         };
         for order in [reference::ExecutionOrder::Reversed, reference::ExecutionOrder::Rotated] {
-            let other = reference::reference_run_ordered(&prog, &stream, subgroup_size, limits, false, order)?;
+            // An order the program cannot finish in, one command at a time (a workgroup that
+            // waits for a later one), marks nothing: the marking is sound, not complete.
+            let Ok(other) = reference::reference_run_ordered(&prog, &stream, subgroup_size, limits, false, order) else { continue };
             for (t, r) in &reference.truth.host_reads {
                 if let Some(o) = other.truth.host_reads.get(t) {
                     mark(host_read_timing.entry(*t).or_default(), &r.bytes, &o.bytes);
