@@ -187,8 +187,10 @@ fn not_shown(w: &sim_core::engine::Workload, p: &Profile, r: &RunResult, k: usiz
                 "; {} needs no operation to be made available on {} (its first-scope row is empty: the write goes on to the level the read looks in), so leaving it out of srcAccessMask loses nothing here; a machine whose write-back cache holds writes until a first scope flushes them shows it (examples/profiles/seed-l2-write-back-l1.toml)",
                 h.prior_usage, p.name
             )
-        } else {
+        } else if [p.machine.cu.l1.as_ref(), p.machine.l2.cache.as_ref()].into_iter().flatten().all(|c| c.dirty_on_invalidate == sim_caches::DirtyOnInvalidate::Flush) {
             format!("; {} is made available by {first} on {}, and an invalidate there writes dirty lines back before it drops them, so the operations between the two made it available all the same", h.prior_usage, p.name)
+        } else {
+            format!("; {} is made available by {first} on {}", h.prior_usage, p.name)
         }
     } else {
         String::new()
