@@ -182,7 +182,7 @@ fn not_shown(w: &sim_core::engine::Workload, p: &Profile, r: &RunResult, k: usiz
     let device_pair = matches!((&h.prior, &h.at), (Place::Command(_), Place::Command(_)));
     let available = if device_pair && h.prior_usage.is_write() && !h.usage.is_write() {
         let first = p.barriers.ops_text(h.prior_usage, sim_core::sync::Scope::First);
-        if first == "nothing" {
+        if p.barriers.ops_for(h.prior_usage, sim_core::sync::Scope::First).is_empty() {
             format!(
                 "; {} needs no operation to be made available on {} (its first-scope row is empty: the write goes on to the level the read looks in), so leaving it out of srcAccessMask loses nothing here; a machine whose write-back cache holds writes until a first scope flushes them shows it (examples/profiles/seed-l2-write-back-l1.toml)",
                 h.prior_usage, p.name

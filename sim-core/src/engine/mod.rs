@@ -605,10 +605,11 @@ impl RunResult {
 /// Whether `workload` is a valid program for `profile`'s device, as [`run_workload_with`]
 /// decides it before anything runs: the same checks, in the same order, with the same errors
 /// (`gpusim check` and `gpusim run` refuse the same traces).
-pub fn validate(workload: &Workload, profile: &Profile, limits: &RunLimits) -> Result<(), WorkloadError> {
+/// The checked program is returned, for what runs on it next.
+pub fn validate<'w>(workload: &'w Workload, profile: &Profile, limits: &RunLimits) -> Result<Program<'w>, WorkloadError> {
     let (prog, _) = checked_program(workload, profile, limits)?;
     stream::Stream::lower_with(&prog, profile.policies)?;
-    Ok(())
+    Ok(prog)
 }
 
 /// Runs `workload` on `profile` with `seed`: the reference run, the simulated run, and the
@@ -698,6 +699,8 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
             // last of its word (another write happens after it, or races it); the same write, or
             // one whose place an atomic picked, leaves bytes that depend on timing.
             let word = |k: usize| ((base + pos + k as u64) / 4 - (base + pos) / 4) as usize;
+            // The memory model's verdict of the last word asked about: a word's bytes share it.
+            let mut judged: Option<(usize, bool)> = None;
             let mut wrong = |k: usize| {
                 let (seen, expected) = (ta[word(k)], tb[word(k)]);
                 if tainted(seen) {
@@ -706,10 +709,17 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
                 if seen == expected {
                     return false;
                 }
-                match write_log.as_mut() {
+                if let Some((w, wrong)) = judged
+                    && w == word(k)
+                {
+                    return wrong;
+                }
+                let wrong = match write_log.as_mut() {
                     Some(log) => log.wrong_by_model(hb.get_or_init(|| order::Order::new(&prog, &stream)), None, (base + pos + k as u64) & !3, seen),
                     None => true,
-                }
+                };
+                judged = Some((word(k), wrong));
+                wrong
             };
             let differing: Vec<usize> = (0..n).filter(|&k| a[k] != b[k] && wrong(k)).collect();
             for k in differing {

@@ -180,9 +180,7 @@ impl WriteLog {
         }
         best
     }
-}
 
-impl WriteLog {
     /// The memory model's verdict on the word at `addr` whose bytes came from `seen`, where the
     /// reference run's bytes came from another write: wrong when `seen` does not happen before
     /// `reader` (a race), or another write of the word in this execution neither happens before
@@ -433,14 +431,26 @@ impl<'p> Oracle<'p> {
         let truth = self.truth;
         let reference = truth.host_reads.get(&t).ok_or("the reference run made no such host read")?;
         let (mut differing_bytes, mut first_difference) = (0u64, None);
+        // The memory model's verdict of the last word asked about: a word's bytes share it.
+        let mut judged: Option<(u64, Tag, bool)> = None;
         for (k, (seen, expected)) in bytes.iter().zip(&reference.bytes).enumerate() {
+            if seen == expected {
+                continue;
+            }
             // Another writer than the reference's: judged by the memory model (the writes of a
             // word may differ between executions where atomics pick them).
-            let other_writer = tags[k] != reference.tag_of(k) && {
-                let order = self.order.get_or_init(|| Order::new(self.prog, self.stream));
-                self.log.wrong_by_model(order, Some(Agent::Host(t)), (reference.addr + k as u64) & !3, tags[k])
-            };
-            if seen != expected && (other_writer || self.is_tainted(tags[k])) {
+            let word = (reference.addr + k as u64) & !3;
+            let other_writer = tags[k] != reference.tag_of(k)
+                && match judged {
+                    Some((w, tag, wrong)) if (w, tag) == (word, tags[k]) => wrong,
+                    _ => {
+                        let order = self.order.get_or_init(|| Order::new(self.prog, self.stream));
+                        let wrong = self.log.wrong_by_model(order, Some(Agent::Host(t)), word, tags[k]);
+                        judged = Some((word, tags[k], wrong));
+                        wrong
+                    }
+                };
+            if other_writer || self.is_tainted(tags[k]) {
                 differing_bytes += 1;
                 first_difference.get_or_insert((k as u64, tags[k], reference.tag_of(k)));
             }
