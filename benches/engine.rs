@@ -8,7 +8,9 @@ use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use sim_core::engine::stream::Stream;
-use sim_core::engine::{Program, Workload, machine_config, reference, run, run_workload, samples};
+use sim_core::engine::{machine_config, reference, run, run_workload};
+use sim_core::generators::samples;
+use sim_core::api::{Program, Workload};
 use sim_core::profile::Profile;
 
 fn bench_workload(c: &mut Criterion, name: &str, w: &Workload) {

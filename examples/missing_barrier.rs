@@ -2,11 +2,12 @@
 //!
 //! `cargo run --example missing_barrier`
 
-use gpusim::core::engine::*;
-use gpusim::core::profile::Profile;
-use gpusim::core::sync::{AccessFlags2 as A, PipelineStageFlags2 as S};
+use gpusim::sim::api::*;
+use gpusim::sim::engine::*;
+use gpusim::sim::profile::Profile;
+use gpusim::sim::sync::{AccessFlags2 as A, PipelineStageFlags2 as S};
 
-use gpusim::core::engine::samples::ADD_ONE_WGSL as ADD_ONE;
+use gpusim::sim::generators::samples::ADD_ONE_WGSL as ADD_ONE;
 
 fn workload(with_barrier: bool) -> Result<Workload, WorkloadError> {
     let mut w = Workload::new("fill-then-dispatch");

@@ -7,9 +7,11 @@
 
 use std::collections::HashSet;
 
-use gpusim::core::engine::stream::Stream;
-use gpusim::core::engine::{Program, machine_config, reference, run, run_workload, samples};
-use gpusim::core::profile::Profile;
+use gpusim::sim::engine::stream::Stream;
+use gpusim::sim::api::Program;
+use gpusim::sim::engine::{machine_config, reference, run, run_workload};
+use gpusim::sim::generators::samples;
+use gpusim::sim::profile::Profile;
 
 /// A `/proc/self/status` figure in KiB: `VmHWM` (peak resident) or `VmRSS` (resident now).
 fn status_kib(field: &str) -> Option<u64> {
@@ -47,7 +49,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 }
 
 /// Resident memory after each step of a run: the workload, the reference run, the simulated run.
-fn show_steps(w: &gpusim::core::engine::Workload, profile: &Profile) -> Result<(), Box<dyn std::error::Error>> {
+fn show_steps(w: &gpusim::sim::api::Workload, profile: &Profile) -> Result<(), Box<dyn std::error::Error>> {
     {
         let prog = Program::new(w)?;
         let config = machine_config(profile);

@@ -9,7 +9,10 @@
 //! too, and builds on both: it reads the machine from a profile and performs exactly the
 //! operations the planner lists, so a missing barrier reads stale bytes.
 
+pub mod api;
 pub mod engine;
+pub mod generators;
+pub mod io;
 pub mod hazard;
 pub mod profile;
 pub mod sync;

@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use sim_core::api::*;
 use sim_core::engine::*;
 use sim_core::profile::Profile;
 use sim_core::sync::{AccessFlags2 as A, PipelineStageFlags2 as S};

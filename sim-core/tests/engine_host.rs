@@ -3,7 +3,9 @@
 //! operations of barriers naming HOST. Each scenario shows the stale bytes, and its fixed
 //! variant is clean on every built-in profile.
 
+use sim_core::api::*;
 use sim_core::engine::*;
+use sim_core::generators::*;
 use sim_core::profile::Profile;
 use sim_core::sync::{AccessFlags2 as A, PipelineStageFlags2 as S};
 

@@ -11,9 +11,10 @@
 
 use proptest::prelude::*;
 use rayon::prelude::*;
+use sim_core::api::*;
 use sim_core::engine::*;
 use sim_core::profile::Profile;
-use sim_core::engine::random::{BUFFERS, Op, Wait, Weaken, WORDS, build, build_weakened};
+use sim_core::generators::random::{BUFFERS, Op, Wait, Weaken, WORDS, build, build_weakened};
 
 fn op() -> impl Strategy<Value = Op> {
     let b = 0..BUFFERS;

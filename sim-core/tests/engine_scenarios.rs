@@ -2,7 +2,9 @@
 //! the profile named (for at least one of 32 seeds), and each correct variant must match the
 //! reference on every built-in profile for all 32 seeds.
 
+use sim_core::api::*;
 use sim_core::engine::*;
+use sim_core::generators::*;
 use sim_core::profile::Profile;
 use sim_core::sync::{AccessFlags2 as A, PipelineStageFlags2 as S};
 use sim_caches::WritePolicy;

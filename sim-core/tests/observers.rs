@@ -4,9 +4,12 @@
 
 use sim_core::engine::machine::Served;
 use sim_core::engine::oracle::{CopyRead, Load, Observer};
-use sim_core::engine::run::{Sim, SyncLog};
+use sim_core::engine::SyncLog;
+use sim_core::engine::run::Sim;
 use sim_core::engine::stream::Stream;
+use sim_core::api::*;
 use sim_core::engine::*;
+use sim_core::generators::*;
 use sim_core::profile::Profile;
 use sim_core::sync::{AccessFlags2 as A, PipelineStageFlags2 as S};
 

@@ -2,7 +2,9 @@
 //! the cycles, or the cache operations, of a workload that exercises it, and correct programs
 //! stay correct.
 
+use sim_core::api::*;
 use sim_core::engine::*;
+use sim_core::generators::*;
 use sim_core::profile::{AtomicsAt, CuCacheWalks, EventFirstScope, Profile, SignalAvailability};
 use sim_core::sync::{AccessFlags2 as A, PipelineStageFlags2 as S};
 

@@ -1,7 +1,7 @@
 //! Valid usage Program::new enforces on workloads built in code (traces are checked by the
 //! loader first): accesses a barrier's stages do not perform, and events waited on another queue.
 
-use sim_core::engine::{BufferMemoryBarrier, Command, DependencyInfo, HostOp, Program, Workload, WorkloadError};
+use sim_core::api::{BufferMemoryBarrier, Command, DependencyInfo, HostOp, Program, Workload, WorkloadError};
 use sim_core::sync::{AccessFlags2 as A, MemoryBarrier2, PipelineStageFlags2 as S};
 
 fn invalid(w: &Workload) -> (String, String) {

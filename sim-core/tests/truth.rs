@@ -2,7 +2,9 @@
 //! on every built-in profile and seed, however its reads depend on timing; and a race whose
 //! producer computes before it stores still shows.
 
+use sim_core::api::*;
 use sim_core::engine::*;
+use sim_core::generators::*;
 use sim_core::profile::Profile;
 use sim_core::sync::{AccessFlags2 as A, PipelineStageFlags2 as S};
 

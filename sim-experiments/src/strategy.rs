@@ -20,8 +20,9 @@ use std::ops::Range;
 use std::path::Path;
 
 use serde_json::{Value, json};
-use sim_core::engine::workload::Command;
-use sim_core::engine::{Program, RunOptions, run_workload_with};
+use sim_core::api::workload::Command;
+use sim_core::engine::{RunOptions, run_workload_with};
+use sim_core::api::{Program};
 use sim_core::hazard::{CommandAccess, RangeMap, command_accesses};
 use sim_core::profile::Profile;
 use sim_core::sync::{AccessFlags2 as A, PipelineStageFlags2 as S, StageAccess};

@@ -257,7 +257,7 @@ impl Sweep {
     /// Reads and checks the sweep file at `path`, its traces and its base profile.
     pub fn load(path: &Path) -> Result<Sweep, ExperimentError> {
         let origin = path.display().to_string();
-        let bytes = sim_core::trace::read_capped(path, 1 << 20).map_err(|e| ExperimentError::new(&origin, format!("cannot read the sweep file: {e}")))?;
+        let bytes = sim_core::io::read_capped(path, 1 << 20).map_err(|e| ExperimentError::new(&origin, format!("cannot read the sweep file: {e}")))?;
         let text = String::from_utf8(bytes).map_err(|e| ExperimentError::new(&origin, format!("the sweep file is not UTF-8 text (byte {})", e.utf8_error().valid_up_to())))?;
         Sweep::from_str(&text, &origin, path.parent().unwrap_or(Path::new("")))
     }

@@ -18,8 +18,11 @@ use naga::valid::{FunctionInfo, ModuleInfo};
 use naga::{Handle, Span, TypeInner};
 
 use crate::error::ShaderError;
-use crate::module::CoherentMembers;
 use crate::program::*;
+
+/// Per `(set, binding)` of a storage block only some of whose members are `Coherent`: the byte
+/// ranges of those members, from the start of the binding.
+pub(crate) type CoherentMembers = std::collections::HashMap<(u32, u32), Vec<std::ops::Range<u32>>>;
 
 /// Inlining depth beyond which a call chain is rejected.
 const MAX_CALL_DEPTH: u32 = 64;

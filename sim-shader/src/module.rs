@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::compile::compile_entry_point;
+use crate::compile::{CoherentMembers, compile_entry_point};
 use crate::error::ShaderError;
 use crate::interp::{Workgroup, WorkgroupConfig};
 use crate::program::{BindingInfo, Program};
@@ -402,10 +402,6 @@ impl ComputePipeline {
         Workgroup::new(self.prog.clone(), config)
     }
 }
-
-/// Per `(set, binding)` of a storage block only some of whose members are `Coherent`: the byte
-/// ranges of those members, from the start of the binding.
-pub(crate) type CoherentMembers = std::collections::HashMap<(u32, u32), Vec<std::ops::Range<u32>>>;
 
 /// What a SPIR-V module declares `Coherent` at one `(set, binding)`.
 #[derive(Debug)]

@@ -5,7 +5,7 @@
 use std::ffi::CString;
 
 use ash::vk;
-use sim_core::engine::{Command, HostOp, Workload};
+use sim_core::api::{Command, HostOp, Workload};
 
 use crate::error::{ReplayError, VkContext};
 use crate::layer::{self, Capture};
@@ -79,7 +79,7 @@ fn c_str(chars: &[std::ffi::c_char]) -> String {
 /// it dispatches, transfer otherwise), and the flags its family was declared with.
 fn queue_needs(w: &Workload) -> Vec<(vk::QueueFlags, vk::QueueFlags)> {
     let declared = |q: usize| {
-        let f = w.queue_flags.get(q).copied().unwrap_or(sim_core::engine::QueueFlags::ALL);
+        let f = w.queue_flags.get(q).copied().unwrap_or(sim_core::api::QueueFlags::ALL);
         let mut v = vk::QueueFlags::empty();
         for (on, bit) in [(f.graphics, vk::QueueFlags::GRAPHICS), (f.compute, vk::QueueFlags::COMPUTE), (f.transfer, vk::QueueFlags::TRANSFER)] {
             if on {

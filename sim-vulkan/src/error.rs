@@ -53,7 +53,7 @@ pub enum ReplayError {
     },
     /// The workload itself is invalid (the same checks as `gpusim run`).
     #[error(transparent)]
-    Workload(#[from] sim_core::engine::WorkloadError),
+    Workload(#[from] sim_core::api::WorkloadError),
 }
 
 /// Turns an ash result into a [`ReplayError::Vulkan`] naming the call.

@@ -12,7 +12,7 @@
 use std::collections::BTreeMap;
 
 use serde::Serialize;
-use sim_core::engine::{HostOp, Workload};
+use sim_core::api::{HostOp, Workload};
 
 use crate::layer::{Message, Phase, Severity};
 

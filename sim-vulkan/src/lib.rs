@@ -27,7 +27,8 @@ mod objects;
 mod record;
 pub mod run;
 
-use sim_core::engine::{RunLimits, Workload};
+use sim_core::engine::{RunLimits};
+use sim_core::api::{Workload};
 
 pub use device::{DeviceInfo, Session};
 pub use error::ReplayError;
@@ -83,7 +84,7 @@ pub fn replay(w: &Workload, options: &ReplayOptions) -> Result<Replay, ReplayErr
     // The workload's own checks come first, its submissions' too (a semaphore or event wait
     // nothing signals, a host vkSetEvent while its waiter is pending): a trace that is not valid
     // is not run anywhere, and the device is not opened for it.
-    let prog = sim_core::engine::Program::new(w)?;
+    let prog = sim_core::api::Program::new(w)?;
     sim_core::engine::stream::Stream::lower(&prog)?;
     let session = Session::open(w, options.device.as_deref(), options.validate)?;
     let reference = sim_core::engine::reference_outcome(w, session.info.subgroup_size, &options.limits)?;

@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use ash::vk;
-use sim_core::engine::{Command, MemoryProperties, Workload};
+use sim_core::api::{Command, MemoryProperties, Workload};
 use sim_shader::BindingKind;
 
 use crate::device::Session;

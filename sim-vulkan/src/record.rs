@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use ash::vk;
-use sim_core::engine::{Command, CommandBufferDesc, DependencyInfo, Workload};
+use sim_core::api::{Command, CommandBufferDesc, DependencyInfo, Workload};
 use sim_core::sync::MemoryBarrier2;
 
 use crate::error::{ReplayError, VkContext};
@@ -88,7 +88,7 @@ fn barriers1(o: &Objects<'_>, dep: &DependencyInfo) -> (vk::PipelineStageFlags, 
 pub(crate) fn record_all(o: &Objects<'_>, w: &Workload) -> Result<HashMap<(usize, u32), vk::CommandBuffer>, ReplayError> {
     let mut wanted: Vec<(usize, u32)> = Vec::new();
     for op in &w.timeline {
-        if let sim_core::engine::HostOp::QueueSubmit { queue, batches, .. } = op {
+        if let sim_core::api::HostOp::QueueSubmit { queue, batches, .. } = op {
             let family = o.s.queues[*queue].1;
             for &cb in batches.iter().flat_map(|b| &b.command_buffers) {
                 if !wanted.contains(&(cb, family)) {

@@ -15,7 +15,8 @@
 use std::collections::HashMap;
 
 use ash::vk;
-use sim_core::engine::{HostOp, ReferenceOutcome, Workload, Writer};
+use sim_core::engine::{ReferenceOutcome};
+use sim_core::api::{HostOp, Workload, Writer};
 
 use crate::error::{ReplayError, VkContext};
 use crate::layer::Phase;

@@ -7,7 +7,8 @@ use std::fmt::Write as _;
 use std::process::ExitCode;
 
 use clap::Args;
-use sim_core::engine::{BufferBinding, Command, DependencyInfo, HostOp, RunResult, Workload, run_workload};
+use sim_core::engine::{RunResult, run_workload};
+use sim_core::api::{BufferBinding, Command, DependencyInfo, HostOp, Workload};
 use sim_core::profile::Profile;
 use sim_core::sync::{AccessFlags2 as A, PipelineStageFlags2 as S};
 

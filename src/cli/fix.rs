@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde_json::{Value, json};
-use sim_core::engine::Program;
+use sim_core::api::Program;
 use sim_core::hazard::Hazard;
 use sim_core::hazard::diagnose::{NO_FIX, Suggestion, diagnose};
 

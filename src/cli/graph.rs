@@ -33,7 +33,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use sim_core::engine::{CommandRef, Finding, GraphNode, RunOptions, Workload, Writer, dependency_graph};
+use sim_core::engine::{Finding, GraphNode, RunOptions, dependency_graph};
+use sim_core::api::{CommandRef, Workload, Writer};
 use sim_core::profile::Profile;
 use sim_core::sync::PipelineStageFlags2 as S;
 

@@ -1,8 +1,8 @@
 //! `gpusim profile check PROFILE`: is the barrier table right for its machine?
 //!
-//! Random correctly synchronized programs (`sim_core::engine::random`) run on the profile, in
+//! Random correctly synchronized programs (`sim_core::generators::random`) run on the profile, in
 //! parallel, each on a few schedule seeds; the first that differs from its reference run is
-//! shrunk (`sim_core::engine::soundness`) and reported with what it read and the table rows
+//! shrunk (`sim_core::generators::soundness`) and reported with what it read and the table rows
 //! involved. On a sound profile, each row is then removed in turn and the same programs run
 //! again: rows whose removal corrupts none are reported as never needed.
 
@@ -11,9 +11,10 @@ use std::process::ExitCode;
 
 use rayon::prelude::*;
 use serde_json::json;
-use sim_core::engine::random::Op;
-use sim_core::engine::soundness::{corrupts, program, shrink, without_row};
-use sim_core::engine::{Command, CommandRef, RunResult, Workload, Writer};
+use sim_core::generators::random::Op;
+use sim_core::generators::soundness::{corrupts, program, shrink, without_row};
+use sim_core::engine::{RunResult};
+use sim_core::api::{Command, CommandRef, Workload, Writer};
 use sim_core::profile::Profile;
 use sim_core::sync::{AccessFlags2 as A, PipelineStageFlags2 as S, Scope, StageAccess};
 
@@ -72,7 +73,7 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, CliError> {
     }
     let p = Profile::load(&args.profile)?;
     let programs: Vec<Vec<Op>> = (0..args.programs).map(|i| program(args.seed, i, args.ops)).collect();
-    let err = |e: sim_core::engine::WorkloadError| -> CliError { format!("a random program does not run on profile `{}`: {e}", p.name).into() };
+    let err = |e: sim_core::api::WorkloadError| -> CliError { format!("a random program does not run on profile `{}`: {e}", p.name).into() };
     // Which programs corrupt on `q`, in program order whatever the threads.
     let corrupting = |q: &Profile| -> Result<Vec<bool>, CliError> {
         let outcomes: Result<Vec<bool>, _> = programs.par_iter().map(|ops| corrupts(q, ops, args.schedules).map(|c| c.is_some())).collect();
@@ -83,7 +84,7 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, CliError> {
         Some(i) => {
             let ops = shrink(&p, &programs[i], args.schedules).map_err(err)?;
             let (schedule, run) = corrupts(&p, &ops, args.schedules).map_err(err)?.ok_or("the shrunk program no longer corrupts")?;
-            Some(Failure { index: i as u64, original_ops: programs[i].len(), workload: sim_core::engine::random::build(&ops), ops, schedule, run })
+            Some(Failure { index: i as u64, original_ops: programs[i].len(), workload: sim_core::generators::random::build(&ops), ops, schedule, run })
         }
         None => None,
     };

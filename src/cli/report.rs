@@ -5,8 +5,9 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use serde::Serialize;
-use sim_core::engine::program::PlaceNames;
-use sim_core::engine::{CommandRef, Finding, RunResult, Workload, Writer};
+use sim_core::api::program::PlaceNames;
+use sim_core::engine::{Finding, RunResult};
+use sim_core::api::{CommandRef, Workload, Writer};
 
 /// What `--schedules` found, beside the run it reports.
 #[derive(Clone, Debug)]
@@ -551,9 +552,9 @@ fn place_text(w: &Workload, p: &sim_core::hazard::Place, usage: &sim_core::sync:
         sim_core::hazard::Place::Command(c) => command_text(w, c),
         sim_core::hazard::Place::Host { timeline } => {
             let what = match w.timeline.get(*timeline) {
-                Some(sim_core::engine::HostOp::FlushMappedMemoryRanges(_)) => "vkFlushMappedMemoryRanges",
-                Some(sim_core::engine::HostOp::InvalidateMappedMemoryRanges(_)) => "vkInvalidateMappedMemoryRanges",
-                Some(sim_core::engine::HostOp::HostRead { .. }) => "host read",
+                Some(sim_core::api::HostOp::FlushMappedMemoryRanges(_)) => "vkFlushMappedMemoryRanges",
+                Some(sim_core::api::HostOp::InvalidateMappedMemoryRanges(_)) => "vkInvalidateMappedMemoryRanges",
+                Some(sim_core::api::HostOp::HostRead { .. }) => "host read",
                 _ if usage.is_write() => "host write",
                 _ => "host read",
             };
@@ -577,7 +578,7 @@ fn place_command(w: &Workload, p: &sim_core::hazard::Place) -> &'static str {
 /// `barrier_at`, `diagnosis`, and `suggested_barrier` (or `suggested_semaphore`,
 /// `suggested_host_op`).
 pub fn hazards_json(w: &Workload, hazards: &[sim_core::hazard::Hazard]) -> serde_json::Value {
-    let prog = sim_core::engine::Program::new(w).ok();
+    let prog = sim_core::api::Program::new(w).ok();
     let list: Vec<serde_json::Value> = hazards
         .iter()
         .map(|h| {
@@ -622,7 +623,7 @@ pub fn hazards_json(w: &Workload, hazards: &[sim_core::hazard::Hazard]) -> serde
 /// Each hazard as a paragraph: what was accessed after what, why (the diagnosis) and the fix.
 pub fn hazard_texts<'h>(w: &Workload, hazards: impl IntoIterator<Item = &'h sim_core::hazard::Hazard>) -> Vec<String> {
     // One numbered program for every diagnosis.
-    let prog = sim_core::engine::Program::new(w).ok();
+    let prog = sim_core::api::Program::new(w).ok();
     hazards
         .into_iter()
         .map(|h| {
@@ -680,7 +681,7 @@ fn hazard_sentence(w: &Workload, h: &sim_core::hazard::Hazard) -> String {
         "GPUSIM-HOST-MISSING-INVALIDATE" => "the device wrote them to non-coherent memory and the host did not invalidate them (vkInvalidateMappedMemoryRanges) after waiting".to_string(),
         id if id.contains("RACING") => "on another queue, with nothing (a semaphore, a fence wait) ordering the two".to_string(),
         "SYNC-HAZARD-WRITE-AFTER-READ" => "and no execution dependency orders that read before this write".to_string(),
-        _ if matches!(&h.at, sim_core::hazard::Place::Host { timeline } if matches!(w.timeline.get(*timeline), Some(sim_core::engine::HostOp::FlushMappedMemoryRanges(_)))) => {
+        _ if matches!(&h.at, sim_core::hazard::Place::Host { timeline } if matches!(w.timeline.get(*timeline), Some(sim_core::api::HostOp::FlushMappedMemoryRanges(_)))) => {
             "since the host last invalidated them: a flush writes the host's copy of whole atoms, so it puts stale bytes over the device's".to_string()
         }
         _ if matches!(h.at, sim_core::hazard::Place::Host { .. }) && h.not_waited => "and the host did not wait for that command (a fence, vkQueueWaitIdle or vkDeviceWaitIdle)".to_string(),

@@ -154,7 +154,7 @@ fn direct_at_hazards(t: &LoadedTrace, p: &Profile, options: &RunOptions, r: RunR
 /// Why the run `r` (seeded, or directed at hazard `k`) did not show hazard `k` on `p`: how it
 /// was directed, and the cache operations performed between the hazard's two accesses, which
 /// brought the write to where the read looks (or the old bytes out of the reader's cache).
-fn not_shown(w: &sim_core::engine::Workload, p: &Profile, r: &RunResult, k: usize) -> String {
+fn not_shown(w: &sim_core::api::Workload, p: &Profile, r: &RunResult, k: usize) -> String {
     use sim_core::engine::Direction;
     use sim_core::hazard::Place;
     let h = &r.hazards[k];

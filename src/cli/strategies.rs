@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use sim_core::engine::{Command, HostOp};
+use sim_core::api::{Command, HostOp};
 use sim_core::profile::Profile;
 use sim_experiments::output::{csv_field, line_chart};
 use sim_experiments::strategy::{Strategy, TaskGraph, Verdict, prove};

@@ -115,7 +115,7 @@ pub fn run_merge(args: MergeArgs) -> Result<ExitCode, CliError> {
     let mut texts = Vec::with_capacity(args.shards.len());
     for path in &args.shards {
         let origin = path.display().to_string();
-        let bytes = sim_core::trace::read_capped(path, MAX_SHARD_FILE_BYTES).map_err(|e| format!("{origin}: cannot read the shard: {e}"))?;
+        let bytes = sim_core::io::read_capped(path, MAX_SHARD_FILE_BYTES).map_err(|e| format!("{origin}: cannot read the shard: {e}"))?;
         texts.push((origin, bytes));
     }
     let runs = texts.first().is_some_and(|(_, b)| serde_json::from_slice::<serde_json::Value>(b).is_ok_and(|v| v.get("gpusim_run_shard").is_some()));

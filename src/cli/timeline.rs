@@ -33,13 +33,14 @@ use std::io::Write;
 use std::path::Path;
 
 use serde_json::{Value, json};
-use sim_core::engine::{CacheOp, CacheTarget, Command, HostOp, RunResult, Workload};
+use sim_core::engine::{CacheOp, CacheTarget, RunResult};
+use sim_core::api::{Command, HostOp, Workload};
 use sim_core::profile::Profile;
 use sim_caches::Maintenance;
 
 use super::CliError;
 use super::report::{named_command_text, vk_name, writer_text};
-use sim_core::engine::program::PlaceNames;
+use sim_core::api::program::PlaceNames;
 
 const PID_QUEUES: u32 = 1;
 const PID_CUS: u32 = 2;
@@ -180,9 +181,9 @@ pub fn chrome_trace(out: &mut dyn Write, w: &Workload, p: &Profile, r: &RunResul
         _ => 0,
     };
     // Command buffers by name, looked up once per command rather than searched for.
-    let by_name: std::collections::HashMap<&str, &sim_core::engine::CommandBufferDesc> = w.command_buffers.iter().map(|c| (c.name.as_str(), c)).collect();
-    let command_of = |at: &sim_core::engine::CommandRef| by_name.get(at.command_buffer.as_str()).and_then(|c| c.commands.get(at.command));
-    let is_transfer = |at: &sim_core::engine::CommandRef| command_of(at).is_some_and(|c| matches!(c, Command::FillBuffer { .. } | Command::UpdateBuffer { .. } | Command::CopyBuffer { .. }));
+    let by_name: std::collections::HashMap<&str, &sim_core::api::CommandBufferDesc> = w.command_buffers.iter().map(|c| (c.name.as_str(), c)).collect();
+    let command_of = |at: &sim_core::api::CommandRef| by_name.get(at.command_buffer.as_str()).and_then(|c| c.commands.get(at.command));
+    let is_transfer = |at: &sim_core::api::CommandRef| command_of(at).is_some_and(|c| matches!(c, Command::FillBuffer { .. } | Command::UpdateBuffer { .. } | Command::CopyBuffer { .. }));
 
     // Threads. Commands of a queue, workgroups of a CU, transfers and sync nodes of a queue
     // may run at the same time: each track is as many threads (lanes) as it had at once, so

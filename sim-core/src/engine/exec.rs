@@ -4,7 +4,7 @@
 use sim_caches::{AccessError, TAG_GRANULE, Tag, word_span};
 use sim_shader::{BindingKind, MemOp, MemRequest};
 
-use crate::engine::dispatch::{Bound, Run, coalesce};
+use crate::engine::bindings::{Bound, Run, coalesce};
 use crate::engine::machine::Served;
 use crate::engine::rng::fingerprint;
 

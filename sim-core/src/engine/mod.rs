@@ -40,245 +40,42 @@
 //! Functional effect and timing stay apart: caches move bytes ([`machine`]); the timing model
 //! turns what they report into cycles.
 
-pub mod dispatch;
-pub mod error;
+pub mod actions;
+pub mod bindings;
+pub mod conv;
+pub mod directed;
+pub mod findings;
+pub mod limits;
+pub mod record;
 pub mod exec;
 pub mod machine;
 pub mod oracle;
 pub mod order;
-pub mod program;
-pub mod random;
 pub mod reference;
 pub mod rng;
 pub mod run;
-pub mod samples;
-pub mod soundness;
 pub mod stream;
 pub mod units;
-pub mod workload;
 
 use std::collections::HashSet;
 
 use serde::Serialize;
-use sim_caches::{CacheStats, Maintenance, Tag};
+use sim_caches::{CacheStats, Tag};
 
-pub use error::{Budget, WorkloadError};
 pub use machine::{CacheOp, CacheTarget, MachineConfig, TransferPath};
-pub use program::{CommandRef, Program, Writer};
-pub use run::{BarrierPlanner, GraphNode, MAX_CYCLES, MAX_TIMELINE_WORKGROUPS, ReadKey, ReferenceHostRead, RunLimits, Stopped, SyncLog, SyncOp};
-pub use workload::*;
+pub use conv::machine_config;
+pub use directed::Direction;
+pub use findings::{Finding, HostReadResult, MAX_MEMORY_DIFFERENCES, MemoryDifference};
+pub use limits::{MAX_CYCLES, RunLimits, check_limits, check_mapped_ranges};
+pub use record::{ReadKey, ReferenceHostRead, SyncLog, SyncOp};
+pub use run::{GraphNode, MAX_TIMELINE_WORKGROUPS, Stopped};
+pub use units::cp::BarrierPlanner;
+pub use units::host::{host_ranges, host_side};
+use crate::api::*;
+use directed::{direct, instance_touches};
+use findings::{Bytes, classify, difference_hazard, finding_range, hazard_range, merge_adjacent, push_differences, push_model_findings};
 
 use crate::profile::Profile;
-use crate::profile::plan::{OpRange, plan_scope};
-use crate::profile::table::{CacheAction, CacheName};
-use crate::sync::{MemoryBarrier2, Scope};
-
-/// A planned operation as the engine performs it (host caches, which no table row names, have
-/// no engine operation).
-fn engine_ops(ops: Vec<crate::profile::plan::CacheOp>) -> Vec<CacheOp> {
-    ops.into_iter()
-        .filter_map(|op| {
-            let target = match op.cache {
-                CacheName::L1 => CacheTarget::L1,
-                CacheName::Texture => CacheTarget::Texture,
-                CacheName::Uniform => CacheTarget::Uniform,
-                CacheName::L2 => CacheTarget::L2,
-                CacheName::Rop => CacheTarget::Rop,
-                // Host caches are maintained by vkFlush/InvalidateMappedMemoryRanges;
-                // `OpSpec::parse` rejects a table row that names one.
-                CacheName::Host => return None,
-            };
-            let action = match op.action {
-                CacheAction::Flush => Maintenance::Flush,
-                CacheAction::Invalidate => Maintenance::Invalidate,
-                CacheAction::FlushInvalidate => Maintenance::FlushInvalidate,
-            };
-            let range = match op.range {
-                OpRange::WholeCache => None,
-                OpRange::Lines { addr, size } => Some((addr, size)),
-            };
-            Some(CacheOp { target, action, range })
-        })
-        .collect()
-}
-
-impl BarrierPlanner for Profile {
-    fn plan(&self, barrier: &MemoryBarrier2, range: Option<(u64, u64)>) -> (Vec<CacheOp>, Vec<CacheOp>) {
-        (
-            engine_ops(plan_scope(self, Scope::First, barrier.first_usages(), range)),
-            engine_ops(plan_scope(self, Scope::Second, barrier.second_usages(), range)),
-        )
-    }
-
-    fn driver_ops(&self, point: crate::profile::DriverPoint) -> Vec<CacheOp> {
-        engine_ops(crate::profile::plan_driver_point(self, point))
-    }
-}
-
-/// The engine's view of a profile's machine and timing.
-pub fn machine_config(p: &Profile) -> MachineConfig {
-    let m = &p.machine;
-    let t = &p.timing;
-    MachineConfig {
-        compute_units: m.compute_units,
-        workgroup_slots_per_cu: m.cu.workgroup_slots,
-        subgroup_size: m.cu.subgroup_size,
-        l1: m.cu.l1.clone(),
-        texture: m.cu.texture_cache.clone(),
-        uniform: m.cu.uniform_cache.clone(),
-        l2: m.l2.cache.clone(),
-        rop_tile_cache: m.rop.tile_cache.clone(),
-        rop_units: m.rop.units,
-        l2_banks: m.l2.banks,
-        l2_bank_interleave_bytes: m.l2.bank_interleave_bytes,
-        vram_channels: m.vram.channels,
-        vram_interleave_bytes: m.vram.channel_interleave_bytes,
-        transfer_path: match m.transfer.path {
-            crate::profile::machine::TransferPath::ThroughL2 => TransferPath::ThroughL2,
-            crate::profile::machine::TransferPath::DirectToVram => TransferPath::DirectToVram,
-        },
-        shader_transfers: m.transfer.shader_min_bytes.map(|min_bytes| machine::ShaderTransfers { min_bytes, reads: m.transfer.shader_reads, writes: m.transfer.shader_writes }),
-        rop_l2_client: m.rop.l2_client,
-        l1_hit_cycles: t.l1_hit_cycles as u64,
-        uniform_hit_cycles: t.uniform_hit_cycles as u64,
-        shared_memory_cycles: t.shared_memory_cycles as u64,
-        l2_hit_cycles: t.l2_hit_cycles as u64,
-        vram_cycles: t.vram_latency_cycles as u64,
-        cycles_per_instruction: 1,
-        l2_bank_bytes_per_cycle: t.l2_bank_bytes_per_cycle as u64,
-        vram_channel_bytes_per_cycle: t.vram_channel_bytes_per_cycle as u64,
-        transfer_bytes_per_cycle: t.transfer_bytes_per_cycle as u64,
-        transfer_launch_cycles: t.transfer_launch_cycles as u64,
-        transfer_chunks_in_flight: t.transfer_chunks_in_flight as u64,
-        maintenance_cycles_per_line: t.maintenance_cycles_per_line as u64,
-        barrier_cycles: t.barrier_cycles as u64,
-        workgroup_launch_cycles: t.dispatch_launch_cycles as u64,
-        latency_jitter_cycles: t.latency_jitter_cycles as u64,
-        host_access_cycles: t.host_bus_latency_cycles as u64,
-        host: sim_host::HostSpec {
-            write_combining_buffers: m.host.write_combining_buffers,
-            write_combining_buffer_bytes: m.host.write_combining_buffer_bytes,
-            cache: m.host.cache.clone(),
-            non_coherent_atom_size: p.limits.non_coherent_atom_size,
-        },
-        host_timing: sim_host::HostTiming { bus_latency_cycles: t.host_bus_latency_cycles, bus_bytes_per_cycle: t.host_bus_bytes_per_cycle },
-        policies: p.policies,
-    }
-}
-
-/// The host side of a run: every HOST_VISIBLE memory object mapped whole, with the memory
-/// type its property flags select (write-combined, cached, or cached and snooped).
-pub fn host_side(prog: &Program<'_>, config: &MachineConfig, seed: u64) -> Result<sim_host::HostSide, WorkloadError> {
-    let bad = |e: sim_host::HostError| WorkloadError::Invalid { at: "profile.machine.host".into(), message: e.to_string() };
-    let mut host = sim_host::HostSide::new(&config.host, config.host_timing, seed).map_err(bad)?;
-    for (m, desc) in prog.workload.memories.iter().enumerate() {
-        let p = desc.properties;
-        if p.host_visible {
-            let kind = sim_host::HostMemoryKind::from_properties(true, p.host_coherent, p.host_cached)
-                .map_err(|e| WorkloadError::Invalid { at: format!("memory[{}]", desc.name), message: e.to_string() })?;
-            host.map(m, prog.memory_base[m], desc.size, kind)
-                .map_err(|e| WorkloadError::Invalid { at: format!("memory[{}]", desc.name), message: e.to_string() })?;
-        }
-    }
-    Ok(host)
-}
-
-/// A trace's VkMappedMemoryRanges as the host side takes them.
-pub fn host_ranges(ranges: &[MappedRange]) -> Vec<sim_host::MappedRange> {
-    ranges.iter().map(|r| sim_host::MappedRange::new(r.memory, r.offset, r.size.unwrap_or(sim_host::WHOLE_SIZE))).collect()
-}
-
-/// One stale read, explained: the report's `findings` entry.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Finding {
-    /// The command that read.
-    pub at: CommandRef,
-    /// The buffer read.
-    pub resource: String,
-    /// Offset of the first differing byte in the buffer.
-    pub offset: u64,
-    /// Number of differing bytes in this contiguous range.
-    pub size: u64,
-    /// The write whose bytes were seen.
-    pub seen_write: Writer,
-    /// The write the reference run saw.
-    pub expected_write: Writer,
-    /// The cache (or VRAM) that returned the stale bytes ("L1", "U$", "L2", "VRAM").
-    pub via: String,
-    /// Workgroup and subgroup (shader reads) or copy region and chunk (transfer reads).
-    #[serde(skip)]
-    pub key: ReadKey,
-    /// The first differing bytes as seen (at most 16).
-    pub seen: Vec<u8>,
-    /// The same bytes as the reference saw them.
-    pub expected: Vec<u8>,
-    /// Cycle of the read.
-    pub cycle: u64,
-    /// `"stale"`: the write seen is older, in happens-before, than one that happens before the
-    /// read; `"race"`: the write seen (or the one expected) is not ordered with the read at all.
-    pub kind: &'static str,
-    /// Whether the invocation that made this read then left the reference run's control flow
-    /// (a stale value decided a branch or a loop): its later reads are not compared.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub diverged: bool,
-    /// The index in [`RunResult::hazards`] of the hazard that explains this read (the same
-    /// reader, resource and bytes); `None` when no hazard does: the program ordered the read,
-    /// so the machine is at fault.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub hazard: Option<usize>,
-    /// For a read its hazard explains: what the profile's barrier table does for the two
-    /// accesses, the operations the missing synchronization would have run on this machine.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub table_rows: Option<String>,
-}
-
-/// The most runs of differing final bytes a report lists, unless [`RunOptions`] says otherwise.
-pub const MAX_MEMORY_DIFFERENCES: usize = 4096;
-
-/// A run of final-memory bytes that differ from the reference run, all left by one write where
-/// the reference run has another.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct MemoryDifference {
-    /// The memory object.
-    pub memory: String,
-    /// Offset of the first byte in it.
-    pub offset: u64,
-    /// Bytes.
-    pub size: u64,
-    /// The buffer bound there and the offset in it, when one is.
-    pub buffer: Option<(String, u64)>,
-    /// The write whose bytes the run left.
-    pub seen_write: Writer,
-    /// The write whose bytes the reference run left.
-    pub expected_write: Writer,
-    /// The index in [`RunResult::hazards`] of the hazard that explains these bytes: one between
-    /// the two writers, at either of them, or of either on these bytes; `None` when none does:
-    /// the machine put stale bytes back.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub hazard: Option<usize>,
-}
-
-/// A host read's outcome.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct HostReadResult {
-    /// Timeline index.
-    pub timeline: usize,
-    /// Its label.
-    pub label: String,
-    /// Bytes that differ from the reference run's same read.
-    pub differing_bytes: u64,
-    /// Whether the reference run's bytes equal the stated expectation (None: none stated).
-    pub reference_meets_expectation: Option<bool>,
-    /// What the simulated host read.
-    pub data: Vec<u8>,
-    /// Writer of the first differing byte, as seen and as expected.
-    pub first_difference: Option<(u64, Writer, Writer)>,
-    /// When bytes differ: the index in [`RunResult::hazards`] of the hazard that explains them
-    /// (a host read after a write no barrier made available to the host, a missing invalidate,
-    /// a host access racing device work), else one of the write seen or the write expected.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub hazard: Option<usize>,
-}
 
 /// The result of running a workload on a profile with a seed.
 #[derive(Clone, Debug, Serialize)]
@@ -345,214 +142,6 @@ pub struct RunResult {
     /// The program's synchronization hazards (the detector of [`crate::hazard`], with each
     /// dispatch's accesses as the reference run made them), in timeline order.
     pub hazards: Vec<crate::hazard::Hazard>,
-}
-
-/// How a schedule was directed at a hazard ([`RunOptions::directed`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case", tag = "how")]
-pub enum Direction {
-    /// Nothing orders the two commands: the prior one was held until the hazardous one was
-    /// done, and actions launched in any order their dependencies allow.
-    Hold,
-    /// The commands are ordered but the read is not made visible: the reader's cache (`cache`,
-    /// on every CU) held the bytes from before the write, read just before the writer started.
-    Prime {
-        /// The cache: `L1`, `T$` or `U$`.
-        cache: &'static str,
-    },
-    /// The commands are ordered but the earlier one's writes were made available to nothing:
-    /// its writes to the hazard's bytes were held in flight until the later command was done
-    /// (a read then sees the bytes from before them; a write lands first, and they over it).
-    Delay,
-}
-
-/// Whether command instance `x` accesses any byte of device addresses `range` (`accesses`: what
-/// each dispatch accessed in the reference run; a dispatch without a record counts as touching).
-fn instance_touches(prog: &Program<'_>, accesses: &std::collections::HashMap<usize, reference::DispatchAccesses>, x: usize, range: (u64, u64)) -> bool {
-    let w = prog.workload;
-    let (lo, hi) = (range.0, range.0 + range.1);
-    let meets = |r: std::ops::Range<u64>| r.start < hi && lo < r.end;
-    match &w.command_buffers[prog.instances[x].cb].commands[prog.instances[x].index] {
-        Command::Dispatch { .. } => accesses.get(&x).is_none_or(|d| {
-            d.sets().iter().any(|set| set.iter().any(&meets))
-        }),
-        Command::FillBuffer { dst, offset, size, .. } => {
-            let start = prog.buffer_addr(*dst, *offset);
-            meets(start..start + program::fill_size(w.buffers[*dst].size, *offset, *size))
-        }
-        Command::UpdateBuffer { dst, offset, data } => {
-            let start = prog.buffer_addr(*dst, *offset);
-            meets(start..start + data.len() as u64)
-        }
-        Command::CopyBuffer { src, dst, regions } => regions.iter().any(|r| {
-            let (s, d) = (prog.buffer_addr(*src, r.src_offset), prog.buffer_addr(*dst, r.dst_offset));
-            meets(s..s + r.size) || meets(d..d + r.size)
-        }),
-        _ => false,
-    }
-}
-
-/// The device addresses of a finding's bytes: `(start, size)`.
-fn finding_range(prog: &Program<'_>, f: &Finding) -> Option<(u64, u64)> {
-    let b = prog.workload.buffers.iter().position(|b| b.name == f.resource)?;
-    Some((prog.buffer_addr(b, f.offset), f.size))
-}
-
-/// The device addresses of hazard `h`'s bytes: in its buffer, or for a host access in its memory
-/// object.
-fn hazard_range(prog: &Program<'_>, h: &crate::hazard::Hazard) -> Option<(u64, u64)> {
-    let w = prog.workload;
-    let base = match h.at {
-        crate::hazard::Place::Host { .. } => prog.memory_base[w.memories.iter().position(|m| m.name == h.resource)?],
-        crate::hazard::Place::Command(_) => {
-            let b = w.buffers.iter().find(|b| b.name == h.resource)?;
-            prog.memory_base[b.memory] + b.offset
-        }
-    };
-    Some((base + h.offset, h.size))
-}
-
-/// Bytes that differ from the reference run outside a device read: a host read's, or final
-/// memory's.
-struct Bytes<'a> {
-    /// Device address of the first byte.
-    addr: u64,
-    /// How many.
-    size: u64,
-    /// The buffer bound there, else the memory object (as hazards name resources).
-    resource: &'a str,
-    /// The host read that returned them, if one did.
-    reader: Option<&'a crate::hazard::Place>,
-}
-
-/// The hazard that explains bytes that differ, in order: one at the host read that returned them
-/// (or with it as its prior access) on those bytes; one between the two writers (the write left
-/// and the write the reference run left); one at either writer on that resource; one at or
-/// after the writer when both runs have the same one (it wrote from stale reads); one of either
-/// writer on those bytes (the detector checks an access against the most recent one only, as
-/// the layer does, so a write that lands after later writes is reported against the next).
-fn difference_hazard(prog: &Program<'_>, hazards: &[crate::hazard::Hazard], bytes: &Bytes<'_>, seen: &Writer, expected: &Writer) -> Option<usize> {
-    let (seen, expected) = (seen.place(), expected.place());
-    let overlaps = |h: &crate::hazard::Hazard| hazard_range(prog, h).is_some_and(|(a, n)| a < bytes.addr + bytes.size && bytes.addr < a + n);
-    let writer = |p: &crate::hazard::Place| Some(p) == seen.as_ref() || Some(p) == expected.as_ref();
-    let at = |p: Option<&crate::hazard::Place>| hazards.iter().position(|h| p.is_some_and(|p| h.at == *p || h.prior == *p) && overlaps(h));
-    at(bytes.reader)
-        .or_else(|| hazards.iter().position(|h| writer(&h.at) && writer(&h.prior)))
-        .or_else(|| hazards.iter().position(|h| h.resource == bytes.resource && writer(&h.at)))
-        .or_else(|| if seen == expected { hazards.iter().position(|h| Some(&h.at) == seen.as_ref() || Some(&h.prior) == seen.as_ref()) } else { None })
-        .or_else(|| hazards.iter().position(|h| (writer(&h.at) || writer(&h.prior)) && overlaps(h)))
-}
-
-/// Whether a directed schedule may hold the writes of hazard `h`'s earlier command `p` to
-/// `range` in flight until its later command `a` is done (on a machine with an L2). Only what nothing made available may
-/// stay in flight, and only where no one else could tell: `p` is a transfer (its writes are
-/// moved whole, by the transfer engine), the write is in no barrier's first access scope, both
-/// commands are in one batch of one submission (no signal between them makes anything
-/// available), and every other command that touches the bytes and runs after `p` runs after `a`
-/// as well.
-#[allow(clippy::too_many_arguments)]
-fn delay_legal(
-    prog: &Program<'_>,
-    stream: &stream::Stream,
-    order: &order::Order,
-    accesses: &std::collections::HashMap<usize, reference::DispatchAccesses>,
-    h: &crate::hazard::Hazard,
-    (ip, np): (usize, usize),
-    (ia, na): (usize, usize),
-    range: (u64, u64),
-) -> bool {
-    let w = prog.workload;
-    let command = |i: usize| &w.command_buffers[prog.instances[i].cb].commands[prog.instances[i].index];
-    let transfer = matches!(command(ip), Command::FillBuffer { .. } | Command::UpdateBuffer { .. } | Command::CopyBuffer { .. });
-    let (cp, ca) = (&prog.instances[ip].at, &prog.instances[ia].at);
-    if !transfer || h.prior_made_available || cp.submit != ca.submit || cp.batch != ca.batch || stream.nodes[np].queue != stream.nodes[na].queue {
-        return false;
-    }
-    let touches = |x: usize| instance_touches(prog, accesses, x, range);
-    (0..prog.instances.len()).filter(|&x| x != ip && x != ia).all(|x| {
-        let nx = order.node_of(x);
-        nx == usize::MAX || !order.node_before_node(np, nx) || order.node_before_node(na, nx) || !touches(x)
-    })
-}
-
-/// A schedule directed at a hazard: which, how, and what the simulated run is told.
-struct Directed {
-    hazard: usize,
-    direction: Direction,
-    /// Hold node `.0` until node `.1` is done.
-    hold: Option<(usize, usize)>,
-    /// Fill the reader's caches when the writer starts.
-    prime: Option<run::Prime>,
-    /// Hold instance `.0`'s writes to range `.1` until node `.2` is done.
-    delay: Option<(usize, (u64, u64), usize)>,
-}
-
-/// The schedule directed at hazard `k`, if the program leaves it a freedom ([`Direction`]).
-fn direct(
-    prog: &Program<'_>,
-    stream: &stream::Stream,
-    config: &MachineConfig,
-    sim: &run::Sim<'_, '_>,
-    accesses: &std::collections::HashMap<usize, reference::DispatchAccesses>,
-    hazards: &[crate::hazard::Hazard],
-    k: usize,
-) -> Option<Directed> {
-    let h = hazards.get(k)?;
-    let (crate::hazard::Place::Command(p), crate::hazard::Place::Command(a)) = (&h.prior, &h.at) else { return None };
-    let order = order::Order::new(prog, stream);
-    let (ip, ia) = (prog.instance_of(p)?, prog.instance_of(a)?);
-    let (np, na) = (order.node_of(ip), order.node_of(ia));
-    if np == usize::MAX || na == usize::MAX {
-        return None;
-    }
-    let directed = |direction| Directed { hazard: k, direction, hold: None, prime: None, delay: None };
-    // Not ordered by dependencies, nor through the host (a wait for P before A's submission):
-    // holding P then would wait forever.
-    let ordered = order.node_before_node(np, na) || order.before(order::Agent::Node(np), order::Agent::Host(stream.nodes[na].from));
-    if !ordered {
-        return Some(Directed { hold: Some((np, na)), ..directed(Direction::Hold) });
-    }
-    if !h.prior_usage.is_write() {
-        return None;
-    }
-    let range = hazard_range(prog, h)?;
-    if !h.usage.is_write()
-        && let Some(path) = reader_path(h.usage)
-        && let Some(cache) = sim.reader_cache(path)
-        && (path != machine::PathName::ShaderTransferRead || runs_as_shader(prog, config, ia))
-    {
-        return Some(Directed { prime: Some(run::Prime { node: np, path, range }), ..directed(Direction::Prime { cache: cache.name() }) });
-    }
-    // In flight on a machine with a memory hierarchy to be in flight in (the ideal machine, with
-    // no caches, makes every access at once).
-    config.l2.as_ref()?;
-    delay_legal(prog, stream, &order, accesses, h, (ip, np), (ia, na), range).then(|| Directed { delay: Some((ip, range, na)), ..directed(Direction::Delay) })
-}
-
-/// Whether the driver runs some part of transfer instance `inst` as a shader.
-fn runs_as_shader(prog: &Program<'_>, config: &MachineConfig, inst: usize) -> bool {
-    let Some(t) = config.shader_transfers else { return false };
-    let ins = &prog.instances[inst];
-    let cmd = &prog.workload.command_buffers[ins.cb].commands[ins.index];
-    run::transfer_chunks(prog, inst, cmd).iter().any(|c| t.runs(c.transfer_bytes))
-}
-
-/// The path a read of `usage` takes.
-fn reader_path(usage: crate::sync::StageAccess) -> Option<machine::PathName> {
-    use crate::sync::AccessFlags2 as A;
-    let a = usage.access();
-    if a.intersects(A::UNIFORM_READ) {
-        Some(machine::PathName::Uniform)
-    } else if a.intersects(A::SHADER_SAMPLED_READ) {
-        Some(machine::PathName::Sampled)
-    } else if a.intersects(A::SHADER_STORAGE_READ | A::SHADER_READ) {
-        Some(machine::PathName::Storage)
-    } else if a.intersects(A::TRANSFER_READ) {
-        // A per-CU cache only where the driver runs transfers as shaders reading through one.
-        Some(machine::PathName::ShaderTransferRead)
-    } else {
-        None
-    }
 }
 
 /// A workgroup as it ran: for timelines.
@@ -785,7 +374,7 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
         // inputs decided what it wrote, and where).
         let reader = crate::hazard::Place::Command(f.at.clone());
         let overlaps = |h: &crate::hazard::Hazard| h.resource == f.resource && h.offset < f.offset + f.size && f.offset < h.offset + h.size;
-        let (seen, expected) = (f.seen_write.place(), f.expected_write.place());
+        let (seen, expected) = (crate::hazard::Place::of_writer(&f.seen_write), crate::hazard::Place::of_writer(&f.expected_write));
         f.hazard = hazards
             .iter()
             .position(|h| (h.at == reader || h.prior == reader) && overlaps(h))
@@ -961,10 +550,10 @@ pub fn unchangeable_hazards(workload: &Workload, profile: &Profile, hazards: &[c
 /// Vulkan device) with.
 pub struct ReferenceOutcome {
     /// Each host read by timeline index: what the reference run read.
-    pub host_reads: std::collections::BTreeMap<usize, run::ReferenceHostRead>,
+    pub host_reads: std::collections::BTreeMap<usize, ReferenceHostRead>,
     /// Each memory object's final contents (`None` when the workload leaves it out of the
     /// comparison).
-    pub memories: Vec<Option<run::ReferenceHostRead>>,
+    pub memories: Vec<Option<ReferenceHostRead>>,
     /// The writer of each tag.
     pub writers: Vec<Writer>,
     /// Per host read (by timeline index), the bytes whose value depends on timing: they differ
@@ -987,7 +576,7 @@ impl ReferenceOutcome {
     }
 
     /// The writer of byte `k` of `read`.
-    pub fn writer_of(&self, read: &run::ReferenceHostRead, k: usize) -> &Writer {
+    pub fn writer_of(&self, read: &ReferenceHostRead, k: usize) -> &Writer {
         self.writers.get(read.tag_of(k) as usize).unwrap_or(&Writer::Initial)
     }
 }
@@ -1000,7 +589,7 @@ pub fn reference_outcome(workload: &Workload, subgroup_size: u32, limits: &RunLi
     limits.check_transfers(&prog)?;
     let stream = stream::Stream::lower(&prog)?;
     let reference = reference::reference_run_noting(&prog, &stream, subgroup_size, &HashSet::new(), limits, true)?;
-    let finals = |r: &reference::Reference| -> Result<Vec<Option<run::ReferenceHostRead>>, WorkloadError> {
+    let finals = |r: &reference::Reference| -> Result<Vec<Option<ReferenceHostRead>>, WorkloadError> {
         let mut memories = Vec::new();
         for (m, desc) in workload.memories.iter().enumerate() {
             if !desc.compare {
@@ -1011,7 +600,7 @@ pub fn reference_outcome(workload: &Workload, subgroup_size: u32, limits: &RunLi
             let mut bytes = vec![0u8; desc.size as usize];
             let mut word_tags = vec![0 as Tag; sim_caches::word_span(addr, bytes.len())];
             r.memory.peek(addr, &mut bytes, &mut word_tags).map_err(|e| WorkloadError::Execution { at: "final memory".into(), message: e.to_string() })?;
-            memories.push(Some(run::ReferenceHostRead { addr, bytes, word_tags }));
+            memories.push(Some(ReferenceHostRead { addr, bytes, word_tags }));
         }
         Ok(memories)
     };
@@ -1089,192 +678,4 @@ fn checked_program<'w>(workload: &'w Workload, profile: &Profile, limits: &RunLi
     let config = machine_config(profile);
     check_mapped_ranges(&prog, &config)?;
     Ok((prog, config))
-}
-
-/// Checks every vkFlushMappedMemoryRanges / vkInvalidateMappedMemoryRanges range against the
-/// Vulkan rules (nonCoherentAtomSize alignment, bounds), before anything runs.
-pub fn check_mapped_ranges(prog: &Program<'_>, config: &MachineConfig) -> Result<(), WorkloadError> {
-    let host = host_side(prog, config, 0)?;
-    for (t, op) in prog.workload.timeline.iter().enumerate() {
-        if let HostOp::FlushMappedMemoryRanges(r) | HostOp::InvalidateMappedMemoryRanges(r) = op {
-            host.check_ranges(&host_ranges(r)).map_err(|e| WorkloadError::Invalid { at: format!("timeline[{t}]"), message: e.to_string() })?;
-        }
-    }
-    Ok(())
-}
-
-/// Checks the workload against the profile's device limits.
-pub fn check_limits(prog: &Program<'_>, profile: &Profile) -> Result<(), WorkloadError> {
-    let l = &profile.limits;
-    let w = prog.workload;
-    for cb in &w.command_buffers {
-        for (i, c) in cb.commands.iter().enumerate() {
-            let at = || format!("command_buffers[{}].commands[{i}] ({})", cb.name, c.vk_name());
-            match c {
-                Command::UpdateBuffer { data, .. } if data.len() as u64 > l.max_update_buffer_size => {
-                    return Err(WorkloadError::Invalid { at: at(), message: format!("{} bytes exceed the limit max_update_buffer_size = {}", data.len(), l.max_update_buffer_size) });
-                }
-                Command::Dispatch { pipeline, group_count, base_group, bindings, .. } => {
-                    for (d, (&count, &max)) in group_count.iter().zip(&l.max_compute_work_group_count).enumerate() {
-                        if count > max {
-                            return Err(WorkloadError::Invalid { at: at(), message: format!("group_count[{d}] = {count} exceeds maxComputeWorkGroupCount[{d}] = {max}") });
-                        }
-                        // vkCmdDispatchBase: baseGroup + groupCount must not pass the limit either.
-                        let base = u64::from(base_group[d]);
-                        if base + u64::from(count) > u64::from(max) {
-                            return Err(WorkloadError::Invalid {
-                                at: at(),
-                                message: format!("base_group[{d}] + group_count[{d}] = {base} + {count} exceeds maxComputeWorkGroupCount[{d}] = {max}"),
-                            });
-                        }
-                    }
-                    let p = &w.pipelines[*pipeline].1;
-                    if p.workgroup_memory_bytes() > l.max_compute_shared_memory_size {
-                        return Err(WorkloadError::Invalid {
-                            at: at(),
-                            message: format!("the shader's {} bytes of workgroup memory exceed maxComputeSharedMemorySize = {}", p.workgroup_memory_bytes(), l.max_compute_shared_memory_size),
-                        });
-                    }
-                    let size = p.workgroup_size();
-                    if size.iter().map(|&s| s as u128).product::<u128>() > l.max_compute_work_group_invocations as u128 {
-                        return Err(WorkloadError::Invalid { at: at(), message: format!("workgroup size {size:?} exceeds maxComputeWorkGroupInvocations = {}", l.max_compute_work_group_invocations) });
-                    }
-                    for (k, b) in bindings.iter().enumerate() {
-                        let Some(info) = p.bindings().iter().find(|i| i.group == b.set && i.binding == b.binding) else { continue };
-                        let (align, name, max_range) = match info.kind {
-                            sim_shader::BindingKind::UniformBuffer => (l.min_uniform_buffer_offset_alignment, "minUniformBufferOffsetAlignment", l.max_uniform_buffer_range),
-                            sim_shader::BindingKind::StorageBuffer { .. } => (l.min_storage_buffer_offset_alignment, "minStorageBufferOffsetAlignment", l.max_storage_buffer_range),
-                        };
-                        if align > 0 && b.offset % align != 0 {
-                            return Err(WorkloadError::Invalid { at: at(), message: format!("bindings[{k}]: offset {} is not a multiple of {name} = {align}", b.offset) });
-                        }
-                        let buf = &w.buffers[b.buffer];
-                        let range = b.range.unwrap_or(buf.size.saturating_sub(b.offset));
-                        if range > max_range {
-                            return Err(WorkloadError::Invalid { at: at(), message: format!("bindings[{k}]: range {range} exceeds the device's maximum of {max_range}") });
-                        }
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-    Ok(())
-}
-
-#[allow(clippy::too_many_arguments)]
-fn push_differences(out: &mut Vec<Finding>, prog: &Program<'_>, at: &CommandRef, lane: &exec::LaneRead, exp: &[u8], exp_tags: &[Tag], key: ReadKey, cycle: u64) {
-    let (buffer, offset, seen, seen_tags) = (lane.buffer, lane.offset, &lane.bytes[..], &lane.byte_tags[..]);
-    // Compare word by word (the provenance granule), so a value differing in one byte is one
-    // finding of its whole word, and neighbouring lanes' words join up.
-    let n = seen.len().min(exp.len());
-    let word_end = |k: usize| ((((offset + k as u64) / 4 + 1) * 4 - offset) as usize).min(n);
-    let differs = |k: usize| seen[k..word_end(k)] != exp[k..word_end(k)];
-    let mut k = 0;
-    while k < n {
-        if !differs(k) {
-            k = word_end(k);
-            continue;
-        }
-        let start = k;
-        let (sw, ew) = (seen_tags[k], exp_tags[k]);
-        while k < n && differs(k) && seen_tags[k] == sw && exp_tags[k] == ew {
-            k = word_end(k);
-        }
-        let shown = (k - start).min(16);
-        out.push(Finding {
-            at: at.clone(),
-            resource: prog.workload.buffers[buffer].name.clone(),
-            offset: offset + start as u64,
-            size: (k - start) as u64,
-            seen_write: prog.writer(sw).clone(),
-            expected_write: prog.writer(ew).clone(),
-            via: lane.via.to_string(),
-            key,
-            seen: seen[start..start + shown].to_vec(),
-            expected: exp[start..start + shown].to_vec(),
-            cycle,
-            kind: "race",
-            diverged: false,
-            hazard: None,
-            table_rows: None,
-        });
-    }
-}
-
-/// Marks each finding compared with the reference run stale when the write seen happens before
-/// the write expected, which happens before the read; the rest stay races. (Findings of the
-/// memory model are stale by construction.)
-fn classify(findings: &mut [Finding], prog: &Program<'_>, stream: &stream::Stream) {
-    if findings.is_empty() {
-        return;
-    }
-    let hb = order::Order::new(prog, stream);
-    let instance_of: std::collections::HashMap<&CommandRef, usize> = prog.instances.iter().enumerate().map(|(i, ins)| (&ins.at, i)).collect();
-    let agent = |w: &Writer| match w {
-        Writer::Initial => order::Agent::Initial,
-        Writer::Host { timeline } => order::Agent::Host(*timeline),
-        Writer::Command(c) => instance_of.get(c).map_or(order::Agent::Initial, |&i| order::Agent::Node(hb.node_of(i))),
-    };
-    for f in findings.iter_mut().filter(|f| f.kind == "race") {
-        let reader = order::Agent::Node(hb.node_of(f.key.inst as usize));
-        let (seen, expected) = (agent(&f.seen_write), agent(&f.expected_write));
-        if hb.before(seen, expected) && hb.before(expected, reader) {
-            f.kind = "stale";
-        }
-    }
-}
-
-/// Findings of a read the reference run did not make, judged by the memory model: each stale
-/// word with the write that should have been seen (its bytes were not read by the reference).
-fn push_model_findings(out: &mut Vec<Finding>, prog: &Program<'_>, at: &CommandRef, s: &run::StaleRead) {
-    for lane in &s.lanes {
-        let addr = prog.buffer_addr(lane.buffer, lane.offset);
-        for (k, chunk) in lane.bytes.chunks(4).enumerate() {
-            let word = (addr + 4 * k as u64) & !3;
-            let Some(&(_, expected)) = s.model.iter().find(|(a, _)| *a == word) else { continue };
-            out.push(Finding {
-                at: at.clone(),
-                resource: prog.workload.buffers[lane.buffer].name.clone(),
-                offset: lane.offset + 4 * k as u64,
-                size: chunk.len() as u64,
-                seen_write: prog.writer(lane.byte_tags[4 * k]).clone(),
-                expected_write: prog.writer(expected).clone(),
-                via: lane.via.to_string(),
-                key: s.key,
-                seen: chunk.to_vec(),
-                expected: Vec::new(),
-                cycle: s.cycle,
-                kind: "stale",
-                diverged: false,
-                hazard: None,
-                table_rows: None,
-            });
-        }
-    }
-}
-
-/// Joins findings of one command that continue each other (lanes reading consecutive words).
-fn merge_adjacent(findings: &mut Vec<Finding>) {
-    let mut out: Vec<Finding> = Vec::with_capacity(findings.len());
-    for f in findings.drain(..) {
-        if let Some(last) = out.last_mut()
-            && last.at == f.at
-            && last.resource == f.resource
-            && last.offset + last.size == f.offset
-            && last.seen_write == f.seen_write
-            && last.expected_write == f.expected_write
-            && last.via == f.via
-            && last.kind == f.kind
-        {
-            last.size += f.size;
-            // Show up to 16 bytes of the merged range, not only its first piece.
-            let room = 16usize.saturating_sub(last.seen.len());
-            last.seen.extend(f.seen.iter().take(room));
-            last.expected.extend(f.expected.iter().take(room));
-            continue;
-        }
-        out.push(f);
-    }
-    *findings = out;
 }

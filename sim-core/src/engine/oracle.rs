@@ -32,13 +32,13 @@ use std::collections::HashSet;
 use sim_caches::{Tag, word_span};
 use sim_shader::MemRequest;
 
-use crate::engine::dispatch::Bound;
+use crate::engine::bindings::Bound;
 use crate::engine::exec::{LaneRead, Performed, Scratch, byte_tags, lane_reads, tags_fingerprint};
 use crate::engine::machine::Served;
 use crate::engine::order::{Agent, Order};
-use crate::engine::program::Program;
+use crate::api::program::Program;
 use crate::engine::rng::fingerprint;
-use crate::engine::run::{Divergence, HostReadSeen, MAX_DETAILED_STALE_READS, ReadKey, ReadTruth, StaleRead, SyncLog};
+use crate::engine::record::{Divergence, HostReadSeen, MAX_DETAILED_STALE_READS, ReadKey, ReadTruth, StaleRead, SyncLog};
 use crate::engine::stream::Stream;
 
 /// How a read compares with the reference run's same read.
@@ -56,7 +56,7 @@ pub enum Verdict {
 
 /// Compares a read with the reference's fingerprints of it; `writers` makes the read's
 /// writers' fingerprint, asked for only when the bytes differ.
-pub fn verdict(reference: Option<&crate::engine::run::ReadPrint>, bytes: u64, addrs: u64, writers: impl FnOnce() -> u64) -> Verdict {
+pub fn verdict(reference: Option<&crate::engine::record::ReadPrint>, bytes: u64, addrs: u64, writers: impl FnOnce() -> u64) -> Verdict {
     match reference {
         Some(r) if r.bytes == bytes => Verdict::Same,
         Some(r) if r.addrs == addrs => {

@@ -23,7 +23,7 @@ use std::collections::HashMap;
 
 use sim_caches::Tag;
 
-use crate::engine::program::{Program, Writer};
+use crate::api::program::{Program, Writer};
 use crate::engine::stream::{Family, NodeKind, Stream, bits};
 
 /// Who performed an access, as happens-before sees it.

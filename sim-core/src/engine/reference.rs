@@ -8,15 +8,17 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use sim_caches::{AccessError, BackingStore, MemoryLevel, Tag, Tags, word_span};
 use sim_shader::{BindingKind, MemOp, Step, WorkgroupConfig};
 
-use crate::engine::dispatch::resolve;
-use crate::engine::error::WorkloadError;
+use crate::engine::bindings::resolve;
+use crate::api::error::WorkloadError;
 use crate::engine::exec::{Port, Scratch, lane_reads, perform, tags_fingerprint};
 use crate::engine::machine::Served;
-use crate::engine::program::Program;
+use crate::api::program::Program;
 use crate::engine::stream::{NodeKind, Stream};
 use crate::engine::rng::fingerprint;
-use crate::engine::run::{ChunkData, InstructionBudget, ReadKey, ReadPrint, ReadTruth, ReferenceHostRead, RunLimits, transfer_chunks};
-use crate::engine::workload::{Command, HostOp};
+use crate::engine::actions::{ChunkData, transfer_chunks};
+use crate::engine::limits::{InstructionBudget, RunLimits};
+use crate::engine::record::{ReadKey, ReadPrint, ReadTruth, ReferenceHostRead};
+use crate::api::workload::{Command, HostOp};
 
 /// What the reference run produced.
 pub struct Reference {
@@ -456,7 +458,7 @@ fn run_command(
                     ExecutionOrder::Rotated => (k + total / 2) % total,
                 };
                 let cfg = WorkgroupConfig {
-                    workgroup_id: crate::engine::dispatch::workgroup_id(wg_index, *group_count, *base_group),
+                    workgroup_id: crate::engine::bindings::workgroup_id(wg_index, *group_count, *base_group),
                     num_workgroups: *group_count,
                     subgroup_size,
                     push_constants,

@@ -22,177 +22,28 @@
 //! give the same run.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::collections::{BinaryHeap, HashSet};
 use std::sync::Arc;
 
 use sim_caches::{AccessError, Tag, word_span};
 use sim_shader::{BindingKind, MemOp, Step, Workgroup};
 
-use crate::engine::dispatch::resolve;
-use crate::engine::error::{Budget, WorkloadError};
-use crate::engine::exec::{LaneRead, Port, Scratch, perform};
+use crate::engine::bindings::resolve;
+use crate::api::error::{Budget, WorkloadError};
+use crate::engine::exec::{Port, Scratch, perform};
 use crate::engine::oracle::{Load, Observer, Oracle, Recorder};
-use crate::engine::machine::{CacheOp, Machine, MachineConfig, PathName, Served};
-use crate::engine::program::{CommandRef, Program, fill_size};
+use crate::engine::machine::{Machine, MachineConfig, PathName, Served};
+use crate::api::program::{CommandRef, Program};
 use crate::engine::rng::Rng;
-use crate::engine::workload::{Command, HostOp};
+use crate::engine::limits::{InstructionBudget, RunLimits, count, stale_note};
+use crate::engine::record::{Divergence, HostReadSeen, ReadKey, ReadTruth, StaleRead, SyncLog, SyncOp};
+use crate::engine::units::cp::BarrierPlanner;
+use crate::api::workload::{Command, HostOp};
 use crate::engine::stream::{NodeKind, Stream};
 use crate::engine::units::cp::{CommandProcessors, State};
 use crate::engine::units::compute::{ComputeUnits, Deferred, DispatchRun, SgState};
 use crate::engine::units::transfer::{TransferEngine, TransferStep};
-use crate::sync::{MemoryBarrier2, PipelineStageFlags2 as S};
-
-/// Bytes one transfer-engine step moves.
-pub const TRANSFER_CHUNK: u64 = 256;
-
-/// Turns barriers into cache operations: the profile's barrier table.
-pub trait BarrierPlanner: Sync {
-    /// The cache operations of `barrier`'s first scope (flush side) and second scope
-    /// (invalidate side), each in the order to perform them. `range` is the device-address
-    /// range of a buffer barrier.
-    fn plan(&self, barrier: &MemoryBarrier2, range: Option<(u64, u64)>) -> (Vec<CacheOp>, Vec<CacheOp>);
-
-    /// The cache operations the driver performs at `point` outside any barrier (the start of a
-    /// submission, a signal). Default none.
-    fn driver_ops(&self, point: crate::profile::DriverPoint) -> Vec<CacheOp> {
-        let _ = point;
-        Vec::new()
-    }
-}
-
-/// Identifies a read in both runs. Shader loads: (instance, workgroup, subgroup, load index of
-/// that subgroup); transfer reads: (instance, region, chunk, `u32::MAX`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ReadKey {
-    /// Command instance.
-    pub inst: u32,
-    /// Workgroup linear index, or copy region.
-    pub a: u32,
-    /// Subgroup, or chunk.
-    pub b: u32,
-    /// Load index within the subgroup, or `u32::MAX` for transfer reads.
-    pub c: u32,
-}
-
-/// What the reference run saw of one read: fingerprints of its bytes, of where it read, and of
-/// whose writes it read (lanes and offsets included in each).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ReadPrint {
-    /// The bytes read.
-    pub bytes: u64,
-    /// Where it read.
-    pub addrs: u64,
-    /// The writer of every word read.
-    pub writers: u64,
-}
-
-/// What the reference run read: a fingerprint of every read, and the details of some.
-#[derive(Default)]
-pub struct ReadTruth {
-    /// Fingerprints of every read.
-    pub fingerprints: HashMap<ReadKey, ReadPrint>,
-    /// Lane-level detail of the reads asked for.
-    pub captured: HashMap<ReadKey, Vec<LaneRead>>,
-    /// Every host read, by timeline index.
-    pub host_reads: HashMap<usize, ReferenceHostRead>,
-}
-
-/// A host read as the reference run made it: its bytes and the provenance of each 4-byte word
-/// they lie in (the reference has no host cache, so a word has one writer).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ReferenceHostRead {
-    /// The device address read.
-    pub addr: u64,
-    /// The bytes read.
-    pub bytes: Vec<u8>,
-    /// One tag per word of `[addr, addr + bytes.len())` ([`sim_caches::word_span`]).
-    pub word_tags: Vec<Tag>,
-}
-
-impl ReferenceHostRead {
-    /// The tag of byte `k` of the read.
-    pub fn tag_of(&self, k: usize) -> Tag {
-        self.word_tags[((self.addr + k as u64) / 4 - self.addr / 4) as usize]
-    }
-}
-
-/// A host read of the simulated run, compared with the reference run's as it was made, so that
-/// neither run's per-byte provenance outlives the read.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HostReadSeen {
-    /// Timeline index.
-    pub timeline: usize,
-    /// What the simulated host read.
-    pub bytes: Vec<u8>,
-    /// Bytes that differ from the reference run's same read.
-    pub differing_bytes: u64,
-    /// The first differing byte: its index in the read, its writer as seen and as the
-    /// reference run saw it.
-    pub first_difference: Option<(u64, Tag, Tag)>,
-}
-
-/// A read of the simulated run that differed from the reference.
-#[derive(Clone, Debug)]
-pub struct StaleRead {
-    /// Which read.
-    pub key: ReadKey,
-    /// Lane-level detail of what the simulated run read, each with the cache that served it.
-    pub lanes: Vec<LaneRead>,
-    /// Cycle of the read.
-    pub cycle: u64,
-    /// For a read the reference run did not make (or made elsewhere), judged by the memory
-    /// model: each stale word's address and the write it should have seen. Empty for a read
-    /// compared with the reference's.
-    pub model: Vec<(u64, Tag)>,
-}
-
-/// A subgroup whose control flow left the reference run's after it read stale bytes: its later
-/// reads have no counterpart there and are not compared.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Divergence {
-    /// Its first read without a counterpart.
-    pub key: ReadKey,
-    /// Cycle of that read.
-    pub cycle: u64,
-}
-
-/// A cache operation a sync node performed, for timelines and reports.
-#[derive(Clone, Debug)]
-pub struct SyncLog {
-    /// What the node is (`"vkCmdPipelineBarrier2 submit 2 cb0[1]"`, `"semaphore wait"`, ...).
-    pub label: String,
-    /// Queue.
-    pub queue: usize,
-    /// Cycle it was submitted to its queue (from here to `fired` it drains: it waits for the
-    /// work of its first scope).
-    pub queued: u64,
-    /// Cycle the queue reached it: when the action before it on its queue started (the next
-    /// command could have launched then), or when it was queued if later; from here to
-    /// `released` the queue's later work is held.
-    pub reached: u64,
-    /// Cycle it fired.
-    pub fired: u64,
-    /// Cycle it was released.
-    pub released: u64,
-    /// The operations in the order performed, each with what it cost.
-    pub ops: Vec<SyncOp>,
-}
-
-/// One cache operation a sync node performed, and what it cost.
-#[derive(Clone, Debug)]
-pub struct SyncOp {
-    /// The operation.
-    pub op: CacheOp,
-    /// Dirty lines it wrote back (summed over every instance of the cache).
-    pub lines_written_back: u64,
-    /// The bytes those lines carried.
-    pub bytes_written_back: u64,
-    /// Cycles it took: lines walked plus the bandwidth of what it wrote back.
-    pub cycles: u64,
-}
-
-/// The most stale reads kept in detail; later ones are only counted.
-pub const MAX_DETAILED_STALE_READS: usize = 256;
+use crate::sync::PipelineStageFlags2 as S;
 
 /// Everything a simulated run produced.
 pub struct SimOutcome {
@@ -253,7 +104,7 @@ pub struct GraphNode {
     /// The command instance of an action command.
     pub inst: Option<usize>,
     /// Where that command comes from.
-    pub at: Option<crate::engine::program::CommandRef>,
+    pub at: Option<crate::api::program::CommandRef>,
     /// Its stage (action), or its first-scope stages (sync node).
     pub src: S,
     /// Second-scope stages of a sync node (empty for actions).
@@ -274,63 +125,6 @@ enum Ev {
     Transfer(usize),
     Step(usize, usize),
     Host,
-}
-
-/// Where a copy chunk reads: device address, buffer, offset in the buffer.
-pub(crate) type ChunkSource = Option<(u64, usize, u64)>;
-
-/// One step of a transfer command: a chunk of at most [`TRANSFER_CHUNK`] bytes.
-pub(crate) struct Chunk {
-    /// Source: device address, buffer and offset in it (copies only).
-    pub(crate) src: ChunkSource,
-    /// Destination device address.
-    pub(crate) dst: u64,
-    /// Bytes.
-    pub(crate) len: u64,
-    /// Where the bytes come from.
-    pub(crate) data: ChunkData,
-    /// The read this chunk makes (copies).
-    pub(crate) key: ReadKey,
-    /// Bytes of the transfer it is part of (a copy region, a fill, an update): what decides
-    /// whether a driver runs it as a shader.
-    pub(crate) transfer_bytes: u64,
-}
-
-impl Chunk {
-    /// Sizes `data` to the chunk and, for a fill or an update, puts the chunk's bytes in it
-    /// (`cmd` is the chunk's command); a copy's bytes are read by the caller. A fill's pattern
-    /// starts afresh at every chunk: fills and chunks start on multiples of 4 bytes.
-    pub(crate) fn bytes_into(&self, cmd: &Command, data: &mut Vec<u8>) {
-        data.resize(self.len as usize, 0);
-        match self.data {
-            ChunkData::Pattern(p) => {
-                let pattern = p.to_le_bytes();
-                let mut words = data.chunks_exact_mut(4);
-                for word in &mut words {
-                    word.copy_from_slice(&pattern);
-                }
-                let rest = words.into_remainder();
-                let n = rest.len();
-                rest.copy_from_slice(&pattern[..n]);
-            }
-            ChunkData::Inline(pos) => {
-                if let Command::UpdateBuffer { data: src, .. } = cmd {
-                    data.copy_from_slice(&src[pos..pos + self.len as usize]);
-                }
-            }
-            ChunkData::Copy => {}
-        }
-    }
-}
-
-/// Where a transfer chunk's bytes come from.
-pub(crate) enum ChunkData {
-    /// vkCmdFillBuffer's 32-bit pattern.
-    Pattern(u32),
-    /// vkCmdUpdateBuffer's data from this offset.
-    Inline(usize),
-    /// The source of a copy.
-    Copy,
 }
 
 struct SimPort<'a> {
@@ -388,149 +182,9 @@ impl Port for SimPort<'_> {
     }
 }
 
-/// The most cycles a run may be given ([`RunLimits::max_cycles`]).
-pub const MAX_CYCLES: u64 = 1 << 40;
-
 /// The most workgroup spans a timeline records; later workgroups are only counted
 /// ([`SimOutcome::workgroups_not_recorded`]).
 pub const MAX_TIMELINE_WORKGROUPS: usize = 1 << 20;
-
-/// `n` and the noun for it, singular or plural.
-fn count(n: u64, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
-/// Why a simulated run that had read stale bytes may have run away.
-fn stale_note(stale: u64) -> String {
-    format!("it had already made {} (a loop bound read stale?): the trace is missing synchronization", count(stale, "stale read", "stale reads"))
-}
-
-/// Where a run is stopped, so that no trace runs (or holds memory) without end. The budgets are
-/// deterministic: the same trace, profile and seed stop at the same point.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RunLimits {
-    /// Simulated cycles, at most [`MAX_CYCLES`]. The default, 2^34, is about 11 seconds at a
-    /// 1.5 GHz core clock: room for everything a trace within the caps can ask (reading all
-    /// 256 MiB of host reads from uncached memory takes about 6.3 G cycles).
-    pub max_cycles: u64,
-    /// Shader instructions (summed over subgroups) each of the reference and the simulated run
-    /// may execute, and so any one subgroup. The two runs execute the same instructions unless a
-    /// stale read changes the simulated run's control flow. The default is 2^27. The memory the
-    /// reference run keeps (one fingerprint per load) is bounded apart
-    /// ([`crate::engine::reference::MAX_RECORDED_READS`]).
-    pub max_instructions: u64,
-    /// Bytes the trace's transfer commands (fills, updates, copies) move, summed over every
-    /// submission of them; checked before anything runs. The reference run has no cycles to
-    /// stop it, so this is what bounds its transfers: the default, 2^36 (64 GiB), takes minutes.
-    pub max_transfer_bytes: u64,
-}
-
-impl Default for RunLimits {
-    fn default() -> Self {
-        RunLimits { max_cycles: 1 << 34, max_instructions: 1 << 27, max_transfer_bytes: 1 << 36 }
-    }
-}
-
-impl RunLimits {
-    /// Checks the budgets: each at least 1, and cycles at most [`MAX_CYCLES`]. The error names
-    /// the field at fault (`max_cycles`, ...) and says what is wrong with its value, so that a
-    /// caller can name it its own way (the command line names the flag).
-    pub fn validate(&self) -> Result<(), (&'static str, String)> {
-        if !(1..=MAX_CYCLES).contains(&self.max_cycles) {
-            return Err(("max_cycles", format!("{} is not between 1 and {MAX_CYCLES}", self.max_cycles)));
-        }
-        for (field, value) in [("max_instructions", self.max_instructions), ("max_transfer_bytes", self.max_transfer_bytes)] {
-            if value == 0 {
-                return Err((field, "0: a budget must be at least 1".into()));
-            }
-        }
-        Ok(())
-    }
-
-    /// Refuses a program whose transfer commands move more bytes than the budget.
-    pub(crate) fn check_transfers(&self, prog: &Program<'_>) -> Result<(), WorkloadError> {
-        let w = prog.workload;
-        let mut total = 0u64;
-        for ins in &prog.instances {
-            let cmd = &w.command_buffers[ins.cb].commands[ins.index];
-            total = total.saturating_add(match cmd {
-                Command::FillBuffer { dst, offset, size, .. } => fill_size(w.buffers[*dst].size, *offset, *size),
-                Command::UpdateBuffer { data, .. } => data.len() as u64,
-                Command::CopyBuffer { regions, .. } => regions.iter().fold(0u64, |a, r| a.saturating_add(r.size)),
-                _ => 0,
-            });
-            if total > self.max_transfer_bytes {
-                return Err(WorkloadError::Budget {
-                    budget: Budget::TransferBytes,
-                    at: format!("command_buffers[{}].commands[{}] ({})", w.command_buffers[ins.cb].name, ins.index, cmd.vk_name()),
-                    message: format!(
-                        "the trace's transfer commands move more than the budget of {} over all their submissions; this one, in submit {}, takes the total past it (raise the budget with --max-transfer-bytes)",
-                        count(self.max_transfer_bytes, "byte", "bytes"),
-                        ins.at.submit
-                    ),
-                });
-            }
-        }
-        Ok(())
-    }
-}
-
-/// The shader instructions one run has executed, against its budget.
-#[derive(Clone, Debug)]
-pub(crate) struct InstructionBudget {
-    max: u64,
-    used: u64,
-    /// The run, for the error: "the reference run", "the simulated run (seed 3)".
-    run: String,
-}
-
-impl InstructionBudget {
-    pub(crate) fn new(limits: &RunLimits, run: String) -> Self {
-        InstructionBudget { max: limits.max_instructions, used: 0, run }
-    }
-
-    /// Instructions executed so far.
-    pub(crate) fn used(&self) -> u64 {
-        self.used
-    }
-
-    /// Counts `n` more instructions; whether the budget is passed.
-    pub(crate) fn spend(&mut self, n: u64) -> bool {
-        self.used += n;
-        self.used > self.max
-    }
-
-    /// The error of the budget spent by the dispatch `at`; `stale` reads the run had already
-    /// made (a simulated run's loop may run on a stale bound).
-    pub(crate) fn spent(&self, at: String, stale: u64) -> WorkloadError {
-        let why = if stale == 0 { "a shader that never ends?".to_string() } else { stale_note(stale) };
-        WorkloadError::Budget {
-            budget: Budget::Instructions,
-            at,
-            message: format!(
-                "{} executed more than its budget of {} (summed over subgroups) and was stopped; {why} (raise the budget with --max-instructions)",
-                self.run,
-                count(self.max, "shader instruction", "shader instructions")
-            ),
-        }
-    }
-
-    /// A shader error at `at`, or the budget's error for a subgroup stopped at the limit
-    /// [`InstructionBudget::subgroup_limit`] gave it (the only limit a subgroup has).
-    pub(crate) fn shader_error(&self, e: sim_shader::ShaderError, at: impl FnOnce() -> String, stale: u64) -> WorkloadError {
-        match e {
-            sim_shader::ShaderError::StepLimit { .. } => self.spent(at(), stale),
-            e => WorkloadError::Execution { at: at(), message: e.to_string() },
-        }
-    }
-
-    /// The instruction limit of each subgroup: one more than the run's budget, so that a lone
-    /// subgroup that never ends stops at the budget, and a budget above the interpreter's
-    /// default lets a long subgroup run.
-    pub(crate) fn subgroup_limit(&self) -> u64 {
-        self.max.saturating_add(1)
-    }
-}
 
 /// One simulated run.
 pub struct Sim<'p, 'w> {
@@ -629,7 +283,7 @@ impl<'p, 'w> Sim<'p, 'w> {
             transfer: TransferEngine::new(config, seed),
             compute: ComputeUnits::new(config.compute_units, config.workgroup_slots_per_cu, config.subgroup_size, config.workgroup_launch_cycles, config.latency_jitter_cycles, seed),
             scratch: Scratch::default(),
-            host: crate::engine::host_side(prog, config, seed)?,
+            host: crate::engine::units::host::host_side(prog, config, seed)?,
             recorder: Recorder::default(),
             max_cycles: RunLimits::default().max_cycles,
             instructions: InstructionBudget::new(&RunLimits::default(), format!("the simulated run (seed {seed})")),
@@ -1038,11 +692,11 @@ impl<'p, 'w> Sim<'p, 'w> {
                 }
             }
             HostOp::FlushMappedMemoryRanges(r) => {
-                let r = self.host.flush_mapped_ranges(&crate::engine::host_ranges(r), &mut self.machine.vram).map_err(host_err)?;
+                let r = self.host.flush_mapped_ranges(&crate::engine::units::host::host_ranges(r), &mut self.machine.vram).map_err(host_err)?;
                 cycles += timing.cycles(&r);
             }
             HostOp::InvalidateMappedMemoryRanges(r) => {
-                let r = self.host.invalidate_mapped_ranges(&crate::engine::host_ranges(r), &mut self.machine.vram).map_err(host_err)?;
+                let r = self.host.invalidate_mapped_ranges(&crate::engine::units::host::host_ranges(r), &mut self.machine.vram).map_err(host_err)?;
                 cycles += timing.cycles(&r);
             }
         }
@@ -1354,56 +1008,5 @@ fn host_op_name(op: &HostOp) -> &'static str {
         HostOp::SetEvent(_) => "vkSetEvent",
         HostOp::FlushMappedMemoryRanges(_) => "vkFlushMappedMemoryRanges",
         HostOp::InvalidateMappedMemoryRanges(_) => "vkInvalidateMappedMemoryRanges",
-    }
-}
-
-/// The chunks a transfer command moves, in order (the same in both runs).
-pub(crate) fn transfer_chunks(prog: &Program<'_>, inst: usize, cmd: &Command) -> Vec<Chunk> {
-    let w = prog.workload;
-    let mut out = Vec::new();
-    let mut push_range = |dst_addr: u64, len: u64, mk: &mut dyn FnMut(u64, u64) -> (ChunkSource, ChunkData, ReadKey)| {
-        let mut pos = 0;
-        while pos < len {
-            let n = (len - pos).min(TRANSFER_CHUNK);
-            let (src, data, key) = mk(pos, n);
-            out.push(Chunk { src, dst: dst_addr + pos, len: n, data, key, transfer_bytes: len });
-            pos += n;
-        }
-    };
-    let no_read = ReadKey { inst: inst as u32, a: u32::MAX, b: u32::MAX, c: u32::MAX };
-    match cmd {
-        Command::FillBuffer { dst, offset, size, data } => {
-            let n = fill_size(w.buffers[*dst].size, *offset, *size);
-            push_range(prog.buffer_addr(*dst, *offset), n, &mut |_, _| (None, ChunkData::Pattern(*data), no_read));
-        }
-        Command::UpdateBuffer { dst, offset, data } => {
-            push_range(prog.buffer_addr(*dst, *offset), data.len() as u64, &mut |pos, _| (None, ChunkData::Inline(pos as usize), no_read));
-        }
-        Command::CopyBuffer { src, dst, regions } => {
-            for (ri, r) in regions.iter().enumerate() {
-                let src_base = prog.buffer_addr(*src, r.src_offset);
-                push_range(prog.buffer_addr(*dst, r.dst_offset), r.size, &mut |pos, _| {
-                    let key = ReadKey { inst: inst as u32, a: ri as u32, b: (pos / TRANSFER_CHUNK) as u32, c: u32::MAX };
-                    (Some((src_base + pos, *src, r.src_offset + pos)), ChunkData::Copy, key)
-                });
-            }
-        }
-        _ => {}
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A subgroup's limit follows the run's budget both ways: below the interpreter's default
-    /// (a lone runaway subgroup stops at the budget) and above it (a long subgroup may run).
-    #[test]
-    fn a_subgroup_may_run_as_long_as_the_budget() {
-        for max_instructions in [1, 1000, sim_shader::DEFAULT_MAX_INSTRUCTIONS, 1 << 40, u64::MAX] {
-            let b = InstructionBudget::new(&RunLimits { max_instructions, ..RunLimits::default() }, "the run".into());
-            assert_eq!(b.subgroup_limit(), max_instructions.saturating_add(1));
-        }
     }
 }

@@ -31,9 +31,9 @@
 
 use std::ops::Range;
 
-use crate::engine::error::WorkloadError;
-use crate::engine::program::Program;
-use crate::engine::workload::{Command, DependencyInfo, HostOp};
+use crate::api::error::WorkloadError;
+use crate::api::program::Program;
+use crate::api::workload::{Command, DependencyInfo, HostOp};
 use crate::profile::{ExecutionOrder, Policies};
 use crate::sync::{MemoryBarrier2, PipelineStageFlags2 as S, first_scope_stages, second_scope_stages};
 

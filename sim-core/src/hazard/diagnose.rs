@@ -17,8 +17,8 @@
 use serde::Serialize;
 
 use super::{Hazard, Place};
-use crate::engine::program::{CommandRef, Program};
-use crate::engine::workload::{Command, DependencyInfo, HostOp};
+use crate::api::program::{CommandRef, Program};
+use crate::api::workload::{Command, DependencyInfo, HostOp};
 use crate::sync::{AccessFlags2 as A, MemoryBarrier2, PipelineStageFlags2 as S, first_scope_stages, second_scope_stages};
 
 /// The [`Suggestion::HostOp`] `op` of a hazard no added synchronization removes (the program's
@@ -104,7 +104,7 @@ fn command<'w>(prog: &Program<'w>, inst: usize) -> &'w Command {
 
 fn describe(prog: &Program<'_>, c: &CommandRef) -> String {
     let vk = prog.instance_of(c).map_or("command", |i| command(prog, i).vk_name());
-    format!("{vk} {}", crate::engine::program::place_text(prog.workload, c))
+    format!("{vk} {}", crate::api::program::place_text(prog.workload, c))
 }
 
 /// The masks each barrier element of a dependency has, with the buffer range it covers

@@ -40,9 +40,9 @@ use std::ops::Range;
 
 use serde::Serialize;
 
-use crate::engine::program::{CommandRef, Program, fill_size};
-use crate::engine::workload::{Command, DependencyInfo, HostOp, MemoryId, Workload};
-use crate::engine::WorkloadError;
+use crate::api::program::{CommandRef, Program, Writer, fill_size};
+use crate::api::workload::{Command, DependencyInfo, HostOp, MemoryId, Workload};
+use crate::api::WorkloadError;
 use crate::engine::reference::DispatchAccesses;
 use crate::sync::{AccessFlags2 as A, MemoryBarrier2, PipelineStageFlags2 as S, StageAccess, UsageSet, first_scope_stages, second_scope_stages};
 pub use range_map::RangeMap;
@@ -60,6 +60,17 @@ pub enum Place {
         /// Index in the timeline.
         timeline: usize,
     },
+}
+
+impl Place {
+    /// Where a write was made (`None`: the initial zeroes).
+    pub fn of_writer(w: &Writer) -> Option<Place> {
+        match w {
+            Writer::Initial => None,
+            Writer::Command(c) => Some(Place::Command(c.clone())),
+            Writer::Host { timeline } => Some(Place::Host { timeline: *timeline }),
+        }
+    }
 }
 
 /// A synchronization hazard in the program.

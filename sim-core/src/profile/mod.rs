@@ -161,7 +161,7 @@ impl Profile {
     fn load_file(path: &Path, depth: usize) -> Result<Profile, ProfileError> {
         let origin = path.display().to_string();
         // A profile is a page of TOML; 16 MiB is far beyond any real one.
-        let bytes = crate::trace::read_capped(path, 16 << 20).map_err(|e| ProfileError::file(&origin, format!("cannot read the profile: {e}")))?;
+        let bytes = crate::io::read_capped(path, 16 << 20).map_err(|e| ProfileError::file(&origin, format!("cannot read the profile: {e}")))?;
         let text = String::from_utf8(bytes).map_err(|e| ProfileError::file(&origin, format!("the profile is not UTF-8 text (byte {})", e.utf8_error().valid_up_to())))?;
         Self::parse(&text, &origin, path.parent().map(Path::to_path_buf), depth, false)
     }

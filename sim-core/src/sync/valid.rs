@@ -7,7 +7,7 @@
 //!   signal operation that occurs on another queue; only the same queue or the host may signal
 //!   what a device wait waits on: [`EventQueues`].
 //!
-//! [`Program`]: crate::engine::program::Program
+//! [`Program`]: crate::api::program::Program
 
 use std::fmt;
 

@@ -1,7 +1,7 @@
 //! From parsed trace structs to a [`Workload`]: ids resolved, ranges and caps checked, shaders
 //! compiled. Every error is `(JSON path, message)`; the caller adds line and column.
 
-use crate::engine::{BufferId, MemoryId};
+use crate::api::{BufferId, MemoryId};
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -10,11 +10,8 @@ use sim_shader::{BindingKind, ComputePipeline, Module};
 
 use super::schema::{self, Barrier, BufferBarrier, Cmd, Declared, Size, TimelineOp};
 use super::{MAX_LIST_LEN, MAX_PAYLOAD_BYTES, MAX_TOTAL_HOST_READ_BYTES, MAX_TOTAL_PAYLOAD_BYTES, MAX_SHADER_FILE_BYTES, MAX_TRACE_MEMORY_BYTES, MAX_TRACE_TOTAL_MEMORY_BYTES};
-use crate::engine::program::{MAX_UPDATE_BYTES, MAX_WORKGROUPS_PER_DISPATCH};
-use crate::engine::{
-    BufferBinding, BufferCopy, BufferMemoryBarrier, Command, DependencyInfo, HostOp, MappedRange, MemoryDesc, MemoryProperties, SubmitBatch,
-    Workload,
-};
+use crate::api::program::{MAX_UPDATE_BYTES, MAX_WORKGROUPS_PER_DISPATCH};
+use crate::api::{BufferBinding, BufferCopy, BufferMemoryBarrier, Command, DependencyInfo, HostOp, MappedRange, MemoryDesc, MemoryProperties, SubmitBatch, Workload};
 use crate::sync::valid::{BarrierKind, Shape, check_access_stages};
 use crate::sync::{AccessFlags2 as A, MemoryBarrier2, PipelineStageFlags2 as S};
 
@@ -229,7 +226,7 @@ pub fn build(t: &schema::Trace, base: Option<&Path>, stem: &str) -> R<(Workload,
         }
         b.queues = ids(names.iter().map(String::as_str), "queues", "queue")?;
         b.w.queues = names;
-        b.w.queue_flags = b.queue_caps.iter().map(|c| crate::engine::QueueFlags { graphics: c.graphics, compute: c.compute, transfer: c.transfer }).collect();
+        b.w.queue_flags = b.queue_caps.iter().map(|c| crate::api::QueueFlags { graphics: c.graphics, compute: c.compute, transfer: c.transfer }).collect();
     } else {
         b.queues = ids(["q0"].into_iter(), "queues", "queue")?;
         b.queue_caps.push(QueueCaps::ALL);
@@ -321,7 +318,7 @@ impl Builder<'_> {
             return fail(path, format!("file `{rel}` cannot be found: the trace was given as text, without a directory"));
         };
         let p = base.join(rel);
-        super::read_capped(&p, cap).map_err(|e| (path.to_string(), format!("cannot read `{}`: {e}", p.display())))
+        crate::io::read_capped(&p, cap).map_err(|e| (path.to_string(), format!("cannot read `{}`: {e}", p.display())))
     }
 
     fn shader_list(&mut self, t: &schema::Trace) -> R<()> {

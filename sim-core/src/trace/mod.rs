@@ -20,7 +20,7 @@ pub mod schema;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::engine::{Workload, WorkloadError};
+use crate::api::{Workload, WorkloadError};
 
 /// The largest trace file read (256 MiB).
 pub const MAX_TRACE_BYTES: u64 = 256 << 20;
@@ -86,32 +86,11 @@ impl fmt::Display for TraceError {
 
 impl std::error::Error for TraceError {}
 
-/// Reads the regular file at `path` if it holds at most `cap` bytes. A device, a FIFO or a
-/// directory is refused before it is opened, and at most `cap + 1` bytes are ever read, so a
-/// file that grows while it is read cannot take more either. The error says what is wrong,
-/// without the path.
-pub fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>, String> {
-    use std::io::Read;
-    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
-    if !meta.is_file() {
-        return Err("not a regular file".into());
-    }
-    if meta.len() > cap {
-        return Err(format!("{} bytes, above the cap of {cap}", meta.len()));
-    }
-    let mut bytes = Vec::new();
-    std::fs::File::open(path).and_then(|f| f.take(cap + 1).read_to_end(&mut bytes)).map_err(|e| e.to_string())?;
-    if bytes.len() as u64 > cap {
-        return Err(format!("more than the cap of {cap} bytes"));
-    }
-    Ok(bytes)
-}
-
 /// Loads a trace file; shader and data files are found relative to it.
 pub fn load(path: &Path) -> Result<LoadedTrace, TraceError> {
     let file = path.display().to_string();
     let whole = |message: String| TraceError { file: file.clone(), path: String::new(), position: None, message };
-    let bytes = read_capped(path, MAX_TRACE_BYTES).map_err(|e| whole(format!("cannot read the trace: {e}")))?;
+    let bytes = crate::io::read_capped(path, MAX_TRACE_BYTES).map_err(|e| whole(format!("cannot read the trace: {e}")))?;
     let text = String::from_utf8(bytes).map_err(|e| whole(format!("the trace is not UTF-8 text (byte {})", e.utf8_error().valid_up_to())))?;
     let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use sim_shader::{ComputePipeline, Workgroup, WorkgroupConfig};
 
-use crate::engine::dispatch::Bound;
+use crate::engine::bindings::Bound;
 use crate::engine::rng::Rng;
 
 /// A dispatch the compute units are running.
@@ -139,7 +139,7 @@ impl ComputeUnits {
             let wg_index = dr.next_wg;
             dr.next_wg += 1;
             let cfg = WorkgroupConfig {
-                workgroup_id: crate::engine::dispatch::workgroup_id(wg_index, dr.group_count, dr.base_group),
+                workgroup_id: crate::engine::bindings::workgroup_id(wg_index, dr.group_count, dr.base_group),
                 num_workgroups: dr.group_count,
                 subgroup_size: self.subgroup_size,
                 push_constants: &dr.push,

@@ -10,7 +10,6 @@
 //! its queue, as the profile's policies place them.
 
 use crate::engine::machine::CacheOp;
-use crate::engine::run::BarrierPlanner;
 use crate::engine::stream::{Family, NodeKind, Stream, SyncNode, SyncRole, bits};
 use crate::profile::{DriverPoint, EventFirstScope, Policies, SignalAvailability};
 use crate::sync::{MemoryBarrier2, PipelineStageFlags2 as S};
@@ -256,4 +255,19 @@ fn plan(y: &SyncNode, planner: &dyn BarrierPlanner, policies: Policies) -> Vec<C
         _ => {}
     }
     ops
+}
+
+/// Turns barriers into cache operations: the profile's barrier table.
+pub trait BarrierPlanner: Sync {
+    /// The cache operations of `barrier`'s first scope (flush side) and second scope
+    /// (invalidate side), each in the order to perform them. `range` is the device-address
+    /// range of a buffer barrier.
+    fn plan(&self, barrier: &MemoryBarrier2, range: Option<(u64, u64)>) -> (Vec<CacheOp>, Vec<CacheOp>);
+
+    /// The cache operations the driver performs at `point` outside any barrier (the start of a
+    /// submission, a signal). Default none.
+    fn driver_ops(&self, point: crate::profile::DriverPoint) -> Vec<CacheOp> {
+        let _ = point;
+        Vec::new()
+    }
 }

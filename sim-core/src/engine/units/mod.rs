@@ -5,4 +5,5 @@
 
 pub mod compute;
 pub mod cp;
+pub mod host;
 pub mod transfer;

@@ -17,14 +17,14 @@
 
 use sim_caches::{Tag, word_span};
 
-use crate::engine::error::WorkloadError;
+use crate::api::error::WorkloadError;
 use crate::engine::machine::{Machine, TransferUnit};
 use crate::engine::oracle::CopyRead;
-use crate::engine::program::Program;
+use crate::api::program::Program;
 use crate::engine::rng::Rng;
-use crate::engine::run::{Chunk, ChunkData};
+use crate::engine::actions::{Chunk, ChunkData};
 
-pub use crate::engine::run::TRANSFER_CHUNK;
+pub use crate::engine::actions::TRANSFER_CHUNK;
 
 /// Consecutive chunks of one region whose order the seed picks.
 pub const SHUFFLE_WINDOW: usize = 8;
@@ -101,7 +101,7 @@ impl TransferEngine {
     pub fn start(&mut self, prog: &Program<'_>, item: usize, inst: usize, now: u64) -> (usize, u64) {
         let ins = &prog.instances[inst];
         let cmd = &prog.workload.command_buffers[ins.cb].commands[ins.index];
-        let mut chunks = crate::engine::run::transfer_chunks(prog, inst, cmd);
+        let mut chunks = crate::engine::actions::transfer_chunks(prog, inst, cmd);
         shuffle_windows(&mut chunks, &mut self.rng);
         self.runs.push(TransferRun { item, inst, chunks, next: 0 });
         (self.runs.len() - 1, (now + self.launch_cycles).max(self.free_at))
@@ -178,10 +178,10 @@ fn shuffle_windows(chunks: &mut [Chunk], rng: &mut Rng) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::run::ChunkData;
+    use crate::engine::actions::ChunkData;
 
     fn chunks(regions: &[(u64, u64)]) -> Vec<Chunk> {
-        let key = crate::engine::run::ReadKey { inst: 0, a: 0, b: 0, c: 0 };
+        let key = crate::engine::record::ReadKey { inst: 0, a: 0, b: 0, c: 0 };
         regions
             .iter()
             .flat_map(|&(dst, n)| (0..n).map(move |k| Chunk { src: None, dst: dst + k * TRANSFER_CHUNK, len: TRANSFER_CHUNK, data: ChunkData::Pattern(0), key, transfer_bytes: n * TRANSFER_CHUNK }))

@@ -4,8 +4,8 @@
 
 use sim_shader::{BindingKind, ComputePipeline, LaneAccess};
 
-use crate::engine::program::Program;
-use crate::engine::workload::{BufferBinding, BufferId};
+use crate::api::program::Program;
+use crate::api::workload::{BufferBinding, BufferId};
 
 /// A pipeline binding resolved for one dispatch.
 #[derive(Clone, Debug)]
@@ -46,23 +46,6 @@ impl Bound {
         }
         (false, next)
     }
-}
-
-/// Checks that every binding the pipeline uses is bound by exactly one descriptor whose range
-/// is large enough. A descriptor for a binding the entry point does not use (declared but not
-/// accessed, or not declared at all) is valid in Vulkan, whose pipeline layout may hold more
-/// than a shader reads, and is ignored.
-pub fn check_bindings(p: &ComputePipeline, bindings: &[BufferBinding]) -> Result<(), String> {
-    for info in p.bindings() {
-        let found: Vec<_> = bindings.iter().filter(|b| b.set == info.group && b.binding == info.binding).collect();
-        if found.is_empty() {
-            return Err(format!("binding (set {}, binding {}) used by the shader is not bound", info.group, info.binding));
-        }
-        if found.len() > 1 {
-            return Err(format!("binding (set {}, binding {}) is bound twice", info.group, info.binding));
-        }
-    }
-    Ok(())
 }
 
 /// Resolves the pipeline's bindings (in the pipeline's order) against a dispatch's descriptors.

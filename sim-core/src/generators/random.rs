@@ -17,7 +17,7 @@
 //! narrows some of those barriers, for tests that need hazards.
 
 use crate::engine::rng::Rng;
-use crate::engine::workload::*;
+use crate::api::workload::*;
 use crate::sync::{AccessFlags2 as A, PipelineStageFlags2 as S};
 
 /// Words in each buffer.

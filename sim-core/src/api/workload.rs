@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use sim_shader::ComputePipeline;
 
-use crate::engine::error::WorkloadError;
+use crate::api::error::WorkloadError;
 use crate::sync::{AccessFlags2, MemoryBarrier2, PipelineStageFlags2};
 
 /// Index of a memory object in its workload.

@@ -12,9 +12,10 @@
 //! keeps each removal after which some schedule still corrupts (operations only ever add
 //! synchronization for what they touch, so a smaller program is still correctly synchronized).
 
-use crate::engine::random::{Op, build, random_ops};
+use crate::generators::random::{Op, build, random_ops};
 use crate::engine::rng::Rng;
-use crate::engine::{RunResult, WorkloadError, run_workload};
+use crate::engine::{RunResult, run_workload};
+use crate::api::{WorkloadError};
 use crate::profile::Profile;
 
 /// Program `index` of check seed `seed`: between 1 and `max_ops` random operations.

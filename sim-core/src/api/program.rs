@@ -5,9 +5,10 @@
 
 use serde::Serialize;
 use sim_caches::Tag;
+use sim_shader::ComputePipeline;
 
-use crate::engine::error::WorkloadError;
-use crate::engine::workload::{Command, HostOp, Workload};
+use crate::api::error::WorkloadError;
+use crate::api::workload::{BufferBinding, Command, HostOp, Workload};
 
 /// Device addresses of memory objects are aligned to this (a VRAM page).
 pub const MEMORY_ALIGNMENT: u64 = 64 * 1024;
@@ -59,7 +60,7 @@ pub struct PlaceNames {
 
 impl PlaceNames {
     /// The names of `w`'s places.
-    pub fn new(w: &crate::engine::workload::Workload) -> PlaceNames {
+    pub fn new(w: &crate::api::workload::Workload) -> PlaceNames {
         let mut counts = vec![0usize; w.queues.len()];
         let submissions = w
             .timeline
@@ -76,7 +77,7 @@ impl PlaceNames {
     }
 
     /// The place of `at` in `w` (the workload these names were made for).
-    pub fn text(&self, w: &crate::engine::workload::Workload, at: &CommandRef) -> String {
+    pub fn text(&self, w: &crate::api::workload::Workload, at: &CommandRef) -> String {
         let Some(&Some((queue, ordinal))) = self.submissions.get(at.submit) else {
             return format!("{}[{}] (timeline[{}])", at.command_buffer, at.command, at.submit);
         };
@@ -87,7 +88,7 @@ impl PlaceNames {
 }
 
 /// [`PlaceNames::text`] for one command.
-pub fn place_text(w: &crate::engine::workload::Workload, at: &CommandRef) -> String {
+pub fn place_text(w: &crate::api::workload::Workload, at: &CommandRef) -> String {
     PlaceNames::new(w).text(w, at)
 }
 
@@ -104,18 +105,6 @@ pub enum Writer {
         /// Index of the host_write in the timeline.
         timeline: usize,
     },
-}
-
-impl Writer {
-    /// Where the write was made, as the hazard detector names places (`None`: the initial
-    /// zeroes).
-    pub fn place(&self) -> Option<crate::hazard::Place> {
-        match self {
-            Writer::Initial => None,
-            Writer::Command(c) => Some(crate::hazard::Place::Command(c.clone())),
-            Writer::Host { timeline } => Some(crate::hazard::Place::Host { timeline: *timeline }),
-        }
-    }
 }
 
 impl std::fmt::Display for Writer {
@@ -178,11 +167,11 @@ impl<'w> Program<'w> {
         let mut next = MEMORY_ALIGNMENT; // address 0 stays unused, like a null pointer
         let mut total = 0u64;
         for (i, m) in w.memories.iter().enumerate() {
-            if m.size == 0 || m.size > crate::engine::workload::MAX_MEMORY_BYTES {
-                return Err(invalid(format!("memory[{}]", m.name), format!("size {} is not between 1 and {}", m.size, crate::engine::workload::MAX_MEMORY_BYTES)));
+            if m.size == 0 || m.size > crate::api::workload::MAX_MEMORY_BYTES {
+                return Err(invalid(format!("memory[{}]", m.name), format!("size {} is not between 1 and {}", m.size, crate::api::workload::MAX_MEMORY_BYTES)));
             }
             total += m.size;
-            if total > crate::engine::workload::MAX_TOTAL_MEMORY_BYTES {
+            if total > crate::api::workload::MAX_TOTAL_MEMORY_BYTES {
                 return Err(invalid(format!("memory[{}]", m.name), "total memory exceeds 16 GiB"));
             }
             let _ = i;
@@ -430,7 +419,7 @@ fn check_command(w: &Workload, c: &Command) -> Result<(), String> {
                     return Err(format!("bindings[{i}]: range [{}, +{range}) is outside buffer `{}` of {} bytes", bd.offset, b.name, b.size));
                 }
             }
-            crate::engine::dispatch::check_bindings(p, bindings).map_err(|m| format!("pipeline `{name}`: {m}"))?;
+            check_bindings(p, bindings).map_err(|m| format!("pipeline `{name}`: {m}"))?;
         }
         Command::PipelineBarrier(dep) | Command::SetEvent { dependency: dep, .. } | Command::WaitEvents { dependency: dep, .. } => {
             for b in &dep.buffer_memory_barriers {
@@ -459,6 +448,23 @@ fn check_command(w: &Workload, c: &Command) -> Result<(), String> {
             if *event >= w.events.len() {
                 return Err("unknown event".into());
             }
+        }
+    }
+    Ok(())
+}
+
+/// Checks that every binding the pipeline uses is bound by exactly one descriptor whose range
+/// is large enough. A descriptor for a binding the entry point does not use (declared but not
+/// accessed, or not declared at all) is valid in Vulkan, whose pipeline layout may hold more
+/// than a shader reads, and is ignored.
+pub fn check_bindings(p: &ComputePipeline, bindings: &[BufferBinding]) -> Result<(), String> {
+    for info in p.bindings() {
+        let found: Vec<_> = bindings.iter().filter(|b| b.set == info.group && b.binding == info.binding).collect();
+        if found.is_empty() {
+            return Err(format!("binding (set {}, binding {}) used by the shader is not bound", info.group, info.binding));
+        }
+        if found.len() > 1 {
+            return Err(format!("binding (set {}, binding {}) is bound twice", info.group, info.binding));
         }
     }
     Ok(())

@@ -1,8 +1,8 @@
 //! Built-in workloads with real memory traffic: what benchmarks, memory measurements and the
 //! demo run. Each is correctly synchronized, so on every profile it must match the reference.
 
-use crate::engine::error::WorkloadError;
-use crate::engine::workload::*;
+use crate::api::error::WorkloadError;
+use crate::api::workload::*;
 use crate::sync::{AccessFlags2 as A, PipelineStageFlags2 as S};
 
 /// Host-visible device-local memory (a BAR mapping): the host fills inputs directly.

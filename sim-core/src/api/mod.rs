@@ -1,0 +1,13 @@
+//! The vocabulary every other part speaks: a [`Workload`] as the Rust API builds it (memory,
+//! buffers, pipelines, command buffers, the host timeline, in Vulkan's names), the
+//! [`WorkloadError`] that names what is wrong and where, and the [`Program`]: a workload checked
+//! against the specification's valid usage and numbered (command instances, provenance tags,
+//! device addresses). Nothing here knows the machine or how a run is timed.
+
+pub mod error;
+pub mod program;
+pub mod workload;
+
+pub use error::{Budget, WorkloadError};
+pub use program::{CommandRef, Program, Writer};
+pub use workload::*;

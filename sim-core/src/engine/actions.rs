@@ -1,0 +1,102 @@
+//! What a command does, lowered once: the work item a unit runs. Today a transfer command's
+//! chunks ([`transfer_chunks`]), the same in the reference run and on the transfer engine.
+
+use crate::api::program::{Program, fill_size};
+use crate::api::workload::Command;
+use crate::engine::record::ReadKey;
+
+/// Bytes one transfer-engine step moves.
+pub const TRANSFER_CHUNK: u64 = 256;
+
+/// Where a copy chunk reads: device address, buffer, offset in the buffer.
+pub(crate) type ChunkSource = Option<(u64, usize, u64)>;
+
+/// One step of a transfer command: a chunk of at most [`TRANSFER_CHUNK`] bytes.
+pub(crate) struct Chunk {
+    /// Source: device address, buffer and offset in it (copies only).
+    pub(crate) src: ChunkSource,
+    /// Destination device address.
+    pub(crate) dst: u64,
+    /// Bytes.
+    pub(crate) len: u64,
+    /// Where the bytes come from.
+    pub(crate) data: ChunkData,
+    /// The read this chunk makes (copies).
+    pub(crate) key: ReadKey,
+    /// Bytes of the transfer it is part of (a copy region, a fill, an update): what decides
+    /// whether a driver runs it as a shader.
+    pub(crate) transfer_bytes: u64,
+}
+
+impl Chunk {
+    /// Sizes `data` to the chunk and, for a fill or an update, puts the chunk's bytes in it
+    /// (`cmd` is the chunk's command); a copy's bytes are read by the caller. A fill's pattern
+    /// starts afresh at every chunk: fills and chunks start on multiples of 4 bytes.
+    pub(crate) fn bytes_into(&self, cmd: &Command, data: &mut Vec<u8>) {
+        data.resize(self.len as usize, 0);
+        match self.data {
+            ChunkData::Pattern(p) => {
+                let pattern = p.to_le_bytes();
+                let mut words = data.chunks_exact_mut(4);
+                for word in &mut words {
+                    word.copy_from_slice(&pattern);
+                }
+                let rest = words.into_remainder();
+                let n = rest.len();
+                rest.copy_from_slice(&pattern[..n]);
+            }
+            ChunkData::Inline(pos) => {
+                if let Command::UpdateBuffer { data: src, .. } = cmd {
+                    data.copy_from_slice(&src[pos..pos + self.len as usize]);
+                }
+            }
+            ChunkData::Copy => {}
+        }
+    }
+}
+
+/// Where a transfer chunk's bytes come from.
+pub(crate) enum ChunkData {
+    /// vkCmdFillBuffer's 32-bit pattern.
+    Pattern(u32),
+    /// vkCmdUpdateBuffer's data from this offset.
+    Inline(usize),
+    /// The source of a copy.
+    Copy,
+}
+
+/// The chunks a transfer command moves, in order (the same in both runs).
+pub(crate) fn transfer_chunks(prog: &Program<'_>, inst: usize, cmd: &Command) -> Vec<Chunk> {
+    let w = prog.workload;
+    let mut out = Vec::new();
+    let mut push_range = |dst_addr: u64, len: u64, mk: &mut dyn FnMut(u64, u64) -> (ChunkSource, ChunkData, ReadKey)| {
+        let mut pos = 0;
+        while pos < len {
+            let n = (len - pos).min(TRANSFER_CHUNK);
+            let (src, data, key) = mk(pos, n);
+            out.push(Chunk { src, dst: dst_addr + pos, len: n, data, key, transfer_bytes: len });
+            pos += n;
+        }
+    };
+    let no_read = ReadKey { inst: inst as u32, a: u32::MAX, b: u32::MAX, c: u32::MAX };
+    match cmd {
+        Command::FillBuffer { dst, offset, size, data } => {
+            let n = fill_size(w.buffers[*dst].size, *offset, *size);
+            push_range(prog.buffer_addr(*dst, *offset), n, &mut |_, _| (None, ChunkData::Pattern(*data), no_read));
+        }
+        Command::UpdateBuffer { dst, offset, data } => {
+            push_range(prog.buffer_addr(*dst, *offset), data.len() as u64, &mut |pos, _| (None, ChunkData::Inline(pos as usize), no_read));
+        }
+        Command::CopyBuffer { src, dst, regions } => {
+            for (ri, r) in regions.iter().enumerate() {
+                let src_base = prog.buffer_addr(*src, r.src_offset);
+                push_range(prog.buffer_addr(*dst, r.dst_offset), r.size, &mut |pos, _| {
+                    let key = ReadKey { inst: inst as u32, a: ri as u32, b: (pos / TRANSFER_CHUNK) as u32, c: u32::MAX };
+                    (Some((src_base + pos, *src, r.src_offset + pos)), ChunkData::Copy, key)
+                });
+            }
+        }
+        _ => {}
+    }
+    out
+}

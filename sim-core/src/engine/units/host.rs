@@ -1,0 +1,29 @@
+//! The host side of a run: the mapped memory objects with their memory types, as `sim-host`
+//! models them.
+
+use crate::api::error::WorkloadError;
+use crate::api::program::Program;
+use crate::api::workload::MappedRange;
+use crate::engine::machine::MachineConfig;
+
+/// The host side of a run: every HOST_VISIBLE memory object mapped whole, with the memory
+/// type its property flags select (write-combined, cached, or cached and snooped).
+pub fn host_side(prog: &Program<'_>, config: &MachineConfig, seed: u64) -> Result<sim_host::HostSide, WorkloadError> {
+    let bad = |e: sim_host::HostError| WorkloadError::Invalid { at: "profile.machine.host".into(), message: e.to_string() };
+    let mut host = sim_host::HostSide::new(&config.host, config.host_timing, seed).map_err(bad)?;
+    for (m, desc) in prog.workload.memories.iter().enumerate() {
+        let p = desc.properties;
+        if p.host_visible {
+            let kind = sim_host::HostMemoryKind::from_properties(true, p.host_coherent, p.host_cached)
+                .map_err(|e| WorkloadError::Invalid { at: format!("memory[{}]", desc.name), message: e.to_string() })?;
+            host.map(m, prog.memory_base[m], desc.size, kind)
+                .map_err(|e| WorkloadError::Invalid { at: format!("memory[{}]", desc.name), message: e.to_string() })?;
+        }
+    }
+    Ok(host)
+}
+
+/// A trace's VkMappedMemoryRanges as the host side takes them.
+pub fn host_ranges(ranges: &[MappedRange]) -> Vec<sim_host::MappedRange> {
+    ranges.iter().map(|r| sim_host::MappedRange::new(r.memory, r.offset, r.size.unwrap_or(sim_host::WHOLE_SIZE))).collect()
+}
