@@ -136,7 +136,7 @@ impl TaskGraph {
             )));
         }
         let prog = Program::new(w).map_err(|e| err(trace.locate_engine_error(&e).to_string()))?;
-        let mut passes: Vec<Vec<CommandAccess>> = commands.iter().map(|c| command_accesses(&prog, c)).collect();
+        let mut passes: Vec<Vec<CommandAccess>> = (0..commands.len()).map(|i| command_accesses(&prog, cb_index, i)).collect();
         // The host's reads after the submission: one more "pass", at HOST.
         let host_read = StageAccess::new(S::HOST, A::HOST_READ).expect("a legal usage");
         let mut host = Vec::new();

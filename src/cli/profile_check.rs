@@ -14,7 +14,7 @@ use serde_json::json;
 use sim_core::generators::random::Op;
 use sim_core::generators::soundness::{corrupts, program, shrink, without_row};
 use sim_core::engine::{RunResult};
-use sim_core::api::{Command, CommandRef, Workload, Writer};
+use sim_core::api::{CommandRef, Program, Workload, Writer};
 use sim_core::profile::Profile;
 use sim_core::sync::{AccessFlags2 as A, PipelineStageFlags2 as S, Scope, StageAccess};
 
@@ -103,18 +103,19 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, CliError> {
     Ok(if failure.is_some() { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
-/// The usage of the access command `at` of `w` made to the bytes of a finding: its write, or
+/// The usage of the access the action at `at` made to the bytes of a finding: its write, or
 /// its read (through `via`).
-fn usage_of(w: &Workload, at: &CommandRef, read: bool, via: &str) -> Option<StageAccess> {
-    let cb = w.command_buffers.iter().find(|c| c.name == at.command_buffer)?;
-    let (stage, access) = match (cb.commands.get(at.command)?, read) {
-        (Command::FillBuffer { .. } | Command::UpdateBuffer { .. }, _) => (S::CLEAR, A::TRANSFER_WRITE),
-        (Command::CopyBuffer { .. }, true) => (S::COPY, A::TRANSFER_READ),
-        (Command::CopyBuffer { .. }, false) => (S::COPY, A::TRANSFER_WRITE),
-        (Command::Dispatch { .. }, true) if via == "U$" => (S::COMPUTE_SHADER, A::UNIFORM_READ),
-        (Command::Dispatch { .. }, true) => (S::COMPUTE_SHADER, A::SHADER_STORAGE_READ),
-        (Command::Dispatch { .. }, false) => (S::COMPUTE_SHADER, A::SHADER_STORAGE_WRITE),
-        _ => return None,
+fn usage_of(prog: Option<&Program<'_>>, at: &CommandRef, read: bool, via: &str) -> Option<StageAccess> {
+    let prog = prog?;
+    let action = prog.action(prog.instance_of(at)?)?;
+    let stage = action.stage();
+    let access = match (stage, read) {
+        (S::CLEAR, _) => A::TRANSFER_WRITE,
+        (S::COPY, true) => A::TRANSFER_READ,
+        (S::COPY, false) => A::TRANSFER_WRITE,
+        (_, true) if via == "U$" => A::UNIFORM_READ,
+        (_, true) => A::SHADER_STORAGE_READ,
+        (_, false) => A::SHADER_STORAGE_WRITE,
     };
     StageAccess::new(stage, access)
 }
@@ -124,6 +125,7 @@ fn what_it_showed(p: &Profile, f: &Failure) -> Vec<String> {
     let w = &f.workload;
     let writer = |wr: &Writer| writer_text(w, wr);
     let mut lines = Vec::new();
+    let prog = Program::new(w).ok();
     if let Some(x) = f.run.findings.first() {
         lines.push(format!(
             "{} read bytes [{}, {}) of {} through {}: it saw {}, where the reference run saw {}.",
@@ -136,11 +138,11 @@ fn what_it_showed(p: &Profile, f: &Failure) -> Vec<String> {
             writer(&x.expected_write)
         ));
         let src = match &x.expected_write {
-            Writer::Command(c) => usage_of(w, c, false, ""),
+            Writer::Command(c) => usage_of(prog.as_ref(), c, false, ""),
             Writer::Host { .. } => StageAccess::new(S::HOST, A::HOST_WRITE),
             Writer::Initial => None,
         };
-        if let (Some(src), Some(dst)) = (src, usage_of(w, &x.at, true, &x.via)) {
+        if let (Some(src), Some(dst)) = (src, usage_of(prog.as_ref(), &x.at, true, &x.via)) {
             lines.push(format!(
                 "Table rows involved: {} for {src} in a first scope; {} for {dst} in a second.",
                 p.barriers.ops_text(src, Scope::First),
@@ -152,7 +154,7 @@ fn what_it_showed(p: &Profile, f: &Failure) -> Vec<String> {
         let bytes = |wr: &Writer| if matches!(wr, Writer::Initial) { "the initial zeroes".to_string() } else { format!("the bytes of {}", writer(wr)) };
         lines.push(format!("At the end, {place} held {}, where the reference run left {}.", bytes(&d.seen_write), bytes(&d.expected_write)));
         let usage = |wr: &Writer| match wr {
-            Writer::Command(c) => usage_of(w, c, false, ""),
+            Writer::Command(c) => usage_of(prog.as_ref(), c, false, ""),
             Writer::Host { .. } => StageAccess::new(S::HOST, A::HOST_WRITE),
             Writer::Initial => None,
         };

@@ -34,7 +34,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 use sim_core::engine::{CacheOp, CacheTarget, RunResult};
-use sim_core::api::{Command, HostOp, Workload};
+use sim_core::api::{HostOp, Workload};
 use sim_core::profile::Profile;
 use sim_caches::Maintenance;
 
@@ -181,9 +181,10 @@ pub fn chrome_trace(out: &mut dyn Write, w: &Workload, p: &Profile, r: &RunResul
         _ => 0,
     };
     // Command buffers by name, looked up once per command rather than searched for.
-    let by_name: std::collections::HashMap<&str, &sim_core::api::CommandBufferDesc> = w.command_buffers.iter().map(|c| (c.name.as_str(), c)).collect();
-    let command_of = |at: &sim_core::api::CommandRef| by_name.get(at.command_buffer.as_str()).and_then(|c| c.commands.get(at.command));
-    let is_transfer = |at: &sim_core::api::CommandRef| command_of(at).is_some_and(|c| matches!(c, Command::FillBuffer { .. } | Command::UpdateBuffer { .. } | Command::CopyBuffer { .. }));
+    let by_name: std::collections::HashMap<&str, usize> = w.command_buffers.iter().enumerate().map(|(i, c)| (c.name.as_str(), i)).collect();
+    let prog = sim_core::api::Program::new(w).ok();
+    let command_of = |at: &sim_core::api::CommandRef| by_name.get(at.command_buffer.as_str()).and_then(|&cb| prog.as_ref()?.command_action(cb, at.command));
+    let is_transfer = |at: &sim_core::api::CommandRef| command_of(at).is_some_and(|a| a.work.is_transfer());
 
     // Threads. Commands of a queue, workgroups of a CU, transfers and sync nodes of a queue
     // may run at the same time: each track is as many threads (lanes) as it had at once, so
@@ -240,7 +241,7 @@ pub fn chrome_trace(out: &mut dyn Write, w: &Workload, p: &Profile, r: &RunResul
 
     let mut next_transfer = 0;
     for (i, (at, start, end)) in r.spans.iter().enumerate() {
-        let name = command_of(at).map_or("command", |c| c.vk_name());
+        let name = command_of(at).map_or("command", |a| a.vk_name);
         let text = named_command_text(w, &names, name, at);
         let args = json!({"command": text, "start_cycle": start, "end_cycle": end});
         let tid = queue_of(at.submit).min(queues - 1) as u64 * queue_width + u64::from(command_lane[i]);

@@ -4,10 +4,12 @@
 //! against the specification's valid usage and numbered (command instances, provenance tags,
 //! device addresses). Nothing here knows the machine or how a run is timed.
 
+pub mod action;
 pub mod error;
 pub mod program;
 pub mod workload;
 
+pub use action::{Action, CopyRange, Usage, Work};
 pub use error::{Budget, WorkloadError};
 pub use program::{CommandRef, Program, Writer};
 pub use workload::*;

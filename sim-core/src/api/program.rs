@@ -5,10 +5,12 @@
 
 use serde::Serialize;
 use sim_caches::Tag;
-use sim_shader::ComputePipeline;
+use sim_shader::{BindingKind, ComputePipeline};
 
+use crate::api::action::{Action, CopyRange, Usage, Work};
 use crate::api::error::WorkloadError;
 use crate::api::workload::{BufferBinding, Command, HostOp, Workload};
+use crate::sync::{AccessFlags2 as A, PipelineStageFlags2 as S, StageAccess};
 
 /// Device addresses of memory objects are aligned to this (a VRAM page).
 pub const MEMORY_ALIGNMENT: u64 = 64 * 1024;
@@ -146,6 +148,8 @@ pub struct Program<'w> {
     pub memory_base: Vec<u64>,
     /// Size of the device address space.
     pub address_space: u64,
+    /// The action of each command, per command buffer (`None` for a synchronization command).
+    actions: Vec<Vec<Option<Action<'w>>>>,
 }
 
 fn invalid(at: impl Into<String>, message: impl Into<String>) -> WorkloadError {
@@ -330,7 +334,22 @@ impl<'w> Program<'w> {
             }
             submit_batches.push(Vec::new());
         }
-        Ok(Program { workload: w, instances, submit_batches, host_tags, writers, memory_base, address_space: next })
+        let mut prog = Program { workload: w, instances, submit_batches, host_tags, writers, memory_base, address_space: next, actions: Vec::new() };
+        // Every command is checked: lower each once.
+        prog.actions = w.command_buffers.iter().map(|cb| cb.commands.iter().map(|c| lower(&prog, c)).collect()).collect();
+        Ok(prog)
+    }
+
+    /// The action command instance `inst` runs (`None` for a synchronization command).
+    pub fn action(&self, inst: usize) -> Option<&Action<'w>> {
+        let ins = &self.instances[inst];
+        self.command_action(ins.cb, ins.index)
+    }
+
+    /// The action of command `index` of command buffer `cb` (`None` for a synchronization
+    /// command).
+    pub fn command_action(&self, cb: usize, index: usize) -> Option<&Action<'w>> {
+        self.actions.get(cb)?.get(index)?.as_ref()
     }
 
     /// Device address of byte `offset` of buffer `b`.
@@ -468,4 +487,61 @@ pub fn check_bindings(p: &ComputePipeline, bindings: &[BufferBinding]) -> Result
         }
     }
     Ok(())
+}
+
+fn stage_access(s: S, a: A) -> StageAccess {
+    StageAccess::new(s, a).expect("a legal usage")
+}
+
+/// Lowers one command (already checked) of `w`; `None` for a synchronization command.
+fn lower<'w>(prog: &Program<'w>, c: &'w Command) -> Option<Action<'w>> {
+    let w: &Workload = prog.workload;
+    let at = |b: usize, off: u64, len: u64| prog.buffer_addr(b, off)..prog.buffer_addr(b, off) + len;
+    let plain = |buffer: usize, range: std::ops::Range<u64>, usage: StageAccess| Usage { buffer, range, usage, coherent: false, atomic_only: false };
+    Some(match c {
+        Command::FillBuffer { dst, offset, size, data } => {
+            let n = fill_size(w.buffers[*dst].size, *offset, *size);
+            Action { vk_name: c.vk_name(), stages: S::CLEAR, usages: vec![plain(*dst, at(*dst, *offset, n), stage_access(S::CLEAR, A::TRANSFER_WRITE))], work: Work::Fill { dst: *dst, addr: prog.buffer_addr(*dst, *offset), size: n, pattern: *data } }
+        }
+        Command::UpdateBuffer { dst, offset, data } => Action {
+            vk_name: c.vk_name(),
+            stages: S::CLEAR,
+            usages: vec![plain(*dst, at(*dst, *offset, data.len() as u64), stage_access(S::CLEAR, A::TRANSFER_WRITE))],
+            work: Work::Update { dst: *dst, addr: prog.buffer_addr(*dst, *offset), data },
+        },
+        Command::CopyBuffer { src, dst, regions } => Action {
+            vk_name: c.vk_name(),
+            stages: S::COPY,
+            usages: regions
+                .iter()
+                .flat_map(|r| [plain(*src, at(*src, r.src_offset, r.size), stage_access(S::COPY, A::TRANSFER_READ)), plain(*dst, at(*dst, r.dst_offset, r.size), stage_access(S::COPY, A::TRANSFER_WRITE))])
+                .collect(),
+            work: Work::Copy {
+                src: *src,
+                dst: *dst,
+                regions: regions.iter().map(|r| CopyRange { src_addr: prog.buffer_addr(*src, r.src_offset), src_offset: r.src_offset, dst_addr: prog.buffer_addr(*dst, r.dst_offset), size: r.size }).collect(),
+            },
+        },
+        Command::Dispatch { pipeline, group_count, base_group, bindings, push_constants } => {
+            let info = w.pipelines[*pipeline].1.bindings();
+            // A storage buffer the entry point stores to is written (one write standing for its
+            // reads too, as in the layer); one it never stores to is read; a uniform buffer is
+            // read. A descriptor the entry point does not use is no usage.
+            let usages = bindings
+                .iter()
+                .filter_map(|b| {
+                    let i = info.iter().find(|i| i.group == b.set && i.binding == b.binding)?;
+                    let access = match i.kind {
+                        BindingKind::UniformBuffer => A::UNIFORM_READ,
+                        BindingKind::StorageBuffer { .. } if i.written => A::SHADER_STORAGE_WRITE,
+                        BindingKind::StorageBuffer { .. } => A::SHADER_STORAGE_READ,
+                    };
+                    let len = b.range.unwrap_or(w.buffers[b.buffer].size.saturating_sub(b.offset));
+                    Some(Usage { buffer: b.buffer, range: at(b.buffer, b.offset, len), usage: stage_access(S::COMPUTE_SHADER, access), coherent: i.coherent || i.atomic_only, atomic_only: i.atomic_only })
+                })
+                .collect();
+            Action { vk_name: c.vk_name(), stages: S::COMPUTE_SHADER, usages, work: Work::Dispatch { pipeline: *pipeline, group_count: *group_count, base_group: *base_group, bindings, push_constants } }
+        }
+        Command::PipelineBarrier(_) | Command::SetEvent { .. } | Command::WaitEvents { .. } | Command::ResetEvent { .. } => return None,
+    })
 }

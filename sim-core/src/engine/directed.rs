@@ -5,7 +5,6 @@
 use serde::Serialize;
 
 use crate::api::program::Program;
-use crate::api::workload::Command;
 use crate::engine::findings::hazard_range;
 use crate::engine::machine::{self, MachineConfig};
 use crate::engine::{order, reference, run, stream};
@@ -32,26 +31,12 @@ pub enum Direction {
 /// Whether command instance `x` accesses any byte of device addresses `range` (`accesses`: what
 /// each dispatch accessed in the reference run; a dispatch without a record counts as touching).
 pub(crate) fn instance_touches(prog: &Program<'_>, accesses: &std::collections::HashMap<usize, reference::DispatchAccesses>, x: usize, range: (u64, u64)) -> bool {
-    let w = prog.workload;
     let (lo, hi) = (range.0, range.0 + range.1);
     let meets = |r: std::ops::Range<u64>| r.start < hi && lo < r.end;
-    match &w.command_buffers[prog.instances[x].cb].commands[prog.instances[x].index] {
-        Command::Dispatch { .. } => accesses.get(&x).is_none_or(|d| {
-            d.sets().iter().any(|set| set.iter().any(&meets))
-        }),
-        Command::FillBuffer { dst, offset, size, .. } => {
-            let start = prog.buffer_addr(*dst, *offset);
-            meets(start..start + crate::api::program::fill_size(w.buffers[*dst].size, *offset, *size))
-        }
-        Command::UpdateBuffer { dst, offset, data } => {
-            let start = prog.buffer_addr(*dst, *offset);
-            meets(start..start + data.len() as u64)
-        }
-        Command::CopyBuffer { src, dst, regions } => regions.iter().any(|r| {
-            let (s, d) = (prog.buffer_addr(*src, r.src_offset), prog.buffer_addr(*dst, r.dst_offset));
-            meets(s..s + r.size) || meets(d..d + r.size)
-        }),
-        _ => false,
+    match prog.action(x) {
+        Some(a) if !a.work.is_transfer() => accesses.get(&x).is_none_or(|d| d.sets().iter().any(|set| set.iter().any(&meets))),
+        Some(a) => a.touches(&(lo..hi)),
+        None => false,
     }
 }
 
@@ -73,9 +58,7 @@ pub(crate) fn delay_legal(
     (ia, na): (usize, usize),
     range: (u64, u64),
 ) -> bool {
-    let w = prog.workload;
-    let command = |i: usize| &w.command_buffers[prog.instances[i].cb].commands[prog.instances[i].index];
-    let transfer = matches!(command(ip), Command::FillBuffer { .. } | Command::UpdateBuffer { .. } | Command::CopyBuffer { .. });
+    let transfer = prog.action(ip).is_some_and(|a| a.work.is_transfer());
     let (cp, ca) = (&prog.instances[ip].at, &prog.instances[ia].at);
     if !transfer || h.prior_made_available || cp.submit != ca.submit || cp.batch != ca.batch || stream.nodes[np].queue != stream.nodes[na].queue {
         return false;
@@ -144,9 +127,7 @@ pub(crate) fn direct(
 /// Whether the driver runs some part of transfer instance `inst` as a shader.
 pub(crate) fn runs_as_shader(prog: &Program<'_>, config: &MachineConfig, inst: usize) -> bool {
     let Some(t) = config.shader_transfers else { return false };
-    let ins = &prog.instances[inst];
-    let cmd = &prog.workload.command_buffers[ins.cb].commands[ins.index];
-    crate::engine::actions::transfer_chunks(prog, inst, cmd).iter().any(|c| t.runs(c.transfer_bytes))
+    prog.action(inst).is_some_and(|a| crate::engine::chunks::transfer_chunks(inst, &a.work).iter().any(|c| t.runs(c.transfer_bytes)))
 }
 
 /// The path a read of `usage` takes.

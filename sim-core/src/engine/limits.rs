@@ -4,8 +4,9 @@
 //! nonCoherentAtomSize) that both `run` and `check` make before anything runs.
 
 use crate::api::error::{Budget, WorkloadError};
-use crate::api::program::{Program, fill_size};
-use crate::api::workload::{Command, HostOp};
+use crate::api::program::Program;
+use crate::api::action::Work;
+use crate::api::workload::HostOp;
 use crate::engine::machine::MachineConfig;
 use crate::engine::units::host::{host_ranges, host_side};
 use crate::profile::Profile;
@@ -69,18 +70,13 @@ impl RunLimits {
     pub(crate) fn check_transfers(&self, prog: &Program<'_>) -> Result<(), WorkloadError> {
         let w = prog.workload;
         let mut total = 0u64;
-        for ins in &prog.instances {
-            let cmd = &w.command_buffers[ins.cb].commands[ins.index];
-            total = total.saturating_add(match cmd {
-                Command::FillBuffer { dst, offset, size, .. } => fill_size(w.buffers[*dst].size, *offset, *size),
-                Command::UpdateBuffer { data, .. } => data.len() as u64,
-                Command::CopyBuffer { regions, .. } => regions.iter().fold(0u64, |a, r| a.saturating_add(r.size)),
-                _ => 0,
-            });
+        for (inst, ins) in prog.instances.iter().enumerate() {
+            let Some(action) = prog.action(inst) else { continue };
+            total = total.saturating_add(action.work.transfer_bytes());
             if total > self.max_transfer_bytes {
                 return Err(WorkloadError::Budget {
                     budget: Budget::TransferBytes,
-                    at: format!("command_buffers[{}].commands[{}] ({})", w.command_buffers[ins.cb].name, ins.index, cmd.vk_name()),
+                    at: format!("command_buffers[{}].commands[{}] ({})", w.command_buffers[ins.cb].name, ins.index, action.vk_name),
                     message: format!(
                         "the trace's transfer commands move more than the budget of {} over all their submissions; this one, in submit {}, takes the total past it (raise the budget with --max-transfer-bytes)",
                         count(self.max_transfer_bytes, "byte", "bytes"),
@@ -181,14 +177,15 @@ pub fn check_mapped_ranges(prog: &Program<'_>, config: &MachineConfig) -> Result
 pub fn check_limits(prog: &Program<'_>, profile: &Profile) -> Result<(), WorkloadError> {
     let l = &profile.limits;
     let w = prog.workload;
-    for cb in &w.command_buffers {
-        for (i, c) in cb.commands.iter().enumerate() {
-            let at = || format!("command_buffers[{}].commands[{i}] ({})", cb.name, c.vk_name());
-            match c {
-                Command::UpdateBuffer { data, .. } if data.len() as u64 > l.max_update_buffer_size => {
+    for (k, cb) in w.command_buffers.iter().enumerate() {
+        for i in 0..cb.commands.len() {
+            let Some(action) = prog.command_action(k, i) else { continue };
+            let at = || format!("command_buffers[{}].commands[{i}] ({})", cb.name, action.vk_name);
+            match &action.work {
+                Work::Update { data, .. } if data.len() as u64 > l.max_update_buffer_size => {
                     return Err(WorkloadError::Invalid { at: at(), message: format!("{} bytes exceed the limit max_update_buffer_size = {}", data.len(), l.max_update_buffer_size) });
                 }
-                Command::Dispatch { pipeline, group_count, base_group, bindings, .. } => {
+                Work::Dispatch { pipeline, group_count, base_group, bindings, .. } => {
                     for (d, (&count, &max)) in group_count.iter().zip(&l.max_compute_work_group_count).enumerate() {
                         if count > max {
                             return Err(WorkloadError::Invalid { at: at(), message: format!("group_count[{d}] = {count} exceeds maxComputeWorkGroupCount[{d}] = {max}") });

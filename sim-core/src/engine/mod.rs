@@ -40,7 +40,7 @@
 //! Functional effect and timing stay apart: caches move bytes ([`machine`]); the timing model
 //! turns what they report into cycles.
 
-pub mod actions;
+pub mod chunks;
 pub mod bindings;
 pub mod conv;
 pub mod directed;

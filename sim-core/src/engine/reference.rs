@@ -15,10 +15,11 @@ use crate::engine::machine::Served;
 use crate::api::program::Program;
 use crate::engine::stream::{NodeKind, Stream};
 use crate::engine::rng::fingerprint;
-use crate::engine::actions::{ChunkData, transfer_chunks};
+use crate::engine::chunks::{ChunkData, transfer_chunks};
 use crate::engine::limits::{InstructionBudget, RunLimits};
 use crate::engine::record::{ReadKey, ReadPrint, ReadTruth, ReferenceHostRead};
-use crate::api::workload::{Command, HostOp};
+use crate::api::action::Work;
+use crate::api::workload::HostOp;
 
 /// What the reference run produced.
 pub struct Reference {
@@ -419,13 +420,14 @@ fn run_command(
     let (capture, subgroup_size) = (*capture, *subgroup_size);
     let w = prog.workload;
     let ins = &prog.instances[inst];
-    let cmd = &w.command_buffers[ins.cb].commands[ins.index];
     let exec = |e: &dyn std::fmt::Display| WorkloadError::Execution { at: ins.at.to_string(), message: e.to_string() };
-    match cmd {
-        Command::FillBuffer { .. } | Command::UpdateBuffer { .. } | Command::CopyBuffer { .. } => {
+    // Synchronization orders nothing here: this run is already in order and coherent.
+    let Some(action) = prog.action(inst) else { return Ok(()) };
+    match &action.work {
+        work @ (Work::Fill { .. } | Work::Update { .. } | Work::Copy { .. }) => {
             let (mut data, mut tags) = (Vec::new(), Vec::new());
-            for c in transfer_chunks(prog, inst, cmd) {
-                c.bytes_into(cmd, &mut data);
+            for c in transfer_chunks(inst, work) {
+                c.bytes_into(work, &mut data);
                 match c.data {
                     ChunkData::Pattern(_) | ChunkData::Inline(_) => {}
                     ChunkData::Copy => {
@@ -444,7 +446,7 @@ fn run_command(
                 mem.write(c.dst, &data, Tags::One(ins.tag), None).map_err(|e| exec(&e))?;
             }
         }
-        Command::Dispatch { pipeline, group_count, base_group, bindings, push_constants } => {
+        Work::Dispatch { pipeline, group_count, base_group, bindings, push_constants } => {
             let p = &w.pipelines[*pipeline].1;
             let bound = resolve(prog, p, bindings).map_err(|m| WorkloadError::Invalid { at: ins.at.to_string(), message: m })?;
             let sizes: Vec<u64> = bound.iter().map(|b| b.range).collect();
@@ -509,8 +511,6 @@ fn run_command(
                 map.insert(inst, log);
             }
         }
-        // Synchronization orders nothing here: this run is already in order and coherent.
-        Command::PipelineBarrier(_) | Command::SetEvent { .. } | Command::WaitEvents { .. } | Command::ResetEvent { .. } => {}
     }
     Ok(())
 }

@@ -38,7 +38,8 @@ use crate::engine::rng::Rng;
 use crate::engine::limits::{InstructionBudget, RunLimits, count, stale_note};
 use crate::engine::record::{Divergence, HostReadSeen, ReadKey, ReadTruth, StaleRead, SyncLog, SyncOp};
 use crate::engine::units::cp::BarrierPlanner;
-use crate::api::workload::{Command, HostOp};
+use crate::api::action::Work;
+use crate::api::workload::HostOp;
 use crate::engine::stream::{NodeKind, Stream};
 use crate::engine::units::cp::{CommandProcessors, State};
 use crate::engine::units::compute::{ComputeUnits, Deferred, DispatchRun, SgState};
@@ -510,15 +511,10 @@ impl<'p, 'w> Sim<'p, 'w> {
     /// What a node is, in a message.
     fn node_text(&self, i: usize) -> String {
         match &self.stream.nodes[i].kind {
-            NodeKind::Action { inst, .. } => format!("{} {}", self.command_of(*inst).vk_name(), self.prog.instances[*inst].at),
+            NodeKind::Action { inst, .. } => format!("{} {}", self.prog.action(*inst).map_or("", |a| a.vk_name), self.prog.instances[*inst].at),
             NodeKind::Sync(y) => y.label.clone(),
             NodeKind::HostGate { event, .. } => format!("vkSetEvent `{}` from the host", self.prog.workload.events[*event]),
         }
-    }
-
-    fn command_of(&self, inst: usize) -> &'w Command {
-        let ins = &self.prog.instances[inst];
-        &self.prog.workload.command_buffers[ins.cb].commands[ins.index]
     }
 
     /// The host gate that item `i` is held behind, through waits and in-order launch, if any.
@@ -776,8 +772,8 @@ impl<'p, 'w> Sim<'p, 'w> {
                 self.prime(i)?;
                 let ins = &self.prog.instances[inst];
                 let w = self.prog.workload;
-                let cmd = &w.command_buffers[ins.cb].commands[ins.index];
-                if let Command::Dispatch { pipeline, group_count, base_group, bindings, push_constants } = cmd {
+                let work = &self.prog.action(inst).expect("an action node runs an action").work;
+                if let Work::Dispatch { pipeline, group_count, base_group, bindings, push_constants } = work {
                     let p = w.pipelines[*pipeline].1.clone();
                     let bound = resolve(self.prog, &p, bindings).map_err(|m| WorkloadError::Invalid { at: ins.at.to_string(), message: m })?;
                     let total_wg = group_count.iter().map(|&g| g as u64).product();
@@ -788,7 +784,7 @@ impl<'p, 'w> Sim<'p, 'w> {
                         pipeline: p,
                         bound: Arc::new(bound),
                         sizes,
-                        push: push_constants.clone(),
+                        push: push_constants.to_vec(),
                         group_count: *group_count,
                         base_group: *base_group,
                         next_wg: 0,

@@ -32,6 +32,7 @@
 use std::ops::Range;
 
 use crate::api::error::WorkloadError;
+use crate::api::action::Work;
 use crate::api::program::Program;
 use crate::api::workload::{Command, DependencyInfo, HostOp};
 use crate::profile::{ExecutionOrder, Policies};
@@ -592,19 +593,14 @@ impl Lowering<'_, '_> {
         let ins = &prog.instances[inst];
         let cmd = &prog.workload.command_buffers[ins.cb].commands[ins.index];
         let label = format!("{} {}", cmd.vk_name(), ins.at);
+        if let Some(action) = prog.action(inst) {
+            self.push(queue, NodeKind::Action { inst, stage: action.stage() }, Vec::new());
+            if self.wait_after_copy && matches!(action.work, Work::Copy { .. }) {
+                self.serial_wait(queue, format!("after {label} (the driver waits for the copy)"));
+            }
+            return Ok(());
+        }
         match cmd {
-            Command::FillBuffer { .. } | Command::UpdateBuffer { .. } => {
-                self.push(queue, NodeKind::Action { inst, stage: S::CLEAR }, Vec::new());
-            }
-            Command::CopyBuffer { .. } => {
-                self.push(queue, NodeKind::Action { inst, stage: S::COPY }, Vec::new());
-                if self.wait_after_copy {
-                    self.serial_wait(queue, format!("after {label} (the driver waits for the copy)"));
-                }
-            }
-            Command::Dispatch { .. } => {
-                self.push(queue, NodeKind::Action { inst, stage: S::COMPUTE_SHADER }, Vec::new());
-            }
             Command::PipelineBarrier(dep) => {
                 let barriers = self.barrier_list(dep);
                 if self.order == ExecutionOrder::Serial && !barriers.iter().all(|(b, _)| first_scope_stages(b.src_stage_mask, None).is_empty()) {
@@ -689,6 +685,8 @@ impl Lowering<'_, '_> {
                 self.push(queue, k, explicit);
             }
             Command::ResetEvent { event, .. } => self.event_state[*event] = EventState::Unset,
+            // Action commands became action nodes above.
+            Command::FillBuffer { .. } | Command::UpdateBuffer { .. } | Command::CopyBuffer { .. } | Command::Dispatch { .. } => {}
         }
         Ok(())
     }

@@ -40,7 +40,8 @@ use std::ops::Range;
 
 use serde::Serialize;
 
-use crate::api::program::{CommandRef, Program, Writer, fill_size};
+use crate::api::action::{Usage, Work};
+use crate::api::program::{CommandRef, Program, Writer};
 use crate::api::workload::{Command, DependencyInfo, HostOp, MemoryId, Workload};
 use crate::api::WorkloadError;
 use crate::engine::reference::DispatchAccesses;
@@ -110,9 +111,6 @@ pub struct Hazard {
 
 /// The usages the detector assigns, looked up once.
 struct Usages {
-    clear_write: StageAccess,
-    copy_read: StageAccess,
-    copy_write: StageAccess,
     storage_read: StageAccess,
     storage_write: StageAccess,
     uniform_read: StageAccess,
@@ -130,9 +128,6 @@ impl Usages {
             set
         });
         Usages {
-            clear_write: u(S::CLEAR, A::TRANSFER_WRITE),
-            copy_read: u(S::COPY, A::TRANSFER_READ),
-            copy_write: u(S::COPY, A::TRANSFER_WRITE),
             storage_read: u(S::COMPUTE_SHADER, A::SHADER_STORAGE_READ),
             storage_write: u(S::COMPUTE_SHADER, A::SHADER_STORAGE_WRITE),
             uniform_read: u(S::COMPUTE_SHADER, A::UNIFORM_READ),
@@ -173,47 +168,11 @@ struct Access {
     atomic: state::Atomic,
 }
 
-/// The accesses `command` makes in the layer's model: transfers their regions, a dispatch the
-/// whole bound range of each descriptor (a storage buffer the entry point stores to is written,
-/// one write standing for its reads too, as in the layer; one it never stores to is read; a
-/// uniform buffer is read).
-fn layer_accesses(p: &Program<'_>, u: &Usages, command: &Command) -> Vec<Access> {
-    let w = p.workload;
-    let at = |b: usize, off: u64, len: u64| p.buffer_addr(b, off)..p.buffer_addr(b, off) + len;
-    match command {
-        Command::FillBuffer { dst, offset, size, .. } => {
-            vec![Access { range: at(*dst, *offset, fill_size(w.buffers[*dst].size, *offset, *size)), usage: u.clear_write, buffer: *dst, coherent: false, atomic: None }]
-        }
-        Command::UpdateBuffer { dst, offset, data } => vec![Access { range: at(*dst, *offset, data.len() as u64), usage: u.clear_write, buffer: *dst, coherent: false, atomic: None }],
-        Command::CopyBuffer { src, dst, regions } => regions
-            .iter()
-            .flat_map(|r| {
-                [
-                    Access { range: at(*src, r.src_offset, r.size), usage: u.copy_read, buffer: *src, coherent: false, atomic: None },
-                    Access { range: at(*dst, r.dst_offset, r.size), usage: u.copy_write, buffer: *dst, coherent: false, atomic: None },
-                ]
-            })
-            .collect(),
-        Command::Dispatch { pipeline, bindings, .. } => {
-            let info = w.pipelines[*pipeline].1.bindings();
-            bindings
-                .iter()
-                .filter_map(|b| {
-                    let i = info.iter().find(|i| i.group == b.set && i.binding == b.binding)?;
-                    let usage = match i.kind {
-                        sim_shader::BindingKind::UniformBuffer => u.uniform_read,
-                        sim_shader::BindingKind::StorageBuffer { .. } if i.written => u.storage_write,
-                        sim_shader::BindingKind::StorageBuffer { .. } => u.storage_read,
-                    };
-                    let len = b.range.unwrap_or(w.buffers[b.buffer].size.saturating_sub(b.offset));
-                    // A binding the shader accesses only atomically is accessed atomically
-                    // throughout its range: that much the layer's model can know.
-                    let atomic = i.atomic_only.then_some(b.buffer);
-                    Some(Access { range: at(b.buffer, b.offset, len), usage, buffer: b.buffer, coherent: i.coherent || i.atomic_only, atomic })
-                })
-                .collect()
-        }
-        _ => Vec::new(),
+impl From<&Usage> for Access {
+    /// An action's usage as the detector records it: a binding accessed only atomically is
+    /// accessed atomically throughout its range (that much the layer's model can know).
+    fn from(u: &Usage) -> Access {
+        Access { range: u.range.clone(), usage: u.usage, buffer: u.buffer, coherent: u.coherent, atomic: u.atomic_only.then_some(u.buffer) }
     }
 }
 
@@ -228,10 +187,10 @@ pub struct CommandAccess {
     pub usage: StageAccess,
 }
 
-/// The accesses action `command` of `prog` makes, as the hazard detector counts them without a
-/// reference run: what a barrier placed by hand (or by a strategy) must cover.
-pub fn command_accesses(prog: &Program<'_>, command: &Command) -> Vec<CommandAccess> {
-    layer_accesses(prog, &Usages::new(), command).into_iter().map(|a| CommandAccess { buffer: a.buffer, range: a.range, usage: a.usage }).collect()
+/// The accesses command `index` of command buffer `cb` makes, as the hazard detector counts
+/// them without a reference run: what a barrier placed by hand (or by a strategy) must cover.
+pub fn command_accesses(prog: &Program<'_>, cb: usize, index: usize) -> Vec<CommandAccess> {
+    prog.command_action(cb, index).map_or(Vec::new(), |a| a.usages.iter().map(|u| CommandAccess { buffer: u.buffer, range: u.range.clone(), usage: u.usage }).collect())
 }
 
 /// The ranges an event's vkCmdSetEvent2 had in its first scope.
@@ -711,13 +670,14 @@ impl Walk<'_, '_> {
     }
 
     /// The accesses of command instance `inst`.
-    fn accesses(&self, inst: usize, command: &Command) -> Vec<Access> {
+    fn accesses(&self, inst: usize) -> Vec<Access> {
         let p = self.prog;
         let w = p.workload;
-        match command {
+        let Some(action) = p.action(inst) else { return Vec::new() };
+        match &action.work {
             // A dispatch with atomics may access other bytes in another execution: its bound
             // ranges, as without a run.
-            Command::Dispatch { bindings, .. } if self.exact.is_some() && !self.exact.and_then(|e| e.get(&inst)).is_some_and(|d| d.atomics()) => {
+            Work::Dispatch { bindings, .. } if self.exact.is_some() && !self.exact.and_then(|e| e.get(&inst)).is_some_and(|d| d.atomics()) => {
                 let Some(noted) = self.exact.and_then(|e| e.get(&inst)) else { return Vec::new() };
                 // Atomic accesses first: where the dispatch also accessed the same bytes plainly,
                 // the plain access is recorded after them and is what later accesses meet.
@@ -751,7 +711,7 @@ impl Walk<'_, '_> {
                 }
                 out
             }
-            _ => layer_accesses(p, &self.u, command),
+            _ => action.usages.iter().map(Access::from).collect(),
         }
     }
 
@@ -776,7 +736,7 @@ impl Walk<'_, '_> {
             }
             Command::ResetEvent { event, .. } => self.events[*event] = None,
             _ => {
-                let accesses = self.accesses(i, command);
+                let accesses = self.accesses(i);
                 let tag = self.new_tag(Origin::Instance(i));
                 // Every access of the command is checked before any is recorded (a copy's
                 // source and destination are each checked against what came before).

@@ -22,9 +22,9 @@ use crate::engine::machine::{Machine, TransferUnit};
 use crate::engine::oracle::CopyRead;
 use crate::api::program::Program;
 use crate::engine::rng::Rng;
-use crate::engine::actions::{Chunk, ChunkData};
+use crate::engine::chunks::{Chunk, ChunkData};
 
-pub use crate::engine::actions::TRANSFER_CHUNK;
+pub use crate::engine::chunks::TRANSFER_CHUNK;
 
 /// Consecutive chunks of one region whose order the seed picks.
 pub const SHUFFLE_WINDOW: usize = 8;
@@ -99,9 +99,7 @@ impl TransferEngine {
     /// to step, and the cycle of its first step (after the engine's start latency, when it is
     /// free).
     pub fn start(&mut self, prog: &Program<'_>, item: usize, inst: usize, now: u64) -> (usize, u64) {
-        let ins = &prog.instances[inst];
-        let cmd = &prog.workload.command_buffers[ins.cb].commands[ins.index];
-        let mut chunks = crate::engine::actions::transfer_chunks(prog, inst, cmd);
+        let mut chunks = prog.action(inst).map(|a| crate::engine::chunks::transfer_chunks(inst, &a.work)).unwrap_or_default();
         shuffle_windows(&mut chunks, &mut self.rng);
         self.runs.push(TransferRun { item, inst, chunks, next: 0 });
         (self.runs.len() - 1, (now + self.launch_cycles).max(self.free_at))
@@ -116,7 +114,9 @@ impl TransferEngine {
         let inst = run.inst;
         let ins = &prog.instances[inst];
         let err = |e: sim_caches::AccessError| WorkloadError::Execution { at: ins.at.to_string(), message: e.to_string() };
-        chunk.bytes_into(&prog.workload.command_buffers[ins.cb].commands[ins.index], &mut self.data);
+        if let Some(a) = prog.action(inst) {
+            chunk.bytes_into(&a.work, &mut self.data);
+        }
         // A transfer the driver runs as a shader: each chunk is a workgroup's, on a CU the seed
         // picks.
         let unit = match machine.config.shader_transfers {
@@ -178,7 +178,7 @@ fn shuffle_windows(chunks: &mut [Chunk], rng: &mut Rng) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::actions::ChunkData;
+    use crate::engine::chunks::ChunkData;
 
     fn chunks(regions: &[(u64, u64)]) -> Vec<Chunk> {
         let key = crate::engine::record::ReadKey { inst: 0, a: 0, b: 0, c: 0 };

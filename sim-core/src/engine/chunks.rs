@@ -1,8 +1,8 @@
-//! What a command does, lowered once: the work item a unit runs. Today a transfer command's
-//! chunks ([`transfer_chunks`]), the same in the reference run and on the transfer engine.
+//! A transfer action's work cut into the steps the transfer engine takes ([`transfer_chunks`]),
+//! the same in the reference run and on the transfer engine, each with the key that names its
+//! read in both runs.
 
-use crate::api::program::{Program, fill_size};
-use crate::api::workload::Command;
+use crate::api::action::Work;
 use crate::engine::record::ReadKey;
 
 /// Bytes one transfer-engine step moves.
@@ -30,9 +30,9 @@ pub(crate) struct Chunk {
 
 impl Chunk {
     /// Sizes `data` to the chunk and, for a fill or an update, puts the chunk's bytes in it
-    /// (`cmd` is the chunk's command); a copy's bytes are read by the caller. A fill's pattern
+    /// (`work` is the chunk's action's); a copy's bytes are read by the caller. A fill's pattern
     /// starts afresh at every chunk: fills and chunks start on multiples of 4 bytes.
-    pub(crate) fn bytes_into(&self, cmd: &Command, data: &mut Vec<u8>) {
+    pub(crate) fn bytes_into(&self, work: &Work<'_>, data: &mut Vec<u8>) {
         data.resize(self.len as usize, 0);
         match self.data {
             ChunkData::Pattern(p) => {
@@ -46,7 +46,7 @@ impl Chunk {
                 rest.copy_from_slice(&pattern[..n]);
             }
             ChunkData::Inline(pos) => {
-                if let Command::UpdateBuffer { data: src, .. } = cmd {
+                if let Work::Update { data: src, .. } = work {
                     data.copy_from_slice(&src[pos..pos + self.len as usize]);
                 }
             }
@@ -65,9 +65,8 @@ pub(crate) enum ChunkData {
     Copy,
 }
 
-/// The chunks a transfer command moves, in order (the same in both runs).
-pub(crate) fn transfer_chunks(prog: &Program<'_>, inst: usize, cmd: &Command) -> Vec<Chunk> {
-    let w = prog.workload;
+/// The chunks transfer work moves, in order (the same in both runs); none for a dispatch.
+pub(crate) fn transfer_chunks(inst: usize, work: &Work<'_>) -> Vec<Chunk> {
     let mut out = Vec::new();
     let mut push_range = |dst_addr: u64, len: u64, mk: &mut dyn FnMut(u64, u64) -> (ChunkSource, ChunkData, ReadKey)| {
         let mut pos = 0;
@@ -79,24 +78,18 @@ pub(crate) fn transfer_chunks(prog: &Program<'_>, inst: usize, cmd: &Command) ->
         }
     };
     let no_read = ReadKey { inst: inst as u32, a: u32::MAX, b: u32::MAX, c: u32::MAX };
-    match cmd {
-        Command::FillBuffer { dst, offset, size, data } => {
-            let n = fill_size(w.buffers[*dst].size, *offset, *size);
-            push_range(prog.buffer_addr(*dst, *offset), n, &mut |_, _| (None, ChunkData::Pattern(*data), no_read));
-        }
-        Command::UpdateBuffer { dst, offset, data } => {
-            push_range(prog.buffer_addr(*dst, *offset), data.len() as u64, &mut |pos, _| (None, ChunkData::Inline(pos as usize), no_read));
-        }
-        Command::CopyBuffer { src, dst, regions } => {
+    match work {
+        Work::Fill { addr, size, pattern, .. } => push_range(*addr, *size, &mut |_, _| (None, ChunkData::Pattern(*pattern), no_read)),
+        Work::Update { addr, data, .. } => push_range(*addr, data.len() as u64, &mut |pos, _| (None, ChunkData::Inline(pos as usize), no_read)),
+        Work::Copy { src, regions, .. } => {
             for (ri, r) in regions.iter().enumerate() {
-                let src_base = prog.buffer_addr(*src, r.src_offset);
-                push_range(prog.buffer_addr(*dst, r.dst_offset), r.size, &mut |pos, _| {
+                push_range(r.dst_addr, r.size, &mut |pos, _| {
                     let key = ReadKey { inst: inst as u32, a: ri as u32, b: (pos / TRANSFER_CHUNK) as u32, c: u32::MAX };
-                    (Some((src_base + pos, *src, r.src_offset + pos)), ChunkData::Copy, key)
+                    (Some((r.src_addr + pos, *src, r.src_offset + pos)), ChunkData::Copy, key)
                 });
             }
         }
-        _ => {}
+        Work::Dispatch { .. } => {}
     }
     out
 }

@@ -1,0 +1,136 @@
+//! What an action command does, lowered once from its [`Command`] when the program is checked:
+//! the stages it runs in, the resources it uses (which bytes, with which stage and access), and
+//! the work a unit performs ([`Work`]). Every reader after validation (the command processors
+//! and units, the reference run, the hazard detector, directed schedules, budgets, the CLI's
+//! timeline and table checker) reads this, so what a command does is decided in one place.
+//!
+//! # Design
+//! An action belongs to a command of a command buffer, not to a submission of it: every
+//! instance of the command (each submission) does the same work on the same device addresses,
+//! so [`Program::action`](crate::api::Program::action) finds it through the instance's command.
+//! Usages are the layer's model of the command ("what it may touch"): a transfer's regions, a
+//! dispatch's whole bound range per descriptor. What a dispatch touched in a run is the
+//! reference run's business.
+
+use std::ops::Range;
+
+use crate::api::workload::BufferBinding;
+use crate::sync::{PipelineStageFlags2 as S, StageAccess};
+
+/// One resource usage of an action: a byte range of a buffer, with the stage and access.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Usage {
+    /// The buffer (index into the workload's buffers) whose range or region it is.
+    pub buffer: usize,
+    /// Device-address range (buffers aliasing one allocation overlap as their bytes do).
+    pub range: Range<u64>,
+    /// The stage and access.
+    pub usage: StageAccess,
+    /// Made at the coherence point: a `Coherent` storage buffer, or one only accessed atomically.
+    pub coherent: bool,
+    /// The shader accesses this binding only atomically (so the whole range is an atomic access
+    /// as far as the layer's model can know).
+    pub atomic_only: bool,
+}
+
+/// One region of a buffer copy, in device addresses and buffer offsets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CopyRange {
+    /// Device address of the first source byte.
+    pub src_addr: u64,
+    /// Offset of the first source byte in the source buffer.
+    pub src_offset: u64,
+    /// Device address of the first destination byte.
+    pub dst_addr: u64,
+    /// Bytes.
+    pub size: u64,
+}
+
+/// The work a unit performs for an action.
+#[derive(Clone, Debug)]
+pub enum Work<'w> {
+    /// vkCmdFillBuffer: `size` bytes from `addr`, the 32-bit `pattern` repeated.
+    Fill {
+        /// The destination buffer.
+        dst: usize,
+        /// Device address of the first byte.
+        addr: u64,
+        /// Bytes (VK_WHOLE_SIZE resolved).
+        size: u64,
+        /// The pattern.
+        pattern: u32,
+    },
+    /// vkCmdUpdateBuffer: `data` written from `addr`.
+    Update {
+        /// The destination buffer.
+        dst: usize,
+        /// Device address of the first byte.
+        addr: u64,
+        /// The inline bytes.
+        data: &'w [u8],
+    },
+    /// vkCmdCopyBuffer: each region in order.
+    Copy {
+        /// The source buffer.
+        src: usize,
+        /// The destination buffer.
+        dst: usize,
+        /// The regions.
+        regions: Vec<CopyRange>,
+    },
+    /// vkCmdDispatch / vkCmdDispatchBase.
+    Dispatch {
+        /// The pipeline.
+        pipeline: usize,
+        /// Workgroup counts.
+        group_count: [u32; 3],
+        /// First workgroup id.
+        base_group: [u32; 3],
+        /// Descriptor bindings.
+        bindings: &'w [BufferBinding],
+        /// Push-constant bytes.
+        push_constants: &'w [u8],
+    },
+}
+
+impl Work<'_> {
+    /// Whether the transfer engine (or a driver shader standing in for it) runs this work.
+    pub fn is_transfer(&self) -> bool {
+        !matches!(self, Work::Dispatch { .. })
+    }
+
+    /// Bytes a transfer moves (0 for a dispatch): what the transfer budget counts.
+    pub fn transfer_bytes(&self) -> u64 {
+        match self {
+            Work::Fill { size, .. } => *size,
+            Work::Update { data, .. } => data.len() as u64,
+            Work::Copy { regions, .. } => regions.iter().fold(0u64, |a, r| a.saturating_add(r.size)),
+            Work::Dispatch { .. } => 0,
+        }
+    }
+}
+
+/// An action command, lowered.
+#[derive(Clone, Debug)]
+pub struct Action<'w> {
+    /// The command's Vulkan name (`vkCmdCopyBuffer`).
+    pub vk_name: &'static str,
+    /// The stages it runs in (one today: CLEAR, COPY or COMPUTE_SHADER).
+    pub stages: S,
+    /// The resources it uses, in the order the layer records them.
+    pub usages: Vec<Usage>,
+    /// The work a unit performs.
+    pub work: Work<'w>,
+}
+
+impl Action<'_> {
+    /// The one stage of an action that runs in one (every action today).
+    pub fn stage(&self) -> S {
+        self.stages
+    }
+
+    /// Whether it uses any byte of device addresses `range`.
+    pub fn touches(&self, range: &Range<u64>) -> bool {
+        self.usages.iter().any(|u| u.range.start < range.end && range.start < u.range.end)
+    }
+}
