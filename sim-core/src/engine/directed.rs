@@ -5,8 +5,8 @@
 use serde::Serialize;
 
 use crate::api::program::Program;
-use crate::engine::findings::hazard_range;
 use crate::engine::machine::{self, MachineConfig};
+use crate::engine::reference::instance_touches;
 use crate::engine::{order, reference, run, stream};
 
 /// How a schedule was directed at a hazard ([`RunOptions::directed`]).
@@ -26,18 +26,6 @@ pub enum Direction {
     /// its writes to the hazard's bytes were held in flight until the later command was done
     /// (a read then sees the bytes from before them; a write lands first, and they over it).
     Delay,
-}
-
-/// Whether command instance `x` accesses any byte of device addresses `range` (`accesses`: what
-/// each dispatch accessed in the reference run; a dispatch without a record counts as touching).
-pub(crate) fn instance_touches(prog: &Program<'_>, accesses: &std::collections::HashMap<usize, reference::DispatchAccesses>, x: usize, range: (u64, u64)) -> bool {
-    let (lo, hi) = (range.0, range.0 + range.1);
-    let meets = |r: std::ops::Range<u64>| r.start < hi && lo < r.end;
-    match prog.action(x) {
-        Some(a) if !a.work.is_transfer() => accesses.get(&x).is_none_or(|d| d.sets().iter().any(|set| set.iter().any(&meets))),
-        Some(a) => a.touches(&(lo..hi)),
-        None => false,
-    }
 }
 
 /// Whether a directed schedule may hold the writes of hazard `h`'s earlier command `p` to
@@ -110,7 +98,7 @@ pub(crate) fn direct(
     if !h.prior_usage.is_write() {
         return None;
     }
-    let range = hazard_range(prog, h)?;
+    let range = h.device_range(prog)?;
     if !h.usage.is_write()
         && let Some(path) = reader_path(h.usage)
         && let Some(cache) = sim.reader_cache(path)

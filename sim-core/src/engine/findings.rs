@@ -8,7 +8,15 @@ use sim_caches::Tag;
 use crate::api::program::{CommandRef, Program, Writer};
 use crate::engine::record::ReadKey;
 use crate::engine::{exec, order, stream};
-use crate::engine::record::StaleRead;
+use crate::engine::reference::instance_touches;
+use std::collections::HashSet;
+
+use crate::api::error::WorkloadError;
+use crate::api::workload::HostOp;
+use crate::engine::limits::RunLimits;
+use crate::engine::record::{Divergence, HostReadSeen, ReadTruth, StaleRead};
+use crate::engine::reference;
+use crate::profile::Profile;
 
 /// One stale read, explained: the report's `findings` entry.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -108,19 +116,6 @@ pub(crate) fn finding_range(prog: &Program<'_>, f: &Finding) -> Option<(u64, u64
     Some((prog.buffer_addr(b, f.offset), f.size))
 }
 
-/// The device addresses of hazard `h`'s bytes: in its buffer, or for a host access in its memory
-/// object.
-pub(crate) fn hazard_range(prog: &Program<'_>, h: &crate::hazard::Hazard) -> Option<(u64, u64)> {
-    let w = prog.workload;
-    let base = match h.at {
-        crate::hazard::Place::Host { .. } => prog.memory_base[w.memories.iter().position(|m| m.name == h.resource)?],
-        crate::hazard::Place::Command(_) => {
-            let b = w.buffers.iter().find(|b| b.name == h.resource)?;
-            prog.memory_base[b.memory] + b.offset
-        }
-    };
-    Some((base + h.offset, h.size))
-}
 
 /// Bytes that differ from the reference run outside a device read: a host read's, or final
 /// memory's.
@@ -143,7 +138,7 @@ pub(crate) struct Bytes<'a> {
 /// the layer does, so a write that lands after later writes is reported against the next).
 pub(crate) fn difference_hazard(prog: &Program<'_>, hazards: &[crate::hazard::Hazard], bytes: &Bytes<'_>, seen: &Writer, expected: &Writer) -> Option<usize> {
     let (seen, expected) = (crate::hazard::Place::of_writer(seen), crate::hazard::Place::of_writer(expected));
-    let overlaps = |h: &crate::hazard::Hazard| hazard_range(prog, h).is_some_and(|(a, n)| a < bytes.addr + bytes.size && bytes.addr < a + n);
+    let overlaps = |h: &crate::hazard::Hazard| h.device_range(prog).is_some_and(|(a, n)| a < bytes.addr + bytes.size && bytes.addr < a + n);
     let writer = |p: &crate::hazard::Place| Some(p) == seen.as_ref() || Some(p) == expected.as_ref();
     let at = |p: Option<&crate::hazard::Place>| hazards.iter().position(|h| p.is_some_and(|p| h.at == *p || h.prior == *p) && overlaps(h));
     at(bytes.reader)
@@ -268,4 +263,264 @@ pub(crate) fn merge_adjacent(findings: &mut Vec<Finding>) {
         out.push(f);
     }
     *findings = out;
+}
+
+/// The host reads of a simulated run as the report gives them, and the stale-read count with
+/// the host reads that differ added.
+pub(crate) fn host_read_results(prog: &Program<'_>, truth: &ReadTruth, seen_reads: Vec<HostReadSeen>, stale_count: u64) -> (Vec<HostReadResult>, u64) {
+    let workload = prog.workload;
+    // Host reads.
+    let mut host_reads = Vec::new();
+    let mut stale_reads = stale_count;
+    for seen in seen_reads {
+        let HostOp::HostRead { offset, label, expect, .. } = &workload.timeline[seen.timeline] else { continue };
+        if seen.differing_bytes > 0 {
+            stale_reads += 1;
+        }
+        let reference_bytes = truth.host_reads.get(&seen.timeline).map(|r| &r.bytes[..]);
+        host_reads.push(HostReadResult {
+            timeline: seen.timeline,
+            label: label.clone(),
+            differing_bytes: seen.differing_bytes,
+            reference_meets_expectation: expect.as_ref().map(|e| Some(&e[..]) == reference_bytes),
+            data: seen.bytes,
+            first_difference: seen.first_difference.map(|(k, tag, rtag)| (offset + k, prog.writer(tag).clone(), prog.writer(rtag).clone())),
+            hazard: None,
+        });
+    }
+
+    (host_reads, stale_reads)
+}
+
+/// Final memory compared with the reference run's, byte for byte, where the workload asks for
+/// it: the bytes that differ and are wrong by the memory model, as runs of (memory, offset,
+/// size, writer seen, writer expected), at most `max` runs.
+pub(crate) struct FinalMemory {
+    /// Bytes that differ and are wrong.
+    pub(crate) corrupted_bytes: u64,
+    /// The runs listed.
+    pub(crate) runs: Vec<(usize, u64, u64, Tag, Tag)>,
+    /// Whether there were more runs than listed.
+    pub(crate) truncated: bool,
+}
+
+/// Compares `sim_vram` (the simulated run's memory, caches drained) with the reference run's
+/// `reference_memory`; `tainted` (writers that read stale bytes) and the write log decide
+/// whether a differing byte is wrong; a `stopped` run's memory is not a result.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn compare_final_memory(
+    prog: &Program<'_>,
+    stream: &stream::Stream,
+    tainted: &[bool],
+    mut write_log: Option<crate::engine::oracle::WriteLog>,
+    stopped: bool,
+    sim_vram: &sim_caches::BackingStore,
+    reference_memory: &sim_caches::BackingStore,
+    max: usize,
+) -> Result<FinalMemory, WorkloadError> {
+    let workload = prog.workload;
+    // Final memory, byte for byte, where the workload asks for the comparison.
+    let mut corrupted_bytes = 0u64;
+    // (memory, offset, size, writer seen, writer expected) of each differing run of bytes.
+    let mut memory_differences: Vec<(usize, u64, u64, Tag, Tag)> = Vec::new();
+    let mut memory_differences_truncated = false;
+    let final_err = |e: sim_caches::AccessError| WorkloadError::Execution { at: "final memory".into(), message: e.to_string() };
+    let (mut a, mut b) = (vec![0u8; 1 << 16], vec![0u8; 1 << 16]);
+    let (mut ta, mut tb) = (vec![0 as Tag; (1 << 14) + 1], vec![0 as Tag; (1 << 14) + 1]);
+    let tainted = |t: Tag| tainted.get(t as usize).copied().unwrap_or(false);
+    // Happens-before, built when a final byte's writer is not the reference's.
+    let hb = std::cell::OnceCell::new();
+    for (m, desc) in workload.memories.iter().enumerate() {
+        // A stopped run's memory is what it had written when it stopped, not a result.
+        if !desc.compare || stopped {
+            continue;
+        }
+        let base = prog.memory_base[m];
+        let mut pos = 0u64;
+        while pos < desc.size {
+            let n = (desc.size - pos).min(1 << 16) as usize;
+            let span = sim_caches::word_span(base + pos, n);
+            sim_vram.peek(base + pos, &mut a[..n], &mut ta[..span]).map_err(final_err)?;
+            reference_memory.peek(base + pos, &mut b[..n], &mut tb[..span]).map_err(final_err)?;
+            // A byte differing from the reference's is corruption when its writer read stale
+            // bytes, or when another write left it and the memory model says this one is not the
+            // last of its word (another write happens after it, or races it); the same write, or
+            // one whose place an atomic picked, leaves bytes that depend on timing.
+            let word = |k: usize| ((base + pos + k as u64) / 4 - (base + pos) / 4) as usize;
+            // The memory model's verdict of the last word asked about: a word's bytes share it.
+            let mut judged: Option<(usize, bool)> = None;
+            let mut wrong = |k: usize| {
+                let (seen, expected) = (ta[word(k)], tb[word(k)]);
+                if tainted(seen) {
+                    return true;
+                }
+                if seen == expected {
+                    return false;
+                }
+                if let Some((w, wrong)) = judged
+                    && w == word(k)
+                {
+                    return wrong;
+                }
+                let wrong = match write_log.as_mut() {
+                    Some(log) => log.wrong_by_model(hb.get_or_init(|| order::Order::new(prog, stream)), None, (base + pos + k as u64) & !3, seen),
+                    None => true,
+                };
+                judged = Some((word(k), wrong));
+                wrong
+            };
+            let differing: Vec<usize> = (0..n).filter(|&k| a[k] != b[k] && wrong(k)).collect();
+            for k in differing {
+                corrupted_bytes += 1;
+                let (off, seen, expected) = (pos + k as u64, ta[word(k)], tb[word(k)]);
+                // Runs of differing bytes with the same two writers, merged.
+                let full = memory_differences.len() >= max;
+                match memory_differences.last_mut() {
+                    Some(d) if d.0 == m && d.1 + d.2 == off && d.3 == seen && d.4 == expected => d.2 += 1,
+                    _ if full => memory_differences_truncated = true,
+                    _ => memory_differences.push((m, off, 1, seen, expected)),
+                }
+            }
+            pos += n as u64;
+        }
+    }
+    Ok(FinalMemory { corrupted_bytes, runs: memory_differences, truncated: memory_differences_truncated })
+}
+
+/// Every stale read of the simulated run as findings: the reads compared with the reference
+/// run's, in detail from a second reference run that captures just those reads (the first
+/// cannot know which reads will differ, and keeping every read's bytes would cost the memory
+/// of every read), and those judged by the memory model; merged, classified, and marked where
+/// their subgroup diverged.
+pub(crate) fn stale_read_findings(prog: &Program<'_>, stream: &stream::Stream, stale: &[StaleRead], divergences: &[Divergence], subgroup_size: u32, limits: &RunLimits) -> Result<Vec<Finding>, WorkloadError> {
+    let keys: HashSet<ReadKey> = stale.iter().map(|s| s.key).collect();
+    let captured = if keys.is_empty() { std::collections::HashMap::new() } else { reference::reference_run_with(prog, stream, subgroup_size, &keys, limits)?.truth.captured };
+
+    let mut findings = Vec::new();
+    for s in stale {
+        let inst = &prog.instances[s.key.inst as usize];
+        if !s.model.is_empty() {
+            push_model_findings(&mut findings, prog, &inst.at, s);
+            continue;
+        }
+        let expected = captured.get(&s.key);
+        for lane in &s.lanes {
+            // The reference's read of the same lane and bytes (a copy chunk's read is one piece
+            // there, and one piece per serving level here).
+            let end = lane.offset + lane.bytes.len() as u64;
+            let exp = expected.and_then(|e| e.iter().find(|l| l.lane == lane.lane && l.offset <= lane.offset && end <= l.offset + l.bytes.len() as u64));
+            let Some(exp) = exp else { continue };
+            let at = (lane.offset - exp.offset) as usize..(end - exp.offset) as usize;
+            push_differences(&mut findings, prog, &inst.at, lane, &exp.bytes[at.clone()], &exp.byte_tags[at], s.key, s.cycle);
+        }
+    }
+    merge_adjacent(&mut findings);
+    classify(&mut findings, prog, stream);
+    // The first finding of each subgroup that diverged says so.
+    for d in divergences {
+        if let Some(f) = findings.iter_mut().find(|f| f.key.inst == d.key.inst && f.key.a == d.key.a && f.key.b == d.key.b) {
+            f.diverged = true;
+        }
+    }
+
+    Ok(findings)
+}
+
+/// Each finding's explanation: the hazard that explains it, and what this machine's barrier
+/// table would have done for its two accesses.
+pub(crate) fn explain(findings: &mut [Finding], prog: &Program<'_>, profile: &Profile, hazards: &[crate::hazard::Hazard], accesses: &std::collections::HashMap<usize, reference::DispatchAccesses>) {
+    for f in findings.iter_mut() {
+        // The hazard that explains a read, in order: one at the reader (or with the reader as its
+        // prior access: a read that ran after the write it had to precede) on these bytes; one
+        // between the write the read saw and the write it should have seen; one of either write
+        // on these bytes (the detector checks an access against the most recent one only, as the
+        // layer does: the write seen may be ordered after none of the earlier accesses, or land
+        // after later writes, and the write expected may be visible to none of the reads of a
+        // stage); one at either writer, or on bytes either writer accessed (a race among its
+        // inputs decided what it wrote, and where).
+        let reader = crate::hazard::Place::Command(f.at.clone());
+        let overlaps = |h: &crate::hazard::Hazard| h.resource == f.resource && h.offset < f.offset + f.size && f.offset < h.offset + h.size;
+        let (seen, expected) = (crate::hazard::Place::of_writer(&f.seen_write), crate::hazard::Place::of_writer(&f.expected_write));
+        f.hazard = hazards
+            .iter()
+            .position(|h| (h.at == reader || h.prior == reader) && overlaps(h))
+            .or_else(|| {
+                hazards.iter().position(|h| {
+                    let pair = (Some(&h.prior), Some(&h.at));
+                    (pair == (seen.as_ref(), expected.as_ref()) || pair == (expected.as_ref(), seen.as_ref())) && h.resource == f.resource
+                })
+            })
+            .or_else(|| {
+                hazards.iter().position(|h| {
+                    let involved = |p: &crate::hazard::Place| Some(p) == seen.as_ref() || Some(p) == expected.as_ref();
+                    (involved(&h.at) || involved(&h.prior)) && overlaps(h)
+                })
+            })
+            .or_else(|| hazards.iter().position(|h| Some(&h.at) == seen.as_ref() || Some(&h.at) == expected.as_ref()))
+            .or_else(|| {
+                // A host operation that undid a host write (an invalidate before its flush):
+                // named after the memory object, it meets the finding's buffer by address.
+                let bytes = finding_range(prog, f)?;
+                hazards.iter().position(|h| {
+                    matches!(h.at, crate::hazard::Place::Host { .. })
+                        && (Some(&h.prior) == expected.as_ref() || Some(&h.prior) == seen.as_ref())
+                        && h.device_range(prog).is_some_and(|(s, n)| s < bytes.0 + bytes.1 && bytes.0 < s + n)
+                })
+            })
+            .or_else(|| {
+                let writers: Vec<usize> = [&f.seen_write, &f.expected_write].into_iter().filter_map(|w| if let Writer::Command(c) = w { prog.instance_of(c) } else { None }).collect();
+                hazards.iter().position(|h| h.device_range(prog).is_some_and(|r| writers.iter().any(|&x| instance_touches(prog, accesses, x, r))))
+            });
+        if let Some(h) = f.hazard.map(|i| &hazards[i])
+            && matches!(h.id, "SYNC-HAZARD-WRITE-AFTER-READ" | "SYNC-HAZARD-WRITE-RACING-READ")
+        {
+            f.table_rows = Some("a write after read needs an execution dependency only, no cache operation: this read ran after the write it had to precede".into());
+        } else if let Some(h) = f.hazard.map(|i| &hazards[i])
+            && h.id == "GPUSIM-HOST-INVALIDATE-BEFORE-FLUSH"
+        {
+            f.table_rows = Some(format!(
+                "on {}, the bytes came through {}; the invalidate discarded the host's writes before any flush, so they never reached device memory",
+                profile.name, f.via
+            ));
+        } else if let Some(h) = f.hazard.map(|i| &hazards[i]) {
+            let side = |u: crate::sync::StageAccess, scope: crate::sync::Scope| profile.barriers.ops_text(u, scope);
+            f.table_rows = Some(format!(
+                "on {}, the bytes came through {}; the barrier table does {} for {} in a first scope and {} for {} in a second",
+                profile.name,
+                f.via,
+                side(h.prior_usage, crate::sync::Scope::First),
+                h.prior_usage,
+                side(h.usage, crate::sync::Scope::Second),
+                h.usage
+            ));
+        }
+    }
+
+}
+
+/// The runs of differing final bytes as the report gives them, each with the hazard that
+/// explains it.
+pub(crate) fn memory_differences(prog: &Program<'_>, hazards: &[crate::hazard::Hazard], runs: Vec<(usize, u64, u64, Tag, Tag)>) -> Vec<MemoryDifference> {
+    let workload = prog.workload;
+    runs.into_iter()
+        .map(|(m, offset, size, seen, expected)| {
+            let desc = &workload.memories[m];
+            let buffer = workload.buffers.iter().find(|b| b.memory == m && b.offset <= offset && offset < b.offset + b.size);
+            let (seen_write, expected_write) = (prog.writer(seen).clone(), prog.writer(expected).clone());
+            let bytes = Bytes { addr: prog.memory_base[m] + offset, size, resource: buffer.map_or(&desc.name, |b| &b.name), reader: None };
+            let hazard = difference_hazard(prog, hazards, &bytes, &seen_write, &expected_write);
+            MemoryDifference { memory: desc.name.clone(), offset, size, buffer: buffer.map(|b| (b.name.clone(), offset - b.offset)), seen_write, expected_write, hazard }
+        })
+        .collect()
+}
+
+/// Each host read that differs: the hazard at that read, or of the writes it saw and missed.
+pub(crate) fn explain_host_reads(host_reads: &mut [HostReadResult], prog: &Program<'_>, hazards: &[crate::hazard::Hazard]) {
+    let workload = prog.workload;
+    for h in host_reads.iter_mut() {
+        let (HostOp::HostRead { memory, offset, size, .. }, Some((_, seen, expected))) = (&workload.timeline[h.timeline], &h.first_difference) else { continue };
+        let reader = crate::hazard::Place::Host { timeline: h.timeline };
+        let bytes = Bytes { addr: prog.memory_base[*memory] + offset, size: *size, resource: &workload.memories[*memory].name, reader: Some(&reader) };
+        h.hazard = difference_hazard(prog, hazards, &bytes, seen, expected);
+    }
 }

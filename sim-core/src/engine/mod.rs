@@ -32,10 +32,16 @@
 //!    and sync node; the truth oracle ([`oracle::Oracle`]) is one, and judges every read: stale,
 //!    racing, or different only because timing decided its writers' output or its very
 //!    existence. A timed run needs no reference run (then no read is judged).
-//! 5. If reads were stale, the reference runs once more to capture those reads in detail, and
-//!    each becomes a [`Finding`]: which command read which bytes of which buffer, through
-//!    which cache, whose write it saw and whose it should have seen. Final memory is compared
-//!    byte for byte, by writer.
+//! 5. [`findings`]: if reads were stale, the reference runs once more to capture those reads in
+//!    detail, and each becomes a [`Finding`]: which command read which bytes of which buffer,
+//!    through which cache, whose write it saw and whose it should have seen. Final memory is
+//!    compared byte for byte, by writer, and every difference is linked to the hazard that
+//!    explains it.
+//!
+//! This file is the facade: it sequences those steps. The vocabulary they share is in
+//! [`crate::api`] (the workload, the checked program and its lowered actions); budgets and
+//! device limits in [`limits`]; directed schedules in [`directed`]; the profile's conversion
+//! in [`conv`].
 //!
 //! Functional effect and timing stay apart: caches move bytes ([`machine`]); the timing model
 //! turns what they report into cycles.
@@ -67,13 +73,13 @@ pub use conv::machine_config;
 pub use directed::Direction;
 pub use findings::{Finding, HostReadResult, MAX_MEMORY_DIFFERENCES, MemoryDifference};
 pub use limits::{MAX_CYCLES, RunLimits, check_limits, check_mapped_ranges};
-pub use record::{ReadKey, ReferenceHostRead, SyncLog, SyncOp};
-pub use run::{GraphNode, MAX_TIMELINE_WORKGROUPS, Stopped};
+pub use record::{ReadKey, ReferenceHostRead, Stopped, SyncLog, SyncOp};
+pub use run::{GraphNode, MAX_TIMELINE_WORKGROUPS};
 pub use units::cp::BarrierPlanner;
 pub use units::host::{host_ranges, host_side};
 use crate::api::*;
-use directed::{direct, instance_touches};
-use findings::{Bytes, classify, difference_hazard, finding_range, hazard_range, merge_adjacent, push_differences, push_model_findings};
+use directed::direct;
+
 
 use crate::profile::Profile;
 
@@ -236,200 +242,17 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
     }
     let mut sim = sim.run()?;
     let reference_instructions = reference.instructions;
-
-    // Host reads.
-    let mut host_reads = Vec::new();
-    let mut stale_reads = sim.stale_count;
-    for seen in sim.host_reads {
-        let HostOp::HostRead { offset, label, expect, .. } = &workload.timeline[seen.timeline] else { continue };
-        if seen.differing_bytes > 0 {
-            stale_reads += 1;
-        }
-        let reference_bytes = reference.truth.host_reads.get(&seen.timeline).map(|r| &r.bytes[..]);
-        host_reads.push(HostReadResult {
-            timeline: seen.timeline,
-            label: label.clone(),
-            differing_bytes: seen.differing_bytes,
-            reference_meets_expectation: expect.as_ref().map(|e| Some(&e[..]) == reference_bytes),
-            data: seen.bytes,
-            first_difference: seen.first_difference.map(|(k, tag, rtag)| (offset + k, prog.writer(tag).clone(), prog.writer(rtag).clone())),
-            hazard: None,
-        });
-    }
-
-    // Final memory, byte for byte, where the workload asks for the comparison.
-    let mut corrupted_bytes = 0u64;
-    // (memory, offset, size, writer seen, writer expected) of each differing run of bytes.
-    let mut memory_differences: Vec<(usize, u64, u64, Tag, Tag)> = Vec::new();
-    let mut memory_differences_truncated = false;
+    let (mut host_reads, stale_reads) = findings::host_read_results(&prog, &reference.truth, std::mem::take(&mut sim.host_reads), sim.stale_count);
     let caches = sim.machine.cache_stats();
     let sim_vram = sim.machine.vram;
-    let final_err = |e: sim_caches::AccessError| WorkloadError::Execution { at: "final memory".into(), message: e.to_string() };
-    let (mut a, mut b) = (vec![0u8; 1 << 16], vec![0u8; 1 << 16]);
-    let (mut ta, mut tb) = (vec![0 as Tag; (1 << 14) + 1], vec![0 as Tag; (1 << 14) + 1]);
-    let tainted = |t: Tag| sim.tainted.get(t as usize).copied().unwrap_or(false);
-    // Happens-before, built when a final byte's writer is not the reference's.
-    let hb = std::cell::OnceCell::new();
-    let mut write_log = sim.write_log.take();
-    for (m, desc) in workload.memories.iter().enumerate() {
-        // A stopped run's memory is what it had written when it stopped, not a result.
-        if !desc.compare || sim.stopped.is_some() {
-            continue;
-        }
-        let base = prog.memory_base[m];
-        let mut pos = 0u64;
-        while pos < desc.size {
-            let n = (desc.size - pos).min(1 << 16) as usize;
-            let span = sim_caches::word_span(base + pos, n);
-            sim_vram.peek(base + pos, &mut a[..n], &mut ta[..span]).map_err(final_err)?;
-            reference.memory.peek(base + pos, &mut b[..n], &mut tb[..span]).map_err(final_err)?;
-            // A byte differing from the reference's is corruption when its writer read stale
-            // bytes, or when another write left it and the memory model says this one is not the
-            // last of its word (another write happens after it, or races it); the same write, or
-            // one whose place an atomic picked, leaves bytes that depend on timing.
-            let word = |k: usize| ((base + pos + k as u64) / 4 - (base + pos) / 4) as usize;
-            // The memory model's verdict of the last word asked about: a word's bytes share it.
-            let mut judged: Option<(usize, bool)> = None;
-            let mut wrong = |k: usize| {
-                let (seen, expected) = (ta[word(k)], tb[word(k)]);
-                if tainted(seen) {
-                    return true;
-                }
-                if seen == expected {
-                    return false;
-                }
-                if let Some((w, wrong)) = judged
-                    && w == word(k)
-                {
-                    return wrong;
-                }
-                let wrong = match write_log.as_mut() {
-                    Some(log) => log.wrong_by_model(hb.get_or_init(|| order::Order::new(&prog, &stream)), None, (base + pos + k as u64) & !3, seen),
-                    None => true,
-                };
-                judged = Some((word(k), wrong));
-                wrong
-            };
-            let differing: Vec<usize> = (0..n).filter(|&k| a[k] != b[k] && wrong(k)).collect();
-            for k in differing {
-                corrupted_bytes += 1;
-                let (off, seen, expected) = (pos + k as u64, ta[word(k)], tb[word(k)]);
-                // Runs of differing bytes with the same two writers, merged.
-                let full = memory_differences.len() >= options.max_memory_differences;
-                match memory_differences.last_mut() {
-                    Some(d) if d.0 == m && d.1 + d.2 == off && d.3 == seen && d.4 == expected => d.2 += 1,
-                    _ if full => memory_differences_truncated = true,
-                    _ => memory_differences.push((m, off, 1, seen, expected)),
-                }
-            }
-            pos += n as u64;
-        }
-    }
+    let memory = findings::compare_final_memory(&prog, &stream, &sim.tainted, sim.write_log.take(), sim.stopped.is_some(), &sim_vram, &reference.memory, options.max_memory_differences)?;
     // Everything compared: free both memories before the capture run needs one of its own.
     drop(sim_vram);
     let accesses = std::mem::take(&mut reference.accesses);
     drop(reference);
 
-    // Capture the stale reads in detail from a second reference run.
-    let keys: HashSet<ReadKey> = sim.stale.iter().map(|s| s.key).collect();
-    let captured = if keys.is_empty() { std::collections::HashMap::new() } else { reference::reference_run_with(&prog, &stream, config.subgroup_size, &keys, &options.limits)?.truth.captured };
-
-    let mut findings = Vec::new();
-    for s in &sim.stale {
-        let inst = &prog.instances[s.key.inst as usize];
-        if !s.model.is_empty() {
-            push_model_findings(&mut findings, &prog, &inst.at, s);
-            continue;
-        }
-        let expected = captured.get(&s.key);
-        for lane in &s.lanes {
-            // The reference's read of the same lane and bytes (a copy chunk's read is one piece
-            // there, and one piece per serving level here).
-            let end = lane.offset + lane.bytes.len() as u64;
-            let exp = expected.and_then(|e| e.iter().find(|l| l.lane == lane.lane && l.offset <= lane.offset && end <= l.offset + l.bytes.len() as u64));
-            let Some(exp) = exp else { continue };
-            let at = (lane.offset - exp.offset) as usize..(end - exp.offset) as usize;
-            push_differences(&mut findings, &prog, &inst.at, lane, &exp.bytes[at.clone()], &exp.byte_tags[at], s.key, s.cycle);
-        }
-    }
-    merge_adjacent(&mut findings);
-    classify(&mut findings, &prog, &stream);
-    // The first finding of each subgroup that diverged says so.
-    for d in &sim.divergences {
-        if let Some(f) = findings.iter_mut().find(|f| f.key.inst == d.key.inst && f.key.a == d.key.a && f.key.b == d.key.b) {
-            f.diverged = true;
-        }
-    }
-
-    // Each finding's explanation: a hazard at the same reader on the same bytes, and what this
-    // machine's barrier table would have done for its two accesses.
-    for f in &mut findings {
-        // The hazard that explains a read, in order: one at the reader (or with the reader as its
-        // prior access: a read that ran after the write it had to precede) on these bytes; one
-        // between the write the read saw and the write it should have seen; one of either write
-        // on these bytes (the detector checks an access against the most recent one only, as the
-        // layer does: the write seen may be ordered after none of the earlier accesses, or land
-        // after later writes, and the write expected may be visible to none of the reads of a
-        // stage); one at either writer, or on bytes either writer accessed (a race among its
-        // inputs decided what it wrote, and where).
-        let reader = crate::hazard::Place::Command(f.at.clone());
-        let overlaps = |h: &crate::hazard::Hazard| h.resource == f.resource && h.offset < f.offset + f.size && f.offset < h.offset + h.size;
-        let (seen, expected) = (crate::hazard::Place::of_writer(&f.seen_write), crate::hazard::Place::of_writer(&f.expected_write));
-        f.hazard = hazards
-            .iter()
-            .position(|h| (h.at == reader || h.prior == reader) && overlaps(h))
-            .or_else(|| {
-                hazards.iter().position(|h| {
-                    let pair = (Some(&h.prior), Some(&h.at));
-                    (pair == (seen.as_ref(), expected.as_ref()) || pair == (expected.as_ref(), seen.as_ref())) && h.resource == f.resource
-                })
-            })
-            .or_else(|| {
-                hazards.iter().position(|h| {
-                    let involved = |p: &crate::hazard::Place| Some(p) == seen.as_ref() || Some(p) == expected.as_ref();
-                    (involved(&h.at) || involved(&h.prior)) && overlaps(h)
-                })
-            })
-            .or_else(|| hazards.iter().position(|h| Some(&h.at) == seen.as_ref() || Some(&h.at) == expected.as_ref()))
-            .or_else(|| {
-                // A host operation that undid a host write (an invalidate before its flush):
-                // named after the memory object, it meets the finding's buffer by address.
-                let bytes = finding_range(&prog, f)?;
-                hazards.iter().position(|h| {
-                    matches!(h.at, crate::hazard::Place::Host { .. })
-                        && (Some(&h.prior) == expected.as_ref() || Some(&h.prior) == seen.as_ref())
-                        && hazard_range(&prog, h).is_some_and(|(s, n)| s < bytes.0 + bytes.1 && bytes.0 < s + n)
-                })
-            })
-            .or_else(|| {
-                let writers: Vec<usize> = [&f.seen_write, &f.expected_write].into_iter().filter_map(|w| if let Writer::Command(c) = w { prog.instance_of(c) } else { None }).collect();
-                hazards.iter().position(|h| hazard_range(&prog, h).is_some_and(|r| writers.iter().any(|&x| instance_touches(&prog, &accesses, x, r))))
-            });
-        if let Some(h) = f.hazard.map(|i| &hazards[i])
-            && matches!(h.id, "SYNC-HAZARD-WRITE-AFTER-READ" | "SYNC-HAZARD-WRITE-RACING-READ")
-        {
-            f.table_rows = Some("a write after read needs an execution dependency only, no cache operation: this read ran after the write it had to precede".into());
-        } else if let Some(h) = f.hazard.map(|i| &hazards[i])
-            && h.id == "GPUSIM-HOST-INVALIDATE-BEFORE-FLUSH"
-        {
-            f.table_rows = Some(format!(
-                "on {}, the bytes came through {}; the invalidate discarded the host's writes before any flush, so they never reached device memory",
-                profile.name, f.via
-            ));
-        } else if let Some(h) = f.hazard.map(|i| &hazards[i]) {
-            let side = |u: crate::sync::StageAccess, scope: crate::sync::Scope| profile.barriers.ops_text(u, scope);
-            f.table_rows = Some(format!(
-                "on {}, the bytes came through {}; the barrier table does {} for {} in a first scope and {} for {} in a second",
-                profile.name,
-                f.via,
-                side(h.prior_usage, crate::sync::Scope::First),
-                h.prior_usage,
-                side(h.usage, crate::sync::Scope::Second),
-                h.usage
-            ));
-        }
-    }
-
+    let mut findings = findings::stale_read_findings(&prog, &stream, &sim.stale, &sim.divergences, config.subgroup_size, &options.limits)?;
+    findings::explain(&mut findings, &prog, profile, &hazards, &accesses);
     // Each dispatch's name once, not once per workgroup.
     let mut command_of = std::collections::HashMap::new();
     let mut workgroup_commands = Vec::new();
@@ -445,34 +268,18 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
         })
         .collect();
 
-    let memory_differences = memory_differences
-        .into_iter()
-        .map(|(m, offset, size, seen, expected)| {
-            let desc = &workload.memories[m];
-            let buffer = workload.buffers.iter().find(|b| b.memory == m && b.offset <= offset && offset < b.offset + b.size);
-            let (seen_write, expected_write) = (prog.writer(seen).clone(), prog.writer(expected).clone());
-            let bytes = Bytes { addr: prog.memory_base[m] + offset, size, resource: buffer.map_or(&desc.name, |b| &b.name), reader: None };
-            let hazard = difference_hazard(&prog, &hazards, &bytes, &seen_write, &expected_write);
-            MemoryDifference { memory: desc.name.clone(), offset, size, buffer: buffer.map(|b| (b.name.clone(), offset - b.offset)), seen_write, expected_write, hazard }
-        })
-        .collect();
-    // A host read that differs: the hazard at that read, or of the writes it saw and missed.
-    for h in host_reads.iter_mut() {
-        let (HostOp::HostRead { memory, offset, size, .. }, Some((_, seen, expected))) = (&workload.timeline[h.timeline], &h.first_difference) else { continue };
-        let reader = crate::hazard::Place::Host { timeline: h.timeline };
-        let bytes = Bytes { addr: prog.memory_base[*memory] + offset, size: *size, resource: &workload.memories[*memory].name, reader: Some(&reader) };
-        h.hazard = difference_hazard(&prog, &hazards, &bytes, seen, expected);
-    }
+    let memory_differences = findings::memory_differences(&prog, &hazards, memory.runs);
+    findings::explain_host_reads(&mut host_reads, &prog, &hazards);
     Ok(RunResult {
         directed: directed.as_ref().map(|d| d.hazard),
         direction: directed.map(|d| d.direction),
         memory_differences,
-        memory_differences_truncated,
+        memory_differences_truncated: memory.truncated,
         profile: profile.name.clone(),
         seed,
         cycles: sim.cycles,
         stale_reads,
-        corrupted_bytes,
+        corrupted_bytes: memory.corrupted_bytes,
         findings,
         host_reads,
         caches,
@@ -515,7 +322,7 @@ pub fn unchangeable_hazards(workload: &Workload, profile: &Profile, hazards: &[c
     let located: Vec<Option<(WatchPoint, WatchPoint, std::ops::Range<u64>)>> = hazards
         .iter()
         .map(|h| {
-            let (addr, size) = hazard_range(&prog, h)?;
+            let (addr, size) = h.device_range(&prog)?;
             Some((point(&h.prior)?, point(&h.at)?, addr..addr + size))
         })
         .collect();

@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use sim_caches::Tag;
 
 use crate::engine::exec::LaneRead;
+use crate::api::program::CommandRef;
 use crate::engine::machine::CacheOp;
 
 /// Identifies a read in both runs. Shader loads: (instance, workgroup, subgroup, load index of
@@ -144,3 +145,15 @@ pub struct SyncOp {
 
 /// The most stale reads kept in detail; later ones are only counted.
 pub const MAX_DETAILED_STALE_READS: usize = 256;
+
+/// Where and why a simulated run that had read stale bytes was stopped by one of its budgets:
+/// what [`WorkloadError::Budget`] would have said.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Stopped {
+    /// The dispatch running when the budget ran out, or `run`.
+    pub at: String,
+    /// That dispatch, as reports name commands (`None` for `run`).
+    pub command: Option<CommandRef>,
+    /// Which budget, how to raise it, and the stale reads made before.
+    pub message: String,
+}

@@ -536,6 +536,18 @@ fn record_read(truth: &mut ReadTruth, key: ReadKey, fp: ReadPrint, max: usize, a
     Ok(())
 }
 
+/// Whether command instance `x` accesses any byte of device addresses `range` (`accesses`: what
+/// each dispatch accessed in the reference run; a dispatch without a record counts as touching).
+pub(crate) fn instance_touches(prog: &Program<'_>, accesses: &HashMap<usize, DispatchAccesses>, x: usize, range: (u64, u64)) -> bool {
+    let (lo, hi) = (range.0, range.0 + range.1);
+    let meets = |r: std::ops::Range<u64>| r.start < hi && lo < r.end;
+    match prog.action(x) {
+        Some(a) if !a.work.is_transfer() => accesses.get(&x).is_none_or(|d| d.sets().iter().any(|set| set.iter().any(&meets))),
+        Some(a) => a.touches(&(lo..hi)),
+        None => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

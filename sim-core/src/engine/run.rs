@@ -33,10 +33,10 @@ use crate::api::error::{Budget, WorkloadError};
 use crate::engine::exec::{Port, Scratch, perform};
 use crate::engine::oracle::{Load, Observer, Oracle, Recorder};
 use crate::engine::machine::{Machine, MachineConfig, PathName, Served};
-use crate::api::program::{CommandRef, Program};
+use crate::api::program::Program;
 use crate::engine::rng::Rng;
 use crate::engine::limits::{InstructionBudget, RunLimits, count, stale_note};
-use crate::engine::record::{Divergence, HostReadSeen, ReadKey, ReadTruth, StaleRead, SyncLog, SyncOp};
+use crate::engine::record::{Divergence, HostReadSeen, ReadKey, ReadTruth, StaleRead, Stopped, SyncLog, SyncOp};
 use crate::engine::units::cp::BarrierPlanner;
 use crate::api::action::Work;
 use crate::api::workload::HostOp;
@@ -45,56 +45,6 @@ use crate::engine::units::cp::{CommandProcessors, State};
 use crate::engine::units::compute::{ComputeUnits, Deferred, DispatchRun, SgState};
 use crate::engine::units::transfer::{TransferEngine, TransferStep};
 use crate::sync::PipelineStageFlags2 as S;
-
-/// Everything a simulated run produced.
-pub struct SimOutcome {
-    /// Total cycles.
-    pub cycles: u64,
-    /// The machine at the end (caches drained into VRAM).
-    pub machine: Machine,
-    /// Reads that differed from the reference, in detail (at most [`MAX_DETAILED_STALE_READS`]).
-    pub stale: Vec<StaleRead>,
-    /// Number of reads that differed.
-    pub stale_count: u64,
-    /// Subgroups that diverged after a stale read (at most [`MAX_DETAILED_STALE_READS`]).
-    pub divergences: Vec<Divergence>,
-    /// Per provenance tag: whether its writer read stale bytes (or bytes of such a writer), so
-    /// that its output differing from the reference's is corruption, not timing.
-    pub tainted: Vec<bool>,
-    /// Whether every write was logged for the memory-model verdict.
-    pub write_log_complete: bool,
-    /// Every writer's words (with an oracle), for judging final memory by the memory model.
-    pub write_log: Option<crate::engine::oracle::WriteLog>,
-    /// Host reads, compared with the reference run's.
-    pub host_reads: Vec<HostReadSeen>,
-    /// Start and end cycle of each command instance that ran.
-    pub spans: Vec<(usize, u64, u64)>,
-    /// Sync nodes fired.
-    pub syncs: Vec<SyncLog>,
-    /// Workgroup placements, as many as [`Sim::record_workgroups`] asked for: (instance,
-    /// workgroup, CU, start, end).
-    pub workgroups: Vec<(usize, u64, usize, u64, u64)>,
-    /// Workgroups that ran after as many as asked for were recorded.
-    pub workgroups_not_recorded: u64,
-    /// Shader instructions executed (summed over subgroups) and lane-operations.
-    pub instructions: u64,
-    /// Lane-operations executed.
-    pub lane_ops: u64,
-    /// Set when a budget stopped the run after it had read stale bytes (see [`Sim::run`]).
-    pub stopped: Option<Stopped>,
-}
-
-/// Where and why a simulated run that had read stale bytes was stopped by one of its budgets:
-/// what [`WorkloadError::Budget`] would have said.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct Stopped {
-    /// The dispatch running when the budget ran out, or `run`.
-    pub at: String,
-    /// That dispatch, as reports name commands (`None` for `run`).
-    pub command: Option<CommandRef>,
-    /// Which budget, how to raise it, and the stale reads made before.
-    pub message: String,
-}
 
 /// One item of a queue in the execution-dependency graph: an action command, or a sync node
 /// (barrier, event half, semaphore or fence operation, vkQueueSubmit's domain operation).
@@ -186,6 +136,44 @@ impl Port for SimPort<'_> {
 /// The most workgroup spans a timeline records; later workgroups are only counted
 /// ([`SimOutcome::workgroups_not_recorded`]).
 pub const MAX_TIMELINE_WORKGROUPS: usize = 1 << 20;
+
+/// Everything a simulated run produced.
+pub struct SimOutcome {
+    /// Total cycles.
+    pub cycles: u64,
+    /// The machine at the end (caches drained into VRAM).
+    pub machine: Machine,
+    /// Reads that differed from the reference, in detail (at most [`MAX_DETAILED_STALE_READS`]).
+    pub stale: Vec<StaleRead>,
+    /// Number of reads that differed.
+    pub stale_count: u64,
+    /// Subgroups that diverged after a stale read (at most [`MAX_DETAILED_STALE_READS`]).
+    pub divergences: Vec<Divergence>,
+    /// Per provenance tag: whether its writer read stale bytes (or bytes of such a writer), so
+    /// that its output differing from the reference's is corruption, not timing.
+    pub tainted: Vec<bool>,
+    /// Whether every write was logged for the memory-model verdict.
+    pub write_log_complete: bool,
+    /// Every writer's words (with an oracle), for judging final memory by the memory model.
+    pub write_log: Option<crate::engine::oracle::WriteLog>,
+    /// Host reads, compared with the reference run's.
+    pub host_reads: Vec<HostReadSeen>,
+    /// Start and end cycle of each command instance that ran.
+    pub spans: Vec<(usize, u64, u64)>,
+    /// Sync nodes fired.
+    pub syncs: Vec<SyncLog>,
+    /// Workgroup placements, as many as [`Sim::record_workgroups`] asked for: (instance,
+    /// workgroup, CU, start, end).
+    pub workgroups: Vec<(usize, u64, usize, u64, u64)>,
+    /// Workgroups that ran after as many as asked for were recorded.
+    pub workgroups_not_recorded: u64,
+    /// Shader instructions executed (summed over subgroups) and lane-operations.
+    pub instructions: u64,
+    /// Lane-operations executed.
+    pub lane_ops: u64,
+    /// Set when a budget stopped the run after it had read stale bytes (see [`Sim::run`]).
+    pub stopped: Option<Stopped>,
+}
 
 /// One simulated run.
 pub struct Sim<'p, 'w> {

@@ -109,6 +109,22 @@ pub struct Hazard {
     pub prior_made_available: bool,
 }
 
+impl Hazard {
+    /// The device addresses of the hazard's bytes, `(start, size)`: in its buffer, or for a host
+    /// access in its memory object.
+    pub fn device_range(&self, prog: &Program<'_>) -> Option<(u64, u64)> {
+        let w = prog.workload;
+        let base = match self.at {
+            Place::Host { .. } => prog.memory_base[w.memories.iter().position(|m| m.name == self.resource)?],
+            Place::Command(_) => {
+                let b = w.buffers.iter().find(|b| b.name == self.resource)?;
+                prog.memory_base[b.memory] + b.offset
+            }
+        };
+        Some((base + self.offset, self.size))
+    }
+}
+
 /// The usages the detector assigns, looked up once.
 struct Usages {
     storage_read: StageAccess,
