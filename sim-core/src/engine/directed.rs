@@ -7,7 +7,8 @@ use serde::Serialize;
 use crate::api::program::Program;
 use crate::api::workload::Command;
 use crate::engine::findings::hazard_range;
-use crate::engine::machine::{self, MachineConfig};
+use crate::engine::machine;
+use crate::profile::Profile;
 use crate::engine::{order, reference, run, stream};
 
 /// How a schedule was directed at a hazard ([`RunOptions::directed`]).
@@ -103,7 +104,7 @@ pub(crate) struct Directed {
 pub(crate) fn direct(
     prog: &Program<'_>,
     stream: &stream::Stream,
-    config: &MachineConfig,
+    profile: &Profile,
     sim: &run::Sim<'_, '_>,
     accesses: &std::collections::HashMap<usize, reference::DispatchAccesses>,
     hazards: &[crate::hazard::Hazard],
@@ -131,22 +132,25 @@ pub(crate) fn direct(
     if !h.usage.is_write()
         && let Some(path) = reader_path(h.usage)
         && let Some(cache) = sim.reader_cache(path)
-        && (path != machine::PathName::ShaderTransferRead || runs_as_shader(prog, config, ia))
+        && (path != machine::PathName::ShaderTransferRead || runs_as_shader(prog, profile, ia))
     {
         return Some(Directed { prime: Some(run::Prime { node: np, path, range }), ..directed(Direction::Prime { cache: cache.name() }) });
     }
     // In flight on a machine with a memory hierarchy to be in flight in (the ideal machine, with
     // no caches, makes every access at once).
-    config.l2.as_ref()?;
+    profile.machine.l2.cache.as_ref()?;
     delay_legal(prog, stream, &order, accesses, h, (ip, np), (ia, na), range).then(|| Directed { delay: Some((ip, range, na)), ..directed(Direction::Delay) })
 }
 
 /// Whether the driver runs some part of transfer instance `inst` as a shader.
-pub(crate) fn runs_as_shader(prog: &Program<'_>, config: &MachineConfig, inst: usize) -> bool {
-    let Some(t) = config.shader_transfers else { return false };
+pub(crate) fn runs_as_shader(prog: &Program<'_>, profile: &Profile, inst: usize) -> bool {
+    let t = &profile.machine.transfer;
+    if t.shader_min_bytes.is_none() {
+        return false;
+    }
     let ins = &prog.instances[inst];
     let cmd = &prog.workload.command_buffers[ins.cb].commands[ins.index];
-    crate::engine::actions::transfer_chunks(prog, inst, cmd).iter().any(|c| t.runs(c.transfer_bytes))
+    crate::engine::actions::transfer_chunks(prog, inst, cmd).iter().any(|c| t.runs_as_shader(c.transfer_bytes))
 }
 
 /// The path a read of `usage` takes.

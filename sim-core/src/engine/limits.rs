@@ -6,7 +6,6 @@
 use crate::api::error::{Budget, WorkloadError};
 use crate::api::program::{Program, fill_size};
 use crate::api::workload::{Command, HostOp};
-use crate::engine::machine::MachineConfig;
 use crate::engine::units::host::{host_ranges, host_side};
 use crate::profile::Profile;
 
@@ -150,25 +149,11 @@ impl InstructionBudget {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A subgroup's limit follows the run's budget both ways: below the interpreter's default
-    /// (a lone runaway subgroup stops at the budget) and above it (a long subgroup may run).
-    #[test]
-    fn a_subgroup_may_run_as_long_as_the_budget() {
-        for max_instructions in [1, 1000, sim_shader::DEFAULT_MAX_INSTRUCTIONS, 1 << 40, u64::MAX] {
-            let b = InstructionBudget::new(&RunLimits { max_instructions, ..RunLimits::default() }, "the run".into());
-            assert_eq!(b.subgroup_limit(), max_instructions.saturating_add(1));
-        }
-    }
-}
 
 /// Checks every vkFlushMappedMemoryRanges / vkInvalidateMappedMemoryRanges range against the
 /// Vulkan rules (nonCoherentAtomSize alignment, bounds), before anything runs.
-pub fn check_mapped_ranges(prog: &Program<'_>, config: &MachineConfig) -> Result<(), WorkloadError> {
-    let host = host_side(prog, config, 0)?;
+pub fn check_mapped_ranges(prog: &Program<'_>, profile: &Profile) -> Result<(), WorkloadError> {
+    let host = host_side(prog, profile, 0)?;
     for (t, op) in prog.workload.timeline.iter().enumerate() {
         if let HostOp::FlushMappedMemoryRanges(r) | HostOp::InvalidateMappedMemoryRanges(r) = op {
             host.check_ranges(&host_ranges(r)).map_err(|e| WorkloadError::Invalid { at: format!("timeline[{t}]"), message: e.to_string() })?;
@@ -234,4 +219,19 @@ pub fn check_limits(prog: &Program<'_>, profile: &Profile) -> Result<(), Workloa
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A subgroup's limit follows the run's budget both ways: below the interpreter's default
+    /// (a lone runaway subgroup stops at the budget) and above it (a long subgroup may run).
+    #[test]
+    fn a_subgroup_may_run_as_long_as_the_budget() {
+        for max_instructions in [1, 1000, sim_shader::DEFAULT_MAX_INSTRUCTIONS, 1 << 40, u64::MAX] {
+            let b = InstructionBudget::new(&RunLimits { max_instructions, ..RunLimits::default() }, "the run".into());
+            assert_eq!(b.subgroup_limit(), max_instructions.saturating_add(1));
+        }
+    }
 }
