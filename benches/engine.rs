@@ -8,7 +8,7 @@ use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use sim_core::engine::stream::Stream;
-use sim_core::engine::{machine_config, reference, run, run_workload};
+use sim_core::engine::{reference, run, run_workload};
 use sim_core::generators::samples;
 use sim_core::api::{Program, Workload};
 use sim_core::profile::Profile;
@@ -20,20 +20,19 @@ fn bench_workload(c: &mut Criterion, name: &str, w: &Workload) {
     eprintln!("{name}: {} lane-ops, {} instructions, {} simulated cycles", probe.lane_ops, probe.instructions, probe.cycles);
 
     let prog = Program::new(w).expect("valid workload");
-    let config = machine_config(&profile);
     let stream = Stream::lower(&prog).expect("stream");
-    let truth = reference::reference_run(&prog, &stream, config.subgroup_size, &HashSet::new()).expect("reference runs").truth;
+    let truth = reference::reference_run(&prog, &stream, profile.machine.cu.subgroup_size, &HashSet::new()).expect("reference runs").truth;
 
     let mut g = c.benchmark_group(name);
     g.sample_size(10);
     g.throughput(Throughput::Elements(probe.lane_ops));
     // The simulated run alone: the figure of merit.
     g.bench_function("simulated_run", |b| {
-        b.iter(|| black_box(run::Sim::new(&prog, &stream, &config, &profile, Some(&truth), 0).expect("sim").run().expect("run").cycles))
+        b.iter(|| black_box(run::Sim::new(&prog, &stream, &profile, Some(&truth), 0).expect("sim").run().expect("run").cycles))
     });
     // The reference run alone, on flat memory.
     g.bench_function("reference_run", |b| {
-        b.iter(|| black_box(reference::reference_run(&prog, &stream, config.subgroup_size, &HashSet::new()).expect("reference").truth.fingerprints.len()))
+        b.iter(|| black_box(reference::reference_run(&prog, &stream, profile.machine.cu.subgroup_size, &HashSet::new()).expect("reference").truth.fingerprints.len()))
     });
     // Everything a user waits for: reference, simulation, comparison.
     g.bench_function("run_workload", |b| b.iter(|| black_box(run_workload(w, &profile, 0).expect("run").cycles)));
@@ -41,7 +40,7 @@ fn bench_workload(c: &mut Criterion, name: &str, w: &Workload) {
 
     // Simulated cycles per host second, from one timed run.
     let t = std::time::Instant::now();
-    let cycles = run::Sim::new(&prog, &stream, &config, &profile, Some(&truth), 0).expect("sim").run().expect("run").cycles;
+    let cycles = run::Sim::new(&prog, &stream, &profile, Some(&truth), 0).expect("sim").run().expect("run").cycles;
     eprintln!("{name}: {:.1} M simulated cycles/s", cycles as f64 / t.elapsed().as_secs_f64() / 1e6);
 }
 

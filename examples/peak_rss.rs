@@ -9,7 +9,7 @@ use std::collections::HashSet;
 
 use gpusim::sim::engine::stream::Stream;
 use gpusim::sim::api::Program;
-use gpusim::sim::engine::{machine_config, reference, run, run_workload};
+use gpusim::sim::engine::{reference, run, run_workload};
 use gpusim::sim::generators::samples;
 use gpusim::sim::profile::Profile;
 
@@ -52,13 +52,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 fn show_steps(w: &gpusim::sim::api::Workload, profile: &Profile) -> Result<(), Box<dyn std::error::Error>> {
     {
         let prog = Program::new(w)?;
-        let config = machine_config(profile);
         let stream = Stream::lower(&prog)?;
         let rss = || status_kib("VmRSS:").unwrap_or(0) >> 10;
         println!("resident with the workload built: {} MiB", rss());
-        let r = reference::reference_run(&prog, &stream, config.subgroup_size, &HashSet::new())?;
+        let r = reference::reference_run(&prog, &stream, profile.machine.cu.subgroup_size, &HashSet::new())?;
         println!("after the reference run: {} MiB (its memory: {} MiB resident, {} reads fingerprinted)", rss(), r.memory.resident_bytes() >> 20, r.truth.fingerprints.len());
-        let sim = run::Sim::new(&prog, &stream, &config, profile, Some(&r.truth), 0)?.run()?;
+        let sim = run::Sim::new(&prog, &stream, profile, Some(&r.truth), 0)?.run()?;
         println!("after the simulated run: {} MiB (its VRAM: {} MiB resident)", rss(), sim.machine.vram.resident_bytes() >> 20);
     }
     Ok(())

@@ -192,42 +192,41 @@ fn graph(src: &Path) -> BTreeMap<Vec<String>, BTreeSet<Vec<String>>> {
     g
 }
 
+/// Tarjan's bookkeeping: per node its visit index, low link and whether it is on the stack; the
+/// stack, the next index, and the components found.
+struct Tarjan {
+    index: Vec<usize>,
+    low: Vec<usize>,
+    on: Vec<bool>,
+    stack: Vec<usize>,
+    next: usize,
+    out: Vec<Vec<String>>,
+}
+
 /// Strongly connected components with more than one file (Tarjan).
 fn circles(g: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>) -> Vec<Vec<String>> {
     let nodes: Vec<&Vec<String>> = g.keys().collect();
     let index_of = |n: &Vec<String>| nodes.iter().position(|m| *m == n);
-    let mut index = vec![usize::MAX; nodes.len()];
-    let mut low = vec![0; nodes.len()];
-    let mut on = vec![false; nodes.len()];
-    let mut stack = Vec::new();
-    let mut next = 0;
-    let mut out = Vec::new();
-    fn visit(
-        v: usize,
-        nodes: &[&Vec<String>],
-        g: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>,
-        index_of: &dyn Fn(&Vec<String>) -> Option<usize>,
-        st: (&mut Vec<usize>, &mut Vec<usize>, &mut Vec<bool>, &mut Vec<usize>, &mut usize, &mut Vec<Vec<String>>),
-    ) {
-        let (index, low, on, stack, next, out) = st;
-        index[v] = *next;
-        low[v] = *next;
-        *next += 1;
-        stack.push(v);
-        on[v] = true;
+    let mut t = Tarjan { index: vec![usize::MAX; nodes.len()], low: vec![0; nodes.len()], on: vec![false; nodes.len()], stack: Vec::new(), next: 0, out: Vec::new() };
+    fn visit(v: usize, nodes: &[&Vec<String>], g: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>, index_of: &dyn Fn(&Vec<String>) -> Option<usize>, t: &mut Tarjan) {
+        t.index[v] = t.next;
+        t.low[v] = t.next;
+        t.next += 1;
+        t.stack.push(v);
+        t.on[v] = true;
         for w in g[nodes[v]].iter().filter_map(index_of) {
-            if index[w] == usize::MAX {
-                visit(w, nodes, g, index_of, (index, low, on, stack, next, out));
-                low[v] = low[v].min(low[w]);
-            } else if on[w] {
-                low[v] = low[v].min(index[w]);
+            if t.index[w] == usize::MAX {
+                visit(w, nodes, g, index_of, t);
+                t.low[v] = t.low[v].min(t.low[w]);
+            } else if t.on[w] {
+                t.low[v] = t.low[v].min(t.index[w]);
             }
         }
-        if low[v] == index[v] {
+        if t.low[v] == t.index[v] {
             let mut comp = Vec::new();
             loop {
-                let w = stack.pop().unwrap();
-                on[w] = false;
+                let w = t.stack.pop().unwrap();
+                t.on[w] = false;
                 comp.push(nodes[w].join("/"));
                 if w == v {
                     break;
@@ -235,16 +234,16 @@ fn circles(g: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>) -> Vec<Vec<String>>
             }
             if comp.len() > 1 {
                 comp.sort();
-                out.push(comp);
+                t.out.push(comp);
             }
         }
     }
     for v in 0..nodes.len() {
-        if index[v] == usize::MAX {
-            visit(v, &nodes, g, &index_of, (&mut index, &mut low, &mut on, &mut stack, &mut next, &mut out));
+        if t.index[v] == usize::MAX {
+            visit(v, &nodes, g, &index_of, &mut t);
         }
     }
-    out
+    t.out
 }
 
 fn root() -> PathBuf {

@@ -76,11 +76,10 @@ fn an_observer_sees_every_read_write_and_sync_and_changes_nothing() {
     let profile = Profile::builtin("seed-l2").unwrap();
     let prog = Program::new(&w).unwrap();
     let stream = Stream::lower(&prog).unwrap();
-    let config = machine_config(&profile);
-    let truth = reference::reference_run(&prog, &stream, config.subgroup_size, &Default::default()).unwrap().truth;
-    let plain = Sim::new(&prog, &stream, &config, &profile, Some(&truth), 0).unwrap().run().unwrap();
+    let truth = reference::reference_run(&prog, &stream, profile.machine.cu.subgroup_size, &Default::default()).unwrap().truth;
+    let plain = Sim::new(&prog, &stream, &profile, Some(&truth), 0).unwrap().run().unwrap();
     let mut counter = Counter::default();
-    let watched = Sim::new(&prog, &stream, &config, &profile, Some(&truth), 0).unwrap().observe(&mut counter).run().unwrap();
+    let watched = Sim::new(&prog, &stream, &profile, Some(&truth), 0).unwrap().observe(&mut counter).run().unwrap();
     assert_eq!((plain.cycles, plain.stale_count, plain.spans.len()), (watched.cycles, watched.stale_count, watched.spans.len()));
     // The fill and the copy write 4 KiB each (16 chunks of 256 bytes), the dispatch 4 KiB.
     assert_eq!(counter.bytes_written, 3 * 4096, "{} writes", counter.writes);
@@ -99,10 +98,9 @@ fn a_timed_run_needs_no_reference_run() {
     let profile = Profile::builtin("seed-vram").unwrap();
     let prog = Program::new(&w).unwrap();
     let stream = Stream::lower(&prog).unwrap();
-    let config = machine_config(&profile);
-    let truth = reference::reference_run(&prog, &stream, config.subgroup_size, &Default::default()).unwrap().truth;
-    let judged = Sim::new(&prog, &stream, &config, &profile, Some(&truth), 3).unwrap().run().unwrap();
-    let timed = Sim::new(&prog, &stream, &config, &profile, None, 3).unwrap().run().unwrap();
+    let truth = reference::reference_run(&prog, &stream, profile.machine.cu.subgroup_size, &Default::default()).unwrap().truth;
+    let judged = Sim::new(&prog, &stream, &profile, Some(&truth), 3).unwrap().run().unwrap();
+    let timed = Sim::new(&prog, &stream, &profile, None, 3).unwrap().run().unwrap();
     assert_eq!(judged.cycles, timed.cycles);
     assert_eq!(timed.stale_count, 0);
     assert!(timed.stale.is_empty());

@@ -108,15 +108,25 @@ fn bank_interleave_bytes_spreads_l2_traffic() {
     assert!(one_bank > spread, "all traffic in one bank: {spread} -> {one_bank}");
 }
 
-/// The texture cache's and the ROP tile caches' hit latencies are not profile fields until a
-/// sampled read or a ROP exists to take them: a profile that sets one is told so.
+/// `rop_hit_cycles` starts the latency of a write through a ROP's tile cache: ANV's fills are
+/// BLORP operations that write through the render target cache.
 #[test]
-fn latencies_of_parts_not_simulated_are_refused() {
-    for field in ["texture_hit_cycles", "rop_hit_cycles"] {
-        let text = format!("name = \"t\"\ndescription = \"t\"\n[timing]\n{field} = 60\n");
-        let e = Profile::from_toml_str(&text, "test.toml").map(|_| ()).unwrap_err().to_string();
-        assert!(e.contains(field), "{field}: {e}");
-    }
+fn rop_hit_cycles_time_writes_through_the_tile_caches() {
+    let mut w = Workload::new("fill");
+    let a = w.device_buffer("A", 4096);
+    let f = w.fence("f");
+    let cb = w.command_buffer("cb", vec![Command::FillBuffer { dst: a, offset: 0, size: None, data: 7 }]);
+    w.submit(0, vec![cb], Some(f));
+    w.host(HostOp::WaitForFences(vec![f]));
+    let cycles = |rop_hit_cycles| {
+        let mut p = Profile::builtin("anv-gen12").unwrap();
+        p.timing.rop_hit_cycles = rop_hit_cycles;
+        let r = run_workload(&w, &p, 0).unwrap();
+        assert!(!r.corrupted());
+        r.cycles
+    };
+    let (fast, slow) = (cycles(40), cycles(2000));
+    assert!(slow > fast, "a tile cache hit of 2000 cycles: {fast} -> {slow}");
 }
 
 /// A fill, a set of event `e` naming TRANSFER_WRITE, its wait, and a dispatch reading the fill.
@@ -223,33 +233,37 @@ fn removing_an_unused_cache_reshuffles_nothing() {
 /// start at the T$.
 #[test]
 fn paths_are_built_from_the_profile() {
-    use sim_core::engine::machine::{CuCache, Machine, Path, PathName};
-    let machine = |p: &Profile| Machine::new(machine_config(p), 1 << 20, 0).unwrap();
+    use sim_core::engine::machine::{LevelId::*, Machine, Path, PathName};
+    let machine = |p: &Profile| Machine::new(p, 1 << 20, 0).unwrap();
     let l2 = Profile::builtin("seed-l2").unwrap();
     let m = machine(&l2);
-    assert_eq!(m.path(PathName::Storage), Path { cu_cache: Some(CuCache::L1), l2: true });
-    assert_eq!(m.path(PathName::Uniform), Path { cu_cache: Some(CuCache::Uniform), l2: true });
-    assert_eq!(m.path(PathName::Sampled), Path { cu_cache: Some(CuCache::Texture), l2: true });
-    assert_eq!(m.path(PathName::Coherent), Path { cu_cache: None, l2: true });
-    assert_eq!(m.path(PathName::Transfer), Path { cu_cache: None, l2: false });
+    assert_eq!(m.path(PathName::Storage), Path::new(&[L1, L2, Vram]));
+    assert_eq!(m.path(PathName::Uniform), Path::new(&[Uniform, L2, Vram]));
+    assert_eq!(m.path(PathName::Sampled), Path::new(&[Texture, L2, Vram]));
+    assert_eq!(m.path(PathName::Coherent), Path::new(&[L2, Vram]));
+    assert_eq!(m.path(PathName::Transfer), Path::new(&[Vram]));
     let through = machine(&Profile::builtin("nvidia-like").unwrap());
-    assert_eq!(through.path(PathName::Transfer), Path { cu_cache: None, l2: true });
+    assert_eq!(through.path(PathName::Transfer), Path::new(&[L2, Vram]));
     // RADV's meta shaders read through the vector L0 (and write on the storage path), Turnip's
     // blits read through the UCHE alone.
     let radv = machine(&Profile::builtin("radv-gfx10").unwrap());
-    assert_eq!(radv.path(PathName::ShaderTransferRead), Path { cu_cache: Some(CuCache::L1), l2: true });
-    assert_eq!(radv.path(PathName::Storage), Path { cu_cache: Some(CuCache::L1), l2: true });
+    assert_eq!(radv.path(PathName::ShaderTransferRead), Path::new(&[L1, L2, Vram]));
+    assert_eq!(radv.path(PathName::Storage), Path::new(&[L1, L2, Vram]));
     let turnip = machine(&Profile::builtin("turnip-a6xx").unwrap());
-    assert_eq!(turnip.path(PathName::ShaderTransferRead), Path { cu_cache: None, l2: true });
+    assert_eq!(turnip.path(PathName::ShaderTransferRead), Path::new(&[L2, Vram]));
     let anv = machine(&Profile::builtin("anv-gen12").unwrap());
-    assert_eq!(anv.path(PathName::ShaderTransferRead), Path { cu_cache: Some(CuCache::Texture), l2: true });
+    assert_eq!(anv.path(PathName::ShaderTransferRead), Path::new(&[Texture, L2, Vram]));
+    // ANV's render target cache writes back into the L3; Turnip's CCU beside the UCHE.
+    assert_eq!(anv.path(PathName::Rop), Path::new(&[Rop, L2, Vram]));
+    assert_eq!(turnip.path(PathName::Rop), Path::new(&[Rop, Vram]));
     let mut no_uniform = l2.clone();
     no_uniform.machine.cu.uniform_cache = None;
     assert_eq!(machine(&no_uniform).path(PathName::Uniform), machine(&no_uniform).path(PathName::Storage));
     let vram = machine(&Profile::builtin("seed-vram").unwrap());
-    assert_eq!(vram.path(PathName::Transfer), Path { cu_cache: None, l2: false });
+    assert_eq!(vram.path(PathName::Transfer), Path::new(&[Vram]));
     let ideal = machine(&Profile::builtin("ideal").unwrap());
-    assert_eq!(ideal.path(PathName::Storage), Path { cu_cache: None, l2: false });
+    assert_eq!(ideal.path(PathName::Storage), Path::new(&[Vram]));
+    assert_eq!(ideal.path(PathName::Rop), Path::new(&[Vram]));
 }
 
 /// A table row naming the ROPs' tile caches maintains every ROP's tile cache, and costs the

@@ -5,7 +5,8 @@
 use serde::Serialize;
 
 use crate::api::program::Program;
-use crate::engine::machine::{self, MachineConfig};
+use crate::engine::machine;
+use crate::profile::Profile;
 use crate::engine::reference::instance_touches;
 use crate::engine::{order, reference, run, stream};
 
@@ -74,7 +75,7 @@ pub(crate) struct Directed {
 pub(crate) fn direct(
     prog: &Program<'_>,
     stream: &stream::Stream,
-    config: &MachineConfig,
+    profile: &Profile,
     sim: &run::Sim<'_, '_>,
     accesses: &std::collections::HashMap<usize, reference::DispatchAccesses>,
     hazards: &[crate::hazard::Hazard],
@@ -102,20 +103,23 @@ pub(crate) fn direct(
     if !h.usage.is_write()
         && let Some(path) = reader_path(h.usage)
         && let Some(cache) = sim.reader_cache(path)
-        && (path != machine::PathName::ShaderTransferRead || runs_as_shader(prog, config, ia))
+        && (path != machine::PathName::ShaderTransferRead || runs_as_shader(prog, profile, ia))
     {
         return Some(Directed { prime: Some(run::Prime { node: np, path, range }), ..directed(Direction::Prime { cache: cache.name() }) });
     }
     // In flight on a machine with a memory hierarchy to be in flight in (the ideal machine, with
     // no caches, makes every access at once).
-    config.l2.as_ref()?;
+    profile.machine.l2.cache.as_ref()?;
     delay_legal(prog, stream, &order, accesses, h, (ip, np), (ia, na), range).then(|| Directed { delay: Some((ip, range, na)), ..directed(Direction::Delay) })
 }
 
 /// Whether the driver runs some part of transfer instance `inst` as a shader.
-pub(crate) fn runs_as_shader(prog: &Program<'_>, config: &MachineConfig, inst: usize) -> bool {
-    let Some(t) = config.shader_transfers else { return false };
-    prog.action(inst).is_some_and(|a| crate::engine::chunks::transfer_chunks(inst, &a.work).iter().any(|c| t.runs(c.transfer_bytes)))
+pub(crate) fn runs_as_shader(prog: &Program<'_>, profile: &Profile, inst: usize) -> bool {
+    let t = &profile.machine.transfer;
+    if t.shader_min_bytes.is_none() {
+        return false;
+    }
+    prog.action(inst).is_some_and(|a| crate::engine::chunks::transfer_chunks(inst, &a.work).iter().any(|c| t.runs_as_shader(c.transfer_bytes)))
 }
 
 /// The path a read of `usage` takes.

@@ -7,7 +7,6 @@ use crate::api::error::{Budget, WorkloadError};
 use crate::api::program::Program;
 use crate::api::action::Work;
 use crate::api::workload::HostOp;
-use crate::engine::machine::MachineConfig;
 use crate::engine::units::host::{host_ranges, host_side};
 use crate::profile::Profile;
 
@@ -148,8 +147,8 @@ impl InstructionBudget {
 
 /// Checks every vkFlushMappedMemoryRanges / vkInvalidateMappedMemoryRanges range against the
 /// Vulkan rules (nonCoherentAtomSize alignment, bounds), before anything runs.
-pub fn check_mapped_ranges(prog: &Program<'_>, config: &MachineConfig) -> Result<(), WorkloadError> {
-    let host = host_side(prog, config, 0)?;
+pub fn check_mapped_ranges(prog: &Program<'_>, profile: &Profile) -> Result<(), WorkloadError> {
+    let host = host_side(prog, profile, 0)?;
     for (t, op) in prog.workload.timeline.iter().enumerate() {
         if let HostOp::FlushMappedMemoryRanges(r) | HostOp::InvalidateMappedMemoryRanges(r) = op {
             host.check_ranges(&host_ranges(r)).map_err(|e| WorkloadError::Invalid { at: format!("timeline[{t}]"), message: e.to_string() })?;

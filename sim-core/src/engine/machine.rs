@@ -1,35 +1,86 @@
-//! The simulated GPU's memory system: per-CU caches, the shared L2, VRAM, and the timing of
-//! requests through them.
+//! The simulated GPU's memory system: per-CU caches, the ROPs' tile caches, the shared L2, VRAM,
+//! and the timing of requests through them.
 //!
 //! # Paths
-//! Every agent reaches memory along a named path, built once from the profile; a path is the
-//! per-CU cache it starts at (when the CU has one), the L2 (when there is one, and for the
-//! transfer engine when it goes through it), then VRAM:
+//! Every agent reaches memory along a named path, built once from the profile: an ordered list of
+//! levels ([`LevelId`]), each a cache the profile has, ending at VRAM:
 //! ```text
-//!   storage    CU --> L1 --+
-//!   uniform    CU --> U$ --+                (no U$: the storage path)
-//!   sampled    CU --> T$ --+--> L2 --> VRAM (images, when they exist)
-//!   coherent   CU ---------+                (atomics, coherent accesses: after the L1 drops
-//!   transfer   transfer engine -+-> L2 -+    its copy of the bytes)
-//!                               +-------+--> VRAM   (direct-to-vram transfer path)
+//!   storage    [L1, L2, VRAM]      CU --> L1 --+
+//!   uniform    [U$, L2, VRAM]      CU --> U$ --+                (no U$: the storage path)
+//!   sampled    [T$, L2, VRAM]      CU --> T$ --+--> L2 --> VRAM (images, when they exist)
+//!   coherent   [L2, VRAM]          CU ---------+                (atomics, coherent accesses:
+//!                                  after the L1 drops its copy; [VRAM] with atomics at memory)
+//!   transfer   [L2, VRAM] or [VRAM]  transfer engine -+-> L2 -+
+//!                                                     +-------+--> VRAM (direct-to-vram)
 //!   transfers a driver runs as shaders (`shader_min_bytes`), on a CU the seed picks:
-//!     reads    CU --> L1 or T$ (or none) --> L2 --> VRAM
-//!     writes   CU --> L1 --> L2 --> VRAM, or ROP tile cache --> L2 (an L2 client) or VRAM
+//!     reads    [L1 or T$, L2, VRAM] or [L2, VRAM]
+//!     writes   the storage path, or [ROP, L2, VRAM] / [ROP, VRAM] (the ROP's tile cache writes
+//!              back into the L2 when it is an L2 client, beside it otherwise)
 //! ```
+//! A level the profile leaves out (`"none"`) is left out of every path. One chain builder
+//! ([`Below`]) turns the levels under a path's first into the [`MemoryLevel`] that first level
+//! reads, writes, prefetches and writes back through, so a new level is one [`LevelId`] and one
+//! arm there.
+//!
 //! One read and one write walk a path ([`Machine::load`], [`Machine::storage_store`],
 //! [`Machine::coherent`], [`Machine::transfer_read`]); barriers maintain every instance of a
-//! cache ([`Machine::perform`]), the ROPs' tile caches included (nothing writes them until
-//! draws exist, so their rows cost the walk and write back nothing).
+//! cache ([`Machine::perform`]), the ROPs' tile caches included (until draws exist only
+//! transfers a driver writes through the ROPs put bytes there; elsewhere their rows cost the
+//! walk and write back nothing).
 //!
 //! Functional effect and timing are kept apart: every access is performed on the caches at
 //! once (the bytes and provenance move now), and the timing model turns the access report into
-//! a latency from the level the access entered at, adding queueing at L2 banks and VRAM channels
-//! so contention shows up in cycles.
+//! a latency from the hit latency of the level the access entered at, adding the L2 and VRAM
+//! for the lines that went below it and queueing at L2 banks and VRAM channels so contention
+//! shows up in cycles.
 
-use sim_caches::{AccessError, AccessReport, BackingStore, Cache, CacheSpec, CacheStats, Chained, Maintenance, MemoryLevel, Tag, Tags};
+use sim_caches::{AccessError, AccessReport, BackingStore, Cache, CacheStats, Chained, Maintenance, MemoryLevel, Tag, Tags};
 
 use crate::engine::rng::Rng;
-use crate::profile::{ShaderTransferRead, ShaderTransferWrite};
+use crate::profile::{AtomicsAt, CuCacheWalks, Policies, Profile, ShaderTransferRead, Timing, TransferPath};
+
+/// A level of the memory system: a cache an access can pass through, or VRAM. Its name is what
+/// reports and findings print ("via").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum LevelId {
+    /// A CU's L1 data cache.
+    L1,
+    /// A CU's texture cache (T$).
+    Texture,
+    /// A CU's uniform cache (U$).
+    Uniform,
+    /// A ROP's colour/depth tile cache.
+    Rop,
+    /// The shared L2.
+    L2,
+    /// Device memory.
+    Vram,
+}
+
+impl LevelId {
+    /// Its name in reports, findings and barrier tables: `L1`, `T$`, `U$`, `ROP`, `L2`, `VRAM`.
+    pub fn name(self) -> &'static str {
+        match self {
+            LevelId::L1 => "L1",
+            LevelId::Texture => "T$",
+            LevelId::Uniform => "U$",
+            LevelId::Rop => "ROP",
+            LevelId::L2 => "L2",
+            LevelId::Vram => "VRAM",
+        }
+    }
+
+    /// Whether each CU has its own instance.
+    pub fn per_cu(self) -> bool {
+        matches!(self, LevelId::L1 | LevelId::Texture | LevelId::Uniform)
+    }
+
+    /// Whether the level sits above the L2, in front of an agent (a CU's caches, a ROP's tile
+    /// cache): the L2 is one level deeper than it.
+    fn above_l2(self) -> bool {
+        self.per_cu() || self == LevelId::Rop
+    }
+}
 
 /// The caches a barrier table can name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -48,15 +99,20 @@ pub enum CacheTarget {
 }
 
 impl CacheTarget {
-    /// The name a barrier table uses.
-    pub fn name(self) -> &'static str {
+    /// The level whose every instance it names.
+    pub fn level(self) -> LevelId {
         match self {
-            CacheTarget::L1 => "L1",
-            CacheTarget::Texture => "T$",
-            CacheTarget::Uniform => "U$",
-            CacheTarget::L2 => "L2",
-            CacheTarget::Rop => "ROP",
+            CacheTarget::L1 => LevelId::L1,
+            CacheTarget::Texture => LevelId::Texture,
+            CacheTarget::Uniform => LevelId::Uniform,
+            CacheTarget::L2 => LevelId::L2,
+            CacheTarget::Rop => LevelId::Rop,
         }
+    }
+
+    /// The name a barrier table uses: its level's.
+    pub fn name(self) -> &'static str {
+        self.level().name()
     }
 }
 
@@ -71,42 +127,6 @@ pub struct CacheOp {
     pub range: Option<(u64, u64)>,
 }
 
-/// Where the transfer engine reads and writes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TransferPath {
-    /// Through the L2, coherent with shader traffic there.
-    ThroughL2,
-    /// Straight to VRAM, bypassing (and not coherent with) the L2.
-    DirectToVram,
-}
-
-/// How a transfer that runs as a driver shader reaches memory
-/// ([`crate::profile::TransferSpec::shader_min_bytes`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ShaderTransfers {
-    /// Transfers (copy regions, fills, updates) of at least this many bytes run as shaders.
-    pub min_bytes: u64,
-    /// Where they read.
-    pub reads: crate::profile::ShaderTransferRead,
-    /// Where they write.
-    pub writes: crate::profile::ShaderTransferWrite,
-}
-
-impl ShaderTransfers {
-    /// Whether a transfer of `bytes` (a copy region, a fill, an update) runs as a shader.
-    pub fn runs(&self, bytes: u64) -> bool {
-        bytes >= self.min_bytes
-    }
-}
-
-impl MachineConfig {
-    /// Whether transfers the driver runs as shaders write through the ROPs (so their tile caches
-    /// can hold dirty bytes).
-    pub fn transfers_write_through_rops(&self) -> bool {
-        matches!(self.shader_transfers, Some(ShaderTransfers { writes: ShaderTransferWrite::Rop, .. }))
-    }
-}
-
 /// Which unit moves a transfer's bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TransferUnit {
@@ -117,83 +137,6 @@ pub enum TransferUnit {
         /// The CU.
         cu: usize,
     },
-}
-
-/// Everything the engine needs to know about the machine, derived from a profile.
-#[derive(Clone, Debug)]
-pub struct MachineConfig {
-    /// Number of compute units.
-    pub compute_units: u32,
-    /// Workgroups one CU holds at once.
-    pub workgroup_slots_per_cu: u32,
-    /// Lanes per subgroup.
-    pub subgroup_size: u32,
-    /// Per-CU L1 data cache (absent: storage accesses go to the L2).
-    pub l1: Option<CacheSpec>,
-    /// Per-CU texture cache.
-    pub texture: Option<CacheSpec>,
-    /// Per-CU uniform cache (absent: uniform loads go through the L1 path).
-    pub uniform: Option<CacheSpec>,
-    /// Shared L2 (absent: everything below the CU goes to VRAM).
-    pub l2: Option<CacheSpec>,
-    /// Each ROP's colour/depth tile cache (absent: attachment writes go to the L2).
-    pub rop_tile_cache: Option<CacheSpec>,
-    /// ROP units.
-    pub rop_units: u32,
-    /// L2 banks.
-    pub l2_banks: u32,
-    /// Bytes of consecutive addresses one L2 bank holds before the next bank's.
-    pub l2_bank_interleave_bytes: u64,
-    /// VRAM channels.
-    pub vram_channels: u32,
-    /// VRAM channel interleave, bytes.
-    pub vram_interleave_bytes: u64,
-    /// Transfer engine path.
-    pub transfer_path: TransferPath,
-    /// Transfers the driver runs as shaders, if any.
-    pub shader_transfers: Option<ShaderTransfers>,
-    /// Whether the ROP tile caches write back into the L2 (else to VRAM beside it).
-    pub rop_l2_client: bool,
-    /// Cycles: hit in an L1.
-    pub l1_hit_cycles: u64,
-    /// Cycles: hit in a U$.
-    pub uniform_hit_cycles: u64,
-    /// Cycles per subgroup-wide access to workgroup (shared) memory.
-    pub shared_memory_cycles: u64,
-    /// Cycles added by going to the L2.
-    pub l2_hit_cycles: u64,
-    /// Cycles added by going to VRAM.
-    pub vram_cycles: u64,
-    /// Cycles per shader instruction of a subgroup.
-    pub cycles_per_instruction: u64,
-    /// Bytes per cycle one L2 bank serves.
-    pub l2_bank_bytes_per_cycle: u64,
-    /// Bytes per cycle one VRAM channel serves.
-    pub vram_channel_bytes_per_cycle: u64,
-    /// Bytes per cycle the transfer engine moves.
-    pub transfer_bytes_per_cycle: u64,
-    /// Cycles from a transfer's launch to its first chunk.
-    pub transfer_launch_cycles: u64,
-    /// Chunks the transfer engine keeps in flight.
-    pub transfer_chunks_in_flight: u64,
-    /// Cycles per line a cache maintenance operation examines.
-    pub maintenance_cycles_per_line: u64,
-    /// Fixed cycles a barrier costs (the pipeline drain it forces is counted separately).
-    pub barrier_cycles: u64,
-    /// Cycles to launch a workgroup on a CU.
-    pub workgroup_launch_cycles: u64,
-
-    /// Largest random extra latency per memory access, cycles (0 = none).
-    pub latency_jitter_cycles: u64,
-    /// Host: cycles for a host access to device memory (uncached).
-    pub host_access_cycles: u64,
-    /// The host CPU's side of mapped memory: write-combining buffers, host cache,
-    /// nonCoherentAtomSize.
-    pub host: sim_host::HostSpec,
-    /// Host bus latency and bandwidth.
-    pub host_timing: sim_host::HostTiming,
-    /// Driver choices that are not table rows.
-    pub policies: crate::profile::Policies,
 }
 
 /// Per-CU caches.
@@ -207,93 +150,84 @@ pub struct ComputeUnit {
 }
 
 impl ComputeUnit {
-    /// The cache `c`, if this CU has one.
-    pub fn cache(&self, c: CuCache) -> Option<&Cache> {
-        match c {
-            CuCache::L1 => self.l1.as_ref(),
-            CuCache::Texture => self.texture.as_ref(),
-            CuCache::Uniform => self.uniform.as_ref(),
+    /// This CU's instance of `level`, if it has one (none of a level that is not per CU).
+    pub fn cache(&self, level: LevelId) -> Option<&Cache> {
+        match level {
+            LevelId::L1 => self.l1.as_ref(),
+            LevelId::Texture => self.texture.as_ref(),
+            LevelId::Uniform => self.uniform.as_ref(),
+            _ => None,
         }
     }
 
-    /// The cache `c`, if this CU has one, to access.
-    pub fn cache_mut(&mut self, c: CuCache) -> Option<&mut Cache> {
-        match c {
-            CuCache::L1 => self.l1.as_mut(),
-            CuCache::Texture => self.texture.as_mut(),
-            CuCache::Uniform => self.uniform.as_mut(),
-        }
-    }
-}
-
-/// Which level served a read: named in findings ("via"). `depth` counts from the CU's first
-/// level (an access that starts at the L2 has depth at least 1).
-pub fn via_name(first: &'static str, depth: u8, has_l2: bool) -> &'static str {
-    match (depth, has_l2) {
-        (0, _) => first,
-        (1, true) => "L2",
-        _ => "VRAM",
-    }
-}
-
-/// The level a read entered the memory system at.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Entry {
-    /// Flat memory (the reference run): no levels.
-    #[default]
-    Flat,
-    /// The CU's L1.
-    L1,
-    /// The CU's uniform cache.
-    Uniform,
-    /// The L2 (a coherent access, a transfer through the L2, or a CU without an L1).
-    L2,
-    /// VRAM, no cache in front.
-    Vram,
-}
-
-/// A per-CU cache a path may start at.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CuCache {
-    /// The L1 data cache.
-    L1,
-    /// The texture cache.
-    Texture,
-    /// The uniform cache.
-    Uniform,
-}
-
-impl CuCache {
-    /// Its name in reports: `L1`, `T$`, `U$`.
-    pub fn name(self) -> &'static str {
-        match self {
-            CuCache::L1 => "L1",
-            CuCache::Texture => "T$",
-            CuCache::Uniform => "U$",
+    /// This CU's instance of `level`, if it has one, to access.
+    pub fn cache_mut(&mut self, level: LevelId) -> Option<&mut Cache> {
+        match level {
+            LevelId::L1 => self.l1.as_mut(),
+            LevelId::Texture => self.texture.as_mut(),
+            LevelId::Uniform => self.uniform.as_mut(),
+            _ => None,
         }
     }
 }
 
-/// A path through the memory system: the per-CU cache an access starts at (if the profile has
-/// one there), whether the L2 comes next, then VRAM.
+/// A path through the memory system: the levels an access passes, first to last (VRAM).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Path {
-    /// The per-CU cache first on the path.
-    pub cu_cache: Option<CuCache>,
-    /// Whether the path goes through the L2.
-    pub l2: bool,
+    levels: [LevelId; Path::MAX_LEVELS],
+    len: u8,
 }
 
 impl Path {
+    /// The most levels a path has.
+    pub const MAX_LEVELS: usize = 4;
+
+    /// The path through `levels`, first to last.
+    ///
+    /// # Panics
+    /// When `levels` is empty or longer than [`Path::MAX_LEVELS`].
+    pub fn new(levels: &[LevelId]) -> Path {
+        assert!(!levels.is_empty() && levels.len() <= Path::MAX_LEVELS, "a path has 1 to {} levels", Path::MAX_LEVELS);
+        let mut all = [LevelId::Vram; Path::MAX_LEVELS];
+        all[..levels.len()].copy_from_slice(levels);
+        Path { levels: all, len: levels.len() as u8 }
+    }
+
+    /// `first` (when there is one), then the L2 (when `l2`), then VRAM.
+    fn through(first: Option<LevelId>, l2: bool) -> Path {
+        let mut levels = Vec::with_capacity(3);
+        levels.extend(first);
+        if l2 {
+            levels.push(LevelId::L2);
+        }
+        levels.push(LevelId::Vram);
+        Path::new(&levels)
+    }
+
+    /// Its levels, first to last.
+    pub fn levels(&self) -> &[LevelId] {
+        &self.levels[..self.len as usize]
+    }
+
     /// The level an access on this path enters at: what its timing starts from and what a
     /// finding names first.
-    pub fn entry(self) -> Entry {
-        match (self.cu_cache, self.l2) {
-            (Some(CuCache::L1 | CuCache::Texture), _) => Entry::L1,
-            (Some(CuCache::Uniform), _) => Entry::Uniform,
-            (None, true) => Entry::L2,
-            (None, false) => Entry::Vram,
-        }
+    pub fn first(self) -> LevelId {
+        self.levels[0]
+    }
+
+    /// The per-CU cache first on the path, if any.
+    pub fn cu_cache(self) -> Option<LevelId> {
+        Some(self.first()).filter(|l| l.per_cu())
+    }
+
+    /// The level `depth` levels below the first (the last, VRAM, for anything deeper).
+    pub fn level(self, depth: u8) -> LevelId {
+        self.levels[(depth as usize).min(self.len as usize - 1)]
+    }
+
+    /// Whether the path passes `level`.
+    pub fn passes(self, level: LevelId) -> bool {
+        self.levels().contains(&level)
     }
 }
 
@@ -313,30 +247,116 @@ pub enum PathName {
     /// A transfer's reads when the driver runs it as a shader: the CU's L1 or T$ (as the
     /// profile says), the L2.
     ShaderTransferRead = 5,
+    /// Writes through a ROP: its tile cache, then the L2 when the ROPs are its clients (where
+    /// the tile cache would write back, when the profile has none).
+    Rop = 6,
 }
 
 /// Which level served each line of a read, as the read reported it: kept for every load, so
 /// compact; [`Machine::via`] names the level of a byte when a stale read is explained.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Served {
-    /// The level the read entered at.
-    pub entry: Entry,
-    /// The read's deepest depth below that level (for lines past the recorded ones).
+    /// The path the read took; none for flat memory (the reference run), which has no levels.
+    pub path: Option<Path>,
+    /// The read's deepest depth below its first level (for lines past the recorded ones).
     pub depth: u8,
     /// Depth below that level per line of the read ([`AccessReport::line_depths`]).
     pub line_depths: u64,
 }
 
 impl Served {
-    fn of(entry: Entry, report: &AccessReport) -> Served {
-        Served { entry, depth: report.depth, line_depths: report.line_depths }
+    fn of(path: Path, report: &AccessReport) -> Served {
+        Served { path: Some(path), depth: report.depth, line_depths: report.line_depths }
+    }
+}
+
+/// The levels of a path below one of them, as the one [`MemoryLevel`] that level reads, writes,
+/// prefetches and writes back through.
+pub enum Below<'a> {
+    /// The L2, then VRAM.
+    L2(Chained<'a, BackingStore>),
+    /// VRAM.
+    Vram(&'a mut BackingStore),
+}
+
+impl<'a> Below<'a> {
+    /// The chain of `levels` (a path's levels under the one that reads through it), over the
+    /// machine's `l2` and `vram`.
+    pub fn new(levels: &[LevelId], l2: Option<&'a mut Cache>, vram: &'a mut BackingStore) -> Below<'a> {
+        match (levels.first(), l2) {
+            (Some(LevelId::L2), Some(cache)) => Below::L2(Chained { cache, next: vram }),
+            _ => Below::Vram(vram),
+        }
+    }
+}
+
+impl MemoryLevel for Below<'_> {
+    #[inline(always)]
+    fn read(&mut self, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<AccessReport, AccessError> {
+        match self {
+            Below::L2(c) => c.read(addr, data, tags),
+            Below::Vram(v) => v.read(addr, data, tags),
+        }
+    }
+
+    #[inline]
+    fn write(&mut self, addr: u64, data: &[u8], tags: Tags<'_>, mask: Option<&bitvec::slice::BitSlice<u64, bitvec::order::Lsb0>>) -> Result<AccessReport, AccessError> {
+        match self {
+            Below::L2(c) => c.write(addr, data, tags, mask),
+            Below::Vram(v) => v.write(addr, data, tags, mask),
+        }
+    }
+
+    #[inline]
+    fn prefetch(&self, addr: u64) {
+        match self {
+            Below::L2(c) => c.prefetch(addr),
+            Below::Vram(v) => v.prefetch(addr),
+        }
+    }
+}
+
+/// A whole path for one agent: the instance of its first level (none when that is VRAM) over
+/// the chain below it.
+struct Walk<'a> {
+    top: Option<&'a mut Cache>,
+    below: Below<'a>,
+}
+
+impl MemoryLevel for Walk<'_> {
+    #[inline(always)]
+    fn read(&mut self, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<AccessReport, AccessError> {
+        match &mut self.top {
+            Some(c) => c.read(&mut self.below, addr, data, tags),
+            None => self.below.read(addr, data, tags),
+        }
+    }
+
+    #[inline]
+    fn write(&mut self, addr: u64, data: &[u8], tags: Tags<'_>, mask: Option<&bitvec::slice::BitSlice<u64, bitvec::order::Lsb0>>) -> Result<AccessReport, AccessError> {
+        match &mut self.top {
+            Some(c) => c.write(&mut self.below, addr, data, tags, mask),
+            None => self.below.write(addr, data, tags, mask),
+        }
+    }
+
+    #[inline]
+    fn prefetch(&self, addr: u64) {
+        match &self.top {
+            Some(c) => c.prefetch(&self.below, addr),
+            None => self.below.prefetch(addr),
+        }
     }
 }
 
 /// The memory system of the simulated GPU.
 pub struct Machine {
-    /// The configuration it was built from.
-    pub config: MachineConfig,
+    /// The profile's machine section it was built from.
+    pub spec: crate::profile::Machine,
+    /// The profile's costs.
+    pub timing: Timing,
+    /// The profile's driver choices (where atomics are performed, how CUs walk their caches).
+    pub policies: Policies,
     /// Device memory.
     pub vram: BackingStore,
     /// Shared L2.
@@ -348,7 +368,7 @@ pub struct Machine {
     l2_bank_free: Vec<u64>,
     vram_channel_free: Vec<u64>,
     /// The named paths ([`PathName`] indexes them).
-    paths: [Path; 6],
+    paths: [Path; 7],
 }
 
 /// Outcome of one access: latency and which level served it.
@@ -364,70 +384,80 @@ impl Machine {
     /// The level that served the byte at `addr` of a read that started at `start` and was
     /// served as `served` says: what a finding names as "via".
     pub fn via(&self, served: &Served, start: u64, addr: u64) -> &'static str {
-        let line = |c: &Option<Cache>| c.as_ref().map_or(0, |c| c.spec().line_bytes as u64);
-        let cu = self.cus.first();
-        let (first, line_bytes, depth_offset) = match served.entry {
-            Entry::Flat => return "memory",
-            Entry::L1 => ("L1", cu.map_or(0, |c| line(&c.l1)), 0),
-            Entry::Uniform => ("U$", cu.map_or(0, |c| line(&c.uniform)), 0),
-            Entry::L2 => ("L2", line(&self.l2), 1),
-            Entry::Vram => ("VRAM", 0, 0),
-        };
+        let Some(path) = served.path else { return "memory" };
+        // Depths are recorded per line of the level the read entered at.
+        let line_bytes = self.instance(path.first()).map_or(0, |c| c.spec().line_bytes as u64);
         let k = (addr.checked_div(line_bytes).unwrap_or(0) - start.checked_div(line_bytes).unwrap_or(0)) as usize;
-        via_name(first, sim_caches::line_depth(served.line_depths, served.depth, k) + depth_offset, self.l2.is_some())
+        path.level(sim_caches::line_depth(served.line_depths, served.depth, k)).name()
     }
 
-    /// Builds the memory system over an address space of `address_space` bytes.
-    /// Each cache's replacement draws from its own stream of `seed` ([`Rng::for_unit`]).
-    pub fn new(config: MachineConfig, address_space: u64, seed: u64) -> Result<Machine, String> {
+    /// One instance of `level` (the first CU's, the first ROP's), if the machine has it.
+    fn instance(&self, level: LevelId) -> Option<&Cache> {
+        match level {
+            LevelId::Rop => self.rops.first(),
+            LevelId::L2 => self.l2.as_ref(),
+            LevelId::Vram => None,
+            cu => self.cus.first().and_then(|c| c.cache(cu)),
+        }
+    }
+
+    /// Builds the memory system of `profile`'s machine section, timing and policies over an
+    /// address space of `address_space` bytes. Each cache's replacement draws from its own
+    /// stream of `seed` ([`Rng::for_unit`]).
+    pub fn new(profile: &Profile, address_space: u64, seed: u64) -> Result<Machine, String> {
+        let spec = &profile.machine;
         let seed_of = |name: &str| Rng::for_unit(seed, name).next_u64();
-        let vram = BackingStore::new(address_space.max(1 << 16), config.vram_channels, config.vram_interleave_bytes)
-            .map_err(|e| e.to_string())?;
-        let l2 = match &config.l2 {
-            Some(spec) => Some(Cache::new("L2", spec, seed_of("L2")).map_err(|e| e.to_string())?),
+        let vram = BackingStore::new(address_space.max(1 << 16), spec.vram.channels, spec.vram.channel_interleave_bytes).map_err(|e| e.to_string())?;
+        let l2 = match &spec.l2.cache {
+            Some(s) => Some(Cache::new(LevelId::L2.name(), s, seed_of(LevelId::L2.name())).map_err(|e| e.to_string())?),
             None => None,
         };
         let mut cus = Vec::new();
-        for i in 0..config.compute_units {
-            let mk = |name: &str, spec: &Option<CacheSpec>| -> Result<Option<Cache>, String> {
-                let name = format!("{name}[{i}]");
-                spec.as_ref().map(|s| Cache::new(name.clone(), s, seed_of(&name)).map_err(|e| e.to_string())).transpose()
+        for i in 0..spec.compute_units {
+            let mk = |level: LevelId, s: &Option<sim_caches::CacheSpec>| -> Result<Option<Cache>, String> {
+                let name = format!("{}[{i}]", level.name());
+                s.as_ref().map(|s| Cache::new(name.clone(), s, seed_of(&name)).map_err(|e| e.to_string())).transpose()
             };
             cus.push(ComputeUnit {
-                l1: mk("L1", &config.l1)?,
-                texture: mk("T$", &config.texture)?,
-                uniform: mk("U$", &config.uniform)?,
+                l1: mk(LevelId::L1, &spec.cu.l1)?,
+                texture: mk(LevelId::Texture, &spec.cu.texture_cache)?,
+                uniform: mk(LevelId::Uniform, &spec.cu.uniform_cache)?,
             });
         }
         let mut rops = Vec::new();
-        if let Some(spec) = &config.rop_tile_cache {
-            for i in 0..config.rop_units {
+        if let Some(s) = &spec.rop.tile_cache {
+            for i in 0..spec.rop.units {
                 let name = format!("ROP$[{i}]");
-                rops.push(Cache::new(name.clone(), spec, seed_of(&name)).map_err(|e| e.to_string())?);
+                rops.push(Cache::new(name.clone(), s, seed_of(&name)).map_err(|e| e.to_string())?);
             }
         }
         let has_l2 = l2.is_some();
-        let storage = Path { cu_cache: config.l1.as_ref().map(|_| CuCache::L1), l2: has_l2 };
+        let cu = &spec.cu;
+        let present = |level: LevelId, s: &Option<sim_caches::CacheSpec>| s.as_ref().map(|_| level);
+        let storage = Path::through(present(LevelId::L1, &cu.l1), has_l2);
         let paths = [
             storage,
-            if config.uniform.is_some() { Path { cu_cache: Some(CuCache::Uniform), l2: has_l2 } } else { storage },
-            Path { cu_cache: config.texture.as_ref().map(|_| CuCache::Texture), l2: has_l2 },
-            Path { cu_cache: None, l2: has_l2 && config.policies.atomics_at == crate::profile::AtomicsAt::L2 },
-            Path { cu_cache: None, l2: has_l2 && config.transfer_path == TransferPath::ThroughL2 },
-            Path {
-                cu_cache: match config.shader_transfers.map(|t| t.reads) {
-                    Some(ShaderTransferRead::L1) => config.l1.as_ref().map(|_| CuCache::L1),
-                    Some(ShaderTransferRead::Texture) => config.texture.as_ref().map(|_| CuCache::Texture),
+            if cu.uniform_cache.is_some() { Path::through(Some(LevelId::Uniform), has_l2) } else { storage },
+            Path::through(present(LevelId::Texture, &cu.texture_cache), has_l2),
+            Path::through(None, has_l2 && profile.policies.atomics_at == AtomicsAt::L2),
+            Path::through(None, has_l2 && spec.transfer.path == TransferPath::ThroughL2),
+            Path::through(
+                match spec.transfer.shader_min_bytes.map(|_| spec.transfer.shader_reads) {
+                    Some(ShaderTransferRead::L1) => present(LevelId::L1, &cu.l1),
+                    Some(ShaderTransferRead::Texture) => present(LevelId::Texture, &cu.texture_cache),
                     Some(ShaderTransferRead::L2) | None => None,
                 },
-                l2: has_l2,
-            },
+                has_l2,
+            ),
+            Path::through(present(LevelId::Rop, &spec.rop.tile_cache), has_l2 && spec.rop.l2_client),
         ];
         Ok(Machine {
             paths,
-            l2_bank_free: vec![0; config.l2_banks.max(1) as usize],
-            vram_channel_free: vec![0; config.vram_channels.max(1) as usize],
-            config,
+            l2_bank_free: vec![0; spec.l2.banks.max(1) as usize],
+            vram_channel_free: vec![0; spec.vram.channels.max(1) as usize],
+            spec: spec.clone(),
+            timing: profile.timing.clone(),
+            policies: profile.policies,
             vram,
             l2,
             cus,
@@ -435,36 +465,52 @@ impl Machine {
         })
     }
 
+    /// The latency of a hit in `level`, cycles, as the profile's timing gives it.
+    pub fn hit_cycles(&self, level: LevelId) -> u64 {
+        let t = &self.timing;
+        u64::from(match level {
+            LevelId::L1 => t.l1_hit_cycles,
+            LevelId::Texture => t.texture_hit_cycles,
+            LevelId::Uniform => t.uniform_hit_cycles,
+            LevelId::Rop => t.rop_hit_cycles,
+            LevelId::L2 => t.l2_hit_cycles,
+            // VRAM's latency counts from the L2 lookup, which an access straight to VRAM also
+            // pays.
+            LevelId::Vram => t.l2_hit_cycles,
+        })
+    }
+
     /// Turns an access report into a latency at cycle `now` for an access that entered at
     /// `entry` (whose hit latency it starts from), with contention at the L2 bank and VRAM channel
     /// of `addr`, and `jitter` extra cycles.
-    fn time(&mut self, now: u64, addr: u64, bytes: u64, report: &AccessReport, entry: Entry, jitter: u64) -> Timed {
-        let c = &self.config;
-        let first_level_is_l2 = matches!(entry, Entry::L2 | Entry::Vram | Entry::Flat);
-        let mut latency = match entry {
-            Entry::Uniform => c.uniform_hit_cycles,
-            Entry::L1 => c.l1_hit_cycles,
-            Entry::L2 | Entry::Vram | Entry::Flat => c.l2_hit_cycles,
-        };
+    fn time(&mut self, now: u64, addr: u64, bytes: u64, report: &AccessReport, entry: LevelId, jitter: u64) -> Timed {
+        let t = &self.timing;
+        let (l2_hit, vram_latency) = (u64::from(t.l2_hit_cycles), u64::from(t.vram_latency_cycles));
+        let (bank_bytes, interleave) = (u64::from(t.l2_bank_bytes_per_cycle).max(1), self.spec.l2.bank_interleave_bytes.max(1));
+        let channel_bytes = u64::from(t.vram_channel_bytes_per_cycle).max(1);
+        let mut latency = self.hit_cycles(entry);
+        // Depth counts from the agents' caches: an access that enters at the L2 or VRAM is
+        // already one level down.
+        let first_level_is_l2 = !entry.above_l2();
         let mut depth = report.depth;
         if first_level_is_l2 {
             depth += 1;
         }
         if depth >= 1 && self.l2.is_some() {
             if !first_level_is_l2 {
-                latency += c.l2_hit_cycles;
+                latency += l2_hit;
             }
-            let bank = ((addr / c.l2_bank_interleave_bytes.max(1)) % self.l2_bank_free.len() as u64) as usize;
-            let service = bytes.div_ceil(c.l2_bank_bytes_per_cycle.max(1));
+            let bank = ((addr / interleave) % self.l2_bank_free.len() as u64) as usize;
+            let service = bytes.div_ceil(bank_bytes);
             let start = self.l2_bank_free[bank].max(now);
             self.l2_bank_free[bank] = start + service;
             latency += start - now;
         }
         let vram_transactions = u64::from(report.dram_read_transactions) + u64::from(report.dram_write_transactions);
         if vram_transactions > 0 || (depth >= 2) || (depth >= 1 && self.l2.is_none()) {
-            latency += c.vram_cycles;
+            latency += vram_latency;
             let ch = self.vram.channel_of(addr) as usize;
-            let service = (vram_transactions.max(1) * sim_caches::TRANSACTION_BYTES).div_ceil(c.vram_channel_bytes_per_cycle.max(1));
+            let service = (vram_transactions.max(1) * sim_caches::TRANSACTION_BYTES).div_ceil(channel_bytes);
             let start = self.vram_channel_free[ch].max(now);
             self.vram_channel_free[ch] = start + service;
             latency += start - now;
@@ -477,28 +523,27 @@ impl Machine {
         self.paths[name as usize]
     }
 
-    /// Reads through `path` for CU `cu`: the one place an access walks caches and memory.
-    fn read_path(&mut self, path: Path, cu: usize, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<AccessReport, AccessError> {
-        let Machine { l2, vram, cus, .. } = self;
-        let first = path.cu_cache.and_then(|c| cus[cu].cache_mut(c));
-        match (first, l2.as_mut().filter(|_| path.l2)) {
-            (Some(c), Some(l2)) => c.read(&mut Chained { cache: l2, next: vram }, addr, data, tags),
-            (Some(c), None) => c.read(vram, addr, data, tags),
-            (None, Some(l2)) => l2.read(vram, addr, data, tags),
-            (None, None) => vram.read(addr, data, tags),
+    /// `path` for agent `unit` (a CU, or a ROP on a path through the ROPs): its first level's
+    /// instance over the chain below it. The one place an access finds the caches it walks.
+    fn walk(&mut self, path: Path, unit: usize) -> Walk<'_> {
+        let Machine { l2, vram, cus, rops, .. } = self;
+        let (first, rest) = path.levels().split_first().expect("a path has a level");
+        match first {
+            LevelId::Vram => Walk { top: None, below: Below::Vram(vram) },
+            LevelId::L2 => Walk { top: l2.as_mut(), below: Below::new(rest, None, vram) },
+            LevelId::Rop => Walk { top: rops.get_mut(unit), below: Below::new(rest, l2.as_mut(), vram) },
+            cu => Walk { top: cus[unit].cache_mut(*cu), below: Below::new(rest, l2.as_mut(), vram) },
         }
     }
 
-    /// Writes through `path` for CU `cu`, each level per its write policy.
-    fn write_path(&mut self, path: Path, cu: usize, addr: u64, data: &[u8], tag: Tag) -> Result<AccessReport, AccessError> {
-        let Machine { l2, vram, cus, .. } = self;
-        let first = path.cu_cache.and_then(|c| cus[cu].cache_mut(c));
-        match (first, l2.as_mut().filter(|_| path.l2)) {
-            (Some(c), Some(l2)) => c.write(&mut Chained { cache: l2, next: vram }, addr, data, Tags::One(tag), None),
-            (Some(c), None) => c.write(vram, addr, data, Tags::One(tag), None),
-            (None, Some(l2)) => l2.write(vram, addr, data, Tags::One(tag), None),
-            (None, None) => vram.write(addr, data, Tags::One(tag), None),
-        }
+    /// Reads through `path` for agent `unit`.
+    fn read_path(&mut self, path: Path, unit: usize, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<AccessReport, AccessError> {
+        self.walk(path, unit).read(addr, data, tags)
+    }
+
+    /// Writes through `path` for agent `unit`, each level per its write policy.
+    fn write_path(&mut self, path: Path, unit: usize, addr: u64, data: &[u8], tag: Tag) -> Result<AccessReport, AccessError> {
+        self.walk(path, unit).write(addr, data, Tags::One(tag), None)
     }
 
     /// A shader load on path `name` (storage: the L1; uniform: the U$; each then the L2 and
@@ -507,33 +552,28 @@ impl Machine {
     pub fn load(&mut self, name: PathName, cu: usize, now: u64, addr: u64, data: &mut [u8], tags: &mut [Tag], jitter: u64) -> Result<(Timed, Served), AccessError> {
         let path = self.path(name);
         let report = self.read_path(path, cu, addr, data, tags)?;
-        let entry = path.entry();
-        Ok((self.time(now, addr, data.len() as u64, &report, entry, jitter), Served::of(entry, &report)))
+        Ok((self.time(now, addr, data.len() as u64, &report, path.first(), jitter), Served::of(path, &report)))
     }
 
     /// Hints the host that a shader load at `addr` on path `name` is coming, so that the host's
     /// memory latency for its cache state and bytes overlaps with other work
     /// ([`sim_caches::MemoryLevel::prefetch`]). Changes nothing simulated.
     pub fn prefetch_load(&mut self, name: PathName, cu: usize, addr: u64) {
-        let path = self.path(name);
-        let Machine { l2, vram, cus, .. } = self;
-        let Some(unit) = cus.get(cu) else { return };
-        let first = path.cu_cache.and_then(|c| unit.cache(c));
-        match (first, l2.as_mut().filter(|_| path.l2)) {
-            (Some(c), Some(l2)) => c.prefetch(&Chained { cache: l2, next: vram }, addr),
-            (Some(c), None) => c.prefetch(&*vram, addr),
-            (None, Some(l2)) => l2.prefetch(&*vram, addr),
-            (None, None) => vram.prefetch(addr),
+        if cu >= self.cus.len() {
+            return;
         }
+        let path = self.path(name);
+        self.walk(path, cu).prefetch(addr);
     }
 
     /// A shader storage store on the storage path (the L1 per its write policy).
     pub fn storage_store(&mut self, cu: usize, now: u64, addr: u64, data: &[u8], tag: Tag, jitter: u64) -> Result<Timed, AccessError> {
         let path = self.path(PathName::Storage);
         let report = self.write_path(path, cu, addr, data, tag)?;
-        // A store completes when the first level accepts it; what it costs below is bandwidth.
-        let mut t = self.time(now, addr, data.len() as u64, &report, path.entry(), jitter);
-        t.latency = t.latency.min(self.config.l1_hit_cycles + jitter);
+        // A store completes when the CU's store path accepts it, at the L1's latency; what it
+        // costs below is bandwidth.
+        let mut t = self.time(now, addr, data.len() as u64, &report, path.first(), jitter);
+        t.latency = t.latency.min(self.hit_cycles(LevelId::L1) + jitter);
         Ok(t)
     }
 
@@ -541,17 +581,17 @@ impl Machine {
     /// the coherent path bypasses it): an access at the coherence point must not leave a cache
     /// above it holding a copy older than it.
     fn drop_from_l1(&mut self, cu: usize, addr: u64, len: u64) -> Result<(), AccessError> {
-        let bypass_l2 = !self.path(PathName::Coherent).l2;
-        let Machine { l2, vram, cus, .. } = self;
-        if let Some(l1) = cus[cu].l1.as_mut() {
-            match l2.as_mut() {
-                Some(l2) => l1.maintain(&mut Chained { cache: l2, next: vram }, Maintenance::FlushInvalidate, Some((addr, len)))?,
-                None => l1.maintain(vram, Maintenance::FlushInvalidate, Some((addr, len)))?,
-            };
+        let bypass_l2 = !self.path(PathName::Coherent).passes(LevelId::L2);
+        if self.cus[cu].l1.is_some() {
+            let storage = self.path(PathName::Storage);
+            let Walk { top, mut below } = self.walk(storage, cu);
+            if let Some(l1) = top {
+                l1.maintain(&mut below, Maintenance::FlushInvalidate, Some((addr, len)))?;
+            }
         }
         // After the L1, whose write-back may have landed in the L2.
-        if bypass_l2 && let Some(l2) = l2.as_mut() {
-            l2.maintain(vram, Maintenance::FlushInvalidate, Some((addr, len)))?;
+        if bypass_l2 && let Some(l2) = self.l2.as_mut() {
+            l2.maintain(&mut self.vram, Maintenance::FlushInvalidate, Some((addr, len)))?;
         }
         Ok(())
     }
@@ -563,21 +603,19 @@ impl Machine {
     pub fn atomic(&mut self, cu: usize, now: u64, addr: u64, old: &mut [u8], tag: Tag, jitter: u64, op: impl FnOnce(&[u8], &mut [u8])) -> Result<Timed, AccessError> {
         // Atomics bypass the L1: write back and drop what it holds of these bytes.
         self.drop_from_l1(cu, addr, old.len() as u64)?;
-        let at_l2 = self.path(PathName::Coherent).l2;
-        let Machine { l2, vram, .. } = self;
-        let report = match l2.as_mut().filter(|_| at_l2) {
-            Some(l2) => l2.read_modify_write(vram, addr, old, tag, op)?,
-            None => {
+        let path = self.path(PathName::Coherent);
+        let report = match self.walk(path, cu) {
+            Walk { top: Some(cache), mut below } => cache.read_modify_write(&mut below, addr, old, tag, op)?,
+            Walk { top: None, mut below } => {
                 let mut tags = vec![0; sim_caches::word_span(addr, old.len())];
-                let mut r = vram.read(addr, old, &mut tags)?;
+                let mut r = below.read(addr, old, &mut tags)?;
                 let mut new = old.to_vec();
                 op(old, &mut new);
-                r.merge(&vram.write(addr, &new, Tags::One(tag), None)?);
+                r.merge(&below.write(addr, &new, Tags::One(tag), None)?);
                 r
             }
         };
-        let entry = self.path(PathName::Coherent).entry();
-        Ok(self.time(now, addr, old.len() as u64 * 2, &report, entry, jitter))
+        Ok(self.time(now, addr, old.len() as u64 * 2, &report, path.first(), jitter))
     }
 
     /// A coherent load or store (an atomicLoad / atomicStore, or any device-scope coherent
@@ -596,7 +634,7 @@ impl Machine {
         if let Some((data, tag)) = store {
             report.merge(&self.write_path(path, cu, addr, data, tag)?);
         }
-        Ok((self.time(now, addr, len, &report, path.entry(), jitter), Served::of(path.entry(), &report)))
+        Ok((self.time(now, addr, len, &report, path.first(), jitter), Served::of(path, &report)))
     }
 
     /// A transfer's read by `unit`: the transfer engine's on the transfer path (through the L2
@@ -608,87 +646,76 @@ impl Machine {
             TransferUnit::Shader { cu } => (self.path(PathName::ShaderTransferRead), cu),
         };
         let report = self.read_path(path, cu, addr, data, tags)?;
-        Ok((self.time(now, addr, data.len() as u64, &report, path.entry(), 0), Served::of(path.entry(), &report)))
+        Ok((self.time(now, addr, data.len() as u64, &report, path.first(), 0), Served::of(path, &report)))
     }
 
     /// A transfer's write by `unit`: the transfer engine's on the transfer path, a driver
     /// shader's on its CU's storage path (a shader's buffer store) or through the ROP that owns
     /// the address, as the profile says.
     pub fn transfer_write(&mut self, now: u64, addr: u64, data: &[u8], tag: Tag, unit: TransferUnit) -> Result<Timed, AccessError> {
-        let through_rop = self.config.transfers_write_through_rops();
-        let (path, cu) = match unit {
+        let (path, agent) = match unit {
             TransferUnit::Engine => (self.path(PathName::Transfer), 0),
-            TransferUnit::Shader { .. } if through_rop && !self.rops.is_empty() => return self.rop_write(now, addr, data, tag),
-            // Without tile caches the ROPs write where their tile caches would write back.
-            TransferUnit::Shader { .. } if through_rop => (Path { cu_cache: None, l2: self.l2.is_some() && self.config.rop_l2_client }, 0),
+            TransferUnit::Shader { .. } if self.spec.transfer.writes_through_rops() => (self.path(PathName::Rop), self.rop_of(addr)),
             TransferUnit::Shader { cu } => (self.path(PathName::Storage), cu),
         };
-        let report = self.write_path(path, cu, addr, data, tag)?;
-        Ok(self.time(now, addr, data.len() as u64, &report, path.entry(), 0))
+        let report = self.write_path(path, agent, addr, data, tag)?;
+        Ok(self.time(now, addr, data.len() as u64, &report, path.first(), 0))
     }
 
-    /// A write through the tile cache of the ROP that owns `addr` (ROPs own interleaved lines),
-    /// which writes back into the L2 or VRAM as the profile says.
-    fn rop_write(&mut self, now: u64, addr: u64, data: &[u8], tag: Tag) -> Result<Timed, AccessError> {
-        let Machine { l2, vram, rops, config, .. } = self;
-        let line = rops[0].spec().line_bytes as u64;
-        let unit = ((addr / line.max(1)) % rops.len() as u64) as usize;
-        let rop = &mut rops[unit];
-        let report = match l2.as_mut().filter(|_| config.rop_l2_client) {
-            Some(l2) => rop.write(&mut Chained { cache: l2, next: vram }, addr, data, Tags::One(tag), None)?,
-            None => rop.write(vram, addr, data, Tags::One(tag), None)?,
-        };
-        Ok(self.time(now, addr, data.len() as u64, &report, Entry::L1, 0))
+    /// The ROP whose tile cache holds `addr`: ROPs own interleaved lines (0 without tile caches).
+    fn rop_of(&self, addr: u64) -> usize {
+        let Some(first) = self.rops.first() else { return 0 };
+        let line = first.spec().line_bytes as u64;
+        ((addr / line.max(1)) % self.rops.len() as u64) as usize
     }
 
     /// Performs one barrier cache operation on every instance of its cache; returns the cycles
     /// it takes (lines walked, plus the bandwidth of what was written back), and the lines and
     /// bytes written back.
     pub fn perform(&mut self, op: &CacheOp) -> Result<(u64, u64, u64), AccessError> {
-        let Machine { l2, vram, cus, rops, config, .. } = self;
+        let level = op.target.level();
+        // A cache writes back along the path it is first on (a read-only one writes back
+        // nothing, but walks the same way).
+        let home = match level {
+            LevelId::L1 => PathName::Storage,
+            LevelId::Texture => PathName::Sampled,
+            LevelId::Uniform => PathName::Uniform,
+            LevelId::Rop => PathName::Rop,
+            LevelId::L2 | LevelId::Vram => PathName::Coherent,
+        };
+        let path = if level == LevelId::L2 { Path::new(&[LevelId::L2, LevelId::Vram]) } else { self.path(home) };
+        let rest = &path.levels()[1..];
+        let Machine { l2, vram, cus, rops, timing, spec, policies, .. } = self;
         let mut total = AccessReport::default();
-        match op.target {
-            CacheTarget::L2 => {
+        match level {
+            LevelId::L2 => {
                 if let Some(l2) = l2.as_mut() {
-                    total.merge(&l2.maintain(vram, op.action, op.range)?);
+                    total.merge(&l2.maintain(&mut Below::new(rest, None, vram), op.action, op.range)?);
                 }
             }
-            CacheTarget::Rop => {
+            LevelId::Rop => {
                 for c in rops.iter_mut() {
-                    let r = match l2.as_mut().filter(|_| config.rop_l2_client) {
-                        Some(l2) => c.maintain(&mut Chained { cache: l2, next: vram }, op.action, op.range)?,
-                        None => c.maintain(vram, op.action, op.range)?,
-                    };
-                    total.merge(&r);
+                    total.merge(&c.maintain(&mut Below::new(rest, l2.as_mut(), vram), op.action, op.range)?);
                 }
             }
-            t => {
+            _ => {
                 for cu in cus.iter_mut() {
-                    let c = match t {
-                        CacheTarget::L1 => cu.l1.as_mut(),
-                        CacheTarget::Texture => cu.texture.as_mut(),
-                        _ => cu.uniform.as_mut(),
-                    };
-                    if let Some(c) = c {
-                        let r = match l2.as_mut() {
-                            Some(l2) => c.maintain(&mut Chained { cache: l2, next: vram }, op.action, op.range)?,
-                            None => c.maintain(vram, op.action, op.range)?,
-                        };
-                        total.merge(&r);
+                    if let Some(c) = cu.cache_mut(level) {
+                        total.merge(&c.maintain(&mut Below::new(rest, l2.as_mut(), vram), op.action, op.range)?);
                     }
                 }
             }
         }
         // CUs walk their caches in parallel (one CU's walk is charged) or one after another, as
         // the profile's policy says; every written-back byte is charged.
-        let walked = match (op.target, config.policies.cu_cache_walks) {
-            (CacheTarget::L2, _) | (_, crate::profile::CuCacheWalks::Serial) => u64::from(total.lines_examined),
+        let walked = match (level, policies.cu_cache_walks) {
+            (LevelId::L2, _) | (_, CuCacheWalks::Serial) => u64::from(total.lines_examined),
             // The ROPs, like the CUs, walk their tile caches at once.
-            (CacheTarget::Rop, crate::profile::CuCacheWalks::Parallel) => u64::from(total.lines_examined) / rops.len().max(1) as u64,
-            (_, crate::profile::CuCacheWalks::Parallel) => u64::from(total.lines_examined) / cus.len().max(1) as u64,
+            (LevelId::Rop, CuCacheWalks::Parallel) => u64::from(total.lines_examined) / rops.len().max(1) as u64,
+            (_, CuCacheWalks::Parallel) => u64::from(total.lines_examined) / cus.len().max(1) as u64,
         };
-        let cycles = walked * config.maintenance_cycles_per_line
-            + total.writeback_bytes.div_ceil(config.vram_channel_bytes_per_cycle.max(1) * config.vram_channels.max(1) as u64);
+        let cycles = walked * u64::from(timing.maintenance_cycles_per_line)
+            + total.writeback_bytes.div_ceil(u64::from(timing.vram_channel_bytes_per_cycle).max(1) * spec.vram.channels.max(1) as u64);
         Ok((cycles, total.writeback_lines as u64, total.writeback_bytes))
     }
 
@@ -696,7 +723,7 @@ impl Machine {
     /// once every cache has drained, which is what the end-of-run comparison looks at.
     pub fn drain(&mut self) -> Result<(), AccessError> {
         // The ROPs' tile caches hold dirty bytes only where transfers write through them.
-        let targets: &[CacheTarget] = if self.config.transfers_write_through_rops() { &[CacheTarget::Rop, CacheTarget::L1, CacheTarget::L2] } else { &[CacheTarget::L1, CacheTarget::L2] };
+        let targets: &[CacheTarget] = if self.spec.transfer.writes_through_rops() { &[CacheTarget::Rop, CacheTarget::L1, CacheTarget::L2] } else { &[CacheTarget::L1, CacheTarget::L2] };
         for &target in targets {
             self.perform(&CacheOp { target, action: Maintenance::Flush, range: None })?;
         }

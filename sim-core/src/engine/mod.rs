@@ -68,8 +68,7 @@ use std::collections::HashSet;
 use serde::Serialize;
 use sim_caches::{CacheStats, Tag};
 
-pub use machine::{CacheOp, CacheTarget, MachineConfig, TransferPath};
-pub use conv::machine_config;
+pub use machine::{CacheOp, CacheTarget, LevelId};
 pub use directed::Direction;
 pub use findings::{Finding, HostReadResult, MAX_MEMORY_DIFFERENCES, MemoryDifference};
 pub use limits::{MAX_CYCLES, RunLimits, check_limits, check_mapped_ranges};
@@ -202,7 +201,7 @@ impl RunResult {
 /// (`gpusim check` and `gpusim run` refuse the same traces).
 /// The checked program is returned, for what runs on it next.
 pub fn validate<'w>(workload: &'w Workload, profile: &Profile, limits: &RunLimits) -> Result<Program<'w>, WorkloadError> {
-    let (prog, _) = checked_program(workload, profile, limits)?;
+    let prog = checked_program(workload, profile, limits)?;
     stream::Stream::lower_with(&prog, profile.policies)?;
     Ok(prog)
 }
@@ -215,17 +214,18 @@ pub fn run_workload(workload: &Workload, profile: &Profile, seed: u64) -> Result
 
 /// [`run_workload`] with what to record and where to stop.
 pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, options: &RunOptions) -> Result<RunResult, WorkloadError> {
-    let (prog, config) = checked_program(workload, profile, &options.limits)?;
+    let prog = checked_program(workload, profile, &options.limits)?;
+    let subgroup_size = profile.machine.cu.subgroup_size;
     let stream = stream::Stream::lower_with(&prog, profile.policies)?;
-    let mut reference = reference::reference_run_noting(&prog, &stream, config.subgroup_size, &HashSet::new(), &options.limits, true)?;
+    let mut reference = reference::reference_run_noting(&prog, &stream, subgroup_size, &HashSet::new(), &options.limits, true)?;
     // The program's hazards, from the bytes its dispatches accessed in the reference run.
     let hazards = crate::hazard::detect_program(&prog, Some(&reference.accesses), profile.limits.non_coherent_atom_size);
-    let mut sim = run::Sim::new(&prog, &stream, &config, profile, Some(&reference.truth), seed)?.limits(options.limits);
+    let mut sim = run::Sim::new(&prog, &stream, profile, Some(&reference.truth), seed)?.limits(options.limits);
     // A directed schedule uses one freedom the hazard leaves: the prior command held until the
     // hazardous one is done (nothing orders the two); else, for a read after write, the bytes
     // from before the write kept in the reader's cache; else the prior transfer's writes, made
     // available to nothing, held in flight.
-    let directed = options.directed.and_then(|k| direct(&prog, &stream, &config, &sim, &reference.accesses, &hazards, k));
+    let directed = options.directed.and_then(|k| direct(&prog, &stream, profile, &sim, &reference.accesses, &hazards, k));
     if let Some(d) = &directed {
         if let Some((np, na)) = d.hold {
             sim = sim.directed(vec![(np, na)]);
@@ -251,7 +251,7 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
     let accesses = std::mem::take(&mut reference.accesses);
     drop(reference);
 
-    let mut findings = findings::stale_read_findings(&prog, &stream, &sim.stale, &sim.divergences, config.subgroup_size, &options.limits)?;
+    let mut findings = findings::stale_read_findings(&prog, &stream, &sim.stale, &sim.divergences, subgroup_size, &options.limits)?;
     findings::explain(&mut findings, &prog, profile, &hazards, &accesses);
     // Each dispatch's name once, not once per workgroup.
     let mut command_of = std::collections::HashMap::new();
@@ -312,7 +312,7 @@ pub fn unchangeable_hazards(workload: &Workload, profile: &Profile, hazards: &[c
     if hazards.is_empty() {
         return Ok(Vec::new());
     }
-    let (prog, config) = checked_program(workload, profile, limits)?;
+    let prog = checked_program(workload, profile, limits)?;
     let stream = stream::Stream::lower(&prog)?;
     let point = |p: &Place| match p {
         Place::Command(c) => prog.instance_of(c).map(WatchPoint::Command),
@@ -331,7 +331,7 @@ pub fn unchangeable_hazards(workload: &Workload, profile: &Profile, hazards: &[c
         watch.add(*p, r.clone());
         watch.add(*a, r.clone());
     }
-    reference::reference_run_watching(&prog, &stream, config.subgroup_size, limits, &mut watch)?;
+    reference::reference_run_watching(&prog, &stream, profile.machine.cu.subgroup_size, limits, &mut watch)?;
     Ok(hazards
         .iter()
         .zip(&located)
@@ -454,7 +454,7 @@ pub fn reference_outcome(workload: &Workload, subgroup_size: u32, limits: &RunLi
 /// depend on timing) and kept so callers name a run the same way.
 pub fn dependency_graph(workload: &Workload, profile: &Profile, seed: u64, limits: &RunLimits) -> Result<Vec<GraphNode>, WorkloadError> {
     let _ = seed;
-    let (prog, _config) = checked_program(workload, profile, limits)?;
+    let prog = checked_program(workload, profile, limits)?;
     let stream = stream::Stream::lower(&prog)?;
     let nodes = stream
         .nodes
@@ -475,14 +475,12 @@ pub fn dependency_graph(workload: &Workload, profile: &Profile, seed: u64, limit
 }
 
 /// What every run checks before anything runs: the budgets, the workload itself, the profile's
-/// device limits, the transfer budget and the mapped ranges. Returns the numbered program and
-/// the machine the profile describes.
-fn checked_program<'w>(workload: &'w Workload, profile: &Profile, limits: &RunLimits) -> Result<(Program<'w>, MachineConfig), WorkloadError> {
+/// device limits, the transfer budget and the mapped ranges. Returns the numbered program.
+fn checked_program<'w>(workload: &'w Workload, profile: &Profile, limits: &RunLimits) -> Result<Program<'w>, WorkloadError> {
     limits.validate().map_err(|(field, message)| WorkloadError::Invalid { at: "run options".into(), message: format!("{field} {message}") })?;
     let prog = Program::new(workload)?;
     check_limits(&prog, profile)?;
     limits.check_transfers(&prog)?;
-    let config = machine_config(profile);
-    check_mapped_ranges(&prog, &config)?;
-    Ok((prog, config))
+    check_mapped_ranges(&prog, profile)?;
+    Ok(prog)
 }

@@ -32,12 +32,12 @@ use crate::engine::bindings::resolve;
 use crate::api::error::{Budget, WorkloadError};
 use crate::engine::exec::{Port, Scratch, perform};
 use crate::engine::oracle::{Load, Observer, Oracle, Recorder};
-use crate::engine::machine::{Machine, MachineConfig, PathName, Served};
+use crate::engine::machine::{LevelId, Machine, PathName, Served};
+use crate::profile::Profile;
 use crate::api::program::Program;
 use crate::engine::rng::Rng;
 use crate::engine::limits::{InstructionBudget, RunLimits, count, stale_note};
 use crate::engine::record::{Divergence, HostReadSeen, ReadKey, ReadTruth, StaleRead, Stopped, SyncLog, SyncOp};
-use crate::engine::units::cp::BarrierPlanner;
 use crate::api::action::Work;
 use crate::api::workload::HostOp;
 use crate::engine::stream::{NodeKind, Stream};
@@ -88,7 +88,7 @@ struct SimPort<'a> {
 
 impl SimPort<'_> {
     fn jitter(&mut self) -> u64 {
-        let j = self.m.config.latency_jitter_cycles;
+        let j = u64::from(self.m.timing.latency_jitter_cycles);
         self.rng.below(j + 1)
     }
 }
@@ -185,7 +185,8 @@ pub struct Sim<'p, 'w> {
     observers: Vec<&'p mut dyn Observer>,
     /// Writes the last memory request performed, for the observers.
     writes: Vec<(Tag, u64, u64)>,
-    planner: &'p dyn BarrierPlanner,
+    /// The profile: the barrier planner, the policies and costs the units read.
+    profile: &'p Profile,
     machine: Machine,
     now: u64,
     /// Per unit (host, each queue's command processor, the transfer engine, each CU): how many
@@ -247,11 +248,11 @@ fn exec_err(at: impl Into<String>, e: impl std::fmt::Display) -> WorkloadError {
 }
 
 impl<'p, 'w> Sim<'p, 'w> {
-    /// Prepares a run of `prog` on a machine built from `config`, with `seed`.
+    /// Prepares a run of `prog` on the machine `profile` describes, with `seed`.
     /// `truth`, the reference run's, lets the truth oracle judge every read; without it the run
     /// is timed alone (no read is judged, `stale_count` stays 0).
-    pub fn new(prog: &'p Program<'w>, stream: &'p Stream, config: &MachineConfig, planner: &'p dyn BarrierPlanner, truth: Option<&'p ReadTruth>, seed: u64) -> Result<Self, WorkloadError> {
-        let machine = Machine::new(config.clone(), prog.address_space, seed).map_err(|e| WorkloadError::Invalid { at: "profile".into(), message: e })?;
+    pub fn new(prog: &'p Program<'w>, stream: &'p Stream, profile: &'p Profile, truth: Option<&'p ReadTruth>, seed: u64) -> Result<Self, WorkloadError> {
+        let machine = Machine::new(profile, prog.address_space, seed).map_err(|e| WorkloadError::Invalid { at: "profile".into(), message: e })?;
         let w = prog.workload;
         Ok(Sim {
             prog,
@@ -259,20 +260,20 @@ impl<'p, 'w> Sim<'p, 'w> {
             oracle: truth.map(|t| Oracle::new(prog, stream, t)),
             observers: Vec::new(),
             writes: Vec::new(),
-            planner,
+            profile,
             machine,
             now: 0,
-            unit_seq: vec![0; 2 + w.queues.len() + config.compute_units as usize],
+            unit_seq: vec![0; 2 + w.queues.len() + profile.machine.compute_units as usize],
             events: BinaryHeap::new(),
-            cp: CommandProcessors::new(w.queues.len(), config.transfer_launch_cycles),
+            cp: CommandProcessors::new(w.queues.len(), u64::from(profile.timing.transfer_launch_cycles)),
             dirty: true,
             host_pc: 0,
             host_ready_at: 0,
             fence_item: vec![None; w.fences.len()],
-            transfer: TransferEngine::new(config, seed),
-            compute: ComputeUnits::new(config.compute_units, config.workgroup_slots_per_cu, config.subgroup_size, config.workgroup_launch_cycles, config.latency_jitter_cycles, seed),
+            transfer: TransferEngine::new(&profile.machine.transfer, &profile.timing, seed),
+            compute: ComputeUnits::new(&profile.machine, &profile.timing, seed),
             scratch: Scratch::default(),
-            host: crate::engine::units::host::host_side(prog, config, seed)?,
+            host: crate::engine::units::host::host_side(prog, profile, seed)?,
             recorder: Recorder::default(),
             max_cycles: RunLimits::default().max_cycles,
             instructions: InstructionBudget::new(&RunLimits::default(), format!("the simulated run (seed {seed})")),
@@ -318,8 +319,8 @@ impl<'p, 'w> Sim<'p, 'w> {
 
     /// The per-CU cache a read on `path` goes through first, if this machine has one there: the
     /// cache a [`Prime`] on that path fills.
-    pub fn reader_cache(&self, path: PathName) -> Option<crate::engine::machine::CuCache> {
-        self.machine.path(path).cu_cache
+    pub fn reader_cache(&self, path: PathName) -> Option<LevelId> {
+        self.machine.path(path).cu_cache()
     }
 
     /// Stops the run at these budgets instead of the defaults.
@@ -606,8 +607,8 @@ impl<'p, 'w> Sim<'p, 'w> {
         let w = self.prog.workload;
         let at = || format!("timeline[{t}]");
         let host_err = |e: sim_host::HostError| WorkloadError::Invalid { at: format!("timeline[{t}]"), message: e.to_string() };
-        let base = self.machine.config.host_access_cycles;
-        let timing = self.machine.config.host_timing;
+        let base = u64::from(self.profile.timing.host_bus_latency_cycles);
+        let timing = crate::engine::units::host::bus(&self.profile.timing);
         let vram = &mut self.machine.vram;
         // Queue submission, fence and event operations are device-visible events: they drain
         // the write-combining buffers of coherent mappings.
@@ -689,7 +690,7 @@ impl<'p, 'w> Sim<'p, 'w> {
 
     /// Puts the nodes host operation `t` adds on their queues.
     fn push_nodes(&mut self, t: usize) {
-        self.cp.push(self.stream, t, self.now, self.planner, self.machine.config.policies);
+        self.cp.push(self.stream, t, self.now, self.profile, self.profile.policies);
     }
 
     // ----- starting items -----------------------------------------------------------------------
@@ -710,7 +711,7 @@ impl<'p, 'w> Sim<'p, 'w> {
             if node != i {
                 continue;
             }
-            let Some(cache) = self.machine.path(path).cu_cache else { continue };
+            let Some(cache) = self.machine.path(path).cu_cache() else { continue };
             let capacity = self.machine.cus.first().and_then(|u| u.cache(cache)).map_or(0, |c| c.spec().size_bytes);
             let start = addr.max((addr + size).saturating_sub(capacity)) / PIECE * PIECE;
             let mut data = [0u8; PIECE as usize];
@@ -732,7 +733,7 @@ impl<'p, 'w> Sim<'p, 'w> {
             NodeKind::HostGate { .. } => unreachable!("host gates are opened by the host, never started"),
             NodeKind::Sync(y) => {
                 let label = &y.label;
-                let mut cycles = self.machine.config.barrier_cycles;
+                let mut cycles = u64::from(self.profile.timing.barrier_cycles);
                 let mut log = Vec::new();
                 for op in self.cp.items[i].ops.clone() {
                     let (c, lines, bytes) = self.machine.perform(&op).map_err(|e| exec_err(label.clone(), e))?;
@@ -832,7 +833,7 @@ impl<'p, 'w> Sim<'p, 'w> {
         let d = self.compute.slots[s].dispatch;
         let inst = self.compute.dispatches[d].inst;
         let at = || self.prog.instances[inst].at.to_string();
-        let cpi = self.machine.config.cycles_per_instruction;
+        let cpi = self.compute.cycles_per_instruction;
         let deferred = std::mem::replace(&mut self.compute.slots[s].deferred[sg], Deferred::None);
         let step = match deferred {
             Deferred::Memory => return self.perform_request(s, sg, wg),
@@ -916,7 +917,7 @@ impl<'p, 'w> Sim<'p, 'w> {
         // Workgroup memory: its latency once per subgroup-wide access (a subgroup's lanes access
         // it together; the statistics count lanes).
         let shared = st.workgroup_accesses - std::mem::replace(&mut self.compute.slots[s].shared_seen[sg], st.workgroup_accesses);
-        let shared_cycles = shared.div_ceil(u64::from(self.machine.config.subgroup_size.max(1))).saturating_mul(self.machine.config.shared_memory_cycles);
+        let shared_cycles = shared.div_ceil(u64::from(self.compute.subgroup_size.max(1))).saturating_mul(self.compute.shared_memory_cycles);
         if self.instructions.spend(delta) {
             let inst = self.compute.dispatches[self.compute.slots[s].dispatch].inst;
             self.budget_spent_in = Some(inst);

@@ -222,6 +222,19 @@ pub struct TransferSpec {
     pub shader_writes: ShaderTransferWrite,
 }
 
+impl TransferSpec {
+    /// Whether a transfer of `bytes` (a copy region, a fill, an update) runs as a driver shader.
+    pub fn runs_as_shader(&self, bytes: u64) -> bool {
+        self.shader_min_bytes.is_some_and(|min| bytes >= min)
+    }
+
+    /// Whether transfers the driver runs as shaders write through the ROPs (so their tile
+    /// caches can hold dirty bytes).
+    pub fn writes_through_rops(&self) -> bool {
+        self.shader_min_bytes.is_some() && self.shader_writes == ShaderTransferWrite::Rop
+    }
+}
+
 /// The render output units and their tile caches (not coherent with L2).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -283,8 +296,16 @@ pub struct Timing {
     pub core_clock_mhz: u32,
     /// L1 hit latency, cycles. Default 40.
     pub l1_hit_cycles: u32,
+    /// Texture cache (T$) hit latency, cycles (a read through the T$, such as a driver
+    /// shader's transfer read where `shader_reads = "texture"`, starts from it). Default 40,
+    /// the L1's: no public figure sets the two apart.
+    pub texture_hit_cycles: u32,
     /// Uniform cache hit latency, cycles (a uniform load's latency starts from it). Default 20.
     pub uniform_hit_cycles: u32,
+    /// ROP tile cache hit latency, cycles (a write through a ROP's tile cache, such as a driver
+    /// shader's transfer write where `shader_writes = "rop"`, starts from it). Default 40, the
+    /// L1's: no public figure sets the two apart.
+    pub rop_hit_cycles: u32,
     /// L2 hit latency (beyond the L1 lookup), cycles. Default 200.
     pub l2_hit_cycles: u32,
     /// VRAM access latency (beyond the L2 lookup), cycles. Default 500.
@@ -326,7 +347,9 @@ impl Default for Timing {
         Timing {
             core_clock_mhz: 1500,
             l1_hit_cycles: 40,
+            texture_hit_cycles: 40,
             uniform_hit_cycles: 20,
+            rop_hit_cycles: 40,
             l2_hit_cycles: 200,
             vram_latency_cycles: 500,
             shared_memory_cycles: 32,
@@ -534,7 +557,9 @@ impl Timing {
         range(&["timing", "core_clock_mhz"], self.core_clock_mhz as u64, 1, 100_000)?;
         for (name, v) in [
             ("l1_hit_cycles", self.l1_hit_cycles),
+            ("texture_hit_cycles", self.texture_hit_cycles),
             ("uniform_hit_cycles", self.uniform_hit_cycles),
+            ("rop_hit_cycles", self.rop_hit_cycles),
             ("l2_hit_cycles", self.l2_hit_cycles),
             ("vram_latency_cycles", self.vram_latency_cycles),
             ("shared_memory_cycles", self.shared_memory_cycles),

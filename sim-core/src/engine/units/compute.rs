@@ -87,25 +87,35 @@ pub(crate) struct ComputeUnits {
     placement: Rng,
     /// Per CU: its own stream (latency jitter of its accesses and launches).
     pub(crate) cu_rng: Vec<Rng>,
-    subgroup_size: u32,
+    /// Lanes per subgroup.
+    pub(crate) subgroup_size: u32,
+    /// Cycles per shader instruction of a subgroup.
+    pub(crate) cycles_per_instruction: u64,
+    /// Cycles per subgroup-wide access to workgroup (shared) memory.
+    pub(crate) shared_memory_cycles: u64,
     launch_cycles: u64,
     jitter_cycles: u64,
 }
 
 impl ComputeUnits {
-    /// `cus` idle CUs of `slots_per_cu` workgroup slots each, drawing from `seed`.
-    pub(crate) fn new(cus: u32, slots_per_cu: u32, subgroup_size: u32, launch_cycles: u64, jitter_cycles: u64, seed: u64) -> ComputeUnits {
+    /// The profile's `compute_units` idle CUs as its `[machine.cu]` section describes them, at
+    /// its timing, drawing from `seed`.
+    pub(crate) fn new(machine: &crate::profile::Machine, timing: &crate::profile::Timing, seed: u64) -> ComputeUnits {
+        let cus = machine.compute_units;
         ComputeUnits {
             dispatches: Vec::new(),
             active: Vec::new(),
             slots: Vec::new(),
             free: Vec::new(),
-            cu_free: vec![slots_per_cu; cus as usize],
+            cu_free: vec![machine.cu.workgroup_slots; cus as usize],
             placement: Rng::for_unit(seed, "placement"),
             cu_rng: (0..cus).map(|c| Rng::for_unit(seed, &format!("cu{c}"))).collect(),
-            subgroup_size,
-            launch_cycles,
-            jitter_cycles,
+            subgroup_size: machine.cu.subgroup_size,
+            // The interpreter's instructions are one issue each.
+            cycles_per_instruction: 1,
+            shared_memory_cycles: u64::from(timing.shared_memory_cycles),
+            launch_cycles: u64::from(timing.dispatch_launch_cycles),
+            jitter_cycles: u64::from(timing.latency_jitter_cycles),
         }
     }
 

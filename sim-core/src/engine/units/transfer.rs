@@ -65,6 +65,8 @@ pub struct TransferEngine {
     launch_cycles: u64,
     /// Chunks in flight: a chunk's latency is charged divided by this.
     in_flight: u64,
+    /// Which transfers the driver runs as shaders, and where they read and write.
+    spec: crate::profile::TransferSpec,
     /// The chunk being moved and its provenance, reused from chunk to chunk.
     data: Vec<u8>,
     tags: Vec<Tag>,
@@ -78,15 +80,16 @@ pub struct TransferEngine {
 }
 
 impl TransferEngine {
-    /// An idle engine of `config`'s bandwidth, start latency and chunks in flight, drawing from
-    /// `seed`.
-    pub fn new(config: &crate::engine::machine::MachineConfig, seed: u64) -> TransferEngine {
+    /// An idle engine of the profile's `[machine.transfer]` section and of `timing`'s
+    /// bandwidth, start latency and chunks in flight, drawing from `seed`.
+    pub fn new(spec: &crate::profile::TransferSpec, timing: &crate::profile::Timing, seed: u64) -> TransferEngine {
         TransferEngine {
             runs: Vec::new(),
             free_at: 0,
-            bytes_per_cycle: config.transfer_bytes_per_cycle.max(1),
-            launch_cycles: config.transfer_launch_cycles,
-            in_flight: config.transfer_chunks_in_flight.max(1),
+            bytes_per_cycle: u64::from(timing.transfer_bytes_per_cycle).max(1),
+            launch_cycles: u64::from(timing.transfer_launch_cycles),
+            in_flight: u64::from(timing.transfer_chunks_in_flight).max(1),
+            spec: spec.clone(),
             data: Vec::new(),
             tags: Vec::new(),
             rng: Rng::for_unit(seed, "transfer"),
@@ -119,9 +122,10 @@ impl TransferEngine {
         }
         // A transfer the driver runs as a shader: each chunk is a workgroup's, on a CU the seed
         // picks.
-        let unit = match machine.config.shader_transfers {
-            Some(t) if t.runs(chunk.transfer_bytes) => TransferUnit::Shader { cu: self.rng.below(machine.cus.len().max(1) as u64) as usize },
-            _ => TransferUnit::Engine,
+        let unit = if self.spec.runs_as_shader(chunk.transfer_bytes) {
+            TransferUnit::Shader { cu: self.rng.below(machine.cus.len().max(1) as u64) as usize }
+        } else {
+            TransferUnit::Engine
         };
         let mut latency = 0;
         let mut read = None;
