@@ -66,7 +66,7 @@ pub(crate) struct Directed {
     /// Hold node `.0` until node `.1` is done.
     pub(crate) hold: Option<(usize, usize)>,
     /// Fill the reader's caches when the writer starts.
-    pub(crate) prime: Option<run::Prime>,
+    pub(crate) prime: Option<crate::engine::units::Prime>,
     /// Hold instance `.0`'s writes to range `.1` until node `.2` is done.
     pub(crate) delay: Option<(usize, (u64, u64), usize)>,
 }
@@ -105,7 +105,7 @@ pub(crate) fn direct(
         && let Some(cache) = sim.reader_cache(path)
         && (path != machine::PathName::ShaderTransferRead || runs_as_shader(prog, profile, ia))
     {
-        return Some(Directed { prime: Some(run::Prime { node: np, path, range }), ..directed(Direction::Prime { cache: cache.name() }) });
+        return Some(Directed { prime: Some(crate::engine::units::Prime { node: np, path, range }), ..directed(Direction::Prime { cache: cache.name() }) });
     }
     // In flight on a machine with a memory hierarchy to be in flight in (the ideal machine, with
     // no caches, makes every access at once).

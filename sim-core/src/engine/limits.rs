@@ -7,7 +7,7 @@ use crate::api::error::{Budget, WorkloadError};
 use crate::api::program::Program;
 use crate::api::action::Work;
 use crate::api::workload::HostOp;
-use crate::engine::units::host::{host_ranges, host_side};
+use crate::engine::mapped::{host_ranges, host_side};
 use crate::profile::Profile;
 
 /// The most cycles a run may be given ([`RunLimits::max_cycles`]).
@@ -85,6 +85,39 @@ impl RunLimits {
             }
         }
         Ok(())
+    }
+}
+
+/// A simulated run's budgets as it spends them.
+pub(crate) struct RunBudget {
+    /// Simulated cycles it may run.
+    pub(crate) max_cycles: u64,
+    /// Shader instructions it may execute.
+    pub(crate) instructions: InstructionBudget,
+    /// The command instance whose shader was running when the instruction budget ran out.
+    pub(crate) spent_in: Option<usize>,
+    /// The run's seed, for messages.
+    pub(crate) seed: u64,
+}
+
+impl RunBudget {
+    /// The budgets of `limits` for the simulated run of `seed`.
+    pub(crate) fn new(limits: &RunLimits, seed: u64) -> RunBudget {
+        RunBudget { max_cycles: limits.max_cycles, instructions: InstructionBudget::new(limits, format!("the simulated run (seed {seed})")), spent_in: None, seed }
+    }
+
+    /// The error of a run that went past its cycles at `t`; `stale` reads it had made.
+    pub(crate) fn cycles_spent(&self, stale: u64) -> WorkloadError {
+        WorkloadError::Budget {
+            budget: Budget::Cycles,
+            at: "run".into(),
+            message: format!(
+                "the simulated run (seed {}) went past its budget of {} and was stopped{} (raise the budget with --max-cycles)",
+                self.seed,
+                count(self.max_cycles, "cycle", "cycles"),
+                if stale > 0 { format!("; {}", stale_note(stale)) } else { String::new() }
+            ),
+        }
     }
 }
 

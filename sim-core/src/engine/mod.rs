@@ -46,22 +46,23 @@
 //! Functional effect and timing stay apart: caches move bytes ([`machine`]); the timing model
 //! turns what they report into cycles.
 
-pub mod chunks;
-pub mod bindings;
-pub mod conv;
-pub mod directed;
-pub mod findings;
-pub mod limits;
-pub mod record;
-pub mod exec;
+pub(crate) mod chunks;
+pub(crate) mod bindings;
+pub(crate) mod conv;
+pub(crate) mod directed;
+pub(crate) mod findings;
+pub(crate) mod limits;
+pub(crate) mod mapped;
+pub(crate) mod record;
+pub(crate) mod exec;
 pub mod machine;
 pub mod oracle;
-pub mod order;
+pub(crate) mod order;
 pub mod reference;
-pub mod rng;
+pub(crate) mod rng;
 pub mod run;
 pub mod stream;
-pub mod units;
+pub(crate) mod units;
 
 use std::collections::HashSet;
 
@@ -75,7 +76,7 @@ pub use limits::{MAX_CYCLES, RunLimits, check_limits, check_mapped_ranges};
 pub use record::{ReadKey, ReferenceHostRead, Stopped, SyncLog, SyncOp};
 pub use run::{GraphNode, MAX_TIMELINE_WORKGROUPS};
 pub use units::cp::BarrierPlanner;
-pub use units::host::{host_ranges, host_side};
+pub use mapped::{host_ranges, host_side};
 use crate::api::*;
 use directed::direct;
 

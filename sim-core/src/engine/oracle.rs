@@ -34,7 +34,7 @@ use sim_shader::MemRequest;
 
 use crate::engine::bindings::Bound;
 use crate::engine::exec::{LaneRead, Performed, Scratch, byte_tags, lane_reads, tags_fingerprint};
-use crate::engine::machine::Served;
+use crate::engine::machine::{Machine, Served};
 use crate::engine::order::{Agent, Order};
 use crate::api::program::Program;
 use crate::engine::rng::fingerprint;
@@ -253,7 +253,7 @@ pub struct CopyRead<'a> {
 
 /// What watches a simulated run: it is told of every read and write as it happens, and of every
 /// sync node as it fires, and changes nothing. The truth oracle is one; a hazard detector, a
-/// statistics collector or a tracer attach the same way ([`crate::engine::run::Sim::observe`]).
+/// statistics collector or a tracer attach the same way ([`crate::engine::run::Sim::observe`]), into one list of observers.
 pub trait Observer {
     /// A write of `len` bytes at `addr` by the writer of provenance tag `tag` (a shader store or
     /// atomic, a transfer chunk, a host write).
@@ -279,6 +279,102 @@ pub trait Observer {
     /// A workgroup ran: (instance, workgroup, CU, start, end).
     fn on_workgroup(&mut self, span: (usize, u64, usize, u64, u64)) {
         let _ = span;
+    }
+    /// The host read `bytes` at timeline index `t` (as the truth oracle judged it, when there is
+    /// one: `seen.differing_bytes`).
+    fn on_host_read(&mut self, seen: &HostReadSeen) {
+        let _ = seen;
+    }
+}
+
+/// Everyone who watches a run, as one list: the truth oracle (when a reference run is there to
+/// judge against), the recorder of the timeline, and any observer attached. Each is told of
+/// every event in that order; the oracle and the recorder are ordinary observers, kept by type
+/// only so that the run can take their results at its end.
+pub(crate) struct Observers<'p> {
+    oracle: Option<Oracle<'p>>,
+    /// The timeline's recording.
+    pub(crate) recorder: Recorder,
+    others: Vec<&'p mut dyn Observer>,
+    /// Writes the last memory request performed, told together once it is done.
+    pub(crate) writes: Vec<(Tag, u64, u64)>,
+    /// Host reads, as the oracle judged them.
+    host_reads: Vec<HostReadSeen>,
+}
+
+impl<'p> Observers<'p> {
+    /// The oracle (if any) and the recorder.
+    pub(crate) fn new(oracle: Option<Oracle<'p>>) -> Observers<'p> {
+        Observers { oracle, recorder: Recorder::default(), others: Vec::new(), writes: Vec::new(), host_reads: Vec::new() }
+    }
+
+    /// Attaches `o` after the others.
+    pub(crate) fn attach(&mut self, o: &'p mut dyn Observer) {
+        self.others.push(o);
+    }
+
+    /// Tells every observer, in order.
+    fn each(&mut self, mut tell: impl FnMut(&mut dyn Observer)) {
+        if let Some(o) = self.oracle.as_mut() {
+            tell(o);
+        }
+        tell(&mut self.recorder);
+        for o in self.others.iter_mut() {
+            tell(&mut **o);
+        }
+    }
+
+    /// Stale reads so far (0 without a reference run).
+    pub(crate) fn stale_count(&self) -> u64 {
+        self.oracle.as_ref().map_or(0, Oracle::stale_count)
+    }
+
+    /// Tells every observer of the writes the last request performed.
+    pub(crate) fn tell_writes(&mut self) {
+        let writes = std::mem::take(&mut self.writes);
+        for &(tag, addr, len) in &writes {
+            self.each(|o| o.on_write(tag, addr, len));
+        }
+        self.writes = writes;
+        self.writes.clear();
+    }
+
+    /// Tells every observer of a read, with how to name the level that served a byte of it.
+    pub(crate) fn read(&mut self, machine: &Machine, tell: impl Fn(&mut dyn Observer, &dyn Fn(&Served, u64, u64) -> &'static str)) {
+        let via = |s: &Served, start: u64, a: u64| machine.via(s, start, a);
+        self.each(|o| tell(o, &via));
+    }
+
+    /// A sync node fired.
+    pub(crate) fn sync(&mut self, log: &SyncLog) {
+        self.each(|o| o.on_sync(log));
+    }
+
+    /// Command instance `inst` ran from `start` to `end`.
+    pub(crate) fn span(&mut self, inst: usize, start: u64, end: u64) {
+        self.each(|o| o.on_span(inst, start, end));
+    }
+
+    /// A workgroup ran.
+    pub(crate) fn workgroup(&mut self, span: (usize, u64, usize, u64, u64)) {
+        self.each(|o| o.on_workgroup(span));
+    }
+
+    /// The host read `bytes` (provenance `tags`) at timeline index `t`: judged by the oracle
+    /// against the reference run's same read, kept for the result, and told to every observer.
+    pub(crate) fn host_read(&mut self, t: usize, bytes: Vec<u8>, tags: &[Tag]) -> Result<(), String> {
+        let seen = match &mut self.oracle {
+            Some(o) => o.host_read(t, bytes, tags)?,
+            None => HostReadSeen { timeline: t, bytes, differing_bytes: 0, first_difference: None },
+        };
+        self.each(|o| o.on_host_read(&seen));
+        self.host_reads.push(seen);
+        Ok(())
+    }
+
+    /// The oracle's findings (when there was one), the recording and the host reads.
+    pub(crate) fn finish(self) -> (Option<Judged>, Recorder, Vec<HostReadSeen>) {
+        (self.oracle.map(Oracle::judged), self.recorder, self.host_reads)
     }
 }
 

@@ -9,7 +9,14 @@
 //! sync node's cache operations are planned from the profile's barrier table when it is put on
 //! its queue, as the profile's policies place them.
 
+use std::collections::HashSet;
+
+use crate::api::error::WorkloadError;
+use crate::api::program::Program;
 use crate::engine::machine::CacheOp;
+use crate::engine::record::{SyncLog, SyncOp};
+use crate::engine::units::host::host_op_name;
+use crate::engine::units::{Cx, exec_err};
 use crate::engine::stream::{Family, NodeKind, Stream, SyncNode, SyncRole, bits};
 use crate::profile::{DriverPoint, EventFirstScope, Policies, SignalAvailability};
 use crate::sync::{MemoryBarrier2, PipelineStageFlags2 as S};
@@ -26,38 +33,38 @@ pub enum State {
 }
 
 /// A node of the stream on its queue.
-pub struct Item {
+struct Item {
     /// Its queue.
-    pub queue: usize,
+    queue: usize,
     /// Where it is.
-    pub state: State,
+    state: State,
     /// The cache operations a sync node performs when it fires.
-    pub ops: Vec<CacheOp>,
+    ops: Vec<CacheOp>,
     /// Cycle it was put on its queue (from here to its start a sync node drains).
-    pub pushed: u64,
+    pushed: u64,
     /// Cycle it started.
-    pub start: u64,
+    start: u64,
     /// Cycle the next item on its queue may launch (in-order launch): its start, or for a
     /// transfer its start plus the transfer engine's start latency (the engine has begun).
-    pub work_from: u64,
+    work_from: u64,
 }
 
 /// Every queue's command processor.
 pub struct CommandProcessors {
     /// Every item put on a queue so far, by node index.
-    pub items: Vec<Item>,
+    items: Vec<Item>,
     /// Per queue, per family, per stage bit: how much of the stream's list is known done.
     done_prefix: Vec<[Vec<usize>; 2]>,
     /// Per queue: items on it not yet done.
     open: Vec<usize>,
     /// Items not started, in push order (host gates are opened, never started).
-    pub waiting: Vec<usize>,
+    waiting: Vec<usize>,
     /// Directed schedules: node `.0` does not start before node `.1` is done (a freedom Vulkan
     /// leaves when nothing orders the two).
-    pub holds: Vec<(usize, usize)>,
+    holds: Vec<(usize, usize)>,
     /// Launch any ready action, not only in queue order (what a directed schedule needs to run a
     /// later command before an earlier one; Vulkan orders neither).
-    pub relaxed_launch: bool,
+    relaxed_launch: bool,
     /// The transfer engine's start latency: the action after a transfer on its queue launches
     /// no earlier than this after it.
     transfer_launch_cycles: u64,
@@ -78,9 +85,42 @@ impl CommandProcessors {
         }
     }
 
-    /// The number of queues.
-    pub fn queues(&self) -> usize {
-        self.open.len()
+    /// A directed schedule: each node `.0` starts only after node `.1` is done, and actions
+    /// launch in any order their dependencies allow.
+    pub fn direct(&mut self, holds: Vec<(usize, usize)>) {
+        self.holds = holds;
+        self.relaxed_launch = true;
+    }
+
+    /// The queue of item `i`.
+    pub fn queue_of(&self, i: usize) -> usize {
+        self.items[i].queue
+    }
+
+    /// The cycle item `i` started.
+    pub fn start_of(&self, i: usize) -> u64 {
+        self.items[i].start
+    }
+
+    /// The cycle the item after action `i` on its queue may launch (in-order launch).
+    pub fn work_from(&self, i: usize) -> u64 {
+        self.items[i].work_from
+    }
+
+    /// Whether every item pushed so far has started (host gates aside).
+    pub fn nothing_waiting(&self) -> bool {
+        self.waiting.is_empty()
+    }
+
+    /// The actions running now, with the cycle each started.
+    pub fn running_actions(&self, stream: &Stream) -> Vec<(usize, u64)> {
+        let mut out = Vec::new();
+        for (i, item) in self.items.iter().enumerate() {
+            if let (State::Running, NodeKind::Action { inst, .. }) = (item.state, &stream.nodes[i].kind) {
+                out.push((*inst, item.start));
+            }
+        }
+        out
     }
 
     /// Whether queue `q` has items not done.
@@ -182,6 +222,98 @@ impl CommandProcessors {
             }
         }
         started
+    }
+}
+
+/// Fires sync node `i` now: performs the cache operations planned for it, tells the observers,
+/// and releases it after the cycles they cost.
+pub(crate) fn fire(cx: &mut Cx<'_, '_, '_>, i: usize, y: &SyncNode) -> Result<(), WorkloadError> {
+    let label = &y.label;
+    let now = cx.now();
+    let mut cycles = u64::from(cx.profile.timing.barrier_cycles);
+    let mut log = Vec::new();
+    for op in cx.cp.items[i].ops.clone() {
+        let (c, lines, bytes) = cx.machine.perform(&op).map_err(|e| exec_err(label.clone(), e))?;
+        cycles += c;
+        log.push(SyncOp { op, lines_written_back: lines, bytes_written_back: bytes, cycles: c });
+    }
+    let label = label.clone();
+    let item = &cx.cp.items[i];
+    let (queue, queued) = (item.queue, item.pushed);
+    let prev_start = cx.stream.nodes[i].prev_action.filter(|&a| cx.cp.items[a].state != State::Waiting).map(|a| cx.cp.items[a].start);
+    let reached = prev_start.unwrap_or(queued).max(queued).min(now);
+    let log = SyncLog { label, queue, queued, reached, fired: now, released: now + cycles, ops: log };
+    cx.observers.sync(&log);
+    cx.release(now + cycles, i);
+    Ok(())
+}
+
+impl CommandProcessors {
+    /// What a node is, in a message.
+    fn node_text(&self, prog: &Program<'_>, stream: &Stream, i: usize) -> String {
+        let _ = self;
+        match &stream.nodes[i].kind {
+            NodeKind::Action { inst, .. } => format!("{} {}", prog.action(*inst).map_or("", |a| a.vk_name), prog.instances[*inst].at),
+            NodeKind::Sync(y) => y.label.clone(),
+            NodeKind::HostGate { event, .. } => format!("vkSetEvent `{}` from the host", prog.workload.events[*event]),
+        }
+    }
+
+    /// The host gate that item `i` is held behind, through waits and in-order launch, if any.
+    fn gate_behind(&self, stream: &Stream, i: usize) -> Option<usize> {
+        let mut seen = HashSet::new();
+        let mut stack = vec![i];
+        // Only on the way to an error, and bounded: a program of many commands gets the plainer
+        // message rather than a long search.
+        let mut work = 0usize;
+        while let Some(j) = stack.pop() {
+            if !seen.insert(j) || self.items.get(j).is_none_or(|it| it.state == State::Done) {
+                continue;
+            }
+            if matches!(stream.nodes[j].kind, NodeKind::HostGate { .. }) {
+                return Some(j);
+            }
+            let deps = stream.deps(j);
+            work += deps.len() + 1;
+            if work > 1 << 20 {
+                return None;
+            }
+            stack.extend(deps);
+            stack.extend(stream.nodes[j].start_after());
+        }
+        None
+    }
+
+    /// Why nothing can run any more: the host's next operation (timeline index `host_pc`, if
+    /// any is left) and the first device item that waits, and what each waits for.
+    pub(crate) fn deadlock(&self, prog: &Program<'_>, stream: &Stream, host_pc: usize) -> WorkloadError {
+        // The first device item still waiting is where the chain of waits ends.
+        let first = self.waiting.first().copied();
+        let stuck = first.map(|i| self.node_text(prog, stream, i));
+        if let Some(op) = prog.workload.timeline.get(host_pc) {
+            // An action whose own dependencies are met but which the command processor cannot
+            // launch: the action before it waits for a vkSetEvent the host has not reached.
+            let in_order = self.waiting.iter().find_map(|&i| {
+                let a = stream.nodes[i].start_after()?;
+                if !self.deps_done(stream, i) || self.items[a].state != State::Waiting {
+                    return None;
+                }
+                let gate = self.gate_behind(stream, a)?;
+                Some((i, a, gate))
+            });
+            let device = match in_order {
+                Some((i, a, gate)) => format!(
+                    " (on the device, {} is ready but the command processor launches actions in order, and {} before it waits for {}, which the host performs only after this wait: a queue is blocked by a wait on an event the host sets later)",
+                    self.node_text(prog, stream, i),
+                    self.node_text(prog, stream, a),
+                    self.node_text(prog, stream, gate)
+                ),
+                None => stuck.map(|s| format!(" (on the device, {s} waits for something never signalled)")).unwrap_or_default(),
+            };
+            let what = if in_order.is_some() { "what it waits for is held back by in-order launch" } else { "what it waits for is never signalled" };
+            return WorkloadError::Deadlock { at: format!("timeline[{host_pc}]"), message: format!("{} can never be satisfied: {what}{device}", host_op_name(op)) };
+        }
+        WorkloadError::Deadlock { at: stuck.unwrap_or_default(), message: "waits for something that is never signalled".into() }
     }
 }
 

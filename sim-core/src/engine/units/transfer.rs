@@ -1,7 +1,7 @@
 //! The transfer engine: fills, updates and copies, moved a chunk at a time.
 //!
 //! # Design
-//! A transfer command is a list of chunks of at most [`TRANSFER_CHUNK`] bytes
+//! A transfer command is a list of chunks of at most [`crate::engine::chunks::TRANSFER_CHUNK`] bytes
 //! (`transfer_chunks`, the same list the reference run moves). The engine moves one chunk per
 //! step: a copy reads its source, then every chunk writes its destination, both on the
 //! machine's transfer path. It is busy for the chunk's bytes at its bandwidth, and keeps the
@@ -23,8 +23,10 @@ use crate::engine::oracle::CopyRead;
 use crate::api::program::Program;
 use crate::engine::rng::Rng;
 use crate::engine::chunks::{Chunk, ChunkData};
+use crate::engine::units::{Cx, Ev, exec_err};
 
-pub use crate::engine::chunks::TRANSFER_CHUNK;
+#[cfg(test)]
+use crate::engine::chunks::TRANSFER_CHUNK;
 
 /// Consecutive chunks of one region whose order the seed picks.
 pub const SHUFFLE_WINDOW: usize = 8;
@@ -37,7 +39,7 @@ struct TransferRun {
 }
 
 /// What one step of the engine did.
-pub enum TransferStep<'a> {
+enum TransferStep<'a> {
     /// The run's last chunk had been moved: its command (queue item) is done.
     Finished {
         /// The queue item.
@@ -74,9 +76,9 @@ pub struct TransferEngine {
     rng: Rng,
     /// A directed schedule's held-back writes: command instance and device-address range
     /// whose writes are kept here instead of reaching the machine.
-    pub hold_writes: Option<(usize, u64, u64)>,
+    hold_writes: Option<(usize, u64, u64)>,
     /// The writes held back: address, bytes, writer, and the unit that will write them.
-    pub held: Vec<(u64, Vec<u8>, Tag, TransferUnit)>,
+    held: Vec<(u64, Vec<u8>, Tag, TransferUnit)>,
 }
 
 impl TransferEngine {
@@ -98,10 +100,57 @@ impl TransferEngine {
         }
     }
 
+    /// A directed schedule: the writes of command instance `inst` to device addresses
+    /// `[lo, hi)` are held back (in flight) until [`TransferEngine::release_held`].
+    pub(crate) fn hold(&mut self, inst: usize, lo: u64, hi: u64) {
+        self.hold_writes = Some((inst, lo, hi));
+    }
+
+    /// Starts the transfer of queue item `i` (command instance `inst`): its first chunk moves
+    /// after the engine's start latency, when the engine is free.
+    pub(crate) fn start_action(&mut self, i: usize, inst: usize, cx: &mut Cx<'_, '_, '_>) {
+        let (r, at) = self.start(cx.prog, i, inst, cx.now());
+        let unit = cx.clock.units.transfer();
+        cx.clock.schedule(at, unit, Ev::Transfer(r));
+    }
+
+    /// Moves run `r`'s next chunk now, telling the observers of its read and writes; a run
+    /// with no chunk left releases its queue item.
+    pub(crate) fn on_step(&mut self, r: usize, cx: &mut Cx<'_, '_, '_>) -> Result<(), WorkloadError> {
+        let (read, write, next) = match self.step(r, cx.now(), cx.machine, cx.prog)? {
+            TransferStep::Finished { item } => {
+                cx.release(cx.now(), item);
+                return Ok(());
+            }
+            TransferStep::Moved { read, writes, next } => (read, writes, next),
+        };
+        if let Some(read) = read {
+            cx.observers.read(cx.machine, |o, via| o.on_copy_read(&read, via));
+        }
+        cx.observers.writes.extend(write.into_iter().flatten());
+        cx.observers.tell_writes();
+        let unit = cx.clock.units.transfer();
+        cx.clock.schedule(next, unit, Ev::Transfer(r));
+        Ok(())
+    }
+
+    /// Lets a directed schedule's held-back writes reach the machine, now.
+    pub(crate) fn release_held(&mut self, cx: &mut Cx<'_, '_, '_>) -> Result<(), WorkloadError> {
+        cx.holds.release_at = None;
+        cx.holds.due = false;
+        for (addr, data, tag, unit) in std::mem::take(&mut self.held) {
+            cx.machine.transfer_write(cx.now(), addr, &data, tag, unit).map_err(|e| exec_err("a directed schedule's held-back writes", e))?;
+            cx.observers.writes.push((tag, addr, data.len() as u64));
+        }
+        self.hold_writes = None;
+        cx.observers.tell_writes();
+        Ok(())
+    }
+
     /// Takes the transfer command of queue item `item` (instance `inst`) at cycle `now`: the run
     /// to step, and the cycle of its first step (after the engine's start latency, when it is
     /// free).
-    pub fn start(&mut self, prog: &Program<'_>, item: usize, inst: usize, now: u64) -> (usize, u64) {
+    fn start(&mut self, prog: &Program<'_>, item: usize, inst: usize, now: u64) -> (usize, u64) {
         let mut chunks = prog.action(inst).map(|a| crate::engine::chunks::transfer_chunks(inst, &a.work)).unwrap_or_default();
         shuffle_windows(&mut chunks, &mut self.rng);
         self.runs.push(TransferRun { item, inst, chunks, next: 0 });
@@ -109,7 +158,7 @@ impl TransferEngine {
     }
 
     /// Moves run `r`'s next chunk at cycle `now` on `machine`.
-    pub fn step(&mut self, r: usize, now: u64, machine: &mut Machine, prog: &Program<'_>) -> Result<TransferStep<'_>, WorkloadError> {
+    fn step(&mut self, r: usize, now: u64, machine: &mut Machine, prog: &Program<'_>) -> Result<TransferStep<'_>, WorkloadError> {
         let run = &self.runs[r];
         let Some(chunk) = run.chunks.get(run.next) else {
             return Ok(TransferStep::Finished { item: run.item });
