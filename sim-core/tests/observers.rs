@@ -2,7 +2,6 @@
 //! run: the seams the truth oracle, the timeline's recorder, a hazard detector or a statistics
 //! collector use.
 
-use sim_core::engine::machine::Served;
 use sim_core::engine::oracle::{CopyRead, Load, Observer};
 use sim_core::engine::SyncLog;
 use sim_core::engine::run::Sim;
@@ -30,10 +29,10 @@ impl Observer for Counter {
         self.writes += 1;
         self.bytes_written += len;
     }
-    fn on_load(&mut self, _load: &Load<'_>, _via: &dyn Fn(&Served, u64, u64) -> &'static str) {
+    fn on_load(&mut self, _load: &Load<'_>) {
         self.loads += 1;
     }
-    fn on_copy_read(&mut self, _read: &CopyRead<'_>, _via: &dyn Fn(&Served, u64, u64) -> &'static str) {
+    fn on_copy_read(&mut self, _read: &CopyRead<'_>) {
         self.copy_reads += 1;
     }
     fn on_sync(&mut self, _log: &SyncLog) {
@@ -104,4 +103,58 @@ fn a_timed_run_needs_no_reference_run() {
     assert_eq!(judged.cycles, timed.cycles);
     assert_eq!(timed.stale_count, 0);
     assert!(timed.stale.is_empty());
+}
+
+/// Records the bytes of every load and host read it is told of, through the events' own
+/// accessors.
+#[derive(Default)]
+struct Reads {
+    /// Per load: its bytes, and per lane the level that served it.
+    loads: Vec<(Vec<u8>, Vec<&'static str>)>,
+    host_reads: Vec<(usize, Vec<u8>)>,
+}
+
+impl Observer for Reads {
+    fn on_load(&mut self, load: &Load<'_>) {
+        let lanes = load.lanes();
+        // The lanes' bytes, in order, are the load's bytes.
+        assert_eq!(lanes.iter().flat_map(|l| l.bytes.clone()).collect::<Vec<u8>>(), load.bytes());
+        self.loads.push((load.bytes().to_vec(), lanes.iter().map(|l| l.via).collect()));
+    }
+    fn on_host_read(&mut self, seen: &HostReadSeen) {
+        self.host_reads.push((seen.timeline, seen.bytes.clone()));
+    }
+}
+
+/// Host reads are events like any other: an observer sees the bytes the run reports, and each
+/// load's lanes name the level that served them.
+#[test]
+fn host_reads_and_loads_reach_every_observer() {
+    let mut w = fill_copy_dispatch();
+    let (m, out) = w.host_buffer("OUT", 4096);
+    let cb = w.command_buffer(
+        "readback",
+        vec![
+            Command::PipelineBarrier(DependencyInfo::memory(S::COMPUTE_SHADER, A::SHADER_STORAGE_WRITE, S::COPY, A::TRANSFER_READ)),
+            Command::CopyBuffer { src: 2, dst: out, regions: vec![BufferCopy { src_offset: 0, dst_offset: 0, size: 4096 }] },
+            Command::PipelineBarrier(DependencyInfo::memory(S::COPY, A::TRANSFER_WRITE, S::HOST, A::HOST_READ)),
+        ],
+    );
+    let f = w.fence("f2");
+    w.submit(0, vec![cb], Some(f));
+    w.host(HostOp::WaitForFences(vec![f]));
+    w.host(HostOp::HostRead { memory: m, offset: 0, size: 64, label: "out".into(), expect: None });
+    let profile = Profile::builtin("seed-l2").unwrap();
+    let prog = Program::new(&w).unwrap();
+    let stream = Stream::lower(&prog).unwrap();
+    let truth = reference::reference_run(&prog, &stream, profile.machine.cu.subgroup_size, &Default::default()).unwrap().truth;
+    let mut reads = Reads::default();
+    let run = Sim::new(&prog, &stream, &profile, Some(&truth), 0).unwrap().observe(&mut reads).run().unwrap();
+    assert!(sim_core::hazard::detect(&w).unwrap().is_empty(), "a correctly synchronized program");
+    assert_eq!(run.stale_count, 0);
+    assert_eq!(reads.host_reads.len(), 1);
+    assert_eq!(reads.host_reads[0], (run.host_reads[0].timeline, run.host_reads[0].bytes.clone()));
+    assert_eq!(run.host_reads[0].bytes, [8u8, 0, 0, 0].repeat(16), "the dispatch added one to the filled 7");
+    assert_eq!(reads.loads.len(), 16);
+    assert!(reads.loads.iter().all(|(bytes, via)| bytes == &[7u8, 0, 0, 0].repeat(64) && via.iter().all(|v| ["L1", "L2", "VRAM"].contains(v))), "{:?}", reads.loads[0].1);
 }

@@ -1,4 +1,4 @@
-//! What an action command does, lowered once from its [`Command`] when the program is checked:
+//! What an action command does, lowered once from its [`Command`](crate::api::Command) when the program is checked:
 //! the stages it runs in, the resources it uses (which bytes, with which stage and access), and
 //! the work a unit performs ([`Work`]). Every reader after validation (the command processors
 //! and units, the reference run, the hazard detector, directed schedules, budgets, the CLI's

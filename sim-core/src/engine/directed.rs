@@ -10,7 +10,7 @@ use crate::profile::Profile;
 use crate::engine::reference::instance_touches;
 use crate::engine::{order, reference, run, stream};
 
-/// How a schedule was directed at a hazard ([`RunOptions::directed`]).
+/// How a schedule was directed at a hazard ([`RunOptions::directed`](crate::engine::RunOptions::directed)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case", tag = "how")]
 pub enum Direction {

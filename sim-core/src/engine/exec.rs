@@ -174,7 +174,7 @@ pub struct LaneRead {
 
 /// Splits a performed load into per-lane reads (with per-byte provenance); `via` names the level
 /// that served a byte (its load piece's report, the piece's start, the byte's address).
-pub fn lane_reads(req: &MemRequest, bound: &[Bound], scratch: &Scratch, via: impl Fn(&Served, u64, u64) -> &'static str) -> Vec<LaneRead> {
+pub fn lane_reads(req: &MemRequest, bound: &[Bound], scratch: &Scratch) -> Vec<LaneRead> {
     let b = &bound[req.binding_index as usize];
     let mut out = Vec::with_capacity(req.lanes.len());
     let mut pos = 0usize;
@@ -189,7 +189,7 @@ pub fn lane_reads(req: &MemRequest, bound: &[Bound], scratch: &Scratch, via: imp
         let tags = &scratch.tags[scratch.run_tags[run]..];
         let byte_tags = byte_tags(tags, run_addr, addr, l.size as u64);
         // The load piece holding the lane: pieces are in address order within a run.
-        let via = scratch.served.iter().rev().find(|(start, _)| *start <= addr).map_or("", |(start, s)| via(s, *start, addr));
+        let via = scratch.served.iter().rev().find(|(start, _)| *start <= addr).map_or("", |(start, s)| s.level_name(*start, addr));
         out.push(LaneRead {
             lane: l.lane,
             buffer: b.buffer,

@@ -51,7 +51,7 @@ pub struct Finding {
     /// (a stale value decided a branch or a loop): its later reads are not compared.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub diverged: bool,
-    /// The index in [`RunResult::hazards`] of the hazard that explains this read (the same
+    /// The index in [`RunResult::hazards`](crate::engine::RunResult::hazards) of the hazard that explains this read (the same
     /// reader, resource and bytes); `None` when no hazard does: the program ordered the read,
     /// so the machine is at fault.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -62,7 +62,7 @@ pub struct Finding {
     pub table_rows: Option<String>,
 }
 
-/// The most runs of differing final bytes a report lists, unless [`RunOptions`] says otherwise.
+/// The most runs of differing final bytes a report lists, unless [`RunOptions`](crate::engine::RunOptions) says otherwise.
 pub const MAX_MEMORY_DIFFERENCES: usize = 4096;
 
 /// A run of final-memory bytes that differ from the reference run, all left by one write where
@@ -81,7 +81,7 @@ pub struct MemoryDifference {
     pub seen_write: Writer,
     /// The write whose bytes the reference run left.
     pub expected_write: Writer,
-    /// The index in [`RunResult::hazards`] of the hazard that explains these bytes: one between
+    /// The index in [`RunResult::hazards`](crate::engine::RunResult::hazards) of the hazard that explains these bytes: one between
     /// the two writers, at either of them, or of either on these bytes; `None` when none does:
     /// the machine put stale bytes back.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -103,7 +103,7 @@ pub struct HostReadResult {
     pub data: Vec<u8>,
     /// Writer of the first differing byte, as seen and as expected.
     pub first_difference: Option<(u64, Writer, Writer)>,
-    /// When bytes differ: the index in [`RunResult::hazards`] of the hazard that explains them
+    /// When bytes differ: the index in [`RunResult::hazards`](crate::engine::RunResult::hazards) of the hazard that explains them
     /// (a host read after a write no barrier made available to the host, a missing invalidate,
     /// a host access racing device work), else one of the write seen or the write expected.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -253,7 +253,7 @@ pub enum PathName {
 }
 
 /// Which level served each line of a read, as the read reported it: kept for every load, so
-/// compact; [`Machine::via`] names the level of a byte when a stale read is explained.
+/// compact; [`Served::level`] names the level of a byte when a stale read is explained.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Served {
     /// The path the read took; none for flat memory (the reference run), which has no levels.
@@ -262,11 +262,22 @@ pub struct Served {
     pub depth: u8,
     /// Depth below that level per line of the read ([`AccessReport::line_depths`]).
     pub line_depths: u64,
+    /// The line size of the level the read entered at: depths are recorded per such line.
+    pub line_bytes: u64,
 }
 
 impl Served {
-    fn of(path: Path, report: &AccessReport) -> Served {
-        Served { path: Some(path), depth: report.depth, line_depths: report.line_depths }
+    /// The level that served the byte at `addr` of a read that started at `start`: what a
+    /// finding names as "via" (`None` for flat memory).
+    pub fn level(&self, start: u64, addr: u64) -> Option<LevelId> {
+        let path = self.path?;
+        let k = (addr.checked_div(self.line_bytes).unwrap_or(0) - start.checked_div(self.line_bytes).unwrap_or(0)) as usize;
+        Some(path.level(sim_caches::line_depth(self.line_depths, self.depth, k)))
+    }
+
+    /// The name of [`Served::level`] (empty for flat memory).
+    pub fn level_name(&self, start: u64, addr: u64) -> &'static str {
+        self.level(start, addr).map_or("", LevelId::name)
     }
 }
 
@@ -381,14 +392,11 @@ pub struct Timed {
 }
 
 impl Machine {
-    /// The level that served the byte at `addr` of a read that started at `start` and was
-    /// served as `served` says: what a finding names as "via".
-    pub fn via(&self, served: &Served, start: u64, addr: u64) -> &'static str {
-        let Some(path) = served.path else { return "memory" };
+    /// What a read on `path` that `report` describes was served by.
+    fn served(&self, path: Path, report: &AccessReport) -> Served {
         // Depths are recorded per line of the level the read entered at.
         let line_bytes = self.instance(path.first()).map_or(0, |c| c.spec().line_bytes as u64);
-        let k = (addr.checked_div(line_bytes).unwrap_or(0) - start.checked_div(line_bytes).unwrap_or(0)) as usize;
-        path.level(sim_caches::line_depth(served.line_depths, served.depth, k)).name()
+        Served { path: Some(path), depth: report.depth, line_depths: report.line_depths, line_bytes }
     }
 
     /// One instance of `level` (the first CU's, the first ROP's), if the machine has it.
@@ -403,7 +411,7 @@ impl Machine {
 
     /// Builds the memory system of `profile`'s machine section, timing and policies over an
     /// address space of `address_space` bytes. Each cache's replacement draws from its own
-    /// stream of `seed` ([`Rng::for_unit`]).
+    /// stream of `seed` (`Rng::for_unit`).
     pub fn new(profile: &Profile, address_space: u64, seed: u64) -> Result<Machine, String> {
         let spec = &profile.machine;
         let seed_of = |name: &str| Rng::for_unit(seed, name).next_u64();
@@ -552,7 +560,7 @@ impl Machine {
     pub fn load(&mut self, name: PathName, cu: usize, now: u64, addr: u64, data: &mut [u8], tags: &mut [Tag], jitter: u64) -> Result<(Timed, Served), AccessError> {
         let path = self.path(name);
         let report = self.read_path(path, cu, addr, data, tags)?;
-        Ok((self.time(now, addr, data.len() as u64, &report, path.first(), jitter), Served::of(path, &report)))
+        Ok((self.time(now, addr, data.len() as u64, &report, path.first(), jitter), self.served(path, &report)))
     }
 
     /// Hints the host that a shader load at `addr` on path `name` is coming, so that the host's
@@ -634,7 +642,7 @@ impl Machine {
         if let Some((data, tag)) = store {
             report.merge(&self.write_path(path, cu, addr, data, tag)?);
         }
-        Ok((self.time(now, addr, len, &report, path.first(), jitter), Served::of(path, &report)))
+        Ok((self.time(now, addr, len, &report, path.first(), jitter), self.served(path, &report)))
     }
 
     /// A transfer's read by `unit`: the transfer engine's on the transfer path (through the L2
@@ -646,7 +654,7 @@ impl Machine {
             TransferUnit::Shader { cu } => (self.path(PathName::ShaderTransferRead), cu),
         };
         let report = self.read_path(path, cu, addr, data, tags)?;
-        Ok((self.time(now, addr, data.len() as u64, &report, path.first(), 0), Served::of(path, &report)))
+        Ok((self.time(now, addr, data.len() as u64, &report, path.first(), 0), self.served(path, &report)))
     }
 
     /// A transfer's write by `unit`: the transfer engine's on the transfer path, a driver

@@ -21,7 +21,7 @@
 //! 1. [`Program`] checks a [`Workload`] and numbers it: command instances, provenance tags
 //!    (one per command instance and host write), device addresses of memory objects.
 //! 2. [`stream::Stream`] lowers it to queues once: action commands, sync nodes, host gates, and
-//!    the one set of dependency rules every reader shares ([`order::Order`] answers
+//!    the one set of dependency rules every reader shares (`order::Order` answers
 //!    happens-before from them).
 //! 3. The reference run ([`reference::reference_run`]) executes the stream in submission order
 //!    on flat memory, each queue held back only by its own unmet waits, and fingerprints every
@@ -32,7 +32,7 @@
 //!    and sync node; the truth oracle ([`oracle::Oracle`]) is one, and judges every read: stale,
 //!    racing, or different only because timing decided its writers' output or its very
 //!    existence. A timed run needs no reference run (then no read is judged).
-//! 5. [`findings`]: if reads were stale, the reference runs once more to capture those reads in
+//! 5. `findings.rs`: if reads were stale, the reference runs once more to capture those reads in
 //!    detail, and each becomes a [`Finding`]: which command read which bytes of which buffer,
 //!    through which cache, whose write it saw and whose it should have seen. Final memory is
 //!    compared byte for byte, by writer, and every difference is linked to the hazard that
@@ -40,8 +40,8 @@
 //!
 //! This file is the facade: it sequences those steps. The vocabulary they share is in
 //! [`crate::api`] (the workload, the checked program and its lowered actions); budgets and
-//! device limits in [`limits`]; directed schedules in [`directed`]; the profile's conversion
-//! in [`conv`].
+//! device limits in `limits.rs`; directed schedules in `directed.rs`; the profile's conversion
+//! in `conv.rs`.
 //!
 //! Functional effect and timing stay apart: caches move bytes ([`machine`]); the timing model
 //! turns what they report into cycles.
@@ -73,7 +73,8 @@ pub use machine::{CacheOp, CacheTarget, LevelId};
 pub use directed::Direction;
 pub use findings::{Finding, HostReadResult, MAX_MEMORY_DIFFERENCES, MemoryDifference};
 pub use limits::{MAX_CYCLES, RunLimits, check_limits, check_mapped_ranges};
-pub use record::{ReadKey, ReferenceHostRead, Stopped, SyncLog, SyncOp};
+pub use exec::LaneRead;
+pub use record::{HostReadSeen, ReadKey, ReferenceHostRead, Stopped, SyncLog, SyncOp};
 pub use run::{GraphNode, MAX_TIMELINE_WORKGROUPS};
 pub use units::cp::BarrierPlanner;
 pub use mapped::{host_ranges, host_side};

@@ -34,7 +34,7 @@ use sim_shader::MemRequest;
 
 use crate::engine::bindings::Bound;
 use crate::engine::exec::{LaneRead, Performed, Scratch, byte_tags, lane_reads, tags_fingerprint};
-use crate::engine::machine::{Machine, Served};
+use crate::engine::machine::Served;
 use crate::engine::order::{Agent, Order};
 use crate::api::program::Program;
 use crate::engine::rng::fingerprint;
@@ -229,6 +229,32 @@ pub struct Load<'a> {
     pub cycle: u64,
 }
 
+impl Load<'_> {
+    /// The bytes the load returned, lane after lane.
+    pub fn bytes(&self) -> &[u8] {
+        &self.scratch.results
+    }
+
+    /// Provenance of every word the load read, run after run of lanes.
+    pub fn tags(&self) -> &[Tag] {
+        &self.scratch.tags
+    }
+
+    /// Per lane: the buffer and offset read, the bytes, their writers and the level that served
+    /// them ([`LaneRead::via`]).
+    pub fn lanes(&self) -> Vec<LaneRead> {
+        lane_reads(self.req, self.bound, self.scratch)
+    }
+}
+
+impl CopyRead<'_> {
+    /// The read as pieces, one per stretch of bytes one level served (each a [`LaneRead`] of
+    /// lane 0).
+    pub fn pieces(&self) -> Vec<LaneRead> {
+        chunk_reads(self)
+    }
+}
+
 /// A copy chunk's read, as observers see it.
 pub struct CopyRead<'a> {
     /// Which read.
@@ -260,13 +286,13 @@ pub trait Observer {
     fn on_write(&mut self, tag: Tag, addr: u64, len: u64) {
         let _ = (tag, addr, len);
     }
-    /// A shader load (not an atomic). `via` names the level that served a byte.
-    fn on_load(&mut self, load: &Load<'_>, via: &dyn Fn(&Served, u64, u64) -> &'static str) {
-        let _ = (load, via);
+    /// A shader load (not an atomic).
+    fn on_load(&mut self, load: &Load<'_>) {
+        let _ = load;
     }
-    /// A copy chunk's read. `via` names the level that served a byte.
-    fn on_copy_read(&mut self, read: &CopyRead<'_>, via: &dyn Fn(&Served, u64, u64) -> &'static str) {
-        let _ = (read, via);
+    /// A copy chunk's read.
+    fn on_copy_read(&mut self, read: &CopyRead<'_>) {
+        let _ = read;
     }
     /// A sync node fired.
     fn on_sync(&mut self, log: &SyncLog) {
@@ -339,10 +365,14 @@ impl<'p> Observers<'p> {
         self.writes.clear();
     }
 
-    /// Tells every observer of a read, with how to name the level that served a byte of it.
-    pub(crate) fn read(&mut self, machine: &Machine, tell: impl Fn(&mut dyn Observer, &dyn Fn(&Served, u64, u64) -> &'static str)) {
-        let via = |s: &Served, start: u64, a: u64| machine.via(s, start, a);
-        self.each(|o| tell(o, &via));
+    /// Tells every observer of a shader load.
+    pub(crate) fn load(&mut self, load: &Load<'_>) {
+        self.each(|o| o.on_load(load));
+    }
+
+    /// Tells every observer of a copy chunk's read.
+    pub(crate) fn copy_read(&mut self, read: &CopyRead<'_>) {
+        self.each(|o| o.on_copy_read(read));
     }
 
     /// A sync node fired.
@@ -415,7 +445,7 @@ impl Observer for Recorder {
 
 /// The truth oracle's findings at the end of a run.
 pub struct Judged {
-    /// Stale reads in detail (at most [`MAX_DETAILED_STALE_READS`]).
+    /// Stale reads in detail (at most `MAX_DETAILED_STALE_READS`, 256).
     pub stale: Vec<StaleRead>,
     /// All stale reads.
     pub stale_count: u64,
@@ -560,7 +590,7 @@ impl Observer for Oracle<'_> {
         self.log.add(tag, addr, len);
     }
 
-    fn on_load(&mut self, load: &Load<'_>, via: &dyn Fn(&Served, u64, u64) -> &'static str) {
+    fn on_load(&mut self, load: &Load<'_>) {
         let (key, p) = (load.key, load.performed);
         let reader = self.prog.instances[load.inst].tag;
         let subgroup = (key.inst, key.a, key.b);
@@ -585,19 +615,19 @@ impl Observer for Oracle<'_> {
                 words
             }
         };
-        let lanes = lane_reads(load.req, load.bound, load.scratch, via);
+        let lanes = load.lanes();
         self.stale_seen.insert(subgroup);
         self.record(reader, key, lanes, load.cycle, model);
     }
 
-    fn on_copy_read(&mut self, read: &CopyRead<'_>, via: &dyn Fn(&Served, u64, u64) -> &'static str) {
+    fn on_copy_read(&mut self, read: &CopyRead<'_>) {
         let reader = self.prog.instances[read.inst].tag;
         // A copy reads the same places in both runs: its writers tell stale from timing.
         match verdict(self.truth.fingerprints.get(&read.key), fingerprint(0, read.data), 0, || tags_fingerprint(0, read.tags)) {
             Verdict::Same => {}
             Verdict::SameWriters => self.taint_if_any(reader, read.tags),
             Verdict::OtherWriters | Verdict::NoCounterpart => {
-                let lanes = chunk_reads(read, |a| via(&read.served, read.addr, a));
+                let lanes = read.pieces();
                 self.record(reader, read.key, lanes, read.cycle, Vec::new());
             }
         }
@@ -605,7 +635,8 @@ impl Observer for Oracle<'_> {
 }
 
 /// A copy chunk's read as lane reads, one per stretch of bytes that one level served.
-fn chunk_reads(read: &CopyRead<'_>, via_at: impl Fn(u64) -> &'static str) -> Vec<LaneRead> {
+fn chunk_reads(read: &CopyRead<'_>) -> Vec<LaneRead> {
+    let via_at = |a: u64| read.served.level_name(read.addr, a);
     let (addr, data) = (read.addr, read.data);
     let mut out: Vec<LaneRead> = Vec::new();
     let mut start = 0;

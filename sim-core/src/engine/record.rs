@@ -147,7 +147,7 @@ pub struct SyncOp {
 pub const MAX_DETAILED_STALE_READS: usize = 256;
 
 /// Where and why a simulated run that had read stale bytes was stopped by one of its budgets:
-/// what [`WorkloadError::Budget`] would have said.
+/// what [`WorkloadError::Budget`](crate::api::WorkloadError::Budget) would have said.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Stopped {
     /// The dispatch running when the budget ran out, or `run`.

@@ -491,7 +491,7 @@ fn run_command(
                                     let print = ReadPrint { bytes: performed.fingerprint, addrs: performed.addrs, writers: tags_fingerprint(performed.addrs, &scratch.tags) };
                                     record_read(truth, key, print, MAX_RECORDED_READS, || ins.at.to_string(), "a shader that never ends?")?;
                                     if capture.contains(&key) {
-                                        truth.captured.insert(key, lane_reads(req, &bound, scratch, |_, _, _| ""));
+                                        truth.captured.insert(key, lane_reads(req, &bound, scratch));
                                     }
                                 }
                                 wg.complete(sg, &scratch.results).map_err(|e| exec(&e))?;

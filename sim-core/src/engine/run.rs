@@ -18,7 +18,7 @@
 //! it scheduled): units are the host, each queue's command processor, the transfer engine and
 //! each CU, and no count is shared between them. The seed perturbs only what hardware leaves
 //! open: which CU a workgroup lands on, latency jitter, random replacement; each unit draws from
-//! its own stream of the seed ([`Rng::for_unit`]). The same program, machine and seed always
+//! its own stream of the seed (`Rng::for_unit`). The same program, machine and seed always
 //! give the same run.
 
 use crate::api::error::{Budget, WorkloadError};
@@ -70,11 +70,11 @@ pub struct SimOutcome {
     pub cycles: u64,
     /// The machine at the end (caches drained into VRAM).
     pub machine: Machine,
-    /// Reads that differed from the reference, in detail (at most [`MAX_DETAILED_STALE_READS`]).
+    /// Reads that differed from the reference, in detail (at most `MAX_DETAILED_STALE_READS`, 256).
     pub stale: Vec<StaleRead>,
     /// Number of reads that differed.
     pub stale_count: u64,
-    /// Subgroups that diverged after a stale read (at most [`MAX_DETAILED_STALE_READS`]).
+    /// Subgroups that diverged after a stale read (at most `MAX_DETAILED_STALE_READS`, 256).
     pub divergences: Vec<Divergence>,
     /// Per provenance tag: whether its writer read stale bytes (or bytes of such a writer), so
     /// that its output differing from the reference's is corruption, not timing.
@@ -189,7 +189,7 @@ impl<'p, 'w> Sim<'p, 'w> {
         self
     }
 
-    /// A directed schedule: the reader caches of each [`Prime`] hold its bytes from just before
+    /// A directed schedule: the reader caches of each `Prime` hold its bytes from just before
     /// its writer starts.
     pub fn primed(mut self, primes: Vec<Prime>) -> Self {
         self.holds.primes = primes;
@@ -206,7 +206,7 @@ impl<'p, 'w> Sim<'p, 'w> {
     }
 
     /// The per-CU cache a read on `path` goes through first, if this machine has one there: the
-    /// cache a [`Prime`] on that path fills.
+    /// cache a `Prime` on that path fills.
     pub fn reader_cache(&self, path: PathName) -> Option<LevelId> {
         self.machine.path(path).cu_cache()
     }

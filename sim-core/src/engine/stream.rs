@@ -27,7 +27,7 @@
 //! These rules are kept implicit, as (queue, family, stage bit) lists ([`Stream::family`]), so
 //! that a program of many commands costs linear memory: "every earlier action of stage s on q"
 //! is a prefix of one list. [`Stream::deps`] spells a node's dependencies out (for the graph);
-//! [`crate::engine::order`] answers happens-before from the same lists.
+//! `order.rs` answers happens-before from the same lists.
 
 use std::ops::Range;
 

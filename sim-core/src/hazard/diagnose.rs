@@ -12,7 +12,7 @@
 //! access) as the first scopes, the hazardous access's stage (and, after a write, its access) as
 //! the second, placed just before the hazardous command (a barrier's first scope reaches back
 //! to everything earlier on its queue), or just after the prior command when the second access is
-//! the host's. [`fix`] writes those into the trace.
+//! the host's. `gpusim check --fix` (`src/cli/fix.rs`) writes those into the trace.
 
 use serde::Serialize;
 

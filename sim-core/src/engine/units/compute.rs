@@ -356,7 +356,7 @@ impl ComputeUnits {
             let key = ReadKey { inst: inst as u32, a: slot.wg_index as u32, b: sg as u32, c: slot.loads[sg] };
             slot.loads[sg] += 1;
             let load = Load { key, inst, req, bound: &bound, scratch: &self.scratch, performed: &performed, cycle: now };
-            cx.observers.read(cx.machine, |o, via| o.on_load(&load, via));
+            cx.observers.load(&load);
         }
         wg.complete(sg, &self.scratch.results).map_err(|e| exec_err(cx.prog.instances[inst].at.to_string(), e))?;
         self.schedule_step(cx, now + performed.latency.max(1), s, sg);

@@ -125,7 +125,7 @@ impl TransferEngine {
             TransferStep::Moved { read, writes, next } => (read, writes, next),
         };
         if let Some(read) = read {
-            cx.observers.read(cx.machine, |o, via| o.on_copy_read(&read, via));
+            cx.observers.copy_read(&read);
         }
         cx.observers.writes.extend(write.into_iter().flatten());
         cx.observers.tell_writes();
