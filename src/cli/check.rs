@@ -35,8 +35,8 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, CliError> {
     let t = sim_core::trace::load(&args.trace).map_err(|e: TraceError| Box::new(e) as CliError)?;
     let profile = sim_core::profile::Profile::load(&args.profile)?;
     // What `gpusim run` refuses, refused here the same way, before any hazard is looked for.
-    let prog = sim_core::engine::validate(&t.workload, &profile, &sim_core::engine::RunLimits::default()).map_err(|e| Box::new(t.locate_engine_error(&e)) as CliError)?;
-    let hazards = sim_core::hazard::detect_program(&prog, None, profile.limits.non_coherent_atom_size);
+    let (prog, stream) = sim_core::engine::validate(&t.workload, &profile, &sim_core::engine::RunLimits::default()).map_err(|e| Box::new(t.locate_engine_error(&e)) as CliError)?;
+    let hazards = sim_core::hazard::detect_program(&prog, &stream, None, profile.limits.non_coherent_atom_size);
     if args.fix {
         let output = args.output.as_ref().ok_or("--fix needs -o FILE")?;
         let json: serde_json::Value = serde_json::from_str(&t.text)?;

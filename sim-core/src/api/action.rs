@@ -14,7 +14,7 @@
 
 use std::ops::Range;
 
-use crate::api::workload::BufferBinding;
+use crate::api::workload::{BufferBinding, DependencyInfo, EventId};
 use crate::sync::{PipelineStageFlags2 as S, StageAccess};
 
 /// One resource usage of an action: a byte range of a buffer, with the stage and access.
@@ -133,4 +133,31 @@ impl Action<'_> {
     pub fn touches(&self, range: &Range<u64>) -> bool {
         self.usages.iter().any(|u| u.range.start < range.end && range.start < u.range.end)
     }
+}
+
+/// A synchronization command, as readers after validation see it: what it depends on and
+/// which events it names.
+#[derive(Clone, Copy, Debug)]
+pub enum SyncCommand<'w> {
+    /// vkCmdPipelineBarrier2.
+    Barrier(&'w DependencyInfo),
+    /// vkCmdSetEvent2.
+    SetEvent {
+        /// The event.
+        event: EventId,
+        /// Its first scope (the second is the wait's).
+        dependency: &'w DependencyInfo,
+    },
+    /// vkCmdWaitEvents2.
+    WaitEvents {
+        /// The events, in the command's order.
+        events: &'w [EventId],
+        /// The dependency of each.
+        dependency: &'w DependencyInfo,
+    },
+    /// vkCmdResetEvent2.
+    ResetEvent {
+        /// The event.
+        event: EventId,
+    },
 }

@@ -9,7 +9,7 @@ pub mod error;
 pub mod program;
 pub mod workload;
 
-pub use action::{Action, CopyRange, Usage, Work};
+pub use action::{Action, CopyRange, SyncCommand, Usage, Work};
 pub use error::{Budget, WorkloadError};
 pub use program::{CommandRef, Program, Writer};
 pub use workload::*;

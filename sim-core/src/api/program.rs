@@ -7,7 +7,7 @@ use serde::Serialize;
 use sim_caches::Tag;
 use sim_shader::{BindingKind, ComputePipeline};
 
-use crate::api::action::{Action, CopyRange, Usage, Work};
+use crate::api::action::{Action, CopyRange, SyncCommand, Usage, Work};
 use crate::api::error::WorkloadError;
 use crate::api::workload::{BufferBinding, Command, HostOp, Workload};
 use crate::sync::{AccessFlags2 as A, PipelineStageFlags2 as S, StageAccess};
@@ -344,6 +344,24 @@ impl<'w> Program<'w> {
     pub fn action(&self, inst: usize) -> Option<&Action<'w>> {
         let ins = &self.instances[inst];
         self.command_action(ins.cb, ins.index)
+    }
+
+    /// The synchronization command instance `inst` runs (`None` for an action command).
+    pub fn sync_command(&self, inst: usize) -> Option<SyncCommand<'w>> {
+        let ins = &self.instances[inst];
+        Some(match &self.workload.command_buffers[ins.cb].commands[ins.index] {
+            Command::PipelineBarrier(d) => SyncCommand::Barrier(d),
+            Command::SetEvent { event, dependency } => SyncCommand::SetEvent { event: *event, dependency },
+            Command::WaitEvents { events, dependency } => SyncCommand::WaitEvents { events, dependency },
+            Command::ResetEvent { event, .. } => SyncCommand::ResetEvent { event: *event },
+            Command::FillBuffer { .. } | Command::UpdateBuffer { .. } | Command::CopyBuffer { .. } | Command::Dispatch { .. } => return None,
+        })
+    }
+
+    /// The Vulkan name of command instance `inst`'s command (`vkCmdCopyBuffer`).
+    pub fn vk_name(&self, inst: usize) -> &'static str {
+        let ins = &self.instances[inst];
+        self.workload.command_buffers[ins.cb].commands[ins.index].vk_name()
     }
 
     /// The action of command `index` of command buffer `cb` (`None` for a synchronization

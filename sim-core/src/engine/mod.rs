@@ -201,11 +201,11 @@ impl RunResult {
 /// Whether `workload` is a valid program for `profile`'s device, as [`run_workload_with`]
 /// decides it before anything runs: the same checks, in the same order, with the same errors
 /// (`gpusim check` and `gpusim run` refuse the same traces).
-/// The checked program is returned, for what runs on it next.
-pub fn validate<'w>(workload: &'w Workload, profile: &Profile, limits: &RunLimits) -> Result<Program<'w>, WorkloadError> {
+/// The checked program and its lowered stream are returned, for what runs on them next.
+pub fn validate<'w>(workload: &'w Workload, profile: &Profile, limits: &RunLimits) -> Result<(Program<'w>, stream::Stream), WorkloadError> {
     let prog = checked_program(workload, profile, limits)?;
-    stream::Stream::lower_with(&prog, profile.policies)?;
-    Ok(prog)
+    let stream = stream::Stream::lower_with(&prog, profile.policies)?;
+    Ok((prog, stream))
 }
 
 /// Runs `workload` on `profile` with `seed`: the reference run, the simulated run, and the
@@ -221,7 +221,7 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
     let stream = stream::Stream::lower_with(&prog, profile.policies)?;
     let mut reference = reference::reference_run_noting(&prog, &stream, subgroup_size, &HashSet::new(), &options.limits, true)?;
     // The program's hazards, from the bytes its dispatches accessed in the reference run.
-    let hazards = crate::hazard::detect_program(&prog, Some(&reference.accesses), profile.limits.non_coherent_atom_size);
+    let hazards = crate::hazard::detect_program(&prog, &stream, Some(&reference.accesses), profile.limits.non_coherent_atom_size);
     let mut sim = run::Sim::new(&prog, &stream, profile, Some(&reference.truth), seed)?.limits(options.limits);
     // A directed schedule uses one freedom the hazard leaves: the prior command held until the
     // hazardous one is done (nothing orders the two); else, for a read after write, the bytes

@@ -99,6 +99,9 @@ pub struct SyncNode {
     pub first: bool,
     /// Whether the second-scope (invalidate side) operations are performed here.
     pub second: bool,
+    /// The command instance of a vkCmdPipelineBarrier2, vkCmdSetEvent2 or vkCmdWaitEvents2
+    /// node; none for the nodes of a submission or a driver's own waits.
+    pub inst: Option<usize>,
 }
 
 impl SyncNode {
@@ -442,7 +445,7 @@ impl Lowering<'_, '_> {
                 dst |= second_scope_stages(b.dst_stage_mask, None);
             }
         }
-        NodeKind::Sync(SyncNode { role, label, src, dst, barriers, first, second })
+        NodeKind::Sync(SyncNode { role, label, src, dst, barriers, first, second, inst: None })
     }
 
     /// A semaphore or fence signal operation: it waits for every earlier command in
@@ -461,13 +464,13 @@ impl Lowering<'_, '_> {
         // retired fill, would write back lines a missing HOST_READ barrier leaves dirty).
         self.queue_stages[queue] = S(self.queue_stages[queue].0 & !src.0);
         let barriers = if barrier.src_stage_mask.is_empty() { Vec::new() } else { vec![(barrier, None)] };
-        NodeKind::Sync(SyncNode { role: SyncRole::Signal, label, src, dst: S::NONE, barriers, first: true, second: false })
+        NodeKind::Sync(SyncNode { role: SyncRole::Signal, label, src, dst: S::NONE, barriers, first: true, second: false, inst: None })
     }
 
     /// A node that waits for all earlier work on `queue` and holds all later work, with no cache
     /// operation: what a driver that serializes ([`ExecutionOrder::Serial`]) puts there.
     fn serial_wait(&mut self, queue: usize, label: String) {
-        let k = NodeKind::Sync(SyncNode { role: SyncRole::Barrier, label, src: all_device_stages(), dst: all_device_stages(), barriers: Vec::new(), first: true, second: true });
+        let k = NodeKind::Sync(SyncNode { role: SyncRole::Barrier, label, src: all_device_stages(), dst: all_device_stages(), barriers: Vec::new(), first: true, second: true, inst: None });
         self.push(queue, k, Vec::new());
     }
 
@@ -609,6 +612,7 @@ impl Lowering<'_, '_> {
                     let mut k = self.sync(SyncRole::Barrier, label, barriers, true, true);
                     if let NodeKind::Sync(y) = &mut k {
                         (y.src, y.dst) = (all_device_stages(), all_device_stages());
+                        y.inst = Some(inst);
                     }
                     self.push(queue, k, Vec::new());
                 } else {
@@ -616,7 +620,10 @@ impl Lowering<'_, '_> {
                     let n = groups.len();
                     for (k, group) in groups.into_iter().enumerate() {
                         let label = if n > 1 { format!("{label} (dependency {} of {n})", k + 1) } else { label.clone() };
-                        let k = self.sync(SyncRole::Barrier, label, group, true, true);
+                        let mut k = self.sync(SyncRole::Barrier, label, group, true, true);
+                        if let NodeKind::Sync(y) = &mut k {
+                            y.inst = Some(inst);
+                        }
                         let i = self.push(queue, k, Vec::new());
                         self.siblings_from.get_or_insert(i);
                     }
@@ -628,7 +635,10 @@ impl Lowering<'_, '_> {
             // and no dependency is generated": a wait after it still waits for the first set.
             Command::SetEvent { .. } if self.event_signalled(cmd) => {}
             Command::SetEvent { event, dependency } => {
-                let k = self.sync(SyncRole::SetEvent, label, self.barrier_list(dependency), true, false);
+                let mut k = self.sync(SyncRole::SetEvent, label, self.barrier_list(dependency), true, false);
+                if let NodeKind::Sync(y) = &mut k {
+                    y.inst = Some(inst);
+                }
                 let i = self.push(queue, k, Vec::new());
                 self.event_state[*event] = EventState::Node(i);
             }
@@ -681,6 +691,7 @@ impl Lowering<'_, '_> {
                 // recorded between the set and the wait are outside the dependency.
                 if let NodeKind::Sync(y) = &mut k {
                     y.src = S::NONE;
+                    y.inst = Some(inst);
                 }
                 self.push(queue, k, explicit);
             }

@@ -18,7 +18,8 @@ use serde::Serialize;
 
 use super::{Hazard, Place};
 use crate::api::program::{CommandRef, Program};
-use crate::api::workload::{Command, DependencyInfo, HostOp};
+use crate::api::action::SyncCommand;
+use crate::api::workload::{DependencyInfo, HostOp};
 use crate::sync::{AccessFlags2 as A, MemoryBarrier2, PipelineStageFlags2 as S, first_scope_stages, second_scope_stages};
 
 /// The [`Suggestion::HostOp`] `op` of a hazard no added synchronization removes (the program's
@@ -97,13 +98,8 @@ fn queue_of(prog: &Program<'_>, submit: usize) -> Option<usize> {
 }
 
 
-fn command<'w>(prog: &Program<'w>, inst: usize) -> &'w Command {
-    let i = &prog.instances[inst];
-    &prog.workload.command_buffers[i.cb].commands[i.index]
-}
-
 fn describe(prog: &Program<'_>, c: &CommandRef) -> String {
-    let vk = prog.instance_of(c).map_or("command", |i| command(prog, i).vk_name());
+    let vk = prog.instance_of(c).map_or("command", |i| prog.vk_name(i));
     format!("{vk} {}", crate::api::program::place_text(prog.workload, c))
 }
 
@@ -273,7 +269,7 @@ fn command_pair(prog: &Program<'_>, h: &Hazard, p: &CommandRef, a: &CommandRef, 
     };
     // The synchronization commands between them on the queue, the nearest last.
     let same_queue = |i: usize| queue_of(prog, prog.instances[i].at.submit) == qa;
-    let between: Vec<usize> = (ip + 1..ia).filter(|&i| same_queue(i) && matches!(command(prog, i), Command::PipelineBarrier(_) | Command::WaitEvents { .. })).collect();
+    let between: Vec<usize> = (ip + 1..ia).filter(|&i| same_queue(i) && matches!(prog.sync_command(i), Some(SyncCommand::Barrier(_) | SyncCommand::WaitEvents { .. }))).collect();
     let suggested = barrier(Some(a.clone()), None);
     let Some(&nearest) = between.last() else {
         let across = if p.submit != a.submit { " (a barrier's first scope reaches back to earlier submissions on the same queue)" } else { "" };
@@ -284,26 +280,27 @@ fn command_pair(prog: &Program<'_>, h: &Hazard, p: &CommandRef, a: &CommandRef, 
         };
     };
     let at = prog.instances[nearest].at.clone();
-    let (dep, wait) = match command(prog, nearest) {
-        Command::PipelineBarrier(d) => (d, false),
-        Command::WaitEvents { dependency, .. } => (dependency, true),
-        _ => unreachable!("filtered to synchronization commands"),
+    let (dep, wait) = match prog.sync_command(nearest) {
+        Some(SyncCommand::WaitEvents { dependency, .. }) => (dependency, true),
+        Some(SyncCommand::Barrier(d) | SyncCommand::SetEvent { dependency: d, .. }) => (d, false),
+        // `between` holds barriers and event waits only.
+        Some(SyncCommand::ResetEvent { .. }) | None => return Diagnosis { barrier_at: None, diagnosis: "no synchronization orders the two commands".into(), suggested },
     };
     let (prior_stage, stage) = (h.prior_usage.stage(), h.usage.stage());
     let this = describe(prog, &at);
     // A wait whose event a set after the earlier command found already signalled: that set had
     // no effect, and the wait's first scope ends at the set that signalled it, before.
-    if let Command::WaitEvents { events, .. } = command(prog, nearest) {
+    if let Some(SyncCommand::WaitEvents { events, .. }) = prog.sync_command(nearest) {
         let mut signalled: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
         let mut ignored: Vec<(usize, usize)> = Vec::new();
         for i in (0..nearest).filter(|&i| same_queue(i)) {
-            match command(prog, i) {
-                Command::SetEvent { event, .. } if signalled.contains_key(event) => ignored.push((*event, i)),
-                Command::SetEvent { event, .. } => {
-                    signalled.insert(*event, i);
+            match prog.sync_command(i) {
+                Some(SyncCommand::SetEvent { event, .. }) if signalled.contains_key(&event) => ignored.push((event, i)),
+                Some(SyncCommand::SetEvent { event, .. }) => {
+                    signalled.insert(event, i);
                 }
-                Command::ResetEvent { event, .. } => {
-                    signalled.remove(event);
+                Some(SyncCommand::ResetEvent { event }) => {
+                    signalled.remove(&event);
                 }
                 _ => {}
             }
@@ -330,7 +327,7 @@ fn command_pair(prog: &Program<'_>, h: &Hazard, p: &CommandRef, a: &CommandRef, 
     // An earlier barrier between them that had the prior access in its first scope and that the
     // nearest chains after: the execution dependency is there, the visibility is not.
     let chained_from = between[..between.len() - 1].iter().rev().find_map(|&e| {
-        let Command::PipelineBarrier(d) = command(prog, e) else { return None };
+        let Some(SyncCommand::Barrier(d)) = prog.sync_command(e) else { return None };
         let els = els_of(d);
         let reaches = els.iter().any(|(b, _)| first_scope_stages(b.src_stage_mask, None).intersects(prior_stage));
         let chains = els.iter().any(|(b, _)| elements.iter().any(|(n, _)| second_scope_stages(b.dst_stage_mask, None).intersects(first_scope_stages(n.src_stage_mask, None))));

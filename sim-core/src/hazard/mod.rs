@@ -5,7 +5,11 @@
 //! Every memory object sits at its device address (the program's numbering), so buffers that
 //! alias one allocation overlap as their bytes do. Each queue keeps an *access context*: a
 //! [`RangeMap`] of [`AccessState`] holding, per range, the most recent write and the reads since,
-//! with the barriers applied to each. The host timeline is walked in order:
+//! with the barriers applied to each. The host timeline is walked in order, and each
+//! submission's work runs as the lowered stream (`engine/stream.rs`, the engine's one model of
+//! submission semantics) puts it on its queue: a queue's next node runs when what it explicitly
+//! waits for has run (the semaphore signal a wait consumes, the event set the stream paired a
+//! wait with, a host gate the host's vkSetEvent opens), the earliest submitted first:
 //!
 //! - each command of a submitted command buffer is checked against its queue's context (read
 //!   after write, write after read, write after write, with the most-recent-access rules), and
@@ -35,14 +39,16 @@ pub mod diagnose;
 pub mod range_map;
 pub mod state;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::ops::Range;
 
 use serde::Serialize;
 
 use crate::api::action::{Usage, Work};
 use crate::api::program::{CommandRef, Program, Writer};
-use crate::api::workload::{Command, DependencyInfo, HostOp, MemoryId, Workload};
+use crate::api::action::SyncCommand;
+use crate::api::workload::{DependencyInfo, HostOp, MemoryId, Workload};
+use crate::engine::stream::{NodeKind, Stream, SyncRole};
 use crate::api::WorkloadError;
 use crate::engine::reference::DispatchAccesses;
 use crate::sync::{AccessFlags2 as A, MemoryBarrier2, PipelineStageFlags2 as S, StageAccess, UsageSet, first_scope_stages, second_scope_stages};
@@ -231,20 +237,6 @@ struct Signal {
     known: Vec<Tag>,
 }
 
-struct Fence {
-    /// Per queue: the last tag the fence signal comes after.
-    known: Vec<Tag>,
-}
-
-/// Work submitted to a queue, run in order when nothing holds it back.
-enum Item {
-    /// A batch starts: its semaphore waits.
-    Begin { waits: Vec<(usize, S)> },
-    /// A command instance.
-    Command { inst: usize },
-    /// A batch ends: its semaphore signals, and the submission's fence after its last batch.
-    End { signals: Vec<(usize, S)>, fence: Option<usize> },
-}
 
 struct Queue {
     context: RangeMap<AccessState>,
@@ -257,10 +249,24 @@ struct Walk<'p, 'w> {
     prog: &'p Program<'w>,
     exact: Option<&'p HashMap<usize, DispatchAccesses>>,
     u: Usages,
+    /// The lowered stream: which nodes each submission puts on which queue, and what each waits
+    /// for (the semaphore signal a wait consumes, the event set a wait waits for).
+    stream: &'p Stream,
     queues: Vec<Queue>,
-    semaphores: Vec<Option<Signal>>,
-    events: Vec<Option<EventScope>>,
-    fences: Vec<Option<Fence>>,
+    /// Per queue: the nodes submitted and not run yet, in order.
+    queued: Vec<VecDeque<usize>>,
+    /// Per node: whether it has run (a host gate: whether the host opened it).
+    ran: Vec<bool>,
+    /// The queue's context at each semaphore signal node a wait consumes, until it does.
+    signals: HashMap<usize, Signal>,
+    /// Per queue, the last tag each fence signal node comes after (for the host's fence waits).
+    fence_known: HashMap<usize, Vec<Tag>>,
+    /// What each vkCmdSetEvent2 node had in its first scope.
+    event_scopes: HashMap<usize, EventScope>,
+    /// Signal nodes whose context a semaphore wait imports.
+    consumed: HashSet<usize>,
+    /// Fence signal nodes the host waits on.
+    host_waited: HashSet<usize>,
     /// Where each tag's access was made.
     places: Vec<Origin>,
     /// Barrier scopes already expanded, by their four masks (a program repeats a few barriers).
@@ -277,9 +283,6 @@ struct Walk<'p, 'w> {
     /// Host writes to non-coherent memory not flushed yet.
     unflushed: RangeMap<Option<Tag>>,
     hazards: Vec<Hazard>,
-    /// Per queue: submitted work not run yet, with its submission sequence number.
-    pending: Vec<std::collections::VecDeque<(u64, Item)>>,
-    next_item: u64,
     /// Hazards found within a command buffer, by (command buffer, command, prior command, id,
     /// usage, buffer): reported once (for the first submission of the command buffer, and once
     /// per access rather than per noted range), as an index into `hazards`.
@@ -290,7 +293,8 @@ struct Walk<'p, 'w> {
 /// the whole bound range of each descriptor (nothing runs).
 pub fn detect(w: &Workload) -> Result<Vec<Hazard>, WorkloadError> {
     let prog = Program::new(w)?;
-    Ok(detect_program(&prog, None, DEFAULT_ATOM))
+    let stream = Stream::lower(&prog)?;
+    Ok(detect_program(&prog, &stream, None, DEFAULT_ATOM))
 }
 
 /// The nonCoherentAtomSize assumed when no profile says otherwise (the built-in profiles' and
@@ -302,17 +306,32 @@ pub const DEFAULT_ATOM: u64 = 64;
 /// fill are then no hazard, as they are none), except for a dispatch that performed atomics,
 /// whose accesses may depend on which invocation won.
 /// `atom` is the device's nonCoherentAtomSize (what a flush writes back whole).
-pub fn detect_program(prog: &Program<'_>, exact: Option<&HashMap<usize, DispatchAccesses>>, atom: u64) -> Vec<Hazard> {
+pub fn detect_program(prog: &Program<'_>, stream: &Stream, exact: Option<&HashMap<usize, DispatchAccesses>>, atom: u64) -> Vec<Hazard> {
     let w = prog.workload;
     let n = w.queues.len();
+    // The signals whose state a later wait reads: semaphore signals a wait consumes, fence
+    // signals the host waits on. Only those keep a copy of their queue's context.
+    let mut consumed: HashSet<usize> = HashSet::new();
+    for node in &stream.nodes {
+        if let NodeKind::Sync(y) = &node.kind
+            && y.role == SyncRole::SemaphoreWait
+        {
+            consumed.extend(node.explicit.iter().copied());
+        }
+    }
     let mut walk = Walk {
         prog,
         exact,
         u: Usages::new(),
+        stream,
         queues: (0..n).map(|_| Queue { context: RangeMap::new(), known: vec![0; n] }).collect(),
-        semaphores: (0..w.semaphores.len()).map(|_| None).collect(),
-        events: vec![None; w.events.len()],
-        fences: (0..w.fences.len()).map(|_| None).collect(),
+        queued: vec![VecDeque::new(); n],
+        ran: vec![false; stream.nodes.len()],
+        signals: HashMap::new(),
+        fence_known: HashMap::new(),
+        event_scopes: HashMap::new(),
+        consumed,
+        host_waited: stream.host_waits.iter().flatten().copied().collect(),
         places: vec![Origin::Host(0)],
         scope_cache: HashMap::new(),
         host_unavailable: RangeMap::new(),
@@ -321,8 +340,6 @@ pub fn detect_program(prog: &Program<'_>, exact: Option<&HashMap<usize, Dispatch
         needs_invalidate: RangeMap::new(),
         unflushed: RangeMap::new(),
         hazards: Vec::new(),
-        pending: (0..n).map(|_| std::collections::VecDeque::new()).collect(),
-        next_item: 0,
         seen_within: std::collections::HashMap::new(),
     };
     for (t, op) in w.timeline.iter().enumerate() {
@@ -359,113 +376,117 @@ impl Walk<'_, '_> {
         *self.scope_cache.entry(*b).or_insert_with(|| scopes(b))
     }
 
-    fn push(&mut self, q: usize, item: Item) {
-        self.pending[q].push_back((self.next_item, item));
-        self.next_item += 1;
+    /// The nodes at the front of queue `q` that run together, if they can run now: a
+    /// submission's semaphore waits of one batch (run when all can), its signals, the sync
+    /// nodes of one command; else the front node alone. A node can run when every node it waits
+    /// for explicitly has run (a semaphore signal, an event set, a host gate the host opened).
+    fn runnable_head(&self, q: usize) -> Option<usize> {
+        let queue = &self.queued[q];
+        let first = *queue.front()?;
+        let group = |i: usize| -> (usize, Option<SyncRole>, Option<usize>) {
+            let n = &self.stream.nodes[i];
+            match &n.kind {
+                NodeKind::Sync(y) => (n.from, Some(y.role), y.inst),
+                _ => (n.from, None, None),
+            }
+        };
+        let key = group(first);
+        let len = match key {
+            (_, Some(SyncRole::SemaphoreWait | SyncRole::Signal), _) | (_, Some(_), Some(_)) => queue.iter().take_while(|&&i| group(i) == key).count(),
+            _ => 1,
+        };
+        queue.iter().take(len).all(|&i| self.stream.nodes[i].explicit.iter().all(|&d| self.ran[d])).then_some(len)
     }
 
-    /// Whether a queued item can run now.
-    fn runnable(&self, item: &Item) -> bool {
-        match item {
-            Item::Begin { waits } => waits.iter().all(|(s, _)| self.semaphores[*s].is_some()),
-            Item::Command { inst } => {
-                let ins = &self.prog.instances[*inst];
-                match &self.prog.workload.command_buffers[ins.cb].commands[ins.index] {
-                    Command::WaitEvents { events, .. } => events.iter().all(|&e| self.events[e].is_some()),
-                    _ => true,
-                }
+    /// Runs submitted nodes, the earliest submitted runnable front first, until none can run.
+    fn run_queues(&mut self) {
+        loop {
+            let next = (0..self.queued.len()).filter_map(|q| self.runnable_head(q).map(|len| (q, len))).min_by_key(|&(q, _)| self.queued[q].front().copied());
+            let Some((q, len)) = next else { return };
+            let group: Vec<usize> = self.queued[q].drain(..len).collect();
+            self.run_nodes(q as QueueId, &group);
+            for i in group {
+                self.ran[i] = true;
             }
-            Item::End { .. } => true,
         }
     }
 
-    /// Runs queued work, the earliest submitted runnable head first, until none can run.
-    fn run_queues(&mut self) {
-        loop {
-            let next = (0..self.pending.len()).filter(|&q| self.pending[q].front().is_some_and(|(_, item)| self.runnable(item))).min_by_key(|&q| self.pending[q].front().map(|(seq, _)| *seq));
-            let Some(q) = next else { return };
-            let (_, item) = self.pending[q].pop_front().expect("a head");
-            let queue = q as QueueId;
-            match item {
-                Item::Begin { waits } => {
-                    for (s, stages) in waits {
-                        if let Some(sig) = self.semaphores[s].take() {
-                            self.import(sig, queue, stages);
+    /// Runs the nodes of one group on queue `q`.
+    fn run_nodes(&mut self, q: QueueId, group: &[usize]) {
+        let first = group[0];
+        match &self.stream.nodes[first].kind {
+            NodeKind::Action { inst, .. } => self.action(q, *inst),
+            NodeKind::HostGate { .. } => {}
+            NodeKind::Sync(y) => match (y.role, y.inst) {
+                (SyncRole::SemaphoreWait, _) => {
+                    for &i in group {
+                        let NodeKind::Sync(w) = &self.stream.nodes[i].kind else { continue };
+                        let stages = w.barriers.first().map_or(S::NONE, |(b, _)| b.dst_stage_mask);
+                        let signal = self.stream.nodes[i].explicit.first().and_then(|s| self.signals.remove(s));
+                        if let Some(sig) = signal {
+                            self.import(sig, q, stages);
                         }
                     }
                 }
-                Item::Command { inst } => {
-                    let ins = &self.prog.instances[inst];
-                    let command = &self.prog.workload.command_buffers[ins.cb].commands[ins.index];
-                    self.command(queue, inst, command);
-                }
-                Item::End { signals, fence } => {
-                    let mut known = self.queues[q].known.clone();
-                    known[q] = self.last_tag();
-                    for (s, stages) in signals {
-                        self.semaphores[s] = Some(Signal { context: self.queues[q].context.clone(), queue, src_exec: first_scope_stages(stages, None), known: known.clone() });
-                    }
-                    if let Some(f) = fence {
-                        self.fences[f] = Some(Fence { known });
+                (SyncRole::Signal, _) => {
+                    let mut known = self.queues[q as usize].known.clone();
+                    known[q as usize] = self.last_tag();
+                    for &i in group {
+                        let NodeKind::Sync(sig) = &self.stream.nodes[i].kind else { continue };
+                        if self.consumed.contains(&i) {
+                            self.signals.insert(i, Signal { context: self.queues[q as usize].context.clone(), queue: q, src_exec: sig.src, known: known.clone() });
+                        }
+                        if self.host_waited.contains(&i) {
+                            self.fence_known.insert(i, known.clone());
+                        }
                     }
                 }
-            }
+                (_, Some(inst)) => self.sync_command(q, first, inst),
+                // A submission's domain operation, a driver's own waits: no access, no scope.
+                (_, None) => {}
+            },
         }
     }
 
     fn host_op(&mut self, t: usize, op: &HostOp) {
-        let w = self.prog.workload;
         self.run_queues();
-        self.host_action(t, op, w);
+        self.host_action(t, op);
         self.run_queues();
     }
 
-    fn host_action(&mut self, t: usize, op: &HostOp, w: &Workload) {
+    fn host_action(&mut self, t: usize, op: &HostOp) {
         match op {
-            HostOp::QueueSubmit { queue, batches, fence } => {
+            HostOp::QueueSubmit { .. } => {
                 // Queued, to run when nothing holds its queue back (a wait on an event the host
                 // sets later, a semaphore whose signal has not run).
-                let q = *queue;
-                let mut inst = self.prog.submit_batches[t].iter().flat_map(|r| r.clone());
-                for (b, batch) in batches.iter().enumerate() {
-                    self.push(q, Item::Begin { waits: batch.wait_semaphores.clone() });
-                    for &cb in &batch.command_buffers {
-                        for _ in &w.command_buffers[cb].commands {
-                            let i = inst.next().expect("a numbered command instance");
-                            self.push(q, Item::Command { inst: i });
-                        }
-                    }
-                    let last = b + 1 == batches.len();
-                    self.push(q, Item::End { signals: batch.signal_semaphores.clone(), fence: if last { *fence } else { None } });
-                }
+                self.enqueue(t);
                 self.run_queues();
             }
-            HostOp::WaitForFences(fs) => {
-                for &f in fs {
-                    if let Some(fence) = &self.fences[f] {
-                        let known = fence.known.clone();
+            HostOp::WaitForFences(_) => {
+                for node in &self.stream.host_waits[t] {
+                    if let Some(known) = self.fence_known.get(node).cloned() {
                         self.retire(|queue, tag| queue != HOST && tag <= known[queue as usize]);
                     }
                 }
             }
-            HostOp::ResetFences(fs) => {
-                for &f in fs {
-                    self.fences[f] = None;
-                }
-            }
+            HostOp::ResetFences(_) => {}
             HostOp::QueueWaitIdle(q) => {
+                self.enqueue(t);
                 let mut known = self.queues[*q].known.clone();
                 known[*q] = Tag::MAX;
                 self.retire(|queue, tag| queue != HOST && tag <= known[queue as usize]);
             }
-            HostOp::DeviceWaitIdle => self.retire(|queue, _| queue != HOST),
+            HostOp::DeviceWaitIdle => {
+                self.enqueue(t);
+                self.retire(|queue, _| queue != HOST);
+            }
             HostOp::HostWrite { memory, offset, data } => self.host_write(t, *memory, *offset, data.len() as u64),
             HostOp::HostRead { memory, offset, size, .. } => self.host_read(t, *memory, *offset, *size),
-            HostOp::SetEvent(e) => {
-                // A host vkSetEvent's first scope holds host operations only; of an event
-                // already signalled, it has no effect.
-                if self.events[*e].is_none() {
-                    self.events[*e] = Some(EventScope::default());
+            HostOp::SetEvent(_) => {
+                // A host vkSetEvent's first scope holds host operations only: it opens the gates
+                // of the waits submitted before it, and covers no device access.
+                for &g in &self.stream.opens[t] {
+                    self.ran[g] = true;
                 }
             }
             HostOp::FlushMappedMemoryRanges(ranges) => {
@@ -541,7 +562,7 @@ impl Walk<'_, '_> {
                 });
             }
         }
-        for sig in self.semaphores.iter_mut().flatten() {
+        for sig in self.signals.values_mut() {
             sig.context.update_all(|s| {
                 s.retire(done);
             });
@@ -731,66 +752,78 @@ impl Walk<'_, '_> {
         }
     }
 
-    fn command(&mut self, q: QueueId, i: usize, command: &Command) {
-        match command {
-            Command::PipelineBarrier(dep) => self.barrier(q, dep, None),
-            Command::SetEvent { event, dependency } => {
-                let tag = self.new_tag(Origin::Instance(i));
-                // A set of an event already signalled has no effect: the wait keeps the first
-                // set's scope.
-                if self.events[*event].is_none() {
-                    self.set_event(q, *event, dependency, tag);
-                }
+    /// Puts the nodes host operation `t` adds on their queues (a host gate is opened by the
+    /// host, never queued).
+    fn enqueue(&mut self, t: usize) {
+        for i in self.stream.added[t].clone() {
+            let node = &self.stream.nodes[i];
+            if !matches!(node.kind, NodeKind::HostGate { .. }) {
+                self.queued[node.queue].push_back(i);
             }
-            Command::WaitEvents { events, dependency } => {
-                for &e in events {
-                    // An event the host set, or never set, covers no device access.
-                    if let Some(scope) = self.events[e].clone().filter(|s| s.tag > 0) {
+        }
+    }
+
+    /// The sync nodes of synchronization command instance `inst` on queue `q`, the first of
+    /// them `node`. A set of an event already signalled made no node (it has no effect); a wait
+    /// waits for the sets the stream paired it with (a host set covers no device access).
+    fn sync_command(&mut self, q: QueueId, node: usize, inst: usize) {
+        match self.prog.sync_command(inst) {
+            Some(SyncCommand::Barrier(dep)) => self.barrier(q, dep, None),
+            Some(SyncCommand::SetEvent { dependency, .. }) => {
+                let tag = self.new_tag(Origin::Instance(inst));
+                let scope = self.set_event(q, dependency, tag);
+                self.event_scopes.insert(node, scope);
+            }
+            Some(SyncCommand::WaitEvents { dependency, .. }) => {
+                for set in self.stream.nodes[node].explicit.clone() {
+                    if let Some(scope) = self.event_scopes.get(&set).cloned() {
                         self.barrier(q, dependency, Some(&scope));
                     }
                 }
             }
-            Command::ResetEvent { event, .. } => self.events[*event] = None,
-            _ => {
-                let accesses = self.accesses(i);
-                let tag = self.new_tag(Origin::Instance(i));
-                // Every access of the command is checked before any is recorded (a copy's
-                // source and destination are each checked against what came before).
-                let mut found: Vec<(usize, Conflict, Range<u64>, &'static str)> = Vec::new();
-                for (k, a) in accesses.iter().enumerate() {
-                    for (r, s) in self.queues[q as usize].context.overlapping(a.range.clone()) {
-                        if let Some(c) = s.detect(a.usage, a.coherent, a.atomic) {
-                            found.push((k, c, r, c.kind.id()));
-                        }
-                    }
-                    for (p, other) in self.queues.iter().enumerate() {
-                        if p == q as usize {
-                            continue;
-                        }
-                        let known = self.queues[q as usize].known[p];
-                        for (r, s) in other.context.overlapping(a.range.clone()) {
-                            if let Some(c) = s.detect_racing(a.usage, p as QueueId, known, a.atomic) {
-                                found.push((k, c, r, c.kind.id()));
-                            }
-                        }
-                    }
-                    // A device read of host writes to non-coherent memory never flushed.
-                    if !a.usage.is_write() {
-                        for (r, v) in self.unflushed.overlapping(a.range.clone()) {
-                            if let Some(t) = *v {
-                                found.push((k, Conflict { kind: HazardKind::ReadAfterWrite, prior: t, prior_usage: self.u.host_write, available: false }, r, "GPUSIM-HOST-MISSING-FLUSH"));
-                            }
-                        }
-                    }
-                }
-                if !found.is_empty() {
-                    let at = self.prog.instances[i].at.clone();
-                    self.report(&at, &accesses, &found);
-                }
-                for a in &accesses {
-                    self.queues[q as usize].context.update(a.range.clone(), |s| s.record(a.usage, tag, q, a.coherent, a.atomic));
+            Some(SyncCommand::ResetEvent { .. }) | None => {}
+        }
+    }
+
+    /// Action command instance `i` on queue `q`: its accesses checked, then recorded.
+    fn action(&mut self, q: QueueId, i: usize) {
+        let accesses = self.accesses(i);
+        let tag = self.new_tag(Origin::Instance(i));
+        // Every access of the command is checked before any is recorded (a copy's
+        // source and destination are each checked against what came before).
+        let mut found: Vec<(usize, Conflict, Range<u64>, &'static str)> = Vec::new();
+        for (k, a) in accesses.iter().enumerate() {
+            for (r, s) in self.queues[q as usize].context.overlapping(a.range.clone()) {
+                if let Some(c) = s.detect(a.usage, a.coherent, a.atomic) {
+                    found.push((k, c, r, c.kind.id()));
                 }
             }
+            for (p, other) in self.queues.iter().enumerate() {
+                if p == q as usize {
+                    continue;
+                }
+                let known = self.queues[q as usize].known[p];
+                for (r, s) in other.context.overlapping(a.range.clone()) {
+                    if let Some(c) = s.detect_racing(a.usage, p as QueueId, known, a.atomic) {
+                        found.push((k, c, r, c.kind.id()));
+                    }
+                }
+            }
+            // A device read of host writes to non-coherent memory never flushed.
+            if !a.usage.is_write() {
+                for (r, v) in self.unflushed.overlapping(a.range.clone()) {
+                    if let Some(t) = *v {
+                        found.push((k, Conflict { kind: HazardKind::ReadAfterWrite, prior: t, prior_usage: self.u.host_write, available: false }, r, "GPUSIM-HOST-MISSING-FLUSH"));
+                    }
+                }
+            }
+        }
+        if !found.is_empty() {
+            let at = self.prog.instances[i].at.clone();
+            self.report(&at, &accesses, &found);
+        }
+        for a in &accesses {
+            self.queues[q as usize].context.update(a.range.clone(), |s| s.record(a.usage, tag, q, a.coherent, a.atomic));
         }
     }
 
@@ -916,8 +949,8 @@ impl Walk<'_, '_> {
         }
     }
 
-    /// Records what an event's set had in its first scope.
-    fn set_event(&mut self, q: QueueId, e: usize, dep: &DependencyInfo, tag: Tag) {
+    /// What an event's set had in its first scope.
+    fn set_event(&mut self, q: QueueId, dep: &DependencyInfo, tag: Tag) -> EventScope {
         // The first execution scope; the access scopes act at the wait, from its barriers.
         let src_exec = first_scope_stages(dep.src_stages(), None);
         let mut map = RangeMap::new();
@@ -929,6 +962,6 @@ impl Walk<'_, '_> {
                 map.update(r, |v| *v = entry);
             }
         }
-        self.events[e] = Some(EventScope { tag, map });
+        EventScope { tag, map }
     }
 }
