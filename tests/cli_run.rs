@@ -396,3 +396,46 @@ fn host_differences_name_the_host_hazard_that_explains_them() {
         assert!(text.contains("hazard H1 explains it"), "{what}:\n{text}");
     }
 }
+
+/// A negative seed is told what a seed is, not taken for an option with advice to pass it after
+/// `--` (which would make it the trace).
+#[test]
+fn a_negative_seed_is_refused_as_a_seed() {
+    for cmd in [&["run", "TRACE"][..], &["graph", "TRACE", "-o", "-"][..]] {
+        let trace = example("fill-then-copy-missing.json");
+        let mut args: Vec<&str> = cmd.iter().map(|a| if *a == "TRACE" { trace.as_str() } else { a }).collect();
+        args.extend(["--seed", "-1"]);
+        let out = gpusim(&args, &[]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains("a seed is a whole number from 0 to 18446744073709551615, not `-1`"), "{err}");
+        assert!(!err.contains("--  -1") && !err.contains("'-- -1'"), "no advice to pass it after --: {err}");
+    }
+    let out = gpusim(&["profile", "check", "seed-vram", "--seed", "-3", "--programs", "1"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not `-3`"));
+}
+
+/// An output file that cannot be written is refused before the run, not after it: nothing is
+/// printed, nothing runs.
+#[test]
+fn output_paths_are_checked_before_the_run() {
+    let trace = example("fill-then-copy-missing.json");
+    let missing = tmp("no-such-folder/t.json");
+    let folder = tmp("a-folder");
+    std::fs::create_dir_all(&folder).unwrap();
+    let cases: Vec<(Vec<String>, String)> = vec![
+        (vec!["run".into(), trace.clone(), "--timeline".into(), missing.display().to_string()], format!("--timeline {}: the folder {} does not exist", missing.display(), missing.parent().unwrap().display())),
+        (vec!["run".into(), trace.clone(), "--timeline".into(), folder.display().to_string()], format!("--timeline {}: is a folder, not a file", folder.display())),
+        (vec!["graph".into(), trace.clone(), "-o".into(), missing.display().to_string()], format!("-o {}: the folder", missing.display())),
+        (vec!["check".into(), trace.clone(), "--fix".into(), "-o".into(), missing.display().to_string()], format!("-o {}: the folder", missing.display())),
+    ];
+    for (args, message) in cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = gpusim(&args, &[]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(&message), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}: nothing runs, nothing is reported: {}", String::from_utf8_lossy(&out.stdout));
+    }
+}

@@ -32,6 +32,9 @@ pub struct CheckArgs {
 
 /// Runs `gpusim check ...`.
 pub fn run(args: CheckArgs) -> Result<ExitCode, CliError> {
+    if let Some(output) = args.output.as_ref().filter(|o| o.as_os_str() != "-") {
+        super::check_output_file(output, "-o")?;
+    }
     let t = sim_core::trace::load(&args.trace).map_err(|e: TraceError| Box::new(e) as CliError)?;
     let profile = sim_core::profile::Profile::load(&args.profile)?;
     // What `gpusim run` refuses, refused here the same way, before any hazard is looked for.

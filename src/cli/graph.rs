@@ -55,7 +55,7 @@ pub struct GraphArgs {
     pub profile: String,
     /// The seed of the run whose stale reads mark missing dependencies (the graph itself does
     /// not depend on it).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, allow_hyphen_values = true, value_parser = super::seed_value)]
     pub seed: u64,
     /// Draw every edge and every stage as recorded: no transitive reduction, every launch edge,
     /// every stage of a sync node's scopes that takes part in an edge.
@@ -405,6 +405,9 @@ pub fn to_dot(w: &Workload, nodes: &[GraphNode], findings: &[Finding], options: 
 /// Runs `gpusim graph ...`.
 pub fn run(args: GraphArgs) -> Result<ExitCode, CliError> {
     let limits = args.budgets.limits()?;
+    if args.output.as_os_str() != "-" {
+        super::check_output_file(&args.output, "-o")?;
+    }
     let t = sim_core::trace::load(&args.trace).map_err(|e| Box::new(e) as CliError)?;
     let p = Profile::load(&args.profile)?;
     let nodes = dependency_graph(&t.workload, &p, args.seed, &limits).map_err(|e| Box::new(t.locate_engine_error(&e)) as CliError)?;

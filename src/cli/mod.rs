@@ -44,6 +44,26 @@ pub fn progress(len: u64, what: &str) -> indicatif::ProgressBar {
     bar
 }
 
+/// Refuses, before any work, an output file that cannot be written: a folder, or a path whose
+/// folder does not exist (`what` names the option: `--timeline`, `-o`). Found after a run of
+/// minutes, the same mistake would throw the run away.
+pub fn check_output_file(path: &std::path::Path, what: &str) -> Result<(), CliError> {
+    if path.is_dir() {
+        return Err(format!("{what} {}: is a folder, not a file", path.display()).into());
+    }
+    let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    if !parent.is_dir() {
+        return Err(format!("{what} {}: the folder {} does not exist", path.display(), parent.display()).into());
+    }
+    Ok(())
+}
+
+/// A seed: a whole number from 0 to 2^64 - 1. Parsed here so that `--seed -1` is told what a
+/// seed is, rather than taken for an option.
+pub fn seed_value(s: &str) -> Result<u64, String> {
+    s.parse::<u64>().map_err(|_| format!("a seed is a whole number from 0 to {}, not `{s}`", u64::MAX))
+}
+
 /// Writes a line to standard error, ignoring a failure: nothing is left to report it to.
 pub fn print_err(line: &str) {
     use std::io::Write;

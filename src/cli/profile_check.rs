@@ -40,7 +40,7 @@ pub struct CheckArgs {
     #[arg(long, default_value_t = 2)]
     pub schedules: u64,
     /// The seed the programs are drawn from.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, allow_hyphen_values = true, value_parser = super::seed_value)]
     pub seed: u64,
     /// Skip the search for rows no program needs (it runs every program once per row).
     #[arg(long)]

@@ -35,7 +35,7 @@ pub struct RunArgs {
     #[arg(long, default_value = "seed-vram")]
     pub profile: String,
     /// The seed of the run (the first seed with --schedules).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, allow_hyphen_values = true, value_parser = super::seed_value)]
     pub seed: u64,
     /// Run this many seeds (seed, seed+1, ...) in parallel and report the first that corrupted.
     #[arg(long, default_value_t = 1)]
@@ -313,6 +313,9 @@ pub fn report_merged(m: &RunShardFile, report: Format, out: &std::path::Path) ->
 /// Runs `gpusim run ...`.
 pub fn run(args: RunArgs) -> Result<ExitCode, CliError> {
     let limits = args.budgets.limits()?;
+    if let Some(path) = &args.timeline {
+        super::check_output_file(path, "--timeline")?;
+    }
     let t = sim_core::trace::load(&args.trace).map_err(trace_err)?;
     let p = Profile::load(&args.profile)?;
     let wants_timeline = args.timeline.is_some() || args.out.is_some();
