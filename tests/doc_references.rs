@@ -1,0 +1,49 @@
+//! The documentation names only what exists: every `scripts/...` a document names is in the
+//! repository.
+
+use std::path::PathBuf;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Markdown files at the top and under `docs/`, and each crate's README.
+fn documents() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for dir in [root(), root().join("docs")] {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "md") {
+                out.push(p);
+            }
+        }
+    }
+    for krate in ["sim-core", "sim-caches", "sim-host", "sim-shader", "sim-vulkan", "sim-experiments"] {
+        let p = root().join(krate).join("README.md");
+        if p.exists() {
+            out.push(p);
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn every_script_a_document_names_exists() {
+    let mut missing = Vec::new();
+    for doc in documents() {
+        let text = std::fs::read_to_string(&doc).unwrap();
+        for (i, _) in text.match_indices("scripts/") {
+            // Not part of a longer path (`sim-core/scripts/...` does not exist either way).
+            if i > 0 && !text[..i].ends_with(|c: char| c == '`' || c == ' ' || c == '(' || c == '\n' || c == '"') {
+                continue;
+            }
+            let name: String = text[i..].chars().take_while(|c| c.is_ascii_alphanumeric() || "/._-".contains(*c)).collect();
+            let name = name.trim_end_matches('.');
+            if !root().join(name).exists() {
+                missing.push(format!("{}: {name}", doc.strip_prefix(root()).unwrap().display()));
+            }
+        }
+    }
+    assert!(missing.is_empty(), "documents name scripts that do not exist:\n{}", missing.join("\n"));
+}
