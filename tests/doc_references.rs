@@ -47,3 +47,25 @@ fn every_script_a_document_names_exists() {
     }
     assert!(missing.is_empty(), "documents name scripts that do not exist:\n{}", missing.join("\n"));
 }
+
+/// The commands a reader pastes build one profile, the one `cargo test` builds, so that a fresh
+/// clone compiles once: no `cargo run --release` in a shell block of the README or the docs.
+/// (A crate's README may time its benchmarks in the release build.)
+#[test]
+fn pasted_commands_build_one_profile() {
+    let mut mixed = Vec::new();
+    for doc in documents().into_iter().filter(|d| d.parent() == Some(&root()) || d.parent() == Some(&root().join("docs"))) {
+        let text = std::fs::read_to_string(&doc).unwrap();
+        let mut in_block = false;
+        for (n, line) in text.lines().enumerate() {
+            if line.trim_start().starts_with("```") {
+                in_block = !in_block;
+                continue;
+            }
+            if in_block && line.trim_start().starts_with("cargo ") && line.contains("--release") {
+                mixed.push(format!("{}:{}: {line}", doc.strip_prefix(root()).unwrap().display(), n + 1));
+            }
+        }
+    }
+    assert!(mixed.is_empty(), "commands that build the release profile beside the test profile:\n{}", mixed.join("\n"));
+}
