@@ -439,3 +439,50 @@ fn output_paths_are_checked_before_the_run() {
         assert!(out.stdout.is_empty(), "{args:?}: nothing runs, nothing is reported: {}", String::from_utf8_lossy(&out.stdout));
     }
 }
+
+/// A missing barrier over 1 MiB: the findings explain the first 256 stale reads and say they
+/// stop there; the merged ranges of every stale read are whole in the JSON, the text and the
+/// graph's label.
+#[test]
+fn a_large_stale_range_is_reported_whole() {
+    let mut t: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(example("fill-then-dispatch-missing.json")).unwrap()).unwrap();
+    t["name"] = "fill-then-dispatch-missing-1mib".into();
+    for m in t["memory"].as_array_mut().unwrap() {
+        m["size"] = (1u64 << 20).into();
+    }
+    for b in t["buffers"].as_array_mut().unwrap() {
+        b["size"] = (1u64 << 20).into();
+    }
+    t["command_buffers"][0]["commands"][1]["group_count"] = serde_json::json!([4096, 1, 1]);
+    // With a copy of the shader the example names by a relative path.
+    let path = tmp("large/fill-then-dispatch-missing-1mib.json");
+    std::fs::create_dir_all(path.parent().unwrap().join("shaders")).unwrap();
+    std::fs::copy(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/traces/shaders/add_one.wgsl"), path.parent().unwrap().join("shaders/add_one.wgsl")).unwrap();
+    std::fs::write(&path, serde_json::to_string(&t).unwrap()).unwrap();
+    let trace = path.to_string_lossy().into_owned();
+    let json = gpusim(&["run", &trace, "--report", "json"], &[]);
+    let text = gpusim(&["run", &trace], &[]);
+    let graph = gpusim(&["graph", &trace, "-o", "-"], &[]);
+    assert_eq!(json.status.code(), Some(1), "{}", String::from_utf8_lossy(&json.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let c = &r["corruption"];
+    assert!(c["stale_reads"].as_u64().unwrap() > 256);
+    assert_eq!(c["findings_truncated"], true);
+    let ranges = c["stale_ranges"].as_array().unwrap();
+    assert_eq!(ranges.len(), 1, "one reader, one buffer: {ranges:?}");
+    let stale: u64 = ranges[0]["ranges"].as_array().unwrap().iter().map(|r| r[1].as_u64().unwrap()).sum();
+    let explained: u64 = c["findings"].as_array().unwrap().iter().map(|f| f["size"].as_u64().unwrap()).sum();
+    assert!(stale > 1_000_000, "the merged ranges hold every stale read: {stale} bytes");
+    assert!(explained < stale / 4, "the findings explain the first reads only: {explained} bytes");
+    let text = String::from_utf8_lossy(&text.stdout);
+    let last = ranges[0]["ranges"].as_array().unwrap().last().unwrap();
+    let last = format!("[{}, +{})", last[0], last[1]);
+    assert!(text.contains("The findings explain the first 256 stale reads in detail") && text.contains(&last), "{text}");
+    assert!(!text.contains("all are in --report json"), "{text}");
+    let dot = String::from_utf8_lossy(&graph.stdout);
+    assert!(dot.lines().any(|l| l.contains("missing: A") && l.contains(&last)), "{dot}");
+    // A small run explains every stale read, and says nothing of truncation.
+    let small = gpusim(&["run", &example("fill-then-dispatch-missing.json"), "--report", "json"], &[]);
+    let r: serde_json::Value = serde_json::from_slice(&small.stdout).unwrap();
+    assert_eq!(r["corruption"]["findings_truncated"], false);
+}

@@ -33,7 +33,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use sim_core::engine::{Finding, GraphNode, RunOptions, dependency_graph};
+use sim_core::engine::{Finding, GraphNode, RunOptions, StaleRange, dependency_graph};
 use sim_core::api::{CommandRef, Workload, Writer};
 use sim_core::profile::Profile;
 use sim_core::sync::PipelineStageFlags2 as S;
@@ -306,7 +306,7 @@ fn merge_ranges(mut r: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
 
 /// The missing edges of `findings`: for each (expected writer, reader) pair of action nodes,
 /// the label of its edge.
-fn missing_edges(nodes: &[GraphNode], findings: &[Finding]) -> BTreeMap<(usize, usize), Vec<String>> {
+fn missing_edges(nodes: &[GraphNode], findings: &[Finding], stale: &[StaleRange]) -> BTreeMap<(usize, usize), Vec<String>> {
     let by_command: HashMap<&CommandRef, usize> = nodes.iter().enumerate().filter(|(_, n)| n.inst.is_some()).filter_map(|(i, n)| n.at.as_ref().map(|at| (at, i))).collect();
     // Per (writer node, reader node), per buffer: the (offset, size) ranges of its findings.
     type Ranges<'a> = BTreeMap<&'a str, Vec<(u64, u64)>>;
@@ -322,7 +322,11 @@ fn missing_edges(nodes: &[GraphNode], findings: &[Finding]) -> BTreeMap<(usize, 
             let lines = resources
                 .into_iter()
                 .map(|(resource, ranges)| {
-                    let ranges = merge_ranges(ranges);
+                    // The reader's stale bytes in this buffer, complete, when the run kept them
+                    // (its findings explain only the first stale reads).
+                    let reader = nodes[pair.1].at.as_ref();
+                    let whole = stale.iter().find(|s| Some(&s.at) == reader && s.resource == resource).map(|s| s.ranges.clone());
+                    let ranges = whole.unwrap_or_else(|| merge_ranges(ranges));
                     const SHOWN: usize = 3;
                     let mut line = format!("missing: {resource}");
                     for (o, s) in ranges.iter().take(SHOWN) {
@@ -341,7 +345,7 @@ fn missing_edges(nodes: &[GraphNode], findings: &[Finding]) -> BTreeMap<(usize, 
 
 /// The DOT text of a graph, with a red dashed edge for each missing dependency behind
 /// `findings` (those of a run of the same workload).
-pub fn to_dot(w: &Workload, nodes: &[GraphNode], findings: &[Finding], options: DotOptions) -> String {
+pub fn to_dot(w: &Workload, nodes: &[GraphNode], findings: &[Finding], stale: &[StaleRange], options: DotOptions) -> String {
     // The stages the action commands of each queue have.
     let mut used: BTreeMap<usize, u64> = BTreeMap::new();
     for n in nodes.iter().filter(|n| n.inst.is_some()) {
@@ -394,7 +398,7 @@ pub fn to_dot(w: &Workload, nodes: &[GraphNode], findings: &[Finding], options: 
         };
         let _ = writeln!(o, "  {a} -> {b}{style};");
     }
-    for ((writer, reader), lines) in missing_edges(nodes, findings) {
+    for ((writer, reader), lines) in missing_edges(nodes, findings, stale) {
         let label: Vec<String> = lines.iter().map(|l| esc(l)).collect();
         let _ = writeln!(o, "  a{writer} -> a{reader} [color=red, fontcolor=red, style=dashed, penwidth=2, constraint=false, label=\"{}\"];", label.join("\\n"));
     }
@@ -413,15 +417,15 @@ pub fn run(args: GraphArgs) -> Result<ExitCode, CliError> {
     let nodes = dependency_graph(&t.workload, &p, args.seed, &limits).map_err(|e| Box::new(t.locate_engine_error(&e)) as CliError)?;
     // The run, for its stale reads. A run that cannot be made (a budget stops it) leaves the
     // graph without missing edges, and says so.
-    let findings = match super::run::run_one(&t, &p, args.seed, &RunOptions { workgroup_spans: 0, limits, ..RunOptions::default() }) {
-        Ok(r) => r.findings,
+    let (findings, stale) = match super::run::run_one(&t, &p, args.seed, &RunOptions { workgroup_spans: 0, limits, ..RunOptions::default() }) {
+        Ok(r) => (r.findings, r.stale_ranges),
         Err(e) => {
             super::print_err(&format!("note: no missing dependencies are drawn: the run of seed {} that would show them failed: {e}", args.seed));
-            Vec::new()
+            (Vec::new(), Vec::new())
         }
     };
-    let dot = to_dot(&t.workload, &nodes, &findings, DotOptions { all_edges: args.all_edges });
-    let missing = missing_edges(&nodes, &findings).len();
+    let dot = to_dot(&t.workload, &nodes, &findings, &stale, DotOptions { all_edges: args.all_edges });
+    let missing = missing_edges(&nodes, &findings, &stale).len();
     let missing = if missing > 0 { format!(", {missing} of them red dashed: dependencies the stale reads of seed {} show missing", args.seed) } else { String::new() };
     // Edge lines start with a node id and an arrow (labels may hold anything).
     let is_id = |id: &str| id.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');

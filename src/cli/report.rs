@@ -199,6 +199,8 @@ pub fn json_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> s
             "stale_reads": r.stale_reads,
             "corrupted_bytes": r.corrupted_bytes,
             "findings": findings,
+            "findings_truncated": r.findings_truncated,
+            "stale_ranges": r.stale_ranges.iter().map(|s| serde_json::json!({"at": s.at, "resource": s.resource, "ranges": s.ranges})).collect::<Vec<_>>(),
             "final_memory": final_memory_json(r),
             "final_memory_truncated": r.memory_differences_truncated,
             "memory_model_complete": r.memory_model_complete,
@@ -313,8 +315,29 @@ fn spaced_hex(bytes: &[u8], more: bool) -> String {
     out
 }
 
-/// The most findings the text report lists (all of them are in the JSON report).
+/// The most findings the text report lists (the JSON report lists every finding made).
 pub const TEXT_FINDINGS: usize = 12;
+
+/// What a run whose stale reads outnumber the ones explained says of all of them: which
+/// commands read which bytes stale, merged (complete), the first of each list shown.
+pub fn stale_ranges_text(w: &Workload, r: &RunResult) -> String {
+    const RANGES: usize = 4;
+    let mut out = format!(
+        "The findings explain the first {} stale reads in detail; more went stale ({} in all, host reads included). The bytes every stale read returned, merged:",
+        sim_core::engine::MAX_DETAILED_STALE_READS,
+        r.stale_reads
+    );
+    for s in r.stale_ranges.iter().take(TEXT_FINDINGS) {
+        let bytes: u64 = s.ranges.iter().map(|&(_, n)| n).sum();
+        let shown: Vec<String> = s.ranges.iter().take(RANGES).map(|&(o, n)| format!("[{o}, +{n})")).collect();
+        let more = if s.ranges.len() > RANGES { format!(" and {} more ranges", s.ranges.len() - RANGES) } else { String::new() };
+        let _ = write!(out, "\n  {} read {bytes} byte(s) of buffer {}: {}{more}", command_text(w, &s.at), s.resource, shown.join(" "));
+    }
+    if r.stale_ranges.len() > TEXT_FINDINGS {
+        let _ = write!(out, "\n  ... and {} more command and buffer pair(s), in --report json (corruption.stale_ranges).", r.stale_ranges.len() - TEXT_FINDINGS);
+    }
+    out
+}
 
 /// One finding as a paragraph: what was read, whose write it saw, whose it should have seen, and
 /// whether the two are ordered at all (stale) or not (a race).
@@ -462,7 +485,10 @@ pub fn text_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> S
             let _ = writeln!(o, "\n{}. {}", i + 1, finding_text(w, f));
         }
         if r.findings.len() > TEXT_FINDINGS {
-            let _ = writeln!(o, "\n... and {} more finding(s) (all are in --report json).", r.findings.len() - TEXT_FINDINGS);
+            let _ = writeln!(o, "\n... and {} more finding(s), in --report json.", r.findings.len() - TEXT_FINDINGS);
+        }
+        if r.findings_truncated {
+            let _ = writeln!(o, "\n{}", stale_ranges_text(w, r));
         }
         if !r.memory_differences.is_empty() {
             let _ = writeln!(o, "\nFinal memory differs from the reference run:");

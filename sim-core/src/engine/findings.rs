@@ -62,6 +62,26 @@ pub struct Finding {
     pub table_rows: Option<String>,
 }
 
+/// The bytes one command's stale reads returned from one buffer, merged: complete however many
+/// reads went stale (the findings explain the first `MAX_DETAILED_STALE_READS` reads only).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct StaleRange {
+    /// The command that read.
+    pub at: CommandRef,
+    /// The buffer.
+    pub resource: String,
+    /// (offset, size) of each merged range, in offset order.
+    pub ranges: Vec<(u64, u64)>,
+}
+
+/// The merged ranges of `stale`, named as reports name commands and buffers.
+pub(crate) fn stale_ranges(prog: &Program<'_>, stale: &crate::engine::record::StaleRanges) -> Vec<StaleRange> {
+    stale
+        .iter()
+        .map(|(inst, buffer, ranges)| StaleRange { at: prog.instances[inst as usize].at.clone(), resource: prog.workload.buffers[buffer].name.clone(), ranges })
+        .collect()
+}
+
 /// The most runs of differing final bytes a report lists, unless [`RunOptions`](crate::engine::RunOptions) says otherwise.
 pub const MAX_MEMORY_DIFFERENCES: usize = 4096;
 

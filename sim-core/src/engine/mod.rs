@@ -71,10 +71,10 @@ use sim_caches::{CacheStats, Tag};
 
 pub use machine::{CacheOp, CacheTarget, LevelId};
 pub use directed::Direction;
-pub use findings::{Finding, HostReadResult, MAX_MEMORY_DIFFERENCES, MemoryDifference};
+pub use findings::{Finding, HostReadResult, MAX_MEMORY_DIFFERENCES, MemoryDifference, StaleRange};
 pub use limits::{MAX_CYCLES, RunLimits, check_limits, check_mapped_ranges};
 pub use exec::LaneRead;
-pub use record::{HostReadSeen, ReadKey, ReferenceHostRead, Stopped, SyncLog, SyncOp};
+pub use record::{HostReadSeen, MAX_DETAILED_STALE_READS, ReadKey, ReferenceHostRead, Stopped, SyncLog, SyncOp};
 pub use run::{GraphNode, MAX_TIMELINE_WORKGROUPS};
 pub use units::cp::BarrierPlanner;
 pub use mapped::{host_ranges, host_side};
@@ -100,6 +100,11 @@ pub struct RunResult {
     pub corrupted_bytes: u64,
     /// Explained stale reads.
     pub findings: Vec<Finding>,
+    /// Whether only the first stale reads (`MAX_DETAILED_STALE_READS`, 256) are explained in
+    /// `findings`: more went stale, and `stale_ranges` has the bytes of all of them.
+    pub findings_truncated: bool,
+    /// The bytes every stale read returned, merged per reading command and buffer: complete.
+    pub stale_ranges: Vec<StaleRange>,
     /// Host reads.
     pub host_reads: Vec<HostReadResult>,
     /// Statistics per cache instance.
@@ -283,6 +288,8 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
         stale_reads,
         corrupted_bytes: memory.corrupted_bytes,
         findings,
+        findings_truncated: sim.stale_count > sim.stale.len() as u64,
+        stale_ranges: findings::stale_ranges(&prog, &sim.stale_ranges),
         host_reads,
         caches,
         spans: sim.spans.iter().map(|&(i, s, e)| (prog.instances[i].at.clone(), s, e)).collect(),

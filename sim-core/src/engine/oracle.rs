@@ -38,7 +38,7 @@ use crate::engine::machine::Served;
 use crate::engine::order::{Agent, Order};
 use crate::api::program::Program;
 use crate::engine::rng::fingerprint;
-use crate::engine::record::{Divergence, HostReadSeen, MAX_DETAILED_STALE_READS, ReadKey, ReadTruth, StaleRead, SyncLog};
+use crate::engine::record::{Divergence, HostReadSeen, MAX_DETAILED_STALE_READS, ReadKey, ReadTruth, StaleRanges, StaleRead, SyncLog};
 use crate::engine::stream::Stream;
 
 /// How a read compares with the reference run's same read.
@@ -449,6 +449,8 @@ pub struct Judged {
     pub stale: Vec<StaleRead>,
     /// All stale reads.
     pub stale_count: u64,
+    /// The bytes of every stale read, merged per reader and buffer.
+    pub stale_ranges: StaleRanges,
     /// Subgroups that diverged after a stale read.
     pub divergences: Vec<Divergence>,
     /// Per provenance tag: whether its writer read stale bytes.
@@ -472,6 +474,8 @@ pub struct Oracle<'p> {
     tainted: Vec<bool>,
     stale: Vec<StaleRead>,
     stale_count: u64,
+    /// The bytes of every stale read, merged.
+    stale_ranges: StaleRanges,
     divergences: Vec<Divergence>,
     /// Subgroups (instance, workgroup, subgroup) that read stale bytes, and those whose
     /// divergence was told.
@@ -491,6 +495,7 @@ impl<'p> Oracle<'p> {
             tainted: vec![false; prog.writers.len()],
             stale: Vec::new(),
             stale_count: 0,
+            stale_ranges: StaleRanges::default(),
             divergences: Vec::new(),
             stale_seen: HashSet::new(),
             diverged: HashSet::new(),
@@ -504,7 +509,15 @@ impl<'p> Oracle<'p> {
 
     /// What the oracle found.
     pub fn judged(self) -> Judged {
-        Judged { write_log_complete: self.log.complete(), stale: self.stale, stale_count: self.stale_count, divergences: self.divergences, tainted: self.tainted, log: self.log }
+        Judged {
+            write_log_complete: self.log.complete(),
+            stale: self.stale,
+            stale_count: self.stale_count,
+            stale_ranges: self.stale_ranges,
+            divergences: self.divergences,
+            tainted: self.tainted,
+            log: self.log,
+        }
     }
 
     fn is_tainted(&self, tag: Tag) -> bool {
@@ -522,6 +535,9 @@ impl<'p> Oracle<'p> {
     fn record(&mut self, reader: Tag, key: ReadKey, lanes: Vec<LaneRead>, cycle: u64, model: Vec<(u64, Tag)>) {
         self.tainted[reader as usize] = true;
         self.stale_count += 1;
+        for l in &lanes {
+            self.stale_ranges.add(key.inst, l.buffer, l.offset, l.bytes.len() as u64);
+        }
         if self.stale.len() < MAX_DETAILED_STALE_READS {
             self.stale.push(StaleRead { key, lanes, cycle, model });
         }

@@ -4,7 +4,7 @@
 //! judged them, and the log of what each sync node did. Plain data: the timed loop, the
 //! reference run, the oracle and the findings all read it, and it imports none of them.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use sim_caches::Tag;
 
@@ -156,4 +156,42 @@ pub struct Stopped {
     pub command: Option<CommandRef>,
     /// Which budget, how to raise it, and the stale reads made before.
     pub message: String,
+}
+
+/// The bytes every stale read returned, merged per (reading command instance, buffer): kept
+/// whole however many reads went stale (a read costs one ordered-map update), where the reads
+/// kept in detail stop at [`MAX_DETAILED_STALE_READS`].
+#[derive(Clone, Debug, Default)]
+pub struct StaleRanges {
+    /// Per (instance, buffer): start offset → end offset of each merged range.
+    ranges: BTreeMap<(u32, usize), BTreeMap<u64, u64>>,
+}
+
+impl StaleRanges {
+    /// Adds bytes `[offset, offset + len)` of `buffer` read stale by instance `inst`.
+    pub fn add(&mut self, inst: u32, buffer: usize, offset: u64, len: u64) {
+        if len == 0 {
+            return;
+        }
+        let map = self.ranges.entry((inst, buffer)).or_default();
+        let (mut start, mut end) = (offset, offset + len);
+        // The range starting at or before `start` that reaches it, then every range it reaches.
+        if let Some((&s, &e)) = map.range(..=start).next_back()
+            && e >= start
+        {
+            start = s;
+            end = end.max(e);
+            map.remove(&s);
+        }
+        while let Some((&s, &e)) = map.range(start..=end).next() {
+            end = end.max(e);
+            map.remove(&s);
+        }
+        map.insert(start, end);
+    }
+
+    /// Every (instance, buffer) with its merged ranges as (offset, size), in order.
+    pub fn iter(&self) -> impl Iterator<Item = (u32, usize, Vec<(u64, u64)>)> + '_ {
+        self.ranges.iter().map(|(&(inst, buffer), m)| (inst, buffer, m.iter().map(|(&s, &e)| (s, e - s)).collect()))
+    }
 }

@@ -26,7 +26,7 @@ use crate::api::program::Program;
 use crate::engine::limits::{RunBudget, RunLimits};
 use crate::engine::machine::{LevelId, Machine, PathName};
 use crate::engine::oracle::{Observer, Observers, Oracle};
-use crate::engine::record::{Divergence, HostReadSeen, ReadTruth, StaleRead, Stopped, SyncLog};
+use crate::engine::record::{Divergence, HostReadSeen, ReadTruth, StaleRanges, StaleRead, Stopped, SyncLog};
 use crate::engine::stream::{NodeKind, Stream};
 use crate::engine::units::compute::ComputeUnits;
 use crate::engine::units::cp::{self, CommandProcessors};
@@ -74,6 +74,9 @@ pub struct SimOutcome {
     pub stale: Vec<StaleRead>,
     /// Number of reads that differed.
     pub stale_count: u64,
+    /// The bytes of every read that differed, merged per reader and buffer (complete, where
+    /// `stale` stops at `MAX_DETAILED_STALE_READS`).
+    pub stale_ranges: StaleRanges,
     /// Subgroups that diverged after a stale read (at most `MAX_DETAILED_STALE_READS`, 256).
     pub divergences: Vec<Divergence>,
     /// Per provenance tag: whether its writer read stale bytes (or bytes of such a writer), so
@@ -253,15 +256,16 @@ impl<'p, 'w> Sim<'p, 'w> {
         self.units.host.end(self.prog, &mut self.machine)?;
         let (judged, recorder, host_reads) = self.observers.finish();
         let (instructions, lane_ops) = self.units.compute.executed();
-        let (stale, stale_count, divergences, tainted, write_log_complete, write_log) = match judged {
-            Some(j) => (j.stale, j.stale_count, j.divergences, j.tainted, j.write_log_complete, Some(j.log)),
-            None => (Vec::new(), 0, Vec::new(), Vec::new(), true, None),
+        let (stale, stale_count, stale_ranges, divergences, tainted, write_log_complete, write_log) = match judged {
+            Some(j) => (j.stale, j.stale_count, j.stale_ranges, j.divergences, j.tainted, j.write_log_complete, Some(j.log)),
+            None => (Vec::new(), 0, StaleRanges::default(), Vec::new(), Vec::new(), true, None),
         };
         Ok(SimOutcome {
             cycles: self.clock.now,
             machine: self.machine,
             stale,
             stale_count,
+            stale_ranges,
             divergences,
             tainted,
             write_log_complete,
