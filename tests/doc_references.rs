@@ -35,7 +35,7 @@ fn every_script_a_document_names_exists() {
         let text = std::fs::read_to_string(&doc).unwrap();
         for (i, _) in text.match_indices("scripts/") {
             // Not part of a longer path (`sim-core/scripts/...` does not exist either way).
-            if i > 0 && !text[..i].ends_with(|c: char| c == '`' || c == ' ' || c == '(' || c == '\n' || c == '"') {
+            if i > 0 && !text[..i].ends_with(['`', ' ', '(', '\n', '"']) {
                 continue;
             }
             let name: String = text[i..].chars().take_while(|c| c.is_ascii_alphanumeric() || "/._-".contains(*c)).collect();
