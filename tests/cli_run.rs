@@ -486,3 +486,17 @@ fn a_large_stale_range_is_reported_whole() {
     let r: serde_json::Value = serde_json::from_slice(&small.stdout).unwrap();
     assert_eq!(r["corruption"]["findings_truncated"], false);
 }
+
+/// A host read that differs shows the values read against the trace's own expectation.
+#[test]
+fn a_host_read_shows_its_values_against_the_expectation() {
+    let out = gpusim(&["run", &example("host-read-barrier-missing.json"), "--profile", "seed-l2"], &[]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    let line = text.lines().find(|l| l.contains("`result`")).expect("the host read's line");
+    assert!(line.contains("from offset 0 the host read 00000000 00000000") && line.contains("where the trace expects 08000000 09000000 0a000000 0b000000"), "{line}");
+    // A read that meets its expectation says nothing of values.
+    let out = gpusim(&["run", &example("host-read-barrier-correct.json"), "--profile", "seed-l2"], &[]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains("where the trace expects"), "{text}");
+}

@@ -536,11 +536,19 @@ pub fn text_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> S
     if !r.host_reads.is_empty() {
         let _ = writeln!(o, "\nHost reads:");
         for h in &r.host_reads {
-            let exp = match h.reference_meets_expectation {
-                Some(true) => "; the reference run meets the trace's expectation",
-                Some(false) => "; the reference run does NOT meet the trace's expectation",
-                None => "",
+            let mut exp = match h.reference_meets_expectation {
+                Some(true) => "; the reference run meets the trace's expectation".to_string(),
+                Some(false) => "; the reference run does NOT meet the trace's expectation".to_string(),
+                None => String::new(),
             };
+            // The values read against the trace's own `expect_*`, from the first that differs.
+            if let Some(sim_core::api::HostOp::HostRead { expect: Some(e), .. }) = w.timeline.get(h.timeline)
+                && let Some(k) = h.data.iter().zip(e).position(|(a, b)| a != b)
+            {
+                let k = k / 4 * 4;
+                let (seen, want) = (&h.data[k..h.data.len().min(k + 16)], &e[k..e.len().min(k + 16)]);
+                let _ = write!(exp, "; from offset {k} the host read {} where the trace expects {}", spaced_hex(seen, h.data.len() > k + 16), spaced_hex(want, e.len() > k + 16));
+            }
             if h.differing_bytes == 0 {
                 let _ = writeln!(o, "  `{}` (timeline[{}]): {} bytes, same as the reference run{exp}.", h.label, h.timeline, h.data.len());
             } else {
