@@ -58,6 +58,8 @@ fn json_report_has_the_contract_fields() {
     assert_eq!(f["hazard"], 0, "the finding names the hazard that explains it");
     let rows = f["table_rows"].as_str().expect("what the profile's table does for the two accesses");
     assert!(rows.starts_with("on seed-vram, the bytes came through") && rows.contains("CLEAR_TRANSFER_WRITE") && rows.contains("COMPUTE_SHADER_SHADER_STORAGE_READ"), "{rows}");
+    // Said as what the missing barrier would have done: no barrier ran.
+    assert!(rows.contains("a barrier from CLEAR_TRANSFER_WRITE to COMPUTE_SHADER_SHADER_STORAGE_READ would have performed, by the barrier table,"), "{rows}");
     let l2 = &r["caches"]["L2"];
     for k in ["hits", "misses", "writebacks", "flushes", "invalidations"] {
         assert!(l2[k].is_u64(), "caches.L2.{k}");

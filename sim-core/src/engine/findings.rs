@@ -505,13 +505,13 @@ pub(crate) fn explain(findings: &mut [Finding], prog: &Program<'_>, profile: &Pr
         } else if let Some(h) = f.hazard.map(|i| &hazards[i]) {
             let side = |u: crate::sync::StageAccess, scope: crate::sync::Scope| profile.barriers.ops_text(u, scope);
             f.table_rows = Some(format!(
-                "on {}, the bytes came through {}; the barrier table does {} for {} in a first scope and {} for {} in a second",
+                "on {}, the bytes came through {}; a barrier from {} to {} would have performed, by the barrier table, {} in its first scope and {} in its second",
                 profile.name,
                 f.via,
-                side(h.prior_usage, crate::sync::Scope::First),
                 h.prior_usage,
-                side(h.usage, crate::sync::Scope::Second),
-                h.usage
+                h.usage,
+                side(h.prior_usage, crate::sync::Scope::First),
+                side(h.usage, crate::sync::Scope::Second)
             ));
         }
     }
