@@ -72,3 +72,21 @@ fn bad_arguments_exit_2() {
         assert!(String::from_utf8_lossy(&out.stderr).starts_with("gpusim: error:"), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
     }
 }
+
+/// On a terminal, `profile check` shows its progress (programs run), and clears it before the
+/// report; piped, it prints the report alone. The terminal is `script`'s (util-linux), where
+/// there is one.
+#[test]
+fn profile_check_shows_progress_on_a_terminal() {
+    let gpusim = env!("CARGO_BIN_EXE_gpusim");
+    let command = format!("{gpusim} profile check ideal --programs 8 --no-rows");
+    let Ok(out) = std::process::Command::new("script").args(["-qec", &command, "/dev/null"]).output() else {
+        eprintln!("skipping profile_check_shows_progress_on_a_terminal: no `script` here");
+        return;
+    };
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("programs 8/8"), "{text}");
+    assert!(text.contains("SOUND"), "{text}");
+    let piped = std::process::Command::new(gpusim).args(["profile", "check", "ideal", "--programs", "8", "--no-rows"]).output().unwrap();
+    assert!(!String::from_utf8_lossy(&piped.stderr).contains("programs 8/8"));
+}

@@ -74,9 +74,18 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, CliError> {
     let p = Profile::load(&args.profile)?;
     let programs: Vec<Vec<Op>> = (0..args.programs).map(|i| program(args.seed, i, args.ops)).collect();
     let err = |e: sim_core::api::WorkloadError| -> CliError { format!("a random program does not run on profile `{}`: {e}", p.name).into() };
+    // Progress on a terminal: each program run on the table, then on each table without a row.
+    let bar = super::progress(args.programs, "programs");
     // Which programs corrupt on `q`, in program order whatever the threads.
     let corrupting = |q: &Profile| -> Result<Vec<bool>, CliError> {
-        let outcomes: Result<Vec<bool>, _> = programs.par_iter().map(|ops| corrupts(q, ops, args.schedules).map(|c| c.is_some())).collect();
+        let outcomes: Result<Vec<bool>, _> = programs
+            .par_iter()
+            .map(|ops| {
+                let c = corrupts(q, ops, args.schedules).map(|c| c.is_some());
+                bar.inc(1);
+                c
+            })
+            .collect();
         outcomes.map_err(err)
     };
     let first = corrupting(&p)?.iter().position(|&c| c);
@@ -90,11 +99,13 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, CliError> {
     };
     // Rows no program needs, on a sound table.
     let rows: Option<Vec<bool>> = if failure.is_none() && !args.no_rows {
+        bar.inc_length(args.programs * p.barriers.rows.len() as u64);
         let needed: Result<Vec<bool>, CliError> = (0..p.barriers.rows.len()).map(|r| Ok(corrupting(&without_row(&p, r))?.contains(&true))).collect();
         Some(needed?)
     } else {
         None
     };
+    bar.finish_and_clear();
     let out = match args.report {
         Format::Text => text(&p, &args, failure.as_ref(), rows.as_deref()),
         Format::Json => format!("{}\n", serde_json::to_string_pretty(&json_report(&p, &args, failure.as_ref(), rows.as_deref()))?),
