@@ -1,4 +1,4 @@
-//! The `nvidia-like` profile against what a real H100 did (`../shared/hardware/H100_PROBE.md`,
+//! The `nvidia-like` profile against what a real H100 did (`docs/hardware/H100_PROBE.md`,
 //! its closing list): `tests/corpus/h100-probe/` holds each probe shape as a trace, and its
 //! `NAME.expect.json` the item, the H100's verdict and how many of 8 seeded schedules must
 //! corrupt on nvidia-like (8 where the H100 always corrupted, 0 where it never did). Seeded

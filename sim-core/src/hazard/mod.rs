@@ -1,5 +1,7 @@
 //! Hazard detection as the Khronos synchronization-validation design describes it
-//! (`../shared/seeds/sync-validation-design.txt`), over a whole program at once.
+//! (Vulkan-ValidationLayers, `docs/syncval_design.md`:
+//! <https://github.com/KhronosGroup/Vulkan-ValidationLayers/blob/main/docs/syncval_design.md>),
+//! over a whole program at once.
 //!
 //! # Design
 //! Every memory object sits at its device address (the program's numbering), so buffers that

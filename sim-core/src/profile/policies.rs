@@ -67,7 +67,7 @@ pub enum ExecutionOrder {
     /// queue and holds all later work, whatever stages it names (a wait for idle); command
     /// buffers of one submission run one after another, and so do submissions. A first scope of
     /// TOP_OF_PIPE alone still orders nothing. Measured on an NVIDIA H100
-    /// (`../shared/hardware/H100_PROBE.md`, items 6, 11, 15, 16).
+    /// (`docs/hardware/H100_PROBE.md`, items 6, 11, 15, 16).
     Serial,
 }
 
@@ -87,7 +87,7 @@ pub struct Policies {
     pub execution_order: ExecutionOrder,
     /// Whether the command after a vkCmdCopyBuffer waits for the copy to finish (a wait the
     /// driver or the hardware adds; the program's dependencies are unchanged). Default false.
-    /// Measured on an NVIDIA H100 (`../shared/hardware/H100_PROBE.md`, item 19: a dispatch never
+    /// Measured on an NVIDIA H100 (`docs/hardware/H100_PROBE.md`, item 19: a dispatch never
     /// overlapped a preceding copy, though it did overlap a preceding fill, and a copy did
     /// overlap a preceding dispatch).
     pub wait_after_copy: bool,
