@@ -69,3 +69,25 @@ fn pasted_commands_build_one_profile() {
     }
     assert!(mixed.is_empty(), "commands that build the release profile beside the test profile:\n{}", mixed.join("\n"));
 }
+
+/// The repository stands alone: no tracked file points into the `shared` folder beside it;
+/// the facts the profiles rest on are in `docs/hardware/`, with their public sources.
+#[test]
+fn nothing_points_outside_the_repository() {
+    let files = std::process::Command::new("git").args(["ls-files"]).current_dir(root()).output();
+    let Some(files) = files.ok().filter(|o| o.status.success()) else {
+        eprintln!("skipping nothing_points_outside_the_repository: not a git checkout");
+        return;
+    };
+    let outside = ["../", "shared/"].concat();
+    let mut found = Vec::new();
+    for name in String::from_utf8_lossy(&files.stdout).lines() {
+        let Ok(text) = std::fs::read_to_string(root().join(name)) else { continue };
+        for (n, line) in text.lines().enumerate() {
+            if line.contains(&outside) {
+                found.push(format!("{name}:{}: {}", n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(found.is_empty(), "files that point outside the repository:\n{}", found.join("\n"));
+}
