@@ -502,3 +502,15 @@ fn a_host_read_shows_its_values_against_the_expectation() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(!text.contains("where the trace expects"), "{text}");
 }
+
+/// Final memory that differs is one line per mistake: one dispatch that wrote from stale bytes
+/// leaves every fourth byte of its output different, which is one line (not 896), saying that
+/// both runs' bytes come from it.
+#[test]
+fn final_memory_is_one_line_per_mistake() {
+    let out = gpusim(&["run", &example("fill-then-dispatch-missing.json"), "--profile", "seed-l2"], &[]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let section: Vec<&str> = text.lines().skip_while(|l| !l.starts_with("Final memory differs")).skip(1).take_while(|l| l.starts_with("  ")).collect();
+    assert_eq!(section.len(), 1, "{section:?}");
+    assert!(section[0].contains("buffer B, bytes [0, ") && section[0].contains("byte(s) in") && section[0].contains("both runs left them from vkCmdDispatch cb0[1]"), "{}", section[0]);
+}

@@ -318,6 +318,20 @@ fn spaced_hex(bytes: &[u8], more: bool) -> String {
 /// The most findings the text report lists (the JSON report lists every finding made).
 pub const TEXT_FINDINGS: usize = 12;
 
+/// The runs of differing final bytes as mistakes: consecutive runs (they are in memory and
+/// offset order) of one memory object and buffer, with the same two writers and hazard.
+fn memory_groups(d: &[sim_core::engine::MemoryDifference]) -> Vec<std::ops::Range<usize>> {
+    let key = |x: &sim_core::engine::MemoryDifference| (x.memory.clone(), x.buffer.as_ref().map(|b| b.0.clone()), x.seen_write.clone(), x.expected_write.clone(), x.hazard);
+    let mut out: Vec<std::ops::Range<usize>> = Vec::new();
+    for i in 0..d.len() {
+        match out.last_mut() {
+            Some(g) if key(&d[g.start]) == key(&d[i]) => g.end = i + 1,
+            _ => out.push(i..i + 1),
+        }
+    }
+    out
+}
+
 /// What a run whose stale reads outnumber the ones explained says of all of them: which
 /// commands read which bytes stale, merged (complete), the first of each list shown.
 pub fn stale_ranges_text(w: &Workload, r: &RunResult) -> String {
@@ -492,20 +506,34 @@ pub fn text_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> S
         }
         if !r.memory_differences.is_empty() {
             let _ = writeln!(o, "\nFinal memory differs from the reference run:");
-            for d in r.memory_differences.iter().take(TEXT_FINDINGS) {
-                let place = match &d.buffer {
-                    Some((b, off)) => format!("buffer {b} bytes [{off}, {})", off + d.size),
-                    None => format!("memory {} bytes [{}, {})", d.memory, d.offset, d.offset + d.size),
+            // One line per mistake: the runs of one buffer (or memory object) left by the same
+            // two writers and explained by the same hazard, however many gaps lie between them.
+            let groups = memory_groups(&r.memory_differences);
+            for g in groups.iter().take(TEXT_FINDINGS) {
+                let d = &r.memory_differences[g.start];
+                let last = &r.memory_differences[g.end - 1];
+                let bytes: u64 = r.memory_differences[g.clone()].iter().map(|d| d.size).sum();
+                let place = match (&d.buffer, &last.buffer) {
+                    (Some((b, off)), Some((_, last_off))) => format!("buffer {b}, bytes [{off}, {})", last_off + last.size),
+                    _ => format!("memory {}, bytes [{}, {})", d.memory, d.offset, last.offset + last.size),
+                };
+                let runs = if g.len() > 1 { format!("{bytes} byte(s) in {} runs", g.len()) } else { format!("{bytes} byte(s)") };
+                let who = if d.seen_write == d.expected_write {
+                    format!("both runs left them from {}, which wrote other values here (it computed them from stale bytes)", writer_text(w, &d.seen_write))
+                } else {
+                    format!("the run left {}, the reference run {}", writer_text(w, &d.seen_write), writer_text(w, &d.expected_write))
                 };
                 let why = match d.hazard {
                     Some(h) => format!("hazard H{} explains it", h + 1),
                     None => "no hazard explains it: the machine put stale bytes back (a write-back or flush of bytes that were not its to write)".to_string(),
                 };
-                let _ = writeln!(o, "  {place}: the run left {}, the reference run {}; {why}.", writer_text(w, &d.seen_write), writer_text(w, &d.expected_write));
+                let _ = writeln!(o, "  {place}: {runs} differ; {who}; {why}.");
             }
-            if r.memory_differences.len() > TEXT_FINDINGS || r.memory_differences_truncated {
-                let more = if r.memory_differences_truncated { " (past --max-memory-differences, only counted)" } else { "" };
-                let _ = writeln!(o, "  ... and {} more range(s) in --report json{more}.", r.memory_differences.len().saturating_sub(TEXT_FINDINGS));
+            if groups.len() > TEXT_FINDINGS {
+                let _ = writeln!(o, "  ... and {} more, in --report json.", groups.len() - TEXT_FINDINGS);
+            }
+            if r.memory_differences_truncated {
+                let _ = writeln!(o, "  The report lists the first {} runs of differing bytes (--max-memory-differences); all {} differing bytes are counted.", r.memory_differences.len(), r.corrupted_bytes);
             }
         }
         let explained = r.findings.iter().any(|f| f.hazard.is_some()) || r.memory_differences.iter().any(|d| d.hazard.is_some()) || r.host_reads.iter().any(|h| h.hazard.is_some());
