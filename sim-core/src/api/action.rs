@@ -99,6 +99,17 @@ impl Work<'_> {
         !matches!(self, Work::Dispatch { .. })
     }
 
+    /// The size of each piece a transfer moves as one (a fill, an update, each copy region;
+    /// none for a dispatch): what decides whether a driver runs it as a shader.
+    pub fn transfer_sizes(&self) -> Vec<u64> {
+        match self {
+            Work::Fill { size, .. } => vec![*size],
+            Work::Update { data, .. } => vec![data.len() as u64],
+            Work::Copy { regions, .. } => regions.iter().map(|r| r.size).collect(),
+            Work::Dispatch { .. } => Vec::new(),
+        }
+    }
+
     /// Bytes a transfer moves (0 for a dispatch): what the transfer budget counts.
     pub fn transfer_bytes(&self) -> u64 {
         match self {

@@ -116,10 +116,8 @@ pub(crate) fn direct(
 /// Whether the driver runs some part of transfer instance `inst` as a shader.
 pub(crate) fn runs_as_shader(prog: &Program<'_>, profile: &Profile, inst: usize) -> bool {
     let t = &profile.machine.transfer;
-    if t.shader_min_bytes.is_none() {
-        return false;
-    }
-    prog.action(inst).is_some_and(|a| crate::engine::chunks::transfer_chunks(inst, &a.work).iter().any(|c| t.runs_as_shader(c.transfer_bytes)))
+    // An empty piece moves no chunk, so nothing of it runs anywhere.
+    prog.action(inst).is_some_and(|a| a.work.transfer_sizes().into_iter().any(|n| n > 0 && t.runs_as_shader(n)))
 }
 
 /// The path a read of `usage` takes.
