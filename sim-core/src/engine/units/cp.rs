@@ -249,16 +249,6 @@ pub(crate) fn fire(cx: &mut Cx<'_, '_, '_>, i: usize, y: &SyncNode) -> Result<()
 }
 
 impl CommandProcessors {
-    /// What a node is, in a message.
-    fn node_text(&self, prog: &Program<'_>, stream: &Stream, i: usize) -> String {
-        let _ = self;
-        match &stream.nodes[i].kind {
-            NodeKind::Action { inst, .. } => format!("{} {}", prog.action(*inst).map_or("", |a| a.vk_name), prog.instances[*inst].at),
-            NodeKind::Sync(y) => y.label.clone(),
-            NodeKind::HostGate { event, .. } => format!("vkSetEvent `{}` from the host", prog.workload.events[*event]),
-        }
-    }
-
     /// The host gate that item `i` is held behind, through waits and in-order launch, if any.
     fn gate_behind(&self, stream: &Stream, i: usize) -> Option<usize> {
         let mut seen = HashSet::new();
@@ -289,7 +279,7 @@ impl CommandProcessors {
     pub(crate) fn deadlock(&self, prog: &Program<'_>, stream: &Stream, host_pc: usize) -> WorkloadError {
         // The first device item still waiting is where the chain of waits ends.
         let first = self.waiting.first().copied();
-        let stuck = first.map(|i| self.node_text(prog, stream, i));
+        let stuck = first.map(|i| node_text(prog, stream, i));
         if let Some(op) = prog.workload.timeline.get(host_pc) {
             // An action whose own dependencies are met but which the command processor cannot
             // launch: the action before it waits for a vkSetEvent the host has not reached.
@@ -304,9 +294,9 @@ impl CommandProcessors {
             let device = match in_order {
                 Some((i, a, gate)) => format!(
                     " (on the device, {} is ready but the command processor launches actions in order, and {} before it waits for {}, which the host performs only after this wait: a queue is blocked by a wait on an event the host sets later)",
-                    self.node_text(prog, stream, i),
-                    self.node_text(prog, stream, a),
-                    self.node_text(prog, stream, gate)
+                    node_text(prog, stream, i),
+                    node_text(prog, stream, a),
+                    node_text(prog, stream, gate)
                 ),
                 None => stuck.map(|s| format!(" (on the device, {s} waits for something never signalled)")).unwrap_or_default(),
             };
@@ -314,6 +304,15 @@ impl CommandProcessors {
             return WorkloadError::Deadlock { at: format!("timeline[{host_pc}]"), message: format!("{} can never be satisfied: {what}{device}", host_op_name(op)) };
         }
         WorkloadError::Deadlock { at: stuck.unwrap_or_default(), message: "waits for something that is never signalled".into() }
+    }
+}
+
+/// What node `i` is, in a message.
+fn node_text(prog: &Program<'_>, stream: &Stream, i: usize) -> String {
+    match &stream.nodes[i].kind {
+        NodeKind::Action { inst, .. } => format!("{} {}", prog.action(*inst).map_or("", |a| a.vk_name), prog.instances[*inst].at),
+        NodeKind::Sync(y) => y.label.clone(),
+        NodeKind::HostGate { event, .. } => format!("vkSetEvent `{}` from the host", prog.workload.events[*event]),
     }
 }
 
