@@ -1,7 +1,7 @@
 //! Every example trace gives its expected outcome: `examples/traces/NAME.expect.json` names
-//! the profiles, schedules, exit status, finding kinds and the findings themselves (reader,
-//! buffer and range, write seen, write expected, cache), and the program's hazards; this test
-//! runs the binary on each.
+//! the profiles, schedules, exit status, finding kinds, the stale reads grouped by mistake
+//! (reader, buffer, cache, write seen, write expected, hazard, reads and merged ranges, exactly),
+//! and the program's hazards; this test runs the binary on each.
 
 use std::path::Path;
 use std::process::Command;
@@ -36,17 +36,21 @@ fn check(trace: &Path, failures: &mut Vec<String>) {
                 failures.push(format!("{name}: the reference run does not meet the expectation of host read {}", h["label"]));
             }
         }
-        // Each named finding: a report finding by the same reader, of the same buffer, seeing the
-        // same write instead of the same expected one, through the same cache, within the range.
-        for want in run["findings"].as_array().map(Vec::as_slice).unwrap_or_default() {
-            let (lo, hi) = (want["offset"].as_u64().unwrap(), want["offset"].as_u64().unwrap() + want["size"].as_u64().unwrap());
-            let found = report["corruption"]["findings"].as_array().unwrap().iter().any(|f| {
-                let (o, n) = (f["offset"].as_u64().unwrap(), f["size"].as_u64().unwrap());
-                ["at", "resource", "seen_write", "expected_write", "via"].iter().all(|k| f[*k] == want[*k]) && o < hi && o + n > lo
-            });
-            if !found {
-                failures.push(format!("{name}: no finding like {want} in {}", report["corruption"]["findings"]));
+        // The stale reads grouped by mistake, exactly as the sidecar pins them: reader, buffer,
+        // cache, write seen, write expected, hazard, how many reads, and the merged ranges.
+        let pin = |m: &serde_json::Value| {
+            let mut v = serde_json::Map::new();
+            for k in ["at", "resource", "via", "seen_write", "expected_write", "hazard", "reads", "ranges"] {
+                if let Some(x) = m.get(k) {
+                    v.insert(k.to_string(), x.clone());
+                }
             }
+            serde_json::Value::Object(v)
+        };
+        let got: Vec<serde_json::Value> = report["corruption"]["mistakes"].as_array().unwrap().iter().map(pin).collect();
+        let want: Vec<serde_json::Value> = run["mistakes"].as_array().map(|m| m.iter().map(pin).collect()).unwrap_or_default();
+        if got != want {
+            failures.push(format!("{name}: mistakes\n  {}\nexpected\n  {}", serde_json::Value::from(got), serde_json::Value::from(want)));
         }
         let kinds: Vec<&str> = run["kinds"].as_array().map(|k| k.iter().filter_map(|v| v.as_str()).collect()).unwrap_or_default();
         for kind in kinds {

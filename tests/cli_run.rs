@@ -71,7 +71,7 @@ fn text_report_explains_findings_and_clean_runs_exit_0() {
     let out = gpusim(&["run", &example("fill-then-dispatch-missing.json"), "--schedules", "8"], &[]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1));
-    assert!(text.contains("vkCmdDispatch cb0[1] (timeline[0], vkQueueSubmit #0 on q0) read bytes"), "{text}");
+    assert!(text.contains("vkCmdDispatch cb0[1] (timeline[0], vkQueueSubmit #0 on q0) read "), "{text}");
     assert!(text.contains("the reference run saw vkCmdFillBuffer cb0[0] (timeline[0], vkQueueSubmit #0 on q0)"), "{text}");
     assert!(text.contains("Cycles:") && text.contains("invalidations"), "{text}");
     let out = gpusim(&["run", &example("fill-then-dispatch-correct.json"), "--profile", "seed-vram"], &[]);
@@ -288,7 +288,14 @@ fn schedules_are_directed_at_hazards() {
     assert!(r["corruption"]["stale_reads"].as_u64().unwrap() > 0);
     assert_eq!(r["corruption"]["findings"][0]["hazard"], 0);
     let text = String::from_utf8(gpusim(&["run", missing.to_str().unwrap()], &[]).stdout).unwrap();
-    assert!(text.contains("This schedule is directed at hazard H1 (re-run it with --seed 0 --direct-at-hazard 0)"), "{text}");
+    assert!(text.contains("This schedule is directed at hazard H1:"), "{text}");
+    // The re-run command is pasteable: run as printed, it gives the same corruption.
+    let rerun = text.lines().find_map(|l| l.strip_prefix("Re-run the reported schedule: gpusim ")).expect("a re-run command");
+    assert_eq!(rerun, format!("run {} --profile seed-vram --seed 0 --direct-at-hazard 0", missing.display()));
+    let mut args: Vec<&str> = rerun.split(' ').collect();
+    args.extend(["--report", "json"]);
+    let pasted: serde_json::Value = serde_json::from_slice(&gpusim(&args, &[]).stdout).unwrap();
+    assert_eq!(pasted["corruption"], r["corruption"]);
     // The named schedule re-runs alone, to the same report.
     let again = gpusim(&["run", missing.to_str().unwrap(), "--seed", "0", "--direct-at-hazard", "0", "--report", "json"], &[]);
     let again: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
@@ -479,7 +486,9 @@ fn a_large_stale_range_is_reported_whole() {
     let text = String::from_utf8_lossy(&text.stdout);
     let last = ranges[0]["ranges"].as_array().unwrap().last().unwrap();
     let last = format!("[{}, +{})", last[0], last[1]);
-    assert!(text.contains("The findings explain the first 256 stale reads in detail") && text.contains(&last), "{text}");
+    assert!(text.contains(&format!("Only the first 256 of {} stale reads", c["stale_reads"])) && text.contains(&last), "{text}");
+    assert!(text.contains("mistake(s) (from the first 256 stale reads, explained in detail)"), "{text}");
+    assert_eq!(c["mistakes_truncated"], true);
     assert!(!text.contains("all are in --report json"), "{text}");
     let dot = String::from_utf8_lossy(&graph.stdout);
     assert!(dot.lines().any(|l| l.contains("missing: A") && l.contains(&last)), "{dot}");
@@ -513,4 +522,80 @@ fn final_memory_is_one_line_per_mistake() {
     let section: Vec<&str> = text.lines().skip_while(|l| !l.starts_with("Final memory differs")).skip(1).take_while(|l| l.starts_with("  ")).collect();
     assert_eq!(section.len(), 1, "{section:?}");
     assert!(section[0].contains("buffer B, bytes [0, ") && section[0].contains("byte(s) in") && section[0].contains("both runs left them from vkCmdDispatch cb0[1]"), "{}", section[0]);
+}
+
+/// One missing barrier is one mistake: the uniform reads of every subgroup (each lane of a
+/// subgroup reading the same word) are one paragraph counting every read, with merged ranges;
+/// the JSON has no duplicate findings and each mistake lists its findings.
+#[test]
+fn one_missing_barrier_is_one_mistake() {
+    let json = gpusim(&["run", &example("uniform-read-after-storage-write-missing.json"), "--report", "json"], &[]);
+    let r: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let c = &r["corruption"];
+    let findings = c["findings"].as_array().unwrap();
+    let mut keys: Vec<String> = findings.iter().map(|f| f.to_string()).collect();
+    keys.sort();
+    let before = keys.len();
+    keys.dedup();
+    assert_eq!(keys.len(), before, "duplicate findings");
+    let mistakes = c["mistakes"].as_array().unwrap();
+    assert_eq!(mistakes.len(), 1, "{mistakes:?}");
+    let m = &mistakes[0];
+    assert_eq!(m["reads"], c["stale_reads"], "every stale read is in the one mistake");
+    let listed: Vec<u64> = m["findings"].as_array().unwrap().iter().map(|k| k.as_u64().unwrap()).collect();
+    assert_eq!(listed, (0..findings.len() as u64).collect::<Vec<_>>());
+    // Ranges sorted by offset and merged: each starts past the end of the one before.
+    let ranges: Vec<(u64, u64)> = m["ranges"].as_array().unwrap().iter().map(|r| (r[0].as_u64().unwrap(), r[1].as_u64().unwrap())).collect();
+    assert!(ranges.windows(2).all(|w| w[0].0 + w[0].1 < w[1].0), "{ranges:?}");
+    assert_eq!(m["bytes"].as_u64().unwrap(), ranges.iter().map(|r| r.1).sum::<u64>());
+    let text = String::from_utf8_lossy(&gpusim(&["run", &example("uniform-read-after-storage-write-missing.json")], &[]).stdout).into_owned();
+    let paragraphs = text.lines().filter(|l| l.starts_with(|c: char| c.is_ascii_digit()) && l.contains(". vkCmd")).count();
+    assert_eq!(paragraphs, 1, "{text}");
+    assert!(text.contains(&format!("in {} reads, in {} ranges: ", c["stale_reads"], ranges.len())), "{text}");
+    assert_eq!(text.matches("by the barrier table").count(), 1, "{text}");
+    // --verbose keeps the per-read detail: one line per finding under the mistake.
+    let verbose = String::from_utf8_lossy(&gpusim(&["run", &example("uniform-read-after-storage-write-missing.json"), "--verbose"], &[]).stdout).into_owned();
+    let lines = verbose.lines().filter(|l| l.starts_with("     [") && l.contains(" at cycle ")).count();
+    assert_eq!(lines, findings.len(), "{verbose}");
+}
+
+/// `--profile all`: one row per built-in profile; a cell that shows a hazard gives a command
+/// that, pasted, shows it; a cell that does not says why; the output is the same whatever the
+/// thread count.
+#[test]
+fn profile_all_is_a_matrix_of_profiles_by_hazards() {
+    let trace = example("write-after-read-missing.json");
+    let args = ["run", trace.as_str(), "--profile", "all", "--schedules", "2", "--report", "json"];
+    let out = gpusim(&args, &[("RAYON_NUM_THREADS", "1")]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(gpusim(&args, &[("RAYON_NUM_THREADS", "3")]).stdout, out.stdout);
+    let m: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = m["profiles"].as_array().unwrap();
+    let names: Vec<&str> = rows.iter().map(|r| r["profile"].as_str().unwrap()).collect();
+    let listed = String::from_utf8_lossy(&gpusim(&["profile", "list"], &[]).stdout).into_owned();
+    assert!(names.len() >= 8 && names.iter().all(|n| listed.contains(n)), "{names:?}");
+    let (mut shown, mut not) = (0, 0);
+    for r in rows {
+        let cell = &r["hazards"][0];
+        if cell["shows"].is_null() {
+            assert!(cell["why_not"].as_str().is_some_and(|w| w.len() > 20), "{cell}");
+            not += 1;
+            continue;
+        }
+        shown += 1;
+        let rerun = cell["rerun"].as_str().unwrap();
+        let mut a: Vec<&str> = rerun.strip_prefix("gpusim ").unwrap().split(' ').collect();
+        a.extend(["--report", "json"]);
+        let r: serde_json::Value = serde_json::from_slice(&gpusim(&a, &[]).stdout).unwrap();
+        assert!(r["corruption"]["findings"].as_array().unwrap().iter().any(|f| f["hazard"] == 0), "{rerun}");
+    }
+    assert!(shown > 0 && not > 0, "this trace shows on some machines and not on others: {m}");
+    let text = String::from_utf8_lossy(&gpusim(&["run", trace.as_str(), "--profile", "all", "--schedules", "2"], &[]).stdout).into_owned();
+    for n in &names {
+        assert!(text.lines().any(|l| l.starts_with(&format!("{n} "))), "{text}");
+    }
+    assert!(text.contains("Where a hazard does not show, why:") && text.contains("To see H1: gpusim run "), "{text}");
+    // A run on one profile's options make no sense with all of them.
+    let out = gpusim(&["run", trace.as_str(), "--profile", "all", "--direct-at-hazard", "0"], &[]);
+    assert_eq!(out.status.code(), Some(2));
 }

@@ -109,6 +109,8 @@ fn readme_tour_report() {
     let out = gpusim_in(root(), &args);
     assert_eq!(out.status.code(), Some(1), "README says the exit status is 1");
     let stdout = String::from_utf8(out.stdout).unwrap();
+    let shown = block_starting(&readme, "gpusim run: trace");
+    assert_shown("README.md, Read the report (its header)", &shown, &stdout);
     let shown = block_starting(&readme, "1. vkCmdDispatch");
     assert_shown_within("README.md, Read the report", &shown, &stdout);
     let shown = block_starting(&readme, "H1. SYNC-HAZARD");

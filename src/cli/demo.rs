@@ -13,7 +13,7 @@ use sim_core::profile::Profile;
 use sim_core::sync::{AccessFlags2 as A, PipelineStageFlags2 as S};
 
 use super::CliError;
-use super::report::{corrupted, finding_text, found_something};
+use super::report::{corrupted, found_something, mistake_text};
 
 /// Arguments of `gpusim demo`.
 #[derive(Args, Debug)]
@@ -81,9 +81,9 @@ pub fn run(args: DemoArgs) -> Result<ExitCode, CliError> {
         let (r, seed) = first_corrupt(&broken, &p, args.seeds)?;
         let _ = writeln!(o, "== {name}, seed {seed}: {}", p.description.lines().next().unwrap_or(""));
         if corrupted(&r) {
-            let _ = writeln!(o, "STALE DATA: {} read(s) differ from the reference run. First finding:", r.stale_reads);
-            if let Some(f) = r.findings.first() {
-                for line in finding_text(&broken, f).lines() {
+            let _ = writeln!(o, "STALE DATA: {} read(s) differ from the reference run, as {} mistake(s). The first:", r.stale_reads, r.mistakes.len());
+            if let Some(m) = r.mistakes.first() {
+                for line in mistake_text(&broken, m, &mut Vec::new(), 1).lines() {
                     let _ = writeln!(o, "  {line}");
                 }
             }

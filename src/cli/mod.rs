@@ -4,6 +4,7 @@ pub mod check;
 pub mod demo;
 pub mod fix;
 pub mod graph;
+pub mod matrix;
 pub mod profile;
 pub mod profile_check;
 pub mod replay;

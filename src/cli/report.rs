@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 use sim_core::api::program::PlaceNames;
-use sim_core::engine::{Finding, RunResult};
+use sim_core::engine::{Finding, Mistake, RunResult};
 use sim_core::api::{CommandRef, Workload, Writer};
 
 /// What `--schedules` found, beside the run it reports.
@@ -135,6 +135,7 @@ pub fn json_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> s
         hazard: Option<usize>,
         #[serde(skip_serializing_if = "Option::is_none")]
         table_rows: Option<&'a str>,
+        read: serde_json::Value,
     }
     let findings: Vec<F> = r
         .findings
@@ -155,6 +156,7 @@ pub fn json_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> s
             diverged: f.diverged,
             hazard: f.hazard,
             table_rows: f.table_rows.as_deref(),
+            read: read_json(&f.key),
         })
         .collect();
     let host_reads: Vec<serde_json::Value> = r
@@ -200,6 +202,8 @@ pub fn json_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> s
             "corrupted_bytes": r.corrupted_bytes,
             "findings": findings,
             "findings_truncated": r.findings_truncated,
+            "mistakes": mistakes_json(w, r),
+            "mistakes_truncated": r.findings_truncated,
             "stale_ranges": r.stale_ranges.iter().map(|s| serde_json::json!({"at": s.at, "resource": s.resource, "ranges": s.ranges})).collect::<Vec<_>>(),
             "final_memory": final_memory_json(r),
             "final_memory_truncated": r.memory_differences_truncated,
@@ -224,6 +228,53 @@ pub fn json_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> s
     report
 }
 
+/// Which read of its command a finding comes from: a shader load (workgroup, subgroup, load of
+/// that subgroup) or a transfer chunk (region, chunk). Two subgroups reading the same bytes are
+/// two findings, told apart by this.
+fn read_json(k: &sim_core::engine::ReadKey) -> serde_json::Value {
+    match k.c {
+        u32::MAX => serde_json::json!({"region": k.a, "chunk": k.b}),
+        load => serde_json::json!({"workgroup": k.a, "subgroup": k.b, "load": load}),
+    }
+}
+
+/// The findings grouped by mistake, as the report's `corruption.mistakes`: each with the
+/// indices of its findings in `corruption.findings`.
+fn mistakes_json(w: &Workload, r: &RunResult) -> serde_json::Value {
+    let list: Vec<serde_json::Value> = r
+        .mistakes
+        .iter()
+        .map(|m| {
+            let mut v = serde_json::json!({
+                "at": m.at,
+                "command": vk_name(w, &m.at),
+                "resource": m.resource,
+                "via": m.via,
+                "seen_write": m.seen_write,
+                "expected_write": m.expected_write,
+                "kind": m.kind,
+                "reads": m.reads,
+                "bytes": m.bytes,
+                "ranges": m.ranges,
+                "seen_hex": hex(&m.seen),
+                "expected_hex": hex(&m.expected),
+                "findings": m.findings,
+            });
+            if m.diverged {
+                v["diverged"] = true.into();
+            }
+            if let Some(h) = m.hazard {
+                v["hazard"] = h.into();
+            }
+            if let Some(t) = &m.table_rows {
+                v["table_rows"] = t.as_str().into();
+            }
+            v
+        })
+        .collect();
+    serde_json::Value::Array(list)
+}
+
 fn final_memory_json(r: &RunResult) -> serde_json::Value {
     let list: Vec<serde_json::Value> = r
         .memory_differences
@@ -232,6 +283,7 @@ fn final_memory_json(r: &RunResult) -> serde_json::Value {
             let mut v = serde_json::json!({
                 "memory": d.memory, "offset": d.offset, "size": d.size,
                 "seen_write": d.seen_write, "expected_write": d.expected_write,
+                "seen_hex": hex(&d.seen), "expected_hex": hex(&d.expected),
             });
             if let Some((b, off)) = &d.buffer {
                 v["buffer"] = b.as_str().into();
@@ -337,7 +389,7 @@ fn memory_groups(d: &[sim_core::engine::MemoryDifference]) -> Vec<std::ops::Rang
 pub fn stale_ranges_text(w: &Workload, r: &RunResult) -> String {
     const RANGES: usize = 4;
     let mut out = format!(
-        "The findings explain the first {} stale reads in detail; more went stale ({} in all, host reads included). The bytes every stale read returned, merged:",
+        "Only the first {} of {} stale reads (host reads included) are explained in detail. The bytes all of them returned, merged per command and buffer:",
         sim_core::engine::MAX_DETAILED_STALE_READS,
         r.stale_reads
     );
@@ -353,53 +405,124 @@ pub fn stale_ranges_text(w: &Workload, r: &RunResult) -> String {
     out
 }
 
-/// One finding as a paragraph: what was read, whose write it saw, whose it should have seen, and
-/// whether the two are ordered at all (stale) or not (a race).
-pub fn finding_text(w: &Workload, f: &Finding) -> String {
-    let more = f.size as usize > f.seen.len();
-    let through = if f.via == "VRAM" { "straight from VRAM".to_string() } else { format!("through {}", f.via) };
-    let expected = if f.expected.is_empty() {
+/// `ranges` for a person: the first `shown`, then how many more.
+fn ranges_text(ranges: &[(u64, u64)], shown: usize) -> String {
+    let mut out: Vec<String> = ranges.iter().take(shown).map(|&(o, n)| format!("[{o}, {})", o + n)).collect();
+    if ranges.len() > shown {
+        out.push(format!("and {} more ranges", ranges.len() - shown));
+    }
+    out.join(" ")
+}
+
+/// One mistake as a paragraph: who read which bytes through which cache, in how many reads,
+/// whose write it saw and whose it should have seen, and the hazard that explains it. The
+/// barrier table's counterfactual is said under the first mistake it explains; `told` holds
+/// those said so far (with the mistake's number).
+pub fn mistake_text(w: &Workload, m: &Mistake, told: &mut Vec<(String, usize)>, number: usize) -> String {
+    const RANGES: usize = 4;
+    let more = m.seen_cut;
+    let through = if m.via == "VRAM" { "straight from VRAM".to_string() } else { format!("through {}", m.via) };
+    let reads = if m.reads == 1 { "1 read".to_string() } else { format!("{} reads", m.reads) };
+    let bytes = match m.ranges.as_slice() {
+        [(o, n)] => format!("bytes [{o}, {})", o + n),
+        _ => format!("{} bytes", m.bytes),
+    };
+    let ranges = match m.ranges.len() {
+        1 => String::new(),
+        n => format!(", in {n} ranges: {}", ranges_text(&m.ranges, RANGES)),
+    };
+    let first = m.ranges.first().map_or(0, |r| r.0);
+    let expected = if m.expected.is_empty() {
         // Judged by the memory model: the reference run made no such read.
         format!(
-            "{} happens before this read and after the write it saw (the reference run made no such read: timing decided that it happens)",
-            writer_text(w, &f.expected_write)
+            "{} happens before these reads and after the write they saw (the reference run made no such read: timing decided that it happens)",
+            writer_text(w, &m.expected_write)
         )
-    } else if f.kind == "race" {
+    } else if m.kind == "race" {
         format!(
-            "the reference run saw {} — {} (a race: nothing orders the two writes and this read)",
-            writer_text(w, &f.expected_write),
-            spaced_hex(&f.expected, more)
+            "the reference run saw {} — {} (a race: nothing orders the two writes and these reads)",
+            writer_text(w, &m.expected_write),
+            spaced_hex(&m.expected, more)
         )
     } else {
-        format!("the reference run saw {} — {}", writer_text(w, &f.expected_write), spaced_hex(&f.expected, more))
+        format!("the reference run saw {} — {}", writer_text(w, &m.expected_write), spaced_hex(&m.expected, more))
     };
     let mut text = format!(
-        "{} read bytes [{}, {}) of buffer {} {through}:\n  it saw {} — {};\n  {expected}.",
-        command_text(w, &f.at),
-        f.offset,
-        f.offset + f.size,
-        f.resource,
-        writer_text(w, &f.seen_write),
-        spaced_hex(&f.seen, more),
+        "{} read {bytes} of buffer {} {through} in {reads}{ranges}:\n  it saw {} — {} from offset {first};\n  {expected}.",
+        command_text(w, &m.at),
+        m.resource,
+        writer_text(w, &m.seen_write),
+        spaced_hex(&m.seen, more),
     );
-    if f.diverged {
-        text.push_str("\n  Then the invocation took another path than in the reference run (a stale value decided it): its later reads are not compared.");
+    if m.diverged {
+        text.push_str("\n  Then an invocation took another path than in the reference run (a stale value decided it): its later reads are not compared.");
     }
-    match f.hazard {
+    match m.hazard {
         Some(h) => {
             text.push_str(&format!("\n  Hazard H{} explains it", h + 1));
-            match &f.table_rows {
-                Some(t) => text.push_str(&format!(": {t}.")),
+            match &m.table_rows {
+                Some(t) => match told.iter().find(|(said, _)| said == t) {
+                    Some((_, n)) => text.push_str(&format!(", as it explains mistake {n}.")),
+                    None => {
+                        told.push((t.clone(), number));
+                        text.push_str(&format!(": {t}."));
+                    }
+                },
                 None => text.push('.'),
             }
         }
-        None => text.push_str("\n  No hazard explains it: the program orders this read after the write it should see, so the machine is at fault."),
+        None => text.push_str("\n  No hazard explains it: the program orders these reads after the write they should see, so the machine is at fault."),
     }
     text.replace("….", "…")
 }
 
+/// A finding as one line under its mistake (`--verbose`): its bytes, when it read, what it saw.
+fn finding_line(f: &Finding) -> String {
+    let more = f.size as usize > f.seen.len();
+    let read = match f.key.c {
+        u32::MAX => format!("copy region {} chunk {}", f.key.a, f.key.b),
+        d => format!("workgroup {} subgroup {} load {d}", f.key.a, f.key.b),
+    };
+    let expected = if f.expected.is_empty() { "judged by the memory model".to_string() } else { format!("expected {}", spaced_hex(&f.expected, more)) };
+    format!("[{}, {}) at cycle {} ({read}): saw {}, {expected}", f.offset, f.offset + f.size, f.cycle, spaced_hex(&f.seen, more))
+}
+
+/// How a run was asked for: what a report needs to say how to run it again.
+#[derive(Clone, Debug)]
+pub struct Invocation {
+    /// The trace's path as given.
+    pub trace: String,
+    /// The profile as given: a built-in name or a file's path.
+    pub profile: String,
+    /// Whether the text report lists every finding under its mistake.
+    pub verbose: bool,
+}
+
+/// `s` as one shell word: as is when it is made of characters no shell treats specially, else
+/// single-quoted.
+pub fn shell_word(s: &str) -> String {
+    if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "_-./:=,+@%".contains(c)) {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+impl Invocation {
+    /// The command that runs one schedule again: on `profile` (this one's when `None`), with
+    /// `seed`, directed at hazard index `directed` if given.
+    pub fn command(&self, profile: Option<&str>, seed: u64, directed: Option<usize>) -> String {
+        let mut c = format!("gpusim run {} --profile {} --seed {seed}", shell_word(&self.trace), shell_word(profile.unwrap_or(&self.profile)));
+        if let Some(k) = directed {
+            let _ = write!(c, " --direct-at-hazard {k}");
+        }
+        c
+    }
+}
+
 /// The text report.
-pub fn text_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> String {
+pub fn text_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules, inv: &Invocation) -> String {
+    let verbose = inv.verbose;
     let mut o = String::new();
     let _ = writeln!(o, "gpusim run: trace `{trace}` on profile {}", r.profile);
     if s.count > 1 {
@@ -425,12 +548,10 @@ pub fn text_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> S
             Some(sim_core::engine::Direction::Prime { cache }) => {
                 let _ = writeln!(
                     o,
-                    "This schedule is directed at hazard H{} (re-run it with --seed {} --direct-at-hazard {}): every CU's {cache} held the bytes\n\
-                     {} reads from before {} wrote them (read just before it started, as any earlier read could\n\
-                     have left them), and nothing the program does between them tells that cache to drop them.",
+                    "This schedule is directed at hazard H{}: every CU's {cache} held the bytes {} reads from\n\
+                     before {} wrote them (read just before it started, as any earlier read could have left them), and\n\
+                     nothing the program does between them tells that cache to drop them.",
                     k + 1,
-                    r.seed,
-                    k,
                     name(&h.at),
                     name(&h.prior)
                 );
@@ -438,12 +559,9 @@ pub fn text_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> S
             Some(sim_core::engine::Direction::Delay) => {
                 let _ = writeln!(
                     o,
-                    "This schedule is directed at hazard H{} (re-run it with --seed {} --direct-at-hazard {}): the writes {} made to the\n\
-                     bytes were held in flight until {} was done (no barrier made them available, so nothing says they\n\
-                     have landed).",
+                    "This schedule is directed at hazard H{}: the writes {} made to the bytes were held in flight\n\
+                     until {} was done (no barrier made them available, so nothing says they have landed).",
                     k + 1,
-                    r.seed,
-                    k,
                     name(&h.prior),
                     name(&h.at)
                 );
@@ -451,11 +569,9 @@ pub fn text_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> S
             _ => {
                 let _ = writeln!(
                     o,
-                    "This schedule is directed at hazard H{} (re-run it with --seed {} --direct-at-hazard {}): {} held until {} was done\n\
-                     (nothing orders the two, so a device may run them so), actions launched in any order their dependencies allow.",
+                    "This schedule is directed at hazard H{}: {} held until {} was done (nothing orders the two,\n\
+                     so a device may run them so), actions launched in any order their dependencies allow.",
                     k + 1,
-                    r.seed,
-                    k,
                     name(&h.prior),
                     name(&h.at)
                 );
@@ -467,8 +583,7 @@ pub fn text_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> S
     match &s.corrupts_on {
         Some((name, k)) => {
             let how = k.map(|k| format!(" with a schedule directed at hazard H{}", k + 1)).unwrap_or_default();
-            let flag = k.map(|k| format!(" --direct-at-hazard {k}")).unwrap_or_default();
-            let _ = writeln!(o, "This machine does not show the hazards; the built-in profile {name} does{how} (gpusim run TRACE --profile {name} --seed {}{flag}).", s.seed);
+            let _ = writeln!(o, "This machine does not show the hazards; the built-in profile {name} does{how}:\n  {}", inv.command(Some(name), s.seed, *k));
         }
         None if !r.hazards.is_empty() && !corrupted(r) && s.directed_tried > 0 => {
             let _ = writeln!(
@@ -479,30 +594,48 @@ pub fn text_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> S
         }
         None => {}
     }
+    if corrupted(r) || r.directed.is_some() {
+        let _ = writeln!(o, "Re-run the reported schedule: {}", inv.command(None, r.seed, r.directed));
+    }
     let _ = writeln!(o);
+    // The stale reads split by who made them, so the mistakes' counts add up to them.
+    let host = r.host_reads.iter().filter(|h| h.differing_bytes > 0).count() as u64;
+    let reads = match host {
+        0 => format!("{} read(s)", r.stale_reads),
+        h if h == r.stale_reads => format!("{h} host read(s)"),
+        h => format!("{} read(s) ({} by commands, {h} by the host)", r.stale_reads, r.stale_reads - h),
+    };
     if let Some(stopped) = &r.stopped {
         let _ = writeln!(
             o,
-            "CORRUPTION: {} read(s) returned bytes that differ from the reference run, and then the run did not end:\n  {}: {}.\n\
+            "CORRUPTION: {reads} returned bytes that differ from the reference run, and then the run did not end:\n  {}: {}.\n\
              It was stopped there, so final memory is not compared.",
-            r.stale_reads, stopped.at, stopped.message
+            stopped.at, stopped.message
         );
     } else if r.corrupted() {
-        let _ = writeln!(
-            o,
-            "CORRUPTION: {} read(s) returned bytes that differ from the reference run; {} byte(s) of memory differ at the end.",
-            r.stale_reads, r.corrupted_bytes
-        );
+        let _ = writeln!(o, "CORRUPTION: {reads} returned bytes that differ from the reference run; {} byte(s) of memory differ at the end.", r.corrupted_bytes);
     }
     if r.corrupted() {
-        for (i, f) in r.findings.iter().take(TEXT_FINDINGS).enumerate() {
-            let _ = writeln!(o, "\n{}. {}", i + 1, finding_text(w, f));
-        }
-        if r.findings.len() > TEXT_FINDINGS {
-            let _ = writeln!(o, "\n... and {} more finding(s), in --report json.", r.findings.len() - TEXT_FINDINGS);
-        }
         if r.findings_truncated {
             let _ = writeln!(o, "\n{}", stale_ranges_text(w, r));
+        }
+        if !r.mistakes.is_empty() {
+            let shown = r.mistakes.len().min(TEXT_FINDINGS);
+            let of = if shown < r.mistakes.len() { format!("the first {shown} of {}", r.mistakes.len()) } else { r.mistakes.len().to_string() };
+            let from = if r.findings_truncated { format!(" (from the first {} stale reads, explained in detail)", sim_core::engine::MAX_DETAILED_STALE_READS) } else { String::new() };
+            let _ = writeln!(o, "\nThe stale reads as {of} mistake(s){from}: one per reading command, buffer, cache and pair of writes.");
+            let mut told = Vec::new();
+            for (i, m) in r.mistakes.iter().take(TEXT_FINDINGS).enumerate() {
+                let _ = writeln!(o, "\n{}. {}", i + 1, mistake_text(w, m, &mut told, i + 1));
+                if verbose {
+                    for &k in &m.findings {
+                        let _ = writeln!(o, "     {}", finding_line(&r.findings[k]));
+                    }
+                }
+            }
+            if r.mistakes.len() > TEXT_FINDINGS {
+                let _ = writeln!(o, "\n... and {} more mistake(s), in --report json (corruption.mistakes).", r.mistakes.len() - TEXT_FINDINGS);
+            }
         }
         if !r.memory_differences.is_empty() {
             let _ = writeln!(o, "\nFinal memory differs from the reference run:");
@@ -527,7 +660,13 @@ pub fn text_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> S
                     Some(h) => format!("hazard H{} explains it", h + 1),
                     None => "no hazard explains it: the machine put stale bytes back (a write-back or flush of bytes that were not its to write)".to_string(),
                 };
-                let _ = writeln!(o, "  {place}: {runs} differ; {who}; {why}.");
+                let values = if d.seen.is_empty() {
+                    String::new()
+                } else {
+                    let start = d.buffer.as_ref().map_or(d.offset, |b| b.1);
+                    format!(" (from byte {start}: {} where the reference run left {})", spaced_hex(&d.seen, d.size as usize > d.seen.len()), spaced_hex(&d.expected, d.size as usize > d.expected.len()))
+                };
+                let _ = writeln!(o, "  {place}: {runs} differ{values}; {who}; {why}.");
             }
             if groups.len() > TEXT_FINDINGS {
                 let _ = writeln!(o, "  ... and {} more, in --report json.", groups.len() - TEXT_FINDINGS);

@@ -12,7 +12,7 @@ use sim_core::trace::{LoadedTrace, TraceError};
 use sim_experiments::shard::{RunShardFile, Shard};
 
 use super::CliError;
-use super::report::{Schedules, corrupted, found_something, json_report, text_report};
+use super::report::{Invocation, Schedules, corrupted, found_something, json_report, text_report};
 
 /// The most schedules one `--schedules` may ask for.
 pub const MAX_SCHEDULES: u64 = 100_000;
@@ -31,7 +31,8 @@ pub enum Format {
 pub struct RunArgs {
     /// The trace (JSON, format version 1: docs/TRACE_FORMAT.md).
     pub trace: PathBuf,
-    /// A built-in profile name (`gpusim profile list`) or a profile file (TOML).
+    /// A built-in profile name (`gpusim profile list`) or a profile file (TOML); `all`: every
+    /// built-in profile, as a matrix of profiles by hazards.
     #[arg(long, default_value = "seed-vram")]
     pub profile: String,
     /// The seed of the run (the first seed with --schedules).
@@ -46,6 +47,9 @@ pub struct RunArgs {
     /// Write a Chrome trace-event timeline (opens in Perfetto) of the reported run.
     #[arg(long)]
     pub timeline: Option<PathBuf>,
+    /// List every stale read under its mistake in the text report.
+    #[arg(long)]
+    pub verbose: bool,
     /// Write report.json, report.txt and timeline.json into this directory.
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -154,7 +158,7 @@ fn direct_at_hazards(t: &LoadedTrace, p: &Profile, options: &RunOptions, r: RunR
 /// Why the run `r` (seeded, or directed at hazard `k`) did not show hazard `k` on `p`: how it
 /// was directed, and the cache operations performed between the hazard's two accesses, which
 /// brought the write to where the read looks (or the old bytes out of the reader's cache).
-fn not_shown(w: &sim_core::api::Workload, p: &Profile, r: &RunResult, k: usize) -> String {
+pub(crate) fn not_shown(w: &sim_core::api::Workload, p: &Profile, r: &RunResult, k: usize) -> String {
     use sim_core::engine::Direction;
     use sim_core::hazard::Place;
     let h = &r.hazards[k];
@@ -217,7 +221,7 @@ fn not_shown(w: &sim_core::api::Workload, p: &Profile, r: &RunResult, k: usize) 
 
 /// Per hazard of `r`: why no order can change a byte through it ([`sim_core::engine::unchangeable_hazards`]);
 /// all `None` (each may show) when that run cannot be made.
-fn unchangeable(t: &LoadedTrace, p: &Profile, r: &RunResult, options: &RunOptions) -> Vec<Option<&'static str>> {
+pub(crate) fn unchangeable(t: &LoadedTrace, p: &Profile, r: &RunResult, options: &RunOptions) -> Vec<Option<&'static str>> {
     sim_core::engine::unchangeable_hazards(&t.workload, p, &r.hazards, &options.limits).unwrap_or_else(|_| vec![None; r.hazards.len()])
 }
 
@@ -253,7 +257,7 @@ fn check_seeds(seed: u64, count: u64) -> Result<(), CliError> {
 }
 
 /// [`run_schedules`] without the directed schedules.
-fn seeded_schedules(t: &LoadedTrace, p: &Profile, seed: u64, count: u64, options: &RunOptions) -> Result<(RunResult, Schedules), CliError> {
+pub(crate) fn seeded_schedules(t: &LoadedTrace, p: &Profile, seed: u64, count: u64, options: &RunOptions) -> Result<(RunResult, Schedules), CliError> {
     check_seeds(seed, count)?;
     if count == 1 {
         let r = run_one(t, p, seed, options)?;
@@ -307,7 +311,8 @@ pub fn report_merged(m: &RunShardFile, report: Format, out: &std::path::Path) ->
     check_seeds(m.seed, m.schedules)?;
     let (r, s) = from_survey(&t, &p, m.seed, m.schedules, &m.outcomes, &options)?;
     let (r, s) = direct_at_hazards(&t, &p, &options, r, s)?;
-    emit(&t, &p, &r, &s, report, None, Some(out))
+    let inv = Invocation { trace: m.trace.clone(), profile: m.profile.clone(), verbose: false };
+    emit(&t, &p, &r, &s, &inv, report, None, Some(out))
 }
 
 /// Runs `gpusim run ...`.
@@ -317,6 +322,15 @@ pub fn run(args: RunArgs) -> Result<ExitCode, CliError> {
         super::check_output_file(path, "--timeline")?;
     }
     let t = sim_core::trace::load(&args.trace).map_err(trace_err)?;
+    let inv = Invocation { trace: args.trace.display().to_string(), profile: args.profile.clone(), verbose: args.verbose };
+    if args.profile == "all" {
+        if args.shard.is_some() || args.out.is_some() || args.timeline.is_some() || args.direct_at_hazard.is_some() {
+            return Err("--profile all prints a matrix of every built-in profile; --shard, --out, --timeline and --direct-at-hazard belong to a run on one profile".into());
+        }
+        check_seeds(args.seed, args.schedules)?;
+        let options = RunOptions { workgroup_spans: 0, limits, max_memory_differences: args.max_memory_differences, directed: None };
+        return super::matrix::run(&t, &inv, args.seed, args.schedules, &options, args.report);
+    }
     let p = Profile::load(&args.profile)?;
     let wants_timeline = args.timeline.is_some() || args.out.is_some();
     let options = RunOptions { workgroup_spans: if wants_timeline { MAX_TIMELINE_WORKGROUPS } else { 0 }, limits, max_memory_differences: args.max_memory_differences, directed: None };
@@ -367,7 +381,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode, CliError> {
         }
         None => run_schedules(&t, &p, args.seed, args.schedules, &options)?,
     };
-    emit(&t, &p, &r, &s, args.report, args.timeline.as_deref(), args.out.as_deref())
+    emit(&t, &p, &r, &s, &inv, args.report, args.timeline.as_deref(), args.out.as_deref())
 }
 
 /// What identifies a sharded exploration: the trace's text, the profile, gpusim's version and
@@ -380,11 +394,12 @@ pub fn run_fingerprint(t: &LoadedTrace, p: &Profile, f: &RunShardFile) -> String
 /// Prints the report of run `r` (summary `s`) and writes what the options ask for: the
 /// timeline, and report.json, report.txt and timeline.json into `out`. The exit status says
 /// whether anything was found.
-pub fn emit(t: &LoadedTrace, p: &Profile, r: &RunResult, s: &Schedules, report: Format, timeline: Option<&std::path::Path>, out: Option<&std::path::Path>) -> Result<ExitCode, CliError> {
+#[allow(clippy::too_many_arguments)]
+pub fn emit(t: &LoadedTrace, p: &Profile, r: &RunResult, s: &Schedules, inv: &Invocation, report: Format, timeline: Option<&std::path::Path>, out: Option<&std::path::Path>) -> Result<ExitCode, CliError> {
     let wants_timeline = timeline.is_some() || out.is_some();
     let json = json_report(&t.workload, &t.name, r, s);
     let json_text = serde_json::to_string_pretty(&json)?;
-    let text = text_report(&t.workload, &t.name, r, s);
+    let text = text_report(&t.workload, &t.name, r, s, inv);
     match report {
         Format::Json => super::print_out(&format!("{json_text}\n"))?,
         Format::Text => super::print_out(&text)?,

@@ -82,6 +82,116 @@ pub(crate) fn stale_ranges(prog: &Program<'_>, stale: &crate::engine::record::St
         .collect()
 }
 
+/// One mistake: the stale reads of one command from one buffer through one cache that saw one
+/// write where the reference run saw another, told once. What a report leads with; the
+/// [`Finding`]s it groups are the per-read detail.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Mistake {
+    /// The command that read.
+    pub at: CommandRef,
+    /// The buffer read.
+    pub resource: String,
+    /// The cache (or VRAM) that returned the stale bytes.
+    pub via: String,
+    /// The write whose bytes were seen.
+    pub seen_write: Writer,
+    /// The write the reference run saw (or the memory model says should have been seen).
+    pub expected_write: Writer,
+    /// `"stale"` or `"race"`, as [`Finding::kind`]; `"stale"` when the group holds both.
+    pub kind: &'static str,
+    /// The hazard that explains the reads, as [`Finding::hazard`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hazard: Option<usize>,
+    /// What the barrier table would have done, as [`Finding::table_rows`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub table_rows: Option<String>,
+    /// Distinct reads (shader load requests of a subgroup, transfer chunks) among the grouped
+    /// findings.
+    pub reads: u64,
+    /// Bytes in `ranges`.
+    pub bytes: u64,
+    /// The bytes read stale, merged, as (offset, size) in offset order.
+    pub ranges: Vec<(u64, u64)>,
+    /// The lowest-offset finding's first bytes as seen.
+    pub seen: Vec<u8>,
+    /// The same bytes as the reference run saw them (empty when the memory model judged them).
+    pub expected: Vec<u8>,
+    /// Whether the lowest-offset finding has more bytes than `seen` shows.
+    #[serde(skip)]
+    pub seen_cut: bool,
+    /// Whether a read of the group decided a branch or a loop (see [`Finding::diverged`]).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub diverged: bool,
+    /// Indices in [`RunResult::findings`](crate::engine::RunResult::findings) of the findings
+    /// grouped here, in their order there.
+    #[serde(skip)]
+    pub findings: Vec<usize>,
+}
+
+/// The findings grouped by mistake: one [`Mistake`] per (reader, buffer, cache, write seen,
+/// write expected, hazard), in the order of the reading commands, then buffer, then first
+/// offset. Sorting the ranges makes it O(n log n) in the findings.
+pub fn mistakes(findings: &[Finding]) -> Vec<Mistake> {
+    use std::collections::HashMap;
+    type Key<'a> = (u32, &'a str, &'a str, &'a Writer, &'a Writer, Option<usize>);
+    let mut index: HashMap<Key<'_>, usize> = HashMap::new();
+    let mut groups: Vec<(Key<'_>, Vec<usize>)> = Vec::new();
+    for (i, f) in findings.iter().enumerate() {
+        let key = (f.key.inst, f.resource.as_str(), f.via.as_str(), &f.seen_write, &f.expected_write, f.hazard);
+        let g = *index.entry(key).or_insert_with(|| {
+            groups.push((key, Vec::new()));
+            groups.len() - 1
+        });
+        groups[g].1.push(i);
+    }
+    let mut out: Vec<(u32, Mistake)> = groups
+        .into_iter()
+        .map(|((inst, ..), members)| {
+            let mut spans: Vec<(u64, u64)> = members.iter().map(|&i| (findings[i].offset, findings[i].offset + findings[i].size)).collect();
+            spans.sort_unstable();
+            let mut ranges: Vec<(u64, u64)> = Vec::new();
+            for (s, e) in spans {
+                match ranges.last_mut() {
+                    Some((ls, le)) if *ls + *le >= s => *le = (*ls + *le).max(e) - *ls,
+                    _ => ranges.push((s, e - s)),
+                }
+            }
+            let first = &findings[*members.iter().min_by_key(|&&i| (findings[i].offset, i)).expect("a group has a finding")];
+            let mut reads: Vec<ReadKey> = members.iter().map(|&i| findings[i].key).collect();
+            reads.sort_unstable();
+            reads.dedup();
+            let m = Mistake {
+                at: first.at.clone(),
+                resource: first.resource.clone(),
+                via: first.via.clone(),
+                seen_write: first.seen_write.clone(),
+                expected_write: first.expected_write.clone(),
+                kind: if members.iter().any(|&i| findings[i].kind == "stale") { "stale" } else { "race" },
+                hazard: first.hazard,
+                table_rows: first.table_rows.clone(),
+                reads: reads.len() as u64,
+                bytes: ranges.iter().map(|r| r.1).sum(),
+                ranges,
+                seen: first.seen.clone(),
+                expected: first.expected.clone(),
+                seen_cut: first.size as usize > first.seen.len(),
+                diverged: members.iter().any(|&i| findings[i].diverged),
+                findings: members,
+            };
+            (inst, m)
+        })
+        .collect();
+    out.sort_by(|(ia, a), (ib, b)| (ia, &a.resource, a.ranges[0].0).cmp(&(ib, &b.resource, b.ranges[0].0)));
+    out.into_iter().map(|(_, m)| m).collect()
+}
+
+/// Drops findings that repeat one already made by the same read (lanes of a subgroup that read
+/// the same bytes: a uniform read, a broadcast), keeping the first.
+pub(crate) fn dedup_findings(findings: &mut Vec<Finding>) {
+    let mut seen = HashSet::new();
+    findings.retain(|f| seen.insert((f.key, f.resource.clone(), f.offset, f.size, f.seen_write.clone(), f.expected_write.clone(), f.via.clone())));
+}
+
 /// The most runs of differing final bytes a report lists, unless [`RunOptions`](crate::engine::RunOptions) says otherwise.
 pub const MAX_MEMORY_DIFFERENCES: usize = 4096;
 
@@ -101,6 +211,10 @@ pub struct MemoryDifference {
     pub seen_write: Writer,
     /// The write whose bytes the reference run left.
     pub expected_write: Writer,
+    /// The first bytes of the run (at most 16) as the run left them.
+    pub seen: Vec<u8>,
+    /// The same bytes as the reference run left them.
+    pub expected: Vec<u8>,
     /// The index in [`RunResult::hazards`](crate::engine::RunResult::hazards) of the hazard that explains these bytes: one between
     /// the two writers, at either of them, or of either on these bytes; `None` when none does:
     /// the machine put stale bytes back.
@@ -319,9 +433,23 @@ pub(crate) struct FinalMemory {
     /// Bytes that differ and are wrong.
     pub(crate) corrupted_bytes: u64,
     /// The runs listed.
-    pub(crate) runs: Vec<(usize, u64, u64, Tag, Tag)>,
+    pub(crate) runs: Vec<DifferingRun>,
     /// Whether there were more runs than listed.
     pub(crate) truncated: bool,
+}
+
+/// A run of differing final bytes with the same two writers.
+pub(crate) struct DifferingRun {
+    /// The memory object.
+    pub(crate) memory: usize,
+    /// Offset of the first byte in it.
+    pub(crate) offset: u64,
+    /// Bytes.
+    pub(crate) size: u64,
+    /// The writer of the bytes left, and of the reference run's.
+    pub(crate) writers: (Tag, Tag),
+    /// The first bytes (at most 16) as left, and as the reference run left them.
+    pub(crate) values: (Vec<u8>, Vec<u8>),
 }
 
 /// Compares `sim_vram` (the simulated run's memory, caches drained) with the reference run's
@@ -342,7 +470,7 @@ pub(crate) fn compare_final_memory(
     // Final memory, byte for byte, where the workload asks for the comparison.
     let mut corrupted_bytes = 0u64;
     // (memory, offset, size, writer seen, writer expected) of each differing run of bytes.
-    let mut memory_differences: Vec<(usize, u64, u64, Tag, Tag)> = Vec::new();
+    let mut memory_differences: Vec<DifferingRun> = Vec::new();
     let mut memory_differences_truncated = false;
     let final_err = |e: sim_caches::AccessError| WorkloadError::Execution { at: "final memory".into(), message: e.to_string() };
     let (mut a, mut b) = (vec![0u8; 1 << 16], vec![0u8; 1 << 16]);
@@ -396,9 +524,15 @@ pub(crate) fn compare_final_memory(
                 // Runs of differing bytes with the same two writers, merged.
                 let full = memory_differences.len() >= max;
                 match memory_differences.last_mut() {
-                    Some(d) if d.0 == m && d.1 + d.2 == off && d.3 == seen && d.4 == expected => d.2 += 1,
+                    Some(d) if d.memory == m && d.offset + d.size == off && d.writers == (seen, expected) => {
+                        d.size += 1;
+                        if d.values.0.len() < 16 {
+                            d.values.0.push(a[k]);
+                            d.values.1.push(b[k]);
+                        }
+                    }
                     _ if full => memory_differences_truncated = true,
-                    _ => memory_differences.push((m, off, 1, seen, expected)),
+                    _ => memory_differences.push(DifferingRun { memory: m, offset: off, size: 1, writers: (seen, expected), values: (vec![a[k]], vec![b[k]]) }),
                 }
             }
             pos += n as u64;
@@ -434,6 +568,7 @@ pub(crate) fn stale_read_findings(prog: &Program<'_>, stream: &stream::Stream, s
             push_differences(&mut findings, prog, &inst.at, lane, &exp.bytes[at.clone()], &exp.byte_tags[at], s.key, s.cycle);
         }
     }
+    dedup_findings(&mut findings);
     merge_adjacent(&mut findings);
     classify(&mut findings, prog, stream);
     // The first finding of each subgroup that diverged says so.
@@ -520,16 +655,16 @@ pub(crate) fn explain(findings: &mut [Finding], prog: &Program<'_>, profile: &Pr
 
 /// The runs of differing final bytes as the report gives them, each with the hazard that
 /// explains it.
-pub(crate) fn memory_differences(prog: &Program<'_>, hazards: &[crate::hazard::Hazard], runs: Vec<(usize, u64, u64, Tag, Tag)>) -> Vec<MemoryDifference> {
+pub(crate) fn memory_differences(prog: &Program<'_>, hazards: &[crate::hazard::Hazard], runs: Vec<DifferingRun>) -> Vec<MemoryDifference> {
     let workload = prog.workload;
     runs.into_iter()
-        .map(|(m, offset, size, seen, expected)| {
+        .map(|DifferingRun { memory: m, offset, size, writers: (seen, expected), values }| {
             let desc = &workload.memories[m];
             let buffer = workload.buffers.iter().find(|b| b.memory == m && b.offset <= offset && offset < b.offset + b.size);
             let (seen_write, expected_write) = (prog.writer(seen).clone(), prog.writer(expected).clone());
             let bytes = Bytes { addr: prog.memory_base[m] + offset, size, resource: buffer.map_or(&desc.name, |b| &b.name), reader: None };
             let hazard = difference_hazard(prog, hazards, &bytes, &seen_write, &expected_write);
-            MemoryDifference { memory: desc.name.clone(), offset, size, buffer: buffer.map(|b| (b.name.clone(), offset - b.offset)), seen_write, expected_write, hazard }
+            MemoryDifference { memory: desc.name.clone(), offset, size, buffer: buffer.map(|b| (b.name.clone(), offset - b.offset)), seen_write, expected_write, seen: values.0, expected: values.1, hazard }
         })
         .collect()
 }

@@ -71,7 +71,7 @@ use sim_caches::{CacheStats, Tag};
 
 pub use machine::{CacheOp, CacheTarget, LevelId};
 pub use directed::Direction;
-pub use findings::{Finding, HostReadResult, MAX_MEMORY_DIFFERENCES, MemoryDifference, StaleRange};
+pub use findings::{Finding, HostReadResult, MAX_MEMORY_DIFFERENCES, MemoryDifference, Mistake, StaleRange, mistakes};
 pub use limits::{MAX_CYCLES, RunLimits, check_limits, check_mapped_ranges};
 pub use exec::LaneRead;
 pub use record::{HostReadSeen, MAX_DETAILED_STALE_READS, ReadKey, ReferenceHostRead, Stopped, SyncLog, SyncOp};
@@ -100,6 +100,8 @@ pub struct RunResult {
     pub corrupted_bytes: u64,
     /// Explained stale reads.
     pub findings: Vec<Finding>,
+    /// The findings grouped by mistake ([`mistakes`]): what a report leads with.
+    pub mistakes: Vec<Mistake>,
     /// Whether only the first stale reads (`MAX_DETAILED_STALE_READS`, 256) are explained in
     /// `findings`: more went stale, and `stale_ranges` has the bytes of all of them.
     pub findings_truncated: bool,
@@ -287,6 +289,7 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
         cycles: sim.cycles,
         stale_reads,
         corrupted_bytes: memory.corrupted_bytes,
+        mistakes: mistakes(&findings),
         findings,
         findings_truncated: sim.stale_count > sim.stale.len() as u64,
         stale_ranges: findings::stale_ranges(&prog, &sim.stale_ranges),
