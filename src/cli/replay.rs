@@ -56,9 +56,12 @@ pub fn run(args: ReplayArgs) -> Result<ExitCode, CliError> {
     let t = sim_core::trace::load(&args.trace).map_err(|e: TraceError| Box::new(e) as CliError)?;
     let options = ReplayOptions { device: args.device.clone(), validate: args.validate, iterations: args.iterations, limits };
     let r = sim_vulkan::replay(&t.workload, &options).map_err(|e| located(&t, e))?;
+    // gpusim's own verdict beside the layer's, by `gpusim check`'s default device rules.
+    let profile = sim_core::profile::Profile::load("seed-vram")?;
+    let v = super::replay_report::Verdict::of(&t.workload, &profile, &limits).map_err(|e| Box::new(t.locate_engine_error(&e)) as CliError)?;
     match args.report {
-        Format::Json => super::print_out(&format!("{}\n", serde_json::to_string_pretty(&super::replay_report::json(&t, &r))?))?,
-        Format::Text => super::print_out(&super::replay_report::text(&t, &r))?,
+        Format::Json => super::print_out(&format!("{}\n", serde_json::to_string_pretty(&super::replay_report::json(&t, &r, &v))?))?,
+        Format::Text => super::print_out(&super::replay_report::text(&t, &r, &v))?,
     }
     Ok(ExitCode::from(u8::from(r.found_something())))
 }
