@@ -504,6 +504,8 @@ fn a_host_read_shows_its_values_against_the_expectation() {
     let out = gpusim(&["run", &example("host-read-barrier-missing.json"), "--profile", "seed-l2"], &[]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{text}");
+    // The count of stale reads says who made them, so it agrees with the lists below it.
+    assert!(text.contains("CORRUPTION: 1 host read(s) returned bytes that differ"), "{text}");
     let line = text.lines().find(|l| l.contains("`result`")).expect("the host read's line");
     assert!(line.contains("from offset 0 the host read 00000000 00000000") && line.contains("where the trace expects 08000000 09000000 0a000000 0b000000"), "{line}");
     // A read that meets its expectation says nothing of values.
@@ -522,6 +524,12 @@ fn final_memory_is_one_line_per_mistake() {
     let section: Vec<&str> = text.lines().skip_while(|l| !l.starts_with("Final memory differs")).skip(1).take_while(|l| l.starts_with("  ")).collect();
     assert_eq!(section.len(), 1, "{section:?}");
     assert!(section[0].contains("buffer B, bytes [0, ") && section[0].contains("byte(s) in") && section[0].contains("both runs left them from vkCmdDispatch cb0[1]"), "{}", section[0]);
+    // With the values: the first bytes left, against the reference run's (A[i] + 1 of a stale
+    // 0 is 1, where the fill's 7 gives 8).
+    assert!(section[0].contains("(from byte 0: 01 where the reference run left 08)"), "{}", section[0]);
+    let json: serde_json::Value = serde_json::from_slice(&gpusim(&["run", &example("fill-then-dispatch-missing.json"), "--profile", "seed-l2", "--report", "json"], &[]).stdout).unwrap();
+    let first = &json["corruption"]["final_memory"][0];
+    assert_eq!((first["seen_hex"].as_str(), first["expected_hex"].as_str()), (Some("01"), Some("08")), "{first}");
 }
 
 /// One missing barrier is one mistake: the uniform reads of every subgroup (each lane of a
