@@ -75,13 +75,35 @@ pub fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n', '\r']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() }
 }
 
+/// The columns each kind of cache adds after [`COLUMNS`], after the cache's name and `_`
+/// (`L2_hits`).
+pub const CACHE_COLUMNS: [&str; 3] = ["hits", "misses", "hit_rate"];
+
+/// Where a kind of cache's columns go: the machine's order (a CU's caches, then the L2, then
+/// the ROPs'), any other kind after them by name.
+fn cache_rank(cache: &str) -> (usize, &str) {
+    (["L1", "T$", "U$", "L2", "ROP$"].iter().position(|c| *c == cache).unwrap_or(usize::MAX), cache)
+}
+
 impl SweepTable {
-    /// The table as CSV: a header, then one line per point.
+    /// The kinds of cache some row has, in column order ([`cache_rank`]): a varied field can
+    /// give a machine a cache another point's lacks.
+    pub fn caches(&self) -> Vec<&str> {
+        let mut v: Vec<&str> = self.rows.iter().flat_map(|r| r.caches.iter().map(|c| c.cache.as_str())).collect();
+        v.sort_unstable_by_key(|c| cache_rank(c));
+        v.dedup();
+        v
+    }
+
+    /// The table as CSV: a header, then one line per point. A cache's columns are empty on a
+    /// row whose machine lacks it, and its hit rate (4 decimals) where nothing accessed it.
     pub fn csv(&self) -> String {
         let mut out = String::new();
+        let caches = self.caches();
         let mut header = vec!["point".to_string(), "trace".to_string()];
         header.extend(self.fields.iter().cloned());
         header.extend(COLUMNS.iter().map(|c| c.to_string()));
+        header.extend(caches.iter().flat_map(|k| CACHE_COLUMNS.iter().map(move |c| format!("{k}_{c}"))));
         out.push_str(&header.iter().map(|h| csv_field(h)).collect::<Vec<_>>().join(","));
         out.push('\n');
         for r in &self.rows {
@@ -92,6 +114,12 @@ impl SweepTable {
                     .iter()
                     .map(u64::to_string),
             );
+            for k in &caches {
+                match r.caches.iter().find(|c| c.cache == *k) {
+                    Some(c) => cells.extend([c.hits.to_string(), c.misses.to_string(), c.hit_rate().map(|h| format!("{h:.4}")).unwrap_or_default()]),
+                    None => cells.extend([String::new(), String::new(), String::new()]),
+                }
+            }
             out.push_str(&cells.iter().map(|c| csv_field(c)).collect::<Vec<_>>().join(","));
             out.push('\n');
         }
