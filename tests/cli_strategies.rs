@@ -88,8 +88,15 @@ fn every_strategy_is_proven_and_timed_on_the_shipped_task_graphs() {
                 assert!(stall("full") >= stall(minimal), "{graph} on {p}: the full barrier held its queue {} cycles, {minimal} {}", stall("full"), stall(minimal));
             }
         }
-        let svg = std::fs::read_to_string(d.join("cycles.svg")).expect("cycles.svg");
-        assert!(svg.contains(&format!("{graph}: cycles by strategy")) && svg.contains("queue-per-pass"), "the chart names the graph and the strategies");
+        // A chart per measure: a group of bars per profile, a legend entry per strategy.
+        for (file, what) in [("cycles.svg", "cycles"), ("barrier_stall_cycles.svg", "barrier stall cycles"), ("bytes_flushed.svg", "bytes flushed")] {
+            let svg = std::fs::read_to_string(d.join(file)).expect(file);
+            assert!(svg.contains(&format!("{graph}: {what} by strategy")), "{file} names the graph and the measure");
+            for name in STRATEGIES.iter().copied().chain(names.iter().map(String::as_str)) {
+                assert!(svg.contains(&format!("\n{name}\n</text>")), "{file}: {name}");
+            }
+        }
+        assert!(std::fs::read_to_string(d.join("bytes_flushed.svg")).unwrap().contains(" KiB\n</text>"), "bytes in KiB");
     }
 }
 
