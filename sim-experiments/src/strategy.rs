@@ -11,8 +11,9 @@
 //!
 //! A [`Strategy`] turns the dependencies into synchronization and writes an ordinary trace (the
 //! task graph's JSON with commands, events, queues or submissions added). Each trace is then
-//! proven ([`prove`]): the hazard detector finds no hazard, and no seeded schedule on any
-//! built-in profile reads a byte the reference run did not. Only a proven strategy is timed;
+//! proven ([`prove`]): the hazard detector finds no hazard, and no seeded schedule on any of the
+//! profiles (every built-in one, unless `gpusim strategies --profile` names others) reads a
+//! byte the reference run did not. Only a proven strategy is timed;
 //! a wrong one is reported as wrong, with what showed it.
 
 use std::collections::BTreeMap;

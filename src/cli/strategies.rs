@@ -1,5 +1,5 @@
 //! `gpusim strategies`: a task graph's synchronization placed by every strategy, each proven
-//! correct, then timed on every built-in profile.
+//! correct, then timed on every built-in profile, or on the profiles `--profile` names.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -18,7 +18,8 @@ use super::{CliError, print_out};
 /// The most seeded schedules per profile a proof or a timing may ask for.
 const MAX_SCHEDULES: u64 = 1000;
 
-/// `gpusim strategies TASKGRAPH [--out DIR] [--prove-schedules N] [--schedules N]`.
+/// `gpusim strategies TASKGRAPH [--out DIR] [--profile NAME|FILE]... [--prove-schedules N]
+/// [--schedules N]`.
 #[derive(Args, Debug)]
 pub struct StrategiesArgs {
     /// The task graph: a trace whose one submission runs one command buffer of passes with no
@@ -29,7 +30,12 @@ pub struct StrategiesArgs {
     /// current directory.
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Seeded schedules per built-in profile that must be clean for a strategy to be proven.
+    /// A profile to prove and time the strategies on: a built-in name (`gpusim profile list`) or
+    /// a profile file (TOML), as `gpusim run --profile` takes it; repeat for more, each a group
+    /// of the charts and a column of the table. Default: every built-in profile.
+    #[arg(long = "profile", value_name = "NAME|FILE")]
+    pub profiles: Vec<String>,
+    /// Seeded schedules per profile that must be clean for a strategy to be proven.
     #[arg(long, default_value_t = 4)]
     pub prove_schedules: u64,
     /// Seeded schedules per profile a proven strategy is timed over (the median run is kept).
@@ -44,18 +50,21 @@ pub fn run(args: StrategiesArgs) -> Result<ExitCode, CliError> {
             return Err(format!("{flag} {n} is not between 1 and {MAX_SCHEDULES}").into());
         }
     }
+    let profiles = profiles(&args.profiles)?;
     let g = TaskGraph::load(&args.taskgraph)?;
     let out = args.out.unwrap_or_else(|| PathBuf::from(format!("strategies-{}", g.trace.name)));
     let traces_dir = out.join("traces");
     std::fs::create_dir_all(&traces_dir).map_err(|e| format!("{}: cannot make the directory: {e}", traces_dir.display()))?;
-    let profiles: Vec<Profile> = Profile::builtin_names().into_iter().filter_map(Profile::builtin).collect();
     let mut csv = String::from("strategy,profile,verdict,cycles,barrier_stall_cycles,bytes_flushed,lines_invalidated,sync_commands\n");
     let mut text = String::new();
     let _ = writeln!(text, "gpusim strategies: task graph `{}`, {} passes and the host's reads, {} dependencies", g.trace.name, g.passes.len() - 1, g.deps.len());
-    let _ = writeln!(text, "proven: no hazard, and {} seeded schedules clean on each of {} built-in profiles; cycles: median of {}\n", args.prove_schedules, profiles.len(), args.schedules);
+    let which = if args.profiles.is_empty() { "built-in profiles" } else { "profiles" };
+    let _ = writeln!(text, "proven: no hazard, and {} seeded schedules clean on each of {} {which}; cycles: median of {}\n", args.prove_schedules, profiles.len(), args.schedules);
     let _ = write!(text, "{:<16} {:>5}", "strategy", "syncs");
-    for p in &profiles {
-        let _ = write!(text, " {:>12}", p.name);
+    // A column as wide as its profile's name, for a profile file's longer ones.
+    let widths: Vec<usize> = profiles.iter().map(|p| p.name.chars().count().max(12)).collect();
+    for (p, w) in profiles.iter().zip(&widths) {
+        let _ = write!(text, " {:>w$}", p.name);
     }
     let _ = writeln!(text);
     // Per strategy, its timing on each profile; `None` for a wrong one.
@@ -82,8 +91,8 @@ pub fn run(args: StrategiesArgs) -> Result<ExitCode, CliError> {
                 timed.push((s, None));
             }
             Verdict::Proven(timings) => {
-                for (p, r) in profiles.iter().zip(&timings) {
-                    let _ = write!(text, " {:>12}", r.cycles);
+                for ((p, r), w) in profiles.iter().zip(&timings).zip(&widths) {
+                    let _ = write!(text, " {:>w$}", r.cycles);
                     let _ = writeln!(csv, "{},{},proven,{},{},{},{},{syncs}", s.name(), p.name, r.cycles, r.stall, r.flushed, r.invalidated);
                 }
                 let _ = writeln!(text);
@@ -101,6 +110,24 @@ pub fn run(args: StrategiesArgs) -> Result<ExitCode, CliError> {
     let _ = writeln!(text, "\nwrote {} and the strategies' traces in {}", written.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "), traces_dir.display());
     print_out(&text)?;
     Ok(ExitCode::from(if wrong > 0 { 1 } else { 0 }))
+}
+
+/// The profiles `--profile` names (built-in names or files, as `gpusim run --profile` reads
+/// them), or every built-in one when it names none. Two of one name are refused: a profile's
+/// name labels its column, its rows and its group of bars.
+fn profiles(given: &[String]) -> Result<Vec<Profile>, CliError> {
+    if given.is_empty() {
+        return Ok(Profile::builtin_names().into_iter().filter_map(Profile::builtin).collect());
+    }
+    let mut out: Vec<(&str, Profile)> = Vec::with_capacity(given.len());
+    for g in given {
+        let p = Profile::load(g).map_err(|e| format!("--profile {e}"))?;
+        if let Some((first, _)) = out.iter().find(|(_, q)| q.name == p.name) {
+            return Err(format!("--profile {g}: a profile named `{}` is given already (--profile {first}); each profile is given once", p.name).into());
+        }
+        out.push((g, p));
+    }
+    Ok(out.into_iter().map(|(_, p)| p).collect())
 }
 
 /// The charts of the timings (`timed`: per strategy, its median run on each of `profiles`, or
