@@ -415,8 +415,8 @@ impl LineChart {
         let err = chart_error(&self.title);
         let n = self.series.len().max(1);
         // Earlier series wider, so that later ones drawn over them leave them showing.
-        let width = |k: usize| 2 + ((n - 1 - k.min(n - 1)) * 3).div_ceil(n.max(2) - 1).min(3) as u32;
-        let size = |k: usize| 4 + ((n - 1 - k.min(n - 1)) * 4).div_ceil(n.max(2) - 1).min(4) as i32;
+        let width = |k: usize| 2 + ((n - 1 - k.min(n - 1)) * 2).div_ceil(n.max(2) - 1).min(2) as u32;
+        let size = |k: usize| 4 + ((n - 1 - k.min(n - 1)) * 5).div_ceil(n.max(2) - 1).min(5) as i32;
         let entries: Vec<(String, Sample)> = self.series.iter().enumerate().map(|(k, s)| (s.name.clone(), Sample::Line { colour: colour(s.colour), width: width(k), dash: s.dash, marker: s.marker, size: size(k) })).collect();
         let log2 = self.x.scale == Scale::Log2;
         let xs: Vec<f64> = self.series.iter().flat_map(|s| s.points.iter().map(|p| if log2 { p.0.log2() } else { p.0 })).collect();

@@ -47,18 +47,18 @@ fn leaf(field: &str) -> &str {
     field.rsplit('.').next().unwrap_or(field)
 }
 
-/// Whether a field is a size in bytes (`size_bytes`, `line_bytes`): its values are labelled in
-/// KiB and MiB.
+/// Whether a field is a size in bytes (`size_bytes`, `line_bytes`, `channel_interleave_bytes`;
+/// not a rate, `transfer_bytes_per_cycle`): its values are labelled in KiB and MiB.
 pub fn bytes_like(field: &str) -> bool {
     let l = leaf(field).to_ascii_lowercase();
-    l.contains("bytes") || l.contains("size")
+    !l.contains("_per_") && l.rsplit('_').next() == Some("bytes")
 }
 
-/// Whether a field is a size of some kind (bytes, lines, ways, sets): one that architects vary
-/// by doubling, drawn on a log2 axis.
+/// Whether a field is a size of some kind, one that architects vary by doubling (bytes, a
+/// `size`, `lines`, `ways`, `sets`; not a rate per something): drawn on a log2 axis.
 pub fn size_like(field: &str) -> bool {
     let l = leaf(field).to_ascii_lowercase();
-    bytes_like(field) || ["lines", "ways", "sets"].iter().any(|w| l.contains(w))
+    !l.contains("_per_") && l.split('_').any(|w| matches!(w, "size" | "bytes" | "lines" | "ways" | "sets"))
 }
 
 /// The columns each kind of cache adds after [`COLUMNS`], after the cache's name and `_`
@@ -306,6 +306,19 @@ mod tests {
         assert!(svg.contains("\n1000\n</text>") && svg.contains("\n200\n</text>"), "round-number ticks");
         let rows = vec![row(0, "t.json", &[], 10, &[])];
         assert!(SweepTable { name: "base".into(), fields: vec![], rows }.cycles_svg().unwrap().contains("the base profile"));
+    }
+
+    #[test]
+    fn sizes_are_told_from_rates() {
+        for f in ["machine.l2.cache.size_bytes", "machine.cu.l1.line_bytes", "machine.vram.channel_interleave_bytes"] {
+            assert!(bytes_like(f) && size_like(f), "{f}");
+        }
+        for f in ["machine.l2.cache.ways", "machine.cu.subgroup_size", "limits.max_update_buffer_size"] {
+            assert!(size_like(f) && !bytes_like(f), "{f}");
+        }
+        for f in ["machine.transfer.transfer_bytes_per_cycle", "timing.maintenance_cycles_per_line", "timing.latency_jitter_cycles", "machine.l2.cache.replacement"] {
+            assert!(!size_like(f) && !bytes_like(f), "{f}");
+        }
     }
 
     #[test]
