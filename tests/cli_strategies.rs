@@ -88,8 +88,15 @@ fn every_strategy_is_proven_and_timed_on_the_shipped_task_graphs() {
                 assert!(stall("full") >= stall(minimal), "{graph} on {p}: the full barrier held its queue {} cycles, {minimal} {}", stall("full"), stall(minimal));
             }
         }
-        let svg = std::fs::read_to_string(d.join("cycles.svg")).expect("cycles.svg");
-        assert!(svg.contains(&format!("{graph}: cycles by strategy")) && svg.contains("queue-per-pass"), "the chart names the graph and the strategies");
+        // A chart per measure: a group of bars per profile, a legend entry per strategy.
+        for (file, what) in [("cycles.svg", "cycles"), ("barrier_stall_cycles.svg", "barrier stall cycles"), ("bytes_flushed.svg", "bytes flushed")] {
+            let svg = std::fs::read_to_string(d.join(file)).expect(file);
+            assert!(svg.contains(&format!("{graph}: {what} by strategy")), "{file} names the graph and the measure");
+            for name in STRATEGIES.iter().copied().chain(names.iter().map(String::as_str)) {
+                assert!(svg.contains(&format!("\n{name}\n</text>")), "{file}: {name}");
+            }
+        }
+        assert!(std::fs::read_to_string(d.join("bytes_flushed.svg")).unwrap().contains(" KiB\n</text>"), "bytes in KiB");
     }
 }
 
@@ -149,4 +156,43 @@ fn the_validation_layer_agrees_with_the_proofs() {
             }
         }
     }
+}
+
+#[test]
+fn profiles_given_are_the_groups_and_the_columns() {
+    let d = scratch("two-profiles");
+    let out = gpusim(&["strategies", "examples/taskgraphs/compute-post-chain.json", "--profile", "seed-l2", "--profile", "examples/profiles/seed-l2-write-back-l1.toml", "--out", d.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("clean on each of 2 profiles") && text.contains("seed-l2 seed-l2-write-back-l1\n"), "{text}");
+    let t = table(&d);
+    let profiles: std::collections::BTreeSet<&str> = t.keys().map(|k| k.1.as_str()).collect();
+    assert_eq!(profiles.into_iter().collect::<Vec<_>>(), ["seed-l2", "seed-l2-write-back-l1"]);
+    assert_eq!(t.len(), 2 * STRATEGIES.len());
+    for file in ["cycles.svg", "barrier_stall_cycles.svg", "bytes_flushed.svg"] {
+        let svg = std::fs::read_to_string(d.join(file)).unwrap();
+        for group in ["seed-l2", "seed-l2-write-back-l1"] {
+            assert!(svg.contains(&format!("\n{group}\n</text>")), "{file}: the group of {group}");
+        }
+        assert!(!svg.contains("\nradv-gfx9\n</text>"), "{file}: only the profiles given");
+    }
+}
+
+#[test]
+fn a_bad_profile_is_refused_before_anything_runs() {
+    for (profile, says) in [
+        ("nope", "--profile nope: not a built-in profile (seed-l2, "),
+        ("examples/profiles/nope.toml", "--profile examples/profiles/nope.toml: not a built-in profile"),
+        ("tests/cli_strategies.rs", "--profile tests/cli_strategies.rs:"),
+    ] {
+        let d = scratch("bad-profile");
+        let out = gpusim(&["strategies", "examples/taskgraphs/streaming-upload.json", "--profile", "seed-l2", "--profile", profile, "--out", d.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2), "{profile}");
+        let e = String::from_utf8_lossy(&out.stderr);
+        assert!(e.contains(says) && e.lines().count() == 1, "{profile}: {e}");
+        assert!(!d.exists(), "{profile}: nothing written");
+    }
+    let out = gpusim(&["strategies", "examples/taskgraphs/streaming-upload.json", "--profile", "ideal", "--profile", "ideal", "--out", scratch("twice").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("a profile named `ideal` is given already"));
 }

@@ -58,9 +58,27 @@ fn the_example_sweep_tabulates_every_point() {
     let mut lines = csv.lines();
     assert_eq!(
         lines.next(),
-        Some("point,trace,machine.l2.cache.size_bytes,machine.transfer.path,schedules,corrupted_schedules,cycles_min,cycles_median,cycles_max,stale_reads,corrupted_bytes,barrier_stall_cycles,bytes_flushed,lines_invalidated")
+        Some(
+            "point,trace,machine.l2.cache.size_bytes,machine.transfer.path,schedules,corrupted_schedules,cycles_min,cycles_median,cycles_max,stale_reads,corrupted_bytes,barrier_stall_cycles,bytes_flushed,lines_invalidated,\
+             L1_hits,L1_misses,L1_hit_rate,T$_hits,T$_misses,T$_hit_rate,U$_hits,U$_misses,U$_hit_rate,L2_hits,L2_misses,L2_hit_rate,ROP$_hits,ROP$_misses,ROP$_hit_rate"
+        )
     );
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    for r in &rows {
+        assert_eq!(r.len(), 29, "{r:?}");
+        // Each cache's hit rate is its hits over its accesses, empty where nothing accessed it.
+        for k in (14..29).step_by(3) {
+            let (hits, misses): (u64, u64) = (r[k].parse().unwrap(), r[k + 1].parse().unwrap());
+            if hits + misses == 0 {
+                assert_eq!(r[k + 2], "", "{r:?}");
+            } else {
+                let rate: f64 = r[k + 2].parse().unwrap();
+                assert!((rate - hits as f64 / (hits + misses) as f64).abs() < 5e-5, "column {k}: {r:?}");
+            }
+        }
+        // Every dispatch's loads go through the L2, whose hits and misses a larger size moves.
+        assert!(r[23].parse::<u64>().unwrap() + r[24].parse::<u64>().unwrap() > 0, "L2 accesses: {r:?}");
+    }
     assert_eq!(rows.len(), 4 * 6, "4 traces x 3 sizes x 2 paths");
     for (i, r) in rows.iter().enumerate() {
         assert_eq!(r[0], i.to_string());
@@ -121,6 +139,15 @@ fn shards_merge_into_the_single_machine_run() {
     std::fs::write(&other, text.replace(&fp, "0123456789abcdef")).unwrap();
     let e = fail(&gpusim(&["merge", &shard(0), other.to_str().unwrap(), &shard(2), "--out", merged.to_str().unwrap()], None));
     assert!(e.contains("fingerprint 0123456789abcdef") && e.contains("same traces, profile and gpusim"), "{e}");
+    // A shard of the format before the records held cache hits (version 1, no `caches`).
+    let mut old_format = serde_json::from_str::<serde_json::Value>(&text).unwrap();
+    old_format["gpusim_sweep_shard"] = 1.into();
+    for r in old_format["records"].as_array_mut().unwrap() {
+        r.as_object_mut().unwrap().remove("caches");
+    }
+    std::fs::write(&other, serde_json::to_string(&old_format).unwrap()).unwrap();
+    let e = fail(&gpusim(&["merge", &shard(0), other.to_str().unwrap(), &shard(2), "--out", merged.to_str().unwrap()], None));
+    assert!(e.contains("other.json: gpusim_sweep_shard 1 is not a format this gpusim reads (2)"), "{e}");
     std::fs::write(&other, "{\"gpusim_sweep_shard\": 1,").unwrap();
     let e = fail(&gpusim(&["merge", other.to_str().unwrap(), "--out", merged.to_str().unwrap()], None));
     assert!(e.contains("other.json:1:") && e.contains("not a shard file"), "{e}");

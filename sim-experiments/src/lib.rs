@@ -6,11 +6,14 @@
 //!   (`--shard i/N`) that run anywhere (a Slurm job array, GNU parallel) and merge back into
 //!   exactly the single-machine result.
 //! - [`output`]: the result as a CSV table and SVG charts.
+//! - [`chart`]: the SVG charts of sweeps and strategies: line charts over numeric, log2 or
+//!   categorical axes and grouped bar charts, legends beside the plot.
 //! - [`strategy`]: barrier strategies: a task graph's synchronization placed several ways, each
 //!   trace proven free of hazards and corruption before it is timed.
 
 #![warn(missing_docs)]
 
+pub mod chart;
 pub mod output;
 pub mod shard;
 pub mod strategy;

@@ -28,6 +28,10 @@ pub const MAX_SHARDS: u64 = 100_000;
 /// The most seeds one exploration's shard may say it belongs to (`gpusim run --schedules`).
 pub const MAX_SEEDS: u64 = 100_000;
 
+/// The version of [`ShardFile`]'s format this gpusim writes and reads: 2 since its records hold
+/// each run's cache hits and misses.
+pub const SWEEP_SHARD_FORMAT: u32 = 2;
+
 /// Which slice of a sweep runs here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shard {
@@ -85,7 +89,7 @@ fn splitmix64(x: u64) -> u64 {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ShardFile {
-    /// The format's version (1).
+    /// The format's version ([`SWEEP_SHARD_FORMAT`]).
     pub gpusim_sweep_shard: u32,
     /// The sweep's name.
     pub sweep: String,
@@ -149,8 +153,8 @@ pub fn merge(files: &[(String, ShardFile)]) -> Result<SweepTable, ExperimentErro
     let mut slices = Slices::new(first.shards);
     for (origin, f) in files {
         let err = |m: String| ExperimentError::new(origin, m);
-        if f.gpusim_sweep_shard != 1 {
-            return Err(err(format!("gpusim_sweep_shard {} is not a format this gpusim reads (1)", f.gpusim_sweep_shard)));
+        if f.gpusim_sweep_shard != SWEEP_SHARD_FORMAT {
+            return Err(err(format!("gpusim_sweep_shard {} is not a format this gpusim reads ({SWEEP_SHARD_FORMAT})", f.gpusim_sweep_shard)));
         }
         if (&f.sweep, &f.fingerprint, f.shards, f.schedules, &f.fields, &f.points) != (&first.sweep, &first.fingerprint, first.shards, first.schedules, &first.fields, &first.points) {
             return Err(err(format!(
@@ -164,7 +168,7 @@ pub fn merge(files: &[(String, ShardFile)]) -> Result<SweepTable, ExperimentErro
         }
     }
     slices.complete()?;
-    let mut records: Vec<RunRecord> = files.iter().flat_map(|(_, f)| f.records.iter().copied()).collect();
+    let mut records: Vec<RunRecord> = files.iter().flat_map(|(_, f)| f.records.iter().cloned()).collect();
     records.sort_by_key(|r| r.run);
     Ok(SweepTable { name: first.sweep.clone(), fields: first.fields.clone(), rows: rows(&first.points, first.schedules, &records) })
 }

@@ -11,8 +11,9 @@
 //!
 //! A [`Strategy`] turns the dependencies into synchronization and writes an ordinary trace (the
 //! task graph's JSON with commands, events, queues or submissions added). Each trace is then
-//! proven ([`prove`]): the hazard detector finds no hazard, and no seeded schedule on any
-//! built-in profile reads a byte the reference run did not. Only a proven strategy is timed;
+//! proven ([`prove`]): the hazard detector finds no hazard, and no seeded schedule on any of the
+//! profiles (every built-in one, unless `gpusim strategies --profile` names others) reads a
+//! byte the reference run did not. Only a proven strategy is timed;
 //! a wrong one is reported as wrong, with what showed it.
 
 use std::collections::BTreeMap;
@@ -489,7 +490,7 @@ pub fn prove(t: &LoadedTrace, profiles: &[Profile], prove: u64, time: u64) -> Re
         }
         runs.truncate(time.max(1) as usize);
         runs.sort_by_key(|r| r.cycles);
-        timings.push(runs[(runs.len() - 1) / 2]);
+        timings.push(runs.swap_remove((runs.len() - 1) / 2));
     }
     Ok(Verdict::Proven(timings))
 }

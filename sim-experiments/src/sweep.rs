@@ -131,10 +131,52 @@ pub struct PointRow {
     pub bytes_flushed: u64,
     /// Cache lines invalidations dropped: the median schedule's.
     pub lines_invalidated: u64,
+    /// Hits and misses per kind of cache the machine has: those of the median schedule (the
+    /// first, in seed order, whose cycles are `cycles_median`), so that they come from one run
+    /// and its hit rate is a run's.
+    pub caches: Vec<CacheCounts>,
+}
+
+/// Hits and misses of one kind of cache in one run, its instances (one per CU for the L1, T$
+/// and U$) summed, as a run's report counts them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CacheCounts {
+    /// The cache as a run's report names it: `L1`, `T$`, `U$`, `L2`, `ROP$`.
+    pub cache: String,
+    /// Lines reads and writes found ([`RunResult::caches`]).
+    pub hits: u64,
+    /// Lines reads and writes needed and did not find.
+    pub misses: u64,
+}
+
+impl CacheCounts {
+    /// Hits over accesses (hits and misses); `None` for a cache nothing accessed.
+    pub fn hit_rate(&self) -> Option<f64> {
+        let all = self.hits + self.misses;
+        (all > 0).then(|| self.hits as f64 / all as f64)
+    }
+}
+
+/// A run's hits and misses per kind of cache, in the order the machine lists its caches (L1,
+/// T$, U$, L2, ROP$): each instance's (`L1[3]`) added to its kind's (`L1`).
+pub fn cache_counts(r: &RunResult) -> Vec<CacheCounts> {
+    let mut out: Vec<CacheCounts> = Vec::new();
+    for (name, s) in &r.caches {
+        let kind = name.split('[').next().unwrap_or(name);
+        match out.iter_mut().find(|c| c.cache == kind) {
+            Some(c) => {
+                c.hits += s.hits();
+                c.misses += s.misses();
+            }
+            None => out.push(CacheCounts { cache: kind.to_string(), hits: s.hits(), misses: s.misses() }),
+        }
+    }
+    out
 }
 
 /// The numbers of one run of a sweep: the unit shards divide, and rows summarize.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunRecord {
     /// The run's number: point × schedules + the schedule's offset from the first seed.
     pub run: u64,
@@ -153,6 +195,8 @@ pub struct RunRecord {
     pub flushed: u64,
     /// Lines its invalidations dropped.
     pub invalidated: u64,
+    /// Hits and misses per kind of cache ([`cache_counts`]).
+    pub caches: Vec<CacheCounts>,
 }
 
 impl RunRecord {
@@ -167,6 +211,7 @@ impl RunRecord {
             stall: held_cycles(r),
             flushed: r.syncs.iter().flat_map(|s| &s.ops).map(|o| o.bytes_written_back).sum(),
             invalidated: r.caches.iter().map(|(_, c)| c.lines_invalidated).sum(),
+            caches: cache_counts(r),
         }
     }
 }
@@ -212,6 +257,8 @@ pub fn rows(points: &[PointMeta], schedules: u64, records: &[RunRecord]) -> Vec<
         .enumerate()
         .map(|(point, (meta, runs))| {
             let cycles: Vec<u64> = runs.iter().map(|r| r.cycles).collect();
+            let median_cycles = median(cycles.clone());
+            let median_run = runs.iter().find(|r| r.cycles == median_cycles);
             PointRow {
                 point,
                 trace: meta.trace.clone(),
@@ -219,13 +266,14 @@ pub fn rows(points: &[PointMeta], schedules: u64, records: &[RunRecord]) -> Vec<
                 schedules,
                 corrupted_schedules: runs.iter().filter(|r| r.corrupted).count() as u64,
                 cycles_min: cycles.iter().copied().min().unwrap_or(0),
-                cycles_median: median(cycles.clone()),
+                cycles_median: median_cycles,
                 cycles_max: cycles.iter().copied().max().unwrap_or(0),
                 stale_reads: runs.iter().map(|r| r.stale_reads).sum(),
                 corrupted_bytes: runs.iter().map(|r| r.corrupted_bytes).sum(),
                 barrier_stall_cycles: median(runs.iter().map(|r| r.stall).collect()),
                 bytes_flushed: median(runs.iter().map(|r| r.flushed).collect()),
                 lines_invalidated: median(runs.iter().map(|r| r.invalidated).collect()),
+                caches: median_run.map(|r| r.caches.clone()).unwrap_or_default(),
             }
         })
         .collect()
@@ -426,5 +474,25 @@ impl Sweep {
     /// The varied fields, in order.
     pub fn fields(&self) -> Vec<String> {
         self.spec.vary.iter().map(|v| v.field.clone()).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(run: u64, cycles: u64, l2_hits: u64) -> RunRecord {
+        RunRecord { run, cycles, corrupted: false, stale_reads: 0, corrupted_bytes: 0, stall: 0, flushed: 0, invalidated: 0, caches: vec![CacheCounts { cache: "L2".into(), hits: l2_hits, misses: 10 }] }
+    }
+
+    #[test]
+    fn a_rows_cache_counts_are_its_median_schedules() {
+        let meta = [PointMeta { trace: "t.json".into(), values: vec![] }];
+        // Cycles 9, 5, 7, 5: the median is 5, whose first run in seed order is run 1.
+        let row = &rows(&meta, 4, &[record(0, 9, 1), record(1, 5, 2), record(2, 7, 3), record(3, 5, 4)])[0];
+        assert_eq!(row.cycles_median, 5);
+        assert_eq!(row.caches, [CacheCounts { cache: "L2".into(), hits: 2, misses: 10 }]);
+        assert_eq!(row.caches[0].hit_rate(), Some(2.0 / 12.0));
+        assert_eq!(CacheCounts { cache: "L1".into(), hits: 0, misses: 0 }.hit_rate(), None);
     }
 }

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use sim_experiments::output::SweepTable;
-use sim_experiments::shard::{Shard, ShardFile, merge};
+use sim_experiments::shard::{SWEEP_SHARD_FORMAT, Shard, ShardFile, merge};
 use sim_experiments::sweep::{Sweep, rows};
 
 use super::run::{Format, report_merged};
@@ -91,7 +91,7 @@ pub fn run(args: SweepArgs) -> Result<ExitCode, CliError> {
         return Ok(ExitCode::SUCCESS);
     }
     let file = ShardFile {
-        gpusim_sweep_shard: 1,
+        gpusim_sweep_shard: SWEEP_SHARD_FORMAT,
         sweep: sweep.spec.name.clone(),
         fingerprint: sweep.fingerprint.clone(),
         shard: shard.index,
@@ -129,7 +129,14 @@ pub fn run_merge(args: MergeArgs) -> Result<ExitCode, CliError> {
     }
     let mut files = Vec::with_capacity(texts.len());
     for (origin, bytes) in texts {
-        let file: ShardFile = serde_json::from_slice(&bytes).map_err(|e| format!("{origin}:{}:{}: not a shard file of gpusim sweep: {e}", e.line(), e.column()))?;
+        let file: ShardFile = serde_json::from_slice(&bytes).map_err(|e| {
+            // A shard of another format fails on its fields; its version says why.
+            let version = serde_json::from_slice::<serde_json::Value>(&bytes).ok().and_then(|v| v.get("gpusim_sweep_shard").and_then(serde_json::Value::as_u64));
+            match version {
+                Some(v) if v != u64::from(SWEEP_SHARD_FORMAT) => format!("{origin}: gpusim_sweep_shard {v} is not a format this gpusim reads ({SWEEP_SHARD_FORMAT}): run the shards again with this gpusim"),
+                _ => format!("{origin}:{}:{}: not a shard file of gpusim sweep: {e}", e.line(), e.column()),
+            }
+        })?;
         files.push((origin, file));
     }
     let table = merge(&files)?;
