@@ -306,3 +306,18 @@ fn the_import_graph_reads_groups_and_super() {
     g.insert(m("c"), BTreeSet::from([m("a")]));
     assert_eq!(circles(&g), vec![vec!["a".to_string(), "b".to_string()]]);
 }
+
+/// The crates below the engine know nothing of what sits above them: each may depend only on
+/// the workspace crates named here (its Cargo.toml's `sim-*` dependencies, build and dev ones
+/// included).
+#[test]
+fn the_lower_crates_depend_on_nothing_above_them() {
+    let allowed: [(&str, &[&str]); 4] = [("sim-caches", &[]), ("sim-shader", &[]), ("sim-rop", &["sim-caches"]), ("sim-host", &["sim-caches"])];
+    for (krate, may) in allowed {
+        let manifest = std::fs::read_to_string(root().join(krate).join("Cargo.toml")).unwrap_or_else(|e| panic!("{krate}: {e}"));
+        let deps: Vec<&str> = manifest.lines().filter_map(|l| l.split(['.', ' ', '=']).next()).filter(|n| n.starts_with("sim-")).collect();
+        for d in deps {
+            assert!(may.contains(&d), "{krate} depends on {d}; it may depend on {may:?} only");
+        }
+    }
+}

@@ -91,18 +91,21 @@ fn index_bits(n: usize) -> u32 {
     if n <= 1 { 0 } else { usize::BITS - (n - 1).leading_zeros() }
 }
 
-/// The palette form of `tile` (texels of `texel` bytes), if it is at most `limit` bytes.
-fn palette(tile: &[u8], texel: usize, limit: usize) -> Option<Vec<u8>> {
-    let texels: Vec<&[u8]> = tile.chunks_exact(texel).collect();
+/// The palette form of `tile` (texels of `texel` bytes), padded to the smallest of `limits`
+/// (best first) it fits, with that limit's index; `None` when it fits none. The palette is
+/// built once, and given up as soon as it outgrows the largest limit.
+fn palette(tile: &[u8], texel: usize, limits: &[usize]) -> Option<(usize, Vec<u8>)> {
+    let largest = *limits.iter().max()?;
+    let texels = tile.chunks_exact(texel);
+    let count = texels.len();
     let mut colours: Vec<&[u8]> = Vec::new();
-    let mut index = Vec::with_capacity(texels.len());
-    for t in &texels {
-        let k = match colours.iter().position(|c| c == t) {
+    let mut index = Vec::with_capacity(count);
+    for t in texels {
+        let k = match colours.iter().position(|c| *c == t) {
             Some(k) => k,
             None => {
                 colours.push(t);
-                // Larger than any palette that fits the limit: stop early.
-                if colours.len() > 256 || 1 + colours.len() * texel > limit {
+                if colours.len() > 256 || 1 + colours.len() * texel > largest {
                     return None;
                 }
                 colours.len() - 1
@@ -111,10 +114,8 @@ fn palette(tile: &[u8], texel: usize, limit: usize) -> Option<Vec<u8>> {
         index.push(k);
     }
     let bits = index_bits(colours.len()) as usize;
-    let size = 1 + colours.len() * texel + (texels.len() * bits).div_ceil(8);
-    if size > limit {
-        return None;
-    }
+    let size = 1 + colours.len() * texel + (count * bits).div_ceil(8);
+    let (which, &limit) = limits.iter().enumerate().find(|(_, l)| size <= **l)?;
     let mut out = Vec::with_capacity(limit);
     out.push((colours.len() - 1) as u8);
     for c in &colours {
@@ -135,7 +136,7 @@ fn palette(tile: &[u8], texel: usize, limit: usize) -> Option<Vec<u8>> {
         out.push(acc as u8);
     }
     out.resize(limit, 0);
-    Some(out)
+    Some((which, out))
 }
 
 /// Encodes one tile: `tile` holds its texels (`texel` bytes each), `clear` the profile's
@@ -148,10 +149,9 @@ pub fn encode(tile: &[u8], texel: usize, clear: &[Vec<u8>]) -> Encoded {
         {
             return Encoded { state: TileState::Clear(k as u8), payload: Vec::new() };
         }
-        for r in RATIOS {
-            if let Some(payload) = palette(tile, texel, tile.len() / usize::from(r)) {
-                return Encoded { state: TileState::Compressed(r), payload };
-            }
+        let limits = RATIOS.map(|r| tile.len() / usize::from(r));
+        if let Some((k, payload)) = palette(tile, texel, &limits) {
+            return Encoded { state: TileState::Compressed(RATIOS[k]), payload };
         }
     }
     Encoded { state: TileState::Raw, payload: tile.to_vec() }
