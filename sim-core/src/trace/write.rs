@@ -504,28 +504,43 @@ mod tests {
         }
     }
 
-    /// Every example trace, loaded, written and loaded again, is the same workload: it writes
-    /// the same trace and runs to the same report (shaders from files come back inline, SPIR-V
-    /// as files beside the trace; synchronization1 commands stay synchronization1).
+    /// The built-in sample workloads run the same written and loaded back.
     #[test]
-    fn example_traces_survive_a_round_trip() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/traces");
+    fn sample_workloads_survive_a_round_trip() {
+        use crate::generators::samples;
+        let profile = Profile::builtin("seed-l2").unwrap();
+        for w in [samples::matmul(16).unwrap(), samples::stream(1 << 14).unwrap(), samples::gather(1 << 12, 256).unwrap()] {
+            let written = to_trace(&w, "t", None).unwrap();
+            let back = load(&written, &w.name).workload;
+            assert_eq!(report(&back, &profile, 3), report(&w, &profile, 3), "{}", w.name);
+        }
+    }
+
+    /// Every example trace and the validation layer's scenarios, loaded, written and loaded
+    /// again, are the same workloads: each writes the same trace and runs to the same report
+    /// (shaders from files come back inline, SPIR-V as files beside the trace;
+    /// synchronization1 commands stay synchronization1, waits of several events keep one
+    /// dependency per event).
+    #[test]
+    fn traces_survive_a_round_trip() {
         let profile = Profile::builtin("seed-vram").unwrap();
         let mut n = 0;
-        for e in std::fs::read_dir(&dir).unwrap() {
-            let p = e.unwrap().path();
-            let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            if !name.ends_with(".json") || name.ends_with(".expect.json") {
-                continue;
+        for dir in ["../examples/traces", "../tests/corpus/syncval", "../tests/corpus/regressions"] {
+            for e in std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(dir)).unwrap() {
+                let p = e.unwrap().path();
+                let name = p.file_name().unwrap().to_string_lossy().into_owned();
+                if !name.ends_with(".json") || name.ends_with(".expect.json") {
+                    continue;
+                }
+                let t = crate::trace::load(&p).unwrap();
+                let written = to_trace(&t.workload, "t", None).unwrap();
+                let back = load(&written, &name).workload;
+                assert_eq!(to_trace(&back, "t", None).unwrap(), written, "{name}");
+                assert_eq!(report(&back, &profile, 0), report(&t.workload, &profile, 0), "{name}");
+                n += 1;
             }
-            let t = crate::trace::load(&p).unwrap();
-            let written = to_trace(&t.workload, "t", None).unwrap();
-            let back = load(&written, &name).workload;
-            assert_eq!(to_trace(&back, "t", None).unwrap(), written, "{name}");
-            assert_eq!(report(&back, &profile, 0), report(&t.workload, &profile, 0), "{name}");
-            n += 1;
         }
-        assert!(n >= 30, "{n} examples");
+        assert!(n >= 100, "{n} traces");
     }
 
     /// A name the format cannot hold is an error naming it, not a trace that fails to load.
