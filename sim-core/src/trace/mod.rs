@@ -13,7 +13,7 @@
 //!    runs; [`LoadedTrace::locate_engine_error`] turns the engine's place names
 //!    (`command_buffers[cb0].commands[3]`) back into JSON paths with a line and column.
 //!
-//! [`write`] goes the other way: a workload written as a trace that loads back to it.
+//! [`write`](mod@write) goes the other way: a workload written as a trace that loads back to it.
 
 pub mod build;
 pub(crate) mod locate;
