@@ -190,18 +190,16 @@ fn add_semaphores(text: &str, root: &Node, semaphores: BTreeMap<(usize, usize), 
         }
         let id = format!("gpusim_fix_s{n}");
         n += 1;
-        pushes.entry((signal, batch_of(&timeline.items()[signal.min(timeline.items().len().saturating_sub(1))], true), "signal_semaphores")).or_default().push(V::str(&id));
-        pushes
-            .entry((wait, batch_of(&timeline.items()[wait.min(timeline.items().len().saturating_sub(1))], false), "wait_semaphores"))
-            .or_default()
-            .push(V::obj([("semaphore", V::str(&id)), ("stage_mask", V::str(&stages.join("|")))]));
+        let op = |t: usize| timeline.items().get(t).ok_or_else(|| format!("timeline[{t}] is not in the trace"));
+        pushes.entry((signal, batch_of(op(signal)?, true), "signal_semaphores")).or_default().push(V::str(&id));
+        pushes.entry((wait, batch_of(op(wait)?, false), "wait_semaphores")).or_default().push(V::obj([("semaphore", V::str(&id)), ("stage_mask", V::str(&stages.join("|")))]));
         ids.push(V::str(&id));
     }
     splice::array_push(text, root, "semaphores", &ids, unit, edits);
     for ((t, batch, key), values) in pushes {
         let Some(op) = timeline.items().get(t) else { continue };
         let target = match batch {
-            Some(b) => &op.get("batches").ok_or("a submission's batches went missing")?.items()[b],
+            Some(b) => op.get("batches").and_then(|bs| bs.items().get(b)).ok_or("a submission's batches went missing")?,
             None => op,
         };
         splice::array_push(text, target, key, &values, unit, edits);
@@ -313,6 +311,11 @@ fn mask_add(text: &str, obj: &Node, key: &str, add: Mask, style: Style, unit: &s
         None => Vec::new(),
     };
     let mut names: Vec<String> = Vec::new();
+    // Whether the mask names no bit (`NONE`, `VK_ACCESS_2_NONE`, ``): replaced, not extended.
+    let empty = match add {
+        Mask::Stage(_) => written.iter().filter_map(|s| S::parse(s).ok()).all(|b| b.is_empty()),
+        Mask::Access(_) => written.iter().filter_map(|s| A::parse(s).ok()).all(|b| b.is_empty()),
+    };
     match add {
         Mask::Stage(bits) => {
             let mut have = written.iter().filter_map(|s| S::parse(s).ok()).fold(S::NONE, |a, b| a | b);
@@ -338,15 +341,13 @@ fn mask_add(text: &str, obj: &Node, key: &str, add: Mask, style: Style, unit: &s
     if names.is_empty() {
         return;
     }
+    let values: Vec<V> = names.iter().map(|s| V::str(s)).collect();
     match node {
-        Some(n) if n.is_array() => {
-            let values: Vec<V> = names.iter().map(|s| V::str(s)).collect();
-            splice::array_insert(text, n, n.items().len(), &values, unit, edits);
-        }
+        Some(n) if n.is_array() && empty => edits.replace(n, V::Arr(values).text_compact()),
+        Some(n) if n.is_array() => splice::array_insert(text, n, n.items().len(), &values, unit, edits),
         Some(n) => {
             let old = n.as_str(text).unwrap_or_default();
             let sep = if old.contains(" | ") { " | " } else { "|" };
-            let empty = matches!(old.trim().to_ascii_uppercase().as_str(), "" | "NONE" | "0");
             let new = if empty { names.join(sep) } else { format!("{old}{sep}{}", names.join(sep)) };
             edits.replace(n, V::str(&new).text_compact());
         }
