@@ -445,13 +445,18 @@ fn widen_commands(text: &str, root: &Node, w: &Workload, amendments: &[Vec<Amend
         let (mut cmd_src, mut cmd_dst) = (S::NONE, S::NONE);
         // (dependency, list) -> barriers to add.
         let mut added: BTreeMap<(Option<usize>, &str), Vec<V>> = BTreeMap::new();
-        for ((dep_index, elem), widen) in &plan.elems {
-            let dep = match (name.as_str(), sync1) {
+        // Where a dependency's barrier lists are: in `dependency` of a synchronization2 set, in
+        // `dependencies[k]` of a synchronization2 wait, else in the command.
+        let dep_of = |dep_index: Option<usize>| -> Result<&Node, CliError> {
+            match (name.as_str(), sync1) {
                 ("set_event", false) => cmd.get("dependency"),
                 ("wait_events", false) => cmd.get("dependencies").and_then(|d| d.items().get(dep_index.unwrap_or(0))),
                 _ => Some(cmd),
             }
-            .ok_or_else(|| format!("command {k} of command buffer `{cb}` has no dependency to widen"))?;
+            .ok_or_else(|| format!("command {k} of command buffer `{cb}` has no dependency to widen").into())
+        };
+        for ((dep_index, elem), widen) in &plan.elems {
+            let dep = dep_of(*dep_index)?;
             let add = widen.add;
             if sync1 {
                 cmd_src |= add.src_stage_mask;
@@ -477,7 +482,7 @@ fn widen_commands(text: &str, root: &Node, w: &Workload, amendments: &[Vec<Amend
                 }
                 masks.push(("dst_access_mask", V::str(&names_a(add.dst_access_mask))));
                 let list = match elem {
-                    Elem::NewBuffer(b) | Elem::Buffer(b) if matches!(elem, Elem::NewBuffer(_)) || widen.range.is_some() => {
+                    Elem::NewBuffer(b) => {
                         let (offset, end) = widen.range.unwrap_or((0, u64::MAX));
                         let desc = w.buffers.get(*b).ok_or("a buffer went missing")?;
                         masks.push(("buffer", V::str(&desc.name)));
@@ -519,13 +524,7 @@ fn widen_commands(text: &str, root: &Node, w: &Workload, amendments: &[Vec<Amend
             }
         }
         for ((dep_index, list), values) in added {
-            let dep = match (name.as_str(), sync1) {
-                ("set_event", false) => cmd.get("dependency"),
-                ("wait_events", false) => cmd.get("dependencies").and_then(|d| d.items().get(dep_index.unwrap_or(0))),
-                _ => Some(cmd),
-            }
-            .ok_or_else(|| format!("command {k} of command buffer `{cb}` has no dependency to widen"))?;
-            splice::array_push(text, dep, list, &values, unit, edits);
+            splice::array_push(text, dep_of(dep_index)?, list, &values, unit, edits);
         }
         if sync1 {
             mask_add(text, cmd, "src_stage_mask", Mask::Stage(cmd_src), style, unit, edits);
