@@ -1,7 +1,8 @@
 //! `gpusim check --fix`: for every example and corpus scenario with hazards, the corrected
-//! trace checks clean and runs clean on every built-in profile (the fix is the diagnosis's
-//! suggested barrier, semaphore or host operation; a hazard no synchronization fixes is named on
-//! stderr and left).
+//! trace checks clean and runs clean on every built-in profile (a barrier or event wait that is
+//! too narrow is widened where it stands, else the diagnosis's suggested barrier, semaphore or
+//! host operation is added; a hazard no synchronization fixes is named on stderr and left), and
+//! the fixed trace differs from the input only in the lines the fix changes or adds.
 
 mod support;
 
@@ -50,4 +51,115 @@ fn fixed_traces_check_and_run_clean() {
     assert!(fixed >= 50, "{fixed} traces fixed");
     assert_eq!(unfixable, 1, "only the partial-atom flush has no synchronization fix");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A folder of its own under the temporary folder, holding a copy of the examples' shaders, so
+/// that a trace written there names them as the examples do.
+fn scratch_with_shaders(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("gpusim-fix-{name}-{}", std::process::id()));
+    let shaders = dir.join("shaders");
+    std::fs::create_dir_all(&shaders).expect("temp dir");
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/traces/shaders");
+    for e in std::fs::read_dir(&from).expect("shaders") {
+        let p = e.expect("entry").path();
+        std::fs::copy(&p, shaders.join(p.file_name().expect("name"))).expect("copy");
+    }
+    dir
+}
+
+/// `gpusim check EXAMPLE --fix` into a folder holding the example and its shaders: the input's
+/// text and the fixed trace's (which checks clean).
+fn fix_in_place(example: &str, dir: &Path) -> (String, String) {
+    let input = dir.join(example);
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/traces").join(example)).expect("example");
+    std::fs::write(&input, &text).expect("copy");
+    let output = dir.join(format!("fixed-{example}"));
+    let fix = gpusim(&["check", input.to_str().unwrap(), "--fix", "-o", output.to_str().unwrap()]);
+    assert_eq!(fix.status.code(), Some(1), "{example}: {}", String::from_utf8_lossy(&fix.stderr));
+    let check = gpusim(&["check", output.to_str().unwrap()]);
+    assert_eq!(check.status.code(), Some(0), "{example}: {}", String::from_utf8_lossy(&check.stdout));
+    (text, std::fs::read_to_string(&output).expect("fixed"))
+}
+
+/// A barrier or event wait that is there but too narrow is widened where it stands: the lines
+/// that change are its masks (or its range), spelt as the command spells them (sync1 names in
+/// a synchronization1 command), and an event wait is widened with the set it waits for.
+#[test]
+fn a_narrow_barrier_is_widened_where_it_stands() {
+    let dir = scratch_with_shaders("widen");
+    let cases: [(&str, &[(&str, &str)]); 5] = [
+        ("fill-then-dispatch-dst-none-missing.json", &[(r#"              "dst_access_mask": "NONE""#, r#"              "dst_access_mask": "SHADER_STORAGE_READ""#)]),
+        (
+            "uniform-read-after-storage-write-missing.json",
+            &[(r#"              "dst_access_mask": "SHADER_STORAGE_READ""#, r#"              "dst_access_mask": "SHADER_STORAGE_READ|UNIFORM_READ""#)],
+        ),
+        ("dispatch-then-copy-missing.json", &[(r#"              "src_access_mask": "NONE","#, r#"              "src_access_mask": "SHADER_STORAGE_WRITE","#)]),
+        (
+            "event-sync1-missing.json",
+            &[(
+                r#"         "memory_barriers": [{"src_access_mask": "NONE", "dst_access_mask": "TRANSFER_READ"}]},"#,
+                r#"         "memory_barriers": [{"src_access_mask": "SHADER_WRITE", "dst_access_mask": "TRANSFER_READ"}]},"#,
+            )],
+        ),
+        (
+            "split-barrier-missing.json",
+            &[
+                (r#"                "src_stage_mask": "COMPUTE_SHADER","#, r#"                "src_stage_mask": "COMPUTE_SHADER|CLEAR","#),
+                (r#"                "src_access_mask": "NONE","#, r#"                "src_access_mask": "TRANSFER_WRITE","#),
+                (r#"                  "src_stage_mask": "COMPUTE_SHADER","#, r#"                  "src_stage_mask": "COMPUTE_SHADER|CLEAR","#),
+                (r#"                  "src_access_mask": "NONE","#, r#"                  "src_access_mask": "TRANSFER_WRITE","#),
+            ],
+        ),
+    ];
+    for (example, changes) in cases {
+        let (input, fixed) = fix_in_place(example, &dir);
+        let (a, b): (Vec<&str>, Vec<&str>) = (input.lines().collect(), fixed.lines().collect());
+        assert_eq!(a.len(), b.len(), "{example}: only lines changed, none added:\n{fixed}");
+        let changed: Vec<(&str, &str)> = a.iter().zip(&b).filter(|(x, y)| x != y).map(|(x, y)| (*x, *y)).collect();
+        assert_eq!(changed, changes.to_vec(), "{example}");
+        assert_eq!(input.ends_with('\n'), fixed.ends_with('\n'), "{example}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A buffer barrier on the wrong buffer gets one for the hazard's buffer beside it, in the
+/// same command.
+#[test]
+fn a_buffer_barrier_on_another_buffer_gets_one_beside_it() {
+    let dir = scratch_with_shaders("beside");
+    let (input, fixed) = fix_in_place("fill-then-dispatch-wrong-buffer-missing.json", &dir);
+    let inserted = "            },\n            {\n              \"src_stage_mask\": \"CLEAR\",\n              \"src_access_mask\": \"TRANSFER_WRITE\",\n              \"dst_stage_mask\": \"COMPUTE_SHADER\",\n              \"dst_access_mask\": \"SHADER_STORAGE_READ\",\n              \"buffer\": \"A\",\n              \"offset\": 0,\n              \"size\": \"WHOLE_SIZE\"\n";
+    let at = fixed.find(inserted).unwrap_or_else(|| panic!("{fixed}"));
+    assert_eq!(format!("{}{}", &fixed[..at], &fixed[at + inserted.len()..]), input);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Where no barrier stands between the two commands, one is inserted before the hazardous one,
+/// on lines of its own indented like the commands around it: the diff is those lines alone.
+#[test]
+fn a_missing_barrier_is_inserted_as_lines_of_its_own() {
+    let dir = scratch_with_shaders("insert");
+    let (input, fixed) = fix_in_place("fill-then-dispatch-missing.json", &dir);
+    let inserted = "        {\n          \"cmd\": \"pipeline_barrier\",\n          \"memory_barriers\": [\n            {\n              \"src_stage_mask\": \"CLEAR\",\n              \"src_access_mask\": \"TRANSFER_WRITE\",\n              \"dst_stage_mask\": \"COMPUTE_SHADER\",\n              \"dst_access_mask\": \"SHADER_STORAGE_READ\"\n            }\n          ]\n        },\n";
+    let at = fixed.find(inserted).unwrap_or_else(|| panic!("{fixed}"));
+    assert_eq!(format!("{}{}", &fixed[..at], &fixed[at + inserted.len()..]), input);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A fixed trace written to another folder names the input's files relative to its own.
+#[test]
+fn files_are_named_relative_to_the_fixed_trace() {
+    let dir = std::env::temp_dir().join(format!("gpusim-fix-relative-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("deeper")).expect("temp dir");
+    let input = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/traces/fill-then-dispatch-missing.json");
+    let output = dir.join("deeper/fixed.json");
+    let fix = gpusim(&["check", input.to_str().unwrap(), "--fix", "-o", output.to_str().unwrap()]);
+    assert_eq!(fix.status.code(), Some(1), "{}", String::from_utf8_lossy(&fix.stderr));
+    let t: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&output).unwrap()).unwrap();
+    let named = t["shaders"][0]["wgsl_file"].as_str().expect("wgsl_file");
+    assert!(Path::new(named).is_relative(), "{named}");
+    let shader = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/traces/shaders/add_one.wgsl");
+    assert_eq!(std::fs::canonicalize(output.parent().unwrap().join(named)).unwrap(), std::fs::canonicalize(shader).unwrap());
+    assert_eq!(gpusim(&["check", output.to_str().unwrap()]).status.code(), Some(0));
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -90,3 +90,40 @@ fn profile_check_shows_progress_on_a_terminal() {
     let piped = std::process::Command::new(gpusim).args(["profile", "check", "ideal", "--programs", "8", "--no-rows"]).output().unwrap();
     assert!(!String::from_utf8_lossy(&piped.stderr).contains("programs 8/8"));
 }
+
+/// `--save-counterexample` writes the shrunk program as a trace that `run` shows corrupting on
+/// the same profile and schedule seed, and that `check` and `graph` take; on a sound table it
+/// writes nothing, and a file in a folder that does not exist is refused before anything runs.
+#[test]
+fn the_counterexample_is_saved_as_a_trace() {
+    let dir = std::env::temp_dir().join(format!("gpusim-counterexample-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let profile = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/profiles/seed-vram-line-dirty-l2.toml");
+    let file = dir.join("counterexample.json");
+    let f = file.to_str().unwrap();
+    let out = gpusim(&["profile", "check", profile, "--programs", "48", "--no-rows", "--report", "json", "--save-counterexample", f]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let seed = r["unsound"]["schedule_seed"].as_u64().expect("schedule_seed").to_string();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("counterexample written to"), "{}", String::from_utf8_lossy(&out.stderr));
+    let trace: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).expect("a JSON trace");
+    assert_eq!(trace["gpusim_trace"], 1);
+    assert_eq!(trace["name"], "counterexample");
+    let run = gpusim(&["run", f, "--profile", profile, "--seed", &seed, "--report", "json"]);
+    assert_eq!(run.status.code(), Some(1), "{}{}", String::from_utf8_lossy(&run.stdout), String::from_utf8_lossy(&run.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&run.stdout).expect("json");
+    assert_eq!(report["hazards"], serde_json::json!([]), "a correctly synchronized program: no hazard explains it");
+    // A built-in profile is sound for it.
+    assert_eq!(gpusim(&["run", f, "--profile", "seed-vram", "--schedules", "2"]).status.code(), Some(0));
+    assert_ne!(gpusim(&["check", f]).status.code(), Some(2));
+    assert_eq!(gpusim(&["graph", f, "-o", dir.join("g.dot").to_str().unwrap()]).status.code(), Some(0));
+    let none = dir.join("none.json");
+    let out = gpusim(&["profile", "check", "ideal", "--programs", "4", "--no-rows", "--save-counterexample", none.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(!none.exists());
+    let missing = dir.join("no-such-folder/ce.json");
+    let out = gpusim(&["profile", "check", "ideal", "--save-counterexample", missing.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("does not exist"), "{}", String::from_utf8_lossy(&out.stderr));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -31,5 +31,5 @@ mod program;
 pub use error::ShaderError;
 pub use flat::{FlatBinding, FlatOptions, FlatStats, perform, run_dispatch_flat, run_dispatch_flat_with};
 pub use interp::{DEFAULT_MAX_INSTRUCTIONS, ExecStats, LaneAccess, MAX_WORKGROUP_STATE_BYTES, MemOp, MemRequest, Step, Workgroup, WorkgroupConfig};
-pub use module::{ComputePipeline, MAX_SOURCE_BYTES, Module};
+pub use module::{ComputePipeline, MAX_SOURCE_BYTES, Module, ShaderSource};
 pub use program::{AtomicFun, AtomicOp, BarrierFlags, BindingInfo, BindingKind};

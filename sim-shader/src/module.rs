@@ -17,13 +17,33 @@ pub struct Module {
 }
 
 /// What a module's SPIR-V comes from, for a real Vulkan device: the binary as given, or the
-/// validated IR that naga's SPIR-V back end writes out.
+/// validated IR that naga's SPIR-V back end writes out (with the text it was parsed from, for
+/// writing the shader back out as it was given).
 #[derive(Debug)]
 enum SpirvSource {
     /// A SPIR-V module as given (little-endian words).
     Given(Vec<u32>),
     /// WGSL or GLSL, parsed and validated (boxed: an IR is far larger than a vector).
-    Ir(Box<(naga::Module, naga::valid::ModuleInfo)>),
+    Ir(Box<(naga::Module, naga::valid::ModuleInfo)>, SourceText),
+}
+
+/// WGSL or GLSL text, as given.
+#[derive(Debug)]
+enum SourceText {
+    Wgsl(String),
+    Glsl(String),
+}
+
+/// What a module was loaded from, as it was given: what a trace writer needs to write the
+/// shader back out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShaderSource<'a> {
+    /// WGSL source text.
+    Wgsl(&'a str),
+    /// GLSL source text (a compute shader).
+    Glsl(&'a str),
+    /// A SPIR-V binary, as little-endian words.
+    Spirv(&'a [u32]),
 }
 
 /// The largest shader source, WGSL or GLSL text or a SPIR-V binary, in bytes. naga's front ends
@@ -211,7 +231,7 @@ impl Module {
             name: name.to_string(),
             message: e.emit_to_string_with_path(source, name),
         })?;
-        Self::finish(module, Some(source), name, &CoherentMembers::new(), None)
+        Self::finish(module, Some(source), name, &CoherentMembers::new(), Err(SourceText::Wgsl(source.to_string())))
     }
 
     /// Parse, validate and compile a SPIR-V binary (little-endian words).
@@ -264,7 +284,7 @@ impl Module {
         }
         // The binary goes to a device as it came: its decorations are the ones the user wrote.
         let words = bytes.chunks_exact(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect();
-        Self::finish(module, None, name, &coherent_members, Some(words))
+        Self::finish(module, None, name, &coherent_members, Ok(words))
     }
 
     /// Parse, validate and compile GLSL compute-shader source (`#version 450` style).
@@ -283,10 +303,12 @@ impl Module {
             name: name.to_string(),
             message: e.emit_to_string_with_path(source, name),
         })?;
-        Self::finish(module, Some(source), name, &CoherentMembers::new(), None)
+        Self::finish(module, Some(source), name, &CoherentMembers::new(), Err(SourceText::Glsl(source.to_string())))
     }
 
-    fn finish(module: naga::Module, source: Option<&str>, name: &str, coherent_members: &CoherentMembers, spirv: Option<Vec<u32>>) -> Result<Module, ShaderError> {
+    /// The module of `module`, validated and compiled; `given` is the SPIR-V binary it was
+    /// read from, or the text it was parsed from.
+    fn finish(module: naga::Module, source: Option<&str>, name: &str, coherent_members: &CoherentMembers, given: Result<Vec<u32>, SourceText>) -> Result<Module, ShaderError> {
         let mut validator = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all());
         let info = validator.validate(&module).map_err(|e| ShaderError::Validation {
             name: name.to_string(),
@@ -301,9 +323,9 @@ impl Module {
                 programs.push(Arc::new(compile_entry_point(&module, &info, source, name, i, coherent_members)?));
             }
         }
-        let source = Arc::new(match spirv {
-            Some(words) => SpirvSource::Given(words),
-            None => SpirvSource::Ir(Box::new((module, info))),
+        let source = Arc::new(match given {
+            Ok(words) => SpirvSource::Given(words),
+            Err(text) => SpirvSource::Ir(Box::new((module, info)), text),
         });
         Ok(Module { name: name.to_string(), programs, source })
     }
@@ -344,7 +366,7 @@ impl ComputePipeline {
     pub fn spirv(&self) -> Result<Vec<u32>, ShaderError> {
         match &*self.source {
             SpirvSource::Given(words) => Ok(words.clone()),
-            SpirvSource::Ir(ir) => {
+            SpirvSource::Ir(ir, _) => {
                 let (module, info) = &**ir;
                 let options = naga::back::spv::Options { lang_version: (1, 3), ..naga::back::spv::Options::default() };
                 let pipeline = naga::back::spv::PipelineOptions { shader_stage: naga::ShaderStage::Compute, entry_point: self.prog.entry_point.clone() };
@@ -352,6 +374,15 @@ impl ComputePipeline {
                     .map(|words| flatten_access_chains(&words))
                     .map_err(|e| ShaderError::SpirV { name: self.prog.name.clone(), message: format!("naga's SPIR-V back end failed on it: {e}") })
             }
+        }
+    }
+
+    /// The source the module was loaded from, as given: WGSL or GLSL text, or a SPIR-V binary.
+    pub fn source(&self) -> ShaderSource<'_> {
+        match &*self.source {
+            SpirvSource::Given(words) => ShaderSource::Spirv(words),
+            SpirvSource::Ir(_, SourceText::Wgsl(t)) => ShaderSource::Wgsl(t),
+            SpirvSource::Ir(_, SourceText::Glsl(t)) => ShaderSource::Glsl(t),
         }
     }
 

@@ -141,3 +141,20 @@ fn malformed_spirv_is_an_error_not_a_panic() {
         }
     }
 }
+
+/// A pipeline gives back the source its module was loaded from, as given: WGSL and GLSL text,
+/// SPIR-V words.
+#[test]
+fn pipelines_keep_their_source_as_given() {
+    use sim_shader::ShaderSource;
+    let wgsl = "@group(0) @binding(0) var<storage, read_write> v: array<u32>;\n@compute @workgroup_size(64)\nfn main(@builtin(global_invocation_id) id: vec3<u32>) { v[id.x] = id.x; }\n";
+    let p = ComputePipeline::new(&Module::from_wgsl(wgsl, "w").unwrap(), "main").unwrap();
+    assert_eq!(p.source(), ShaderSource::Wgsl(wgsl));
+    let glsl = std::fs::read_to_string(dir("spirv/prefix_sum.comp")).unwrap();
+    let p = ComputePipeline::new(&Module::from_glsl(&glsl, "g").unwrap(), "main").unwrap();
+    assert_eq!(p.source(), ShaderSource::Glsl(&glsl));
+    let bytes = std::fs::read(dir("spirv/prefix_sum.spv")).unwrap();
+    let p = ComputePipeline::new(&Module::from_spirv(&bytes, "s").unwrap(), "main").unwrap();
+    let words: Vec<u32> = bytes.chunks_exact(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect();
+    assert_eq!(p.source(), ShaderSource::Spirv(&words));
+}

@@ -42,18 +42,12 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, CliError> {
     let hazards = sim_core::hazard::detect_program(&prog, &stream, None, profile.limits.non_coherent_atom_size);
     if args.fix {
         let output = args.output.as_ref().ok_or("--fix needs -o FILE")?;
-        let json: serde_json::Value = serde_json::from_str(&t.text)?;
-        let mut fixed = super::fix::fix(&json, &prog, &hazards)?;
-        let text = if output.as_os_str() == "-" {
-            serde_json::to_string_pretty(&fixed.trace)?
+        let to_stdout = output.as_os_str() == "-";
+        let fixed = super::fix::fix(&t.text, &args.trace, (!to_stdout).then_some(output.as_path()), &profile, &prog, &hazards)?;
+        if to_stdout {
+            super::print_out(&fixed.text)?;
         } else {
-            super::fix::rebase_files(&mut fixed.trace, &args.trace, output);
-            serde_json::to_string_pretty(&fixed.trace)?
-        };
-        if output.as_os_str() == "-" {
-            super::print_out(&format!("{text}\n"))?;
-        } else {
-            std::fs::write(output, format!("{text}\n")).map_err(|e| format!("cannot write {}: {e}", output.display()))?;
+            std::fs::write(output, &fixed.text).map_err(|e| format!("cannot write {}: {e}", output.display()))?;
             super::print_err(&format!("gpusim check: {} of {} hazard(s) fixed in {}", fixed.fixed, hazards.len(), output.display()));
         }
         for u in &fixed.unfixable {

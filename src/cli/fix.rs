@@ -1,51 +1,119 @@
-//! `gpusim check TRACE --fix -o FIXED`: the trace with each hazard's suggested synchronization
-//! added: pipeline barriers (synchronization2) before the hazardous command or after the prior
-//! one, semaphores between submissions on two queues, and host waits, flushes and invalidates.
-//! The trace is edited as JSON, so everything else in it stays as written.
+//! `gpusim check TRACE --fix -o FIXED`: the trace with each hazard's synchronization fixed.
+//!
+//! A barrier or event wait that stands between the two accesses but is too narrow is widened
+//! where it stands: the missing stage and access bits are added to its masks (in the spelling
+//! the command already uses: synchronization2 or synchronization1 names, short or in full), a
+//! buffer barrier's range is widened, or a barrier is added to the command; an event wait is
+//! widened together with the vkCmdSetEvent it waits for. Where none stands between them, the
+//! diagnosis's suggestion is added: a pipeline barrier (synchronization2) before the hazardous
+//! command or after the prior one, a semaphore between submissions on two queues, a host wait,
+//! flush or invalidate.
+//!
+//! The edits are spliced into the trace's text (`super::splice`), so that the rest stays as
+//! written and `diff` shows only what changed. The result is checked again: a fix can bring
+//! a hazard that the first one hid into view, and is then fixed in turn; should widening fail
+//! to give a trace that checks clean, the suggestions are added instead.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Component, Path, PathBuf};
 
-use serde_json::{Value, json};
-use sim_core::api::Program;
+use serde_json::Value;
+use sim_core::api::{Program, Workload};
 use sim_core::hazard::Hazard;
-use sim_core::hazard::diagnose::{NO_FIX, Suggestion, diagnose};
+use sim_core::hazard::diagnose::{Amendment, BarrierTarget, NO_FIX, Suggestion, diagnose};
+use sim_core::profile::Profile;
+use sim_core::sync::{AccessFlags2 as A, MemoryBarrier2, PipelineStageFlags2 as S};
 
 use super::CliError;
+use super::splice::{self, Edits, Node, V};
+
+/// Rounds of fixing and checking again before giving up on a way of fixing.
+const ROUNDS: usize = 4;
 
 /// What `fix` did.
 pub struct Fixed {
-    /// The corrected trace.
-    pub trace: Value,
+    /// The corrected trace's text.
+    pub text: String,
     /// Hazards fixed.
     pub fixed: usize,
     /// Hazards no synchronization fixes, with why.
     pub unfixable: Vec<String>,
 }
 
-/// Adds the suggested synchronization of every hazard to `trace` (the trace's JSON).
-pub fn fix(trace: &Value, prog: &Program<'_>, hazards: &[Hazard]) -> Result<Fixed, CliError> {
-    let mut t = trace.clone();
-    // (command buffer id, index) -> barriers to insert there, in order.
-    let mut barriers: BTreeMap<(String, usize), Vec<Value>> = BTreeMap::new();
+/// The trace `text` (loaded from `input`) with every hazard of `hazards` fixed, its relative
+/// file names rewritten for a trace written to `output` (`None`: standard output, where they
+/// stay as they are). `profile` is the device the fixed trace is checked against again.
+pub fn fix(text: &str, input: &Path, output: Option<&Path>, profile: &Profile, prog: &Program<'_>, hazards: &[Hazard]) -> Result<Fixed, CliError> {
+    let base = input.parent().map(Path::to_path_buf).unwrap_or_default();
+    let (mut fixed_text, fixed, unfixable) = match fix_rounds(text, &base, profile, prog, hazards, true)? {
+        Some(done) => done,
+        // Widening did not give a trace that checks clean: add every suggestion instead.
+        None => match fix_rounds(text, &base, profile, prog, hazards, false)? {
+            Some(done) => done,
+            None => fix_once(text, prog, hazards, false)?,
+        },
+    };
+    if let Some(output) = output {
+        fixed_text = rebase_text(&fixed_text, input, output)?;
+    }
+    Ok(Fixed { text: fixed_text, fixed, unfixable })
+}
+
+/// Fixes `text` and checks the result again, up to [`ROUNDS`] times; `None` when it still has
+/// hazards some synchronization would fix, or no longer loads.
+fn fix_rounds(text: &str, base: &Path, profile: &Profile, prog: &Program<'_>, hazards: &[Hazard], amend: bool) -> Result<Option<(String, usize, Vec<String>)>, CliError> {
+    let (mut current, fixed, unfixable) = fix_once(text, prog, hazards, amend)?;
+    for _ in 0..ROUNDS {
+        let Ok(t) = sim_core::trace::load_str(&current, Some(base)) else { return Ok(None) };
+        let Ok((p, stream)) = sim_core::engine::validate(&t.workload, profile, &sim_core::engine::RunLimits::default()) else { return Ok(None) };
+        let left = sim_core::hazard::detect_program(&p, &stream, None, profile.limits.non_coherent_atom_size);
+        if left.iter().all(|h| is_unfixable(&p, h)) {
+            return Ok(Some((current, fixed, unfixable)));
+        }
+        current = fix_once(&current, &p, &left, amend)?.0;
+    }
+    Ok(None)
+}
+
+/// Whether no synchronization fixes `h`.
+fn is_unfixable(prog: &Program<'_>, h: &Hazard) -> bool {
+    matches!(diagnose(prog, h).suggested, Suggestion::HostOp { op: NO_FIX, .. })
+}
+
+/// One round: every hazard's fix spliced into `text` (widening what stands between the two
+/// accesses when `amend`), with how many were fixed and why the others were not.
+fn fix_once(text: &str, prog: &Program<'_>, hazards: &[Hazard], amend: bool) -> Result<(String, usize, Vec<String>), CliError> {
+    let root = splice::parse(text)?;
+    let unit = splice::doc_unit(text, &root);
+    let w = prog.workload;
+    // (command buffer id, index) -> barrier commands to insert there, in order.
+    let mut barriers: BTreeMap<(String, usize), Vec<V>> = BTreeMap::new();
+    // Widened synchronization commands, as the hazards ask, each hazard's list together.
+    let mut amendments: Vec<Vec<Amendment>> = Vec::new();
     // (signal submit, wait submit) -> wait stages.
     let mut semaphores: BTreeMap<(usize, usize), Vec<String>> = BTreeMap::new();
     // timeline index -> host operations to insert before it.
-    let mut host_ops: BTreeMap<usize, Vec<Value>> = BTreeMap::new();
+    let mut host_ops: BTreeMap<usize, Vec<V>> = BTreeMap::new();
     let (mut fixed, mut unfixable) = (0, Vec::new());
     for (i, h) in hazards.iter().enumerate() {
         let d = diagnose(prog, h);
         match d.suggested {
+            Suggestion::Barrier { .. } if amend && !d.amend.is_empty() => amendments.push(d.amend),
             Suggestion::Barrier { insert_before, insert_after, src_stage_mask, src_access_mask, dst_stage_mask, dst_access_mask } => {
                 let (cb, index) = match (insert_before, insert_after) {
                     (Some(b), _) => (b.command_buffer, b.command),
                     (None, Some(a)) => (a.command_buffer, a.command + 1),
                     (None, None) => continue,
                 };
-                let b = json!({"src_stage_mask": src_stage_mask, "src_access_mask": src_access_mask, "dst_stage_mask": dst_stage_mask, "dst_access_mask": dst_access_mask});
+                let masks = V::obj([
+                    ("src_stage_mask", V::str(&src_stage_mask)),
+                    ("src_access_mask", V::str(&src_access_mask)),
+                    ("dst_stage_mask", V::str(&dst_stage_mask)),
+                    ("dst_access_mask", V::str(&dst_access_mask)),
+                ]);
                 let list = barriers.entry((cb, index)).or_default();
-                if !list.contains(&b) {
-                    list.push(b);
+                if !list.iter().any(|b| matches!(b, V::Obj(ms) if ms.iter().any(|(_, v)| matches!(v, V::Arr(items) if items.contains(&masks))))) {
+                    list.push(V::obj([("cmd", V::str("pipeline_barrier")), ("memory_barriers", V::Arr(vec![masks]))]));
                 }
             }
             Suggestion::Semaphore { signal_submit, wait_submit, wait_stage_mask } => {
@@ -56,17 +124,18 @@ pub fn fix(trace: &Value, prog: &Program<'_>, hazards: &[Hazard]) -> Result<Fixe
             }
             Suggestion::HostOp { op, before_timeline, memory, range } => {
                 let v = match op {
-                    "device_wait_idle" => json!({"op": "device_wait_idle"}),
+                    "device_wait_idle" => V::obj([("op", V::str("device_wait_idle"))]),
                     NO_FIX => {
                         unfixable.push(format!("H{}: {}", i + 1, d.diagnosis));
                         continue;
                     }
                     other => {
                         // The hazard's own atoms; to the end of the object when they reach it.
-                        let total = prog.workload.memories.iter().find(|m| Some(&m.name) == memory.as_ref()).map_or(0, |m| m.size);
+                        let total = w.memories.iter().find(|m| Some(&m.name) == memory.as_ref()).map_or(0, |m| m.size);
                         let (offset, size) = range.unwrap_or((0, total));
-                        let size = if offset + size >= total { json!("WHOLE_SIZE") } else { json!(size) };
-                        json!({"op": other, "ranges": [{"memory": memory, "offset": offset, "size": size}]})
+                        let size = if offset + size >= total { V::str("WHOLE_SIZE") } else { V::num(size) };
+                        let memory = memory.as_deref().map_or(V::Raw("null".into()), V::str);
+                        V::obj([("op", V::str(other)), ("ranges", V::Arr(vec![V::obj([("memory", memory), ("offset", V::num(offset)), ("size", size)])]))])
                     }
                 };
                 let list = host_ops.entry(before_timeline).or_default();
@@ -77,70 +146,485 @@ pub fn fix(trace: &Value, prog: &Program<'_>, hazards: &[Hazard]) -> Result<Fixe
         }
         fixed += 1;
     }
-    // Barriers: the last place first, so earlier indices stay right.
-    for ((cb, index), list) in barriers.into_iter().rev() {
-        let commands = t["command_buffers"]
-            .as_array_mut()
-            .and_then(|cbs| cbs.iter_mut().find(|c| c["id"] == cb.as_str()))
-            .and_then(|c| c["commands"].as_array_mut())
-            .ok_or_else(|| format!("command buffer `{cb}` is not in the trace"))?;
-        let at = index.min(commands.len());
-        commands.insert(at, json!({"cmd": "pipeline_barrier", "memory_barriers": list}));
+    let mut edits = Edits::default();
+    widen_commands(text, &root, w, &amendments, &unit, &mut edits)?;
+    for ((cb, index), list) in barriers {
+        let commands = command_buffer(&root, text, &cb)?.get("commands").filter(|c| c.is_array()).ok_or_else(|| format!("command buffer `{cb}` has no commands list"))?;
+        splice::array_insert(text, commands, index, &list, &unit, &mut edits);
     }
-    // Semaphores, before host operations move the timeline's indices.
-    for (n, ((signal, wait), stages)) in semaphores.into_iter().enumerate() {
+    add_semaphores(text, &root, semaphores, &unit, &mut edits)?;
+    if !host_ops.is_empty() {
+        let timeline = root.get("timeline").filter(|t| t.is_array()).ok_or("the trace has no timeline")?;
+        for (before, list) in host_ops {
+            splice::array_insert(text, timeline, before, &list, &unit, &mut edits);
+        }
+    }
+    Ok((edits.apply(text)?, fixed, unfixable))
+}
+
+/// The command buffer `id` of the trace.
+fn command_buffer<'n>(root: &'n Node, text: &str, id: &str) -> Result<&'n Node, CliError> {
+    root.get("command_buffers")
+        .and_then(|cbs| cbs.items().iter().find(|c| c.get("id").and_then(|i| i.as_str(text)).as_deref() == Some(id)))
+        .ok_or_else(|| format!("command buffer `{id}` is not in the trace").into())
+}
+
+/// Binary semaphores between the submissions of `semaphores`: declared, signalled by the last
+/// batch of the first submission and waited by the first batch of the second.
+fn add_semaphores(text: &str, root: &Node, semaphores: BTreeMap<(usize, usize), Vec<String>>, unit: &str, edits: &mut Edits) -> Result<(), CliError> {
+    if semaphores.is_empty() {
+        return Ok(());
+    }
+    let taken: Vec<String> = root
+        .get("semaphores")
+        .map(|s| s.items().iter().filter_map(|x| x.as_str(text).or_else(|| x.get("id").and_then(|i| i.as_str(text)))).collect())
+        .unwrap_or_default();
+    let timeline = root.get("timeline").filter(|t| t.is_array()).ok_or("the trace has no timeline")?;
+    let mut ids = Vec::new();
+    // (timeline index, batch, list) -> entries to append; one edit per list.
+    let mut pushes: BTreeMap<(usize, Option<usize>, &str), Vec<V>> = BTreeMap::new();
+    let mut n = 0;
+    for ((signal, wait), stages) in semaphores {
+        while taken.contains(&format!("gpusim_fix_s{n}")) {
+            n += 1;
+        }
         let id = format!("gpusim_fix_s{n}");
-        let sems = t.as_object_mut().ok_or("the trace is not a JSON object")?.entry("semaphores").or_insert_with(|| json!([]));
-        sems.as_array_mut().ok_or("`semaphores` is not a list")?.push(json!(id));
-        let timeline = t["timeline"].as_array_mut().ok_or("the trace has no timeline")?;
-        if let Some(op) = timeline.get_mut(signal) {
-            push_to(batch_mut(op, true), "signal_semaphores", json!(id));
-        }
-        if let Some(op) = timeline.get_mut(wait) {
-            push_to(batch_mut(op, false), "wait_semaphores", json!({"semaphore": id, "stage_mask": stages.join("|")}));
-        }
+        n += 1;
+        let op = |t: usize| timeline.items().get(t).ok_or_else(|| format!("timeline[{t}] is not in the trace"));
+        pushes.entry((signal, batch_of(op(signal)?, true), "signal_semaphores")).or_default().push(V::str(&id));
+        pushes.entry((wait, batch_of(op(wait)?, false), "wait_semaphores")).or_default().push(V::obj([("semaphore", V::str(&id)), ("stage_mask", V::str(&stages.join("|")))]));
+        ids.push(V::str(&id));
     }
-    // Host operations: the last place first.
-    for (before, list) in host_ops.into_iter().rev() {
-        let timeline = t["timeline"].as_array_mut().ok_or("the trace has no timeline")?;
-        let at = before.min(timeline.len());
-        for (k, v) in list.into_iter().enumerate() {
-            timeline.insert(at + k, v);
-        }
+    splice::array_push(text, root, "semaphores", &ids, unit, edits);
+    for ((t, batch, key), values) in pushes {
+        let Some(op) = timeline.items().get(t) else { continue };
+        let target = match batch {
+            Some(b) => op.get("batches").and_then(|bs| bs.items().get(b)).ok_or("a submission's batches went missing")?,
+            None => op,
+        };
+        splice::array_push(text, target, key, &values, unit, edits);
     }
-    Ok(Fixed { trace: t, fixed, unfixable })
+    Ok(())
 }
 
-/// The batch of a `queue_submit` that semaphores go to: its first or last entry of `batches`,
-/// or the operation itself in the one-batch shape.
-fn batch_mut(op: &mut Value, last: bool) -> &mut Value {
-    let has_batches = op.get("batches").and_then(Value::as_array).is_some_and(|b| !b.is_empty());
-    if has_batches {
-        let b = op.get_mut("batches").and_then(Value::as_array_mut).expect("checked above");
-        let k = if last { b.len() - 1 } else { 0 };
-        &mut b[k]
-    } else {
-        op
+/// Which batch of a `queue_submit` semaphores go to: its last (signals) or first (waits) entry
+/// of `batches`, or `None` for the operation itself in the one-batch shape.
+fn batch_of(op: &Node, last: bool) -> Option<usize> {
+    let n = op.get("batches").map_or(0, |b| b.items().len());
+    (n > 0).then(|| if last { n - 1 } else { 0 })
+}
+
+/// How mask names are spelt in a command.
+#[derive(Clone, Copy, Debug, Default)]
+struct Style {
+    /// Synchronization1 names (`TRANSFER`, `SHADER_READ`, `SHADER_WRITE`): the command is in
+    /// the synchronization1 shape, or already names them.
+    legacy: bool,
+    /// In full (`VK_PIPELINE_STAGE_2_COPY_BIT`).
+    long: bool,
+}
+
+impl Style {
+    /// The style of the masks written in `cmd` (every member whose key ends in `_mask`).
+    fn of(text: &str, cmd: &Node, sync1: bool) -> Style {
+        let mut names = Vec::new();
+        collect_mask_names(text, cmd, &mut names);
+        let legacy_name = |n: &str| {
+            let u = n.trim().to_ascii_uppercase();
+            matches!(u.as_str(), "TRANSFER" | "SHADER_READ" | "SHADER_WRITE")
+                || (u.starts_with("VK_PIPELINE_STAGE_") && !u.starts_with("VK_PIPELINE_STAGE_2_"))
+                || (u.starts_with("VK_ACCESS_") && !u.starts_with("VK_ACCESS_2_"))
+        };
+        Style { legacy: sync1 || names.iter().any(|n| legacy_name(n)), long: names.iter().any(|n| n.trim().to_ascii_uppercase().starts_with("VK_")) }
+    }
+
+    fn union(self, o: Style) -> Style {
+        Style { legacy: self.legacy || o.legacy, long: self.long || o.long }
+    }
+
+    /// The name of stage bit `bit` (and the bits that name stands for).
+    fn stage(self, bit: S) -> (String, S) {
+        let (short, bits) = if self.legacy && (bit.intersects(S::COPY | S::CLEAR | S::BLIT | S::RESOLVE) || bit == S::ALL_TRANSFER) {
+            ("TRANSFER".to_string(), S::ALL_TRANSFER)
+        } else if self.legacy && bit.intersects(S::INDEX_INPUT | S::VERTEX_ATTRIBUTE_INPUT) {
+            ("VERTEX_INPUT".to_string(), S::VERTEX_INPUT)
+        } else {
+            (bit.to_string(), bit)
+        };
+        let name = match (self.long, self.legacy) {
+            (true, true) => format!("VK_PIPELINE_STAGE_{short}_BIT"),
+            (true, false) => format!("VK_PIPELINE_STAGE_2_{short}_BIT"),
+            (false, _) => short,
+        };
+        (name, bits)
+    }
+
+    /// The name of access bit `bit` (and the bits that name stands for).
+    fn access(self, bit: A) -> (String, A) {
+        let (short, bits) = if self.legacy && bit.intersects(A::SHADER_STORAGE_READ | A::SHADER_SAMPLED_READ) {
+            ("SHADER_READ".to_string(), A::SHADER_READ)
+        } else if self.legacy && bit == A::SHADER_STORAGE_WRITE {
+            ("SHADER_WRITE".to_string(), A::SHADER_WRITE)
+        } else {
+            (bit.to_string(), bit)
+        };
+        let name = match (self.long, self.legacy) {
+            (true, true) => format!("VK_ACCESS_{short}_BIT"),
+            (true, false) => format!("VK_ACCESS_2_{short}_BIT"),
+            (false, _) => short,
+        };
+        (name, bits)
     }
 }
 
-/// Appends `v` to the list `key` of `target`, making the list if it is absent.
-fn push_to(target: &mut Value, key: &str, v: Value) {
-    if let Some(Value::Array(a)) = target.as_object_mut().map(|o| o.entry(key).or_insert_with(|| json!([]))) {
-        a.push(v);
+/// Every name in the masks (`*_mask` members) under `node`.
+fn collect_mask_names(text: &str, node: &Node, out: &mut Vec<String>) {
+    for m in node.members() {
+        if m.key.ends_with("_mask") {
+            if let Some(s) = m.value.as_str(text) {
+                out.extend(s.split('|').map(str::to_string));
+            }
+            out.extend(m.value.items().iter().filter_map(|i| i.as_str(text)));
+        } else {
+            collect_mask_names(text, &m.value, out);
+        }
     }
+    for i in node.items() {
+        collect_mask_names(text, i, out);
+    }
+}
+
+/// Which mask of a barrier.
+#[derive(Clone, Copy)]
+enum Mask {
+    Stage(S),
+    Access(A),
+}
+
+/// Adds `add`'s bits that `obj`'s mask `key` lacks to it, named in `style`: appended to its
+/// `A|B` string or its list of names (a `NONE` replaced), or the member added.
+fn mask_add(text: &str, obj: &Node, key: &str, add: Mask, style: Style, unit: &str, edits: &mut Edits) {
+    let node = obj.get(key);
+    let written: Vec<String> = match node {
+        Some(n) if n.is_array() => n.items().iter().filter_map(|i| i.as_str(text)).collect(),
+        Some(n) => n.as_str(text).into_iter().collect(),
+        None => Vec::new(),
+    };
+    let mut names: Vec<String> = Vec::new();
+    // Whether the mask names no bit (`NONE`, `VK_ACCESS_2_NONE`, ``): replaced, not extended.
+    let empty = match add {
+        Mask::Stage(_) => written.iter().filter_map(|s| S::parse(s).ok()).all(|b| b.is_empty()),
+        Mask::Access(_) => written.iter().filter_map(|s| A::parse(s).ok()).all(|b| b.is_empty()),
+    };
+    match add {
+        Mask::Stage(bits) => {
+            let mut have = written.iter().filter_map(|s| S::parse(s).ok()).fold(S::NONE, |a, b| a | b);
+            for bit in bits.iter() {
+                let (name, stands) = style.stage(bit);
+                if !have.contains(stands) {
+                    have |= stands;
+                    names.push(name);
+                }
+            }
+        }
+        Mask::Access(bits) => {
+            let mut have = written.iter().filter_map(|s| A::parse(s).ok()).fold(A::NONE, |a, b| a | b);
+            for bit in bits.iter() {
+                let (name, stands) = style.access(bit);
+                if !have.contains(stands) {
+                    have |= stands;
+                    names.push(name);
+                }
+            }
+        }
+    }
+    if names.is_empty() {
+        return;
+    }
+    let values: Vec<V> = names.iter().map(|s| V::str(s)).collect();
+    match node {
+        Some(n) if n.is_array() && empty => edits.replace(n, V::Arr(values).text_compact()),
+        Some(n) if n.is_array() => splice::array_insert(text, n, n.items().len(), &values, unit, edits),
+        Some(n) => {
+            let old = n.as_str(text).unwrap_or_default();
+            let sep = if old.contains(" | ") { " | " } else { "|" };
+            let new = if empty { names.join(sep) } else { format!("{old}{sep}{}", names.join(sep)) };
+            edits.replace(n, V::str(&new).text_compact());
+        }
+        None => {
+            // Beside the masks that come before it in the format's order.
+            const ORDER: [&str; 4] = ["src_stage_mask", "src_access_mask", "dst_stage_mask", "dst_access_mask"];
+            let before = &ORDER[..ORDER.iter().position(|k| *k == key).unwrap_or(0)];
+            splice::object_set_after(text, obj, key, &V::str(&names.join("|")), before, unit, edits);
+        }
+    }
+}
+
+impl V {
+    fn text_compact(&self) -> String {
+        splice::render(self, &splice::Layout::Compact)
+    }
+}
+
+/// What to do to one barrier of a command.
+#[derive(Default)]
+struct Widen {
+    add: MemoryBarrier2,
+    /// The range to widen a buffer barrier to (offset, end), or a new buffer barrier's.
+    range: Option<(u64, u64)>,
+}
+
+/// Which barrier of a command (merged across hazards).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Elem {
+    Memory(usize),
+    Buffer(usize),
+    NewMemory,
+    NewBuffer(usize),
+}
+
+/// Every widening a command gets.
+#[derive(Default)]
+struct CommandPlan {
+    /// (dependency, barrier) -> what it gets.
+    elems: BTreeMap<(Option<usize>, Elem), Widen>,
+    /// Bits for a synchronization1 vkCmdSetEvent's stage mask.
+    set_stage: S,
+    /// The spelling, unified with the paired command's.
+    style: Option<Style>,
+}
+
+fn or(a: MemoryBarrier2, b: MemoryBarrier2) -> MemoryBarrier2 {
+    MemoryBarrier2::new(a.src_stage_mask | b.src_stage_mask, a.src_access_mask | b.src_access_mask, a.dst_stage_mask | b.dst_stage_mask, a.dst_access_mask | b.dst_access_mask)
+}
+
+/// The edits that widen the synchronization commands `amendments` name, merged per barrier.
+fn widen_commands(text: &str, root: &Node, w: &Workload, amendments: &[Vec<Amendment>], unit: &str, edits: &mut Edits) -> Result<(), CliError> {
+    let mut plans: BTreeMap<(String, usize), CommandPlan> = BTreeMap::new();
+    let command = |cb: &str, k: usize| -> Result<&Node, CliError> {
+        command_buffer(root, text, cb)?.get("commands").and_then(|c| c.items().get(k)).ok_or_else(|| format!("command {k} of command buffer `{cb}` is not in the trace").into())
+    };
+    let sync1_of = |cmd: &Node| cmd.get("src_stage_mask").is_some() || cmd.get("stage_mask").is_some() && cmd.get("dependency").is_none();
+    for list in amendments {
+        // The commands of one hazard are spelt alike: a wait and its set must stay equal.
+        let style = list.iter().map(|a| command(&a.command.command_buffer, a.command.command).map(|c| Style::of(text, c, sync1_of(c)))).collect::<Result<Vec<_>, _>>()?.into_iter().fold(Style::default(), Style::union);
+        for a in list {
+            let plan = plans.entry((a.command.command_buffer.clone(), a.command.command)).or_default();
+            plan.style = Some(plan.style.map_or(style, |s| s.union(style)));
+            let buffer_size = |b: usize| w.buffers.get(b).map_or(u64::MAX, |d| d.size);
+            let (elem, range) = match &a.target {
+                BarrierTarget::Memory(i) => (Elem::Memory(*i), None),
+                BarrierTarget::Buffer { index, range } => {
+                    let whole = w.command_buffers.iter().find(|c| c.name == a.command.command_buffer).and_then(|c| buffer_barrier(&c.commands[a.command.command], a.dependency, *index)).map_or(u64::MAX, buffer_size);
+                    (Elem::Buffer(*index), range.map(|(o, s)| (o, s.map_or(whole, |s| o + s))))
+                }
+                BarrierTarget::NewMemory => (Elem::NewMemory, None),
+                BarrierTarget::NewBuffer { buffer, offset, size } => (Elem::NewBuffer(*buffer), Some((*offset, size.map_or(buffer_size(*buffer), |s| offset + s)))),
+                BarrierTarget::SetEventStageMask => {
+                    plan.set_stage |= a.add.src_stage_mask;
+                    continue;
+                }
+            };
+            let e = plan.elems.entry((a.dependency, elem)).or_default();
+            e.add = or(e.add, a.add);
+            e.range = match (e.range, range) {
+                (Some((o1, e1)), Some((o2, e2))) => Some((o1.min(o2), e1.max(e2))),
+                (x, y) => x.or(y),
+            };
+        }
+    }
+    for ((cb, k), plan) in plans {
+        let cmd = command(&cb, k)?;
+        let sync1 = sync1_of(cmd);
+        let style = plan.style.unwrap_or_default();
+        let name = cmd.get("cmd").and_then(|c| c.as_str(text)).unwrap_or_default();
+        if !plan.set_stage.is_empty() {
+            mask_add(text, cmd, "stage_mask", Mask::Stage(plan.set_stage), style, unit, edits);
+        }
+        // Stage bits of a synchronization1 command go to its own two masks.
+        let (mut cmd_src, mut cmd_dst) = (S::NONE, S::NONE);
+        // (dependency, list) -> barriers to add.
+        let mut added: BTreeMap<(Option<usize>, &str), Vec<V>> = BTreeMap::new();
+        // Where a dependency's barrier lists are: in `dependency` of a synchronization2 set, in
+        // `dependencies[k]` of a synchronization2 wait, else in the command.
+        let dep_of = |dep_index: Option<usize>| -> Result<&Node, CliError> {
+            match (name.as_str(), sync1) {
+                ("set_event", false) => cmd.get("dependency"),
+                ("wait_events", false) => cmd.get("dependencies").and_then(|d| d.items().get(dep_index.unwrap_or(0))),
+                _ => Some(cmd),
+            }
+            .ok_or_else(|| format!("command {k} of command buffer `{cb}` has no dependency to widen").into())
+        };
+        for ((dep_index, elem), widen) in &plan.elems {
+            let dep = dep_of(*dep_index)?;
+            let add = widen.add;
+            if sync1 {
+                cmd_src |= add.src_stage_mask;
+                cmd_dst |= add.dst_stage_mask;
+            }
+            let existing = match elem {
+                Elem::Memory(i) => dep.get("memory_barriers").and_then(|l| l.items().get(*i)),
+                Elem::Buffer(i) => dep.get("buffer_memory_barriers").and_then(|l| l.items().get(*i)),
+                Elem::NewMemory | Elem::NewBuffer(_) => None,
+            };
+            let Some(el) = existing else {
+                // A new barrier (or, in a synchronization1 command listing none, the one its
+                // stage masks make, given access masks).
+                let mut masks: Vec<(&str, V)> = Vec::new();
+                let names_s = |m: S| if m.is_empty() { "NONE".to_string() } else { m.iter().map(|b| style.stage(b).0).collect::<Vec<_>>().join("|") };
+                let names_a = |m: A| if m.is_empty() { "NONE".to_string() } else { m.iter().map(|b| style.access(b).0).collect::<Vec<_>>().join("|") };
+                if !sync1 {
+                    masks.push(("src_stage_mask", V::str(&names_s(add.src_stage_mask))));
+                }
+                masks.push(("src_access_mask", V::str(&names_a(add.src_access_mask))));
+                if !sync1 {
+                    masks.push(("dst_stage_mask", V::str(&names_s(add.dst_stage_mask))));
+                }
+                masks.push(("dst_access_mask", V::str(&names_a(add.dst_access_mask))));
+                let list = match elem {
+                    Elem::NewBuffer(b) => {
+                        let (offset, end) = widen.range.unwrap_or((0, u64::MAX));
+                        let desc = w.buffers.get(*b).ok_or("a buffer went missing")?;
+                        masks.push(("buffer", V::str(&desc.name)));
+                        masks.push(("offset", V::num(offset)));
+                        masks.push(("size", if end >= desc.size { V::str("WHOLE_SIZE") } else { V::num(end - offset) }));
+                        "buffer_memory_barriers"
+                    }
+                    _ if sync1 && add.src_access_mask.is_empty() && add.dst_access_mask.is_empty() => continue,
+                    _ => "memory_barriers",
+                };
+                added.entry((*dep_index, list)).or_default().push(V::obj(masks));
+                continue;
+            };
+            if !sync1 {
+                mask_add(text, el, "src_stage_mask", Mask::Stage(add.src_stage_mask), style, unit, edits);
+            }
+            mask_add(text, el, "src_access_mask", Mask::Access(add.src_access_mask), style, unit, edits);
+            if !sync1 {
+                mask_add(text, el, "dst_stage_mask", Mask::Stage(add.dst_stage_mask), style, unit, edits);
+            }
+            mask_add(text, el, "dst_access_mask", Mask::Access(add.dst_access_mask), style, unit, edits);
+            if let (Elem::Buffer(_), Some((offset, end))) = (elem, widen.range) {
+                let size = el.get("size").and_then(|s| s.as_u64(text));
+                let old_offset = el.get("offset").and_then(|o| o.as_u64(text)).unwrap_or(0);
+                if offset != old_offset {
+                    splice::object_set_after(text, el, "offset", &V::num(offset), &["buffer"], unit, edits);
+                }
+                let buffer = el.get("buffer").and_then(|b| b.as_str(text)).and_then(|b| w.buffers.iter().find(|d| d.name == b));
+                let new_size = match buffer {
+                    Some(d) if end >= d.size => None,
+                    _ => Some(end - offset),
+                };
+                match (new_size, size) {
+                    (None, None) => {}
+                    (None, Some(_)) => splice::object_set(text, el, "size", &V::str("WHOLE_SIZE"), unit, edits),
+                    (Some(n), old) if old != Some(n) => splice::object_set_after(text, el, "size", &V::num(n), &["buffer", "offset"], unit, edits),
+                    _ => {}
+                }
+            }
+        }
+        for ((dep_index, list), values) in added {
+            splice::array_push(text, dep_of(dep_index)?, list, &values, unit, edits);
+        }
+        if sync1 {
+            mask_add(text, cmd, "src_stage_mask", Mask::Stage(cmd_src), style, unit, edits);
+            mask_add(text, cmd, "dst_stage_mask", Mask::Stage(cmd_dst), style, unit, edits);
+        }
+    }
+    Ok(())
+}
+
+/// The buffer of buffer barrier `index` of a synchronization command (of event `dependency`'s
+/// part, for a wait).
+fn buffer_barrier(c: &sim_core::api::Command, dependency: Option<usize>, index: usize) -> Option<usize> {
+    use sim_core::api::Command;
+    let dep = match c {
+        Command::PipelineBarrier(d) | Command::SetEvent { dependency: d, .. } | Command::WaitEvents { dependency: d, .. } => d,
+        _ => return None,
+    };
+    let skip = match dependency {
+        Some(k) if !dep.per_event.is_empty() => dep.per_event[..k.min(dep.per_event.len())].iter().map(|p| p.1).sum(),
+        _ => 0,
+    };
+    dep.buffer_memory_barriers.get(skip + index).map(|b| b.buffer)
+}
+
+/// `text` with its relative file names (members whose key ends in `_file`) rewritten to name the
+/// same files from `output`'s folder, relative to it.
+fn rebase_text(text: &str, input: &Path, output: &Path) -> Result<String, CliError> {
+    let (from, to) = (folder(input), folder(output));
+    if from == to {
+        return Ok(text.to_string());
+    }
+    let root = splice::parse(text)?;
+    let mut edits = Edits::default();
+    fn walk(text: &str, n: &Node, from: &Path, to: &Path, edits: &mut Edits) {
+        for m in n.members() {
+            match m.value.as_str(text) {
+                Some(s) if m.key.ends_with("_file") && Path::new(&s).is_relative() => {
+                    let new = relative_to(&from.join(&s), to).to_string_lossy().into_owned();
+                    if new != s {
+                        edits.replace(&m.value, serde_json::Value::from(new).to_string());
+                    }
+                }
+                _ => walk(text, &m.value, from, to, edits),
+            }
+        }
+        for i in n.items() {
+            walk(text, i, from, to, edits);
+        }
+    }
+    walk(text, &root, &from, &to, &mut edits);
+    Ok(edits.apply(text)?)
+}
+
+/// The absolute folder of a file (resolved through links where it exists).
+fn folder(file: &Path) -> PathBuf {
+    let dir = file.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    std::fs::canonicalize(dir).unwrap_or_else(|_| std::env::current_dir().map(|c| c.join(dir)).unwrap_or_else(|_| dir.to_path_buf()))
+}
+
+/// `target` (absolute) as a path relative to folder `dir` (absolute).
+fn relative_to(target: &Path, dir: &Path) -> PathBuf {
+    let target = std::fs::canonicalize(target).unwrap_or_else(|_| normalize(target));
+    let (t, d): (Vec<Component>, Vec<Component>) = (target.components().collect(), dir.components().collect());
+    let common = t.iter().zip(&d).take_while(|(a, b)| a == b).count();
+    if common == 0 {
+        return target;
+    }
+    let mut out = PathBuf::new();
+    for _ in common..d.len() {
+        out.push("..");
+    }
+    for c in &t[common..] {
+        out.push(c.as_os_str());
+    }
+    out
+}
+
+/// `p` without `.` and with `..` applied to the names before it.
+fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
 }
 
 /// Rewrites the trace's relative file names (shaders, payloads) so that they still name the
-/// same files from `to`'s directory.
+/// same files from `to`'s folder, relative to it.
 pub fn rebase_files(v: &mut Value, from: &Path, to: &Path) {
-    let from_dir = from.parent().unwrap_or(Path::new(".")).to_path_buf();
-    let to_dir = to.parent().unwrap_or(Path::new(".")).to_path_buf();
-    let same = std::fs::canonicalize(&from_dir).ok().zip(std::fs::canonicalize(if to_dir.as_os_str().is_empty() { Path::new(".") } else { &to_dir }).ok()).is_some_and(|(a, b)| a == b);
-    if same {
+    let (from_dir, to_dir) = (folder(from), folder(to));
+    if from_dir == to_dir {
         return;
     }
-    fn walk(v: &mut Value, base: &Path) {
+    fn walk(v: &mut Value, from: &Path, to: &Path) {
         match v {
             Value::Object(o) => {
                 for (k, x) in o.iter_mut() {
@@ -148,16 +632,40 @@ pub fn rebase_files(v: &mut Value, from: &Path, to: &Path) {
                         && let Value::String(s) = x
                         && Path::new(s.as_str()).is_relative()
                     {
-                        let abs = base.join(s.as_str());
-                        *s = std::fs::canonicalize(&abs).unwrap_or(abs).to_string_lossy().into_owned();
+                        *s = relative_to(&from.join(s.as_str()), to).to_string_lossy().into_owned();
                     } else {
-                        walk(x, base);
+                        walk(x, from, to);
                     }
                 }
             }
-            Value::Array(a) => a.iter_mut().for_each(|x| walk(x, base)),
+            Value::Array(a) => a.iter_mut().for_each(|x| walk(x, from, to)),
             _ => {}
         }
     }
-    walk(v, &from_dir);
+    walk(v, &from_dir, &to_dir);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_paths_climb_to_the_common_folder() {
+        assert_eq!(relative_to(Path::new("/a/b/shaders/x.wgsl"), Path::new("/a/c")), PathBuf::from("../b/shaders/x.wgsl"));
+        assert_eq!(relative_to(Path::new("/a/b/x.wgsl"), Path::new("/a/b")), PathBuf::from("x.wgsl"));
+        assert_eq!(relative_to(Path::new("/a/b/../x.wgsl"), Path::new("/a/d/e")), PathBuf::from("../../x.wgsl"));
+    }
+
+    #[test]
+    fn names_follow_the_command_spelling() {
+        let sync2 = Style::default();
+        assert_eq!(sync2.stage(S::CLEAR).0, "CLEAR");
+        let legacy = Style { legacy: true, long: false };
+        assert_eq!(legacy.stage(S::CLEAR), ("TRANSFER".to_string(), S::ALL_TRANSFER));
+        assert_eq!(legacy.access(A::SHADER_STORAGE_WRITE).0, "SHADER_WRITE");
+        let long = Style { legacy: false, long: true };
+        assert_eq!(long.access(A::TRANSFER_WRITE).0, "VK_ACCESS_2_TRANSFER_WRITE_BIT");
+        let long1 = Style { legacy: true, long: true };
+        assert_eq!(long1.stage(S::COPY).0, "VK_PIPELINE_STAGE_TRANSFER_BIT");
+    }
 }

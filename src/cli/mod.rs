@@ -11,6 +11,7 @@ pub mod replay;
 pub mod replay_report;
 pub mod report;
 pub mod run;
+pub mod splice;
 pub mod strategies;
 pub mod sweep;
 pub mod timeline;

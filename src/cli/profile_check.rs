@@ -48,6 +48,11 @@ pub struct CheckArgs {
     /// Report format.
     #[arg(long, value_enum, default_value = "text")]
     pub report: Format,
+    /// Write the shrunk program that differed from its reference run to this file, as a trace
+    /// (`gpusim run`, `check`, `graph` and `replay` take it). Nothing is written on a sound
+    /// table.
+    #[arg(long, value_name = "FILE")]
+    pub save_counterexample: Option<std::path::PathBuf>,
 }
 
 /// A program that corrupted, shrunk.
@@ -70,6 +75,9 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, CliError> {
     }
     if args.schedules == 0 || args.schedules > 64 {
         return Err(format!("--schedules {} is not between 1 and 64", args.schedules).into());
+    }
+    if let Some(file) = &args.save_counterexample {
+        super::check_output_file(file, "--save-counterexample")?;
     }
     let p = Profile::load(&args.profile)?;
     let programs: Vec<Vec<Op>> = (0..args.programs).map(|i| program(args.seed, i, args.ops)).collect();
@@ -106,12 +114,39 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, CliError> {
         None
     };
     bar.finish_and_clear();
+    match (&args.save_counterexample, &failure) {
+        (Some(file), Some(f)) => save_counterexample(file, &p, &args, f)?,
+        (Some(file), None) => super::print_err(&format!("gpusim profile check: no program differed, so no counterexample was written to {}", file.display())),
+        (None, _) => {}
+    }
     let out = match args.report {
         Format::Text => text(&p, &args, failure.as_ref(), rows.as_deref()),
         Format::Json => format!("{}\n", serde_json::to_string_pretty(&json_report(&p, &args, failure.as_ref(), rows.as_deref()))?),
     };
     super::print_out(&out)?;
     Ok(if failure.is_some() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// Writes the shrunk program of `f` as the trace `file`, named after the file and saying where
+/// it came from, and says on stderr how to run it.
+fn save_counterexample(file: &std::path::Path, p: &Profile, args: &CheckArgs, f: &Failure) -> Result<(), CliError> {
+    let mut w = f.workload.clone();
+    w.name = file.file_stem().map_or_else(|| "counterexample".into(), |s| s.to_string_lossy().into_owned());
+    let description = format!(
+        "Program {} of `gpusim profile check {} --seed {} --ops {}`, shrunk from {} operations to {}: correctly synchronized, it differs from its reference run on profile {} with schedule seed {}. Operations: {}.",
+        f.index,
+        args.profile,
+        args.seed,
+        args.ops,
+        f.original_ops,
+        f.ops.len(),
+        p.name,
+        f.schedule,
+        f.ops.iter().map(Op::text).collect::<Vec<_>>().join("; ")
+    );
+    sim_core::trace::write::save(&w, file, Some(&description)).map_err(|e| format!("--save-counterexample {}: {e}", file.display()))?;
+    super::print_err(&format!("gpusim profile check: counterexample written to {} (`gpusim run {} --profile {} --seed {}` shows it)", file.display(), file.display(), args.profile, f.schedule));
+    Ok(())
 }
 
 /// The usage of the access the action at `at` made to the bytes of a finding: its write, or

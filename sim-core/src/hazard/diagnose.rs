@@ -13,6 +13,14 @@
 //! the second, placed just before the hazardous command (a barrier's first scope reaches back
 //! to everything earlier on its queue), or just after the prior command when the second access is
 //! the host's. `gpusim check --fix` (`src/cli/fix.rs`) writes those into the trace.
+//!
+//! Where a barrier or an event wait already stands between the two accesses and is only too
+//! narrow, the diagnosis also says how to widen it ([`Diagnosis::amend`]): the bits to add to
+//! one of its barriers' masks, or the range to widen a buffer barrier to, or a barrier to add to
+//! the command. An event wait is widened together with the vkCmdSetEvent it waits for (the set's
+//! stage mask holds the first execution scope, and a synchronization2 wait must equal its set).
+//! A driver engineer reading the fixed trace then sees the barrier they wrote, corrected, rather
+//! than a second barrier beside it.
 
 use serde::Serialize;
 
@@ -20,6 +28,7 @@ use super::{Hazard, Place};
 use crate::api::program::{CommandRef, Program};
 use crate::api::action::SyncCommand;
 use crate::api::workload::{DependencyInfo, HostOp};
+use crate::sync::valid::{BarrierKind, Shape, check_access_stages};
 use crate::sync::{AccessFlags2 as A, MemoryBarrier2, PipelineStageFlags2 as S, first_scope_stages, second_scope_stages};
 
 /// The [`Suggestion::HostOp`] `op` of a hazard no added synchronization removes (the program's
@@ -83,6 +92,57 @@ pub struct Diagnosis {
     pub diagnosis: String,
     /// The synchronization that removes the hazard.
     pub suggested: Suggestion,
+    /// How to widen the synchronization commands already in place so that they remove the
+    /// hazard instead (empty: none can be, and [`Diagnosis::suggested`] is to be added). Not in
+    /// the report: the suggestion is what the report names.
+    #[serde(skip)]
+    pub amend: Vec<Amendment>,
+}
+
+/// Which barrier of a synchronization command an [`Amendment`] widens.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BarrierTarget {
+    /// Global memory barrier `index` of the dependency. In the synchronization1 shape, a
+    /// command that lists no barriers has one, with no access masks, made of its stage masks.
+    Memory(usize),
+    /// Buffer memory barrier `index`.
+    Buffer {
+        /// Its index in the dependency's buffer memory barriers.
+        index: usize,
+        /// Its range widened to `(offset, size)` (`None`: VK_WHOLE_SIZE), when it misses the
+        /// hazard's bytes.
+        range: Option<(u64, Option<u64>)>,
+    },
+    /// A global memory barrier added to the command.
+    NewMemory,
+    /// A buffer memory barrier added to the command.
+    NewBuffer {
+        /// The buffer (index in the workload).
+        buffer: usize,
+        /// Offset in the buffer.
+        offset: u64,
+        /// Size (`None`: VK_WHOLE_SIZE).
+        size: Option<u64>,
+    },
+    /// The stage mask of a synchronization1 vkCmdSetEvent (its first execution scope).
+    SetEventStageMask,
+}
+
+/// A change to a synchronization command already in the program: bits added to the masks of
+/// one of its barriers (or the masks of a barrier added to it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Amendment {
+    /// The command (a pipeline barrier, an event wait, or the vkCmdSetEvent a wait waits for).
+    pub command: CommandRef,
+    /// For a synchronization2 vkCmdWaitEvents2: which event's dependency holds the barrier
+    /// (`dependencies[k]` in the trace). `None` for other commands and the synchronization1
+    /// shape.
+    pub dependency: Option<usize>,
+    /// Which barrier.
+    pub target: BarrierTarget,
+    /// The bits to add to each of its four masks (for a new barrier: its masks). Stage bits of
+    /// a synchronization1 command go to the command's own stage masks.
+    pub add: MemoryBarrier2,
 }
 
 fn name<T: std::fmt::Display>(m: T) -> String {
@@ -138,7 +198,7 @@ pub fn diagnose(prog: &Program<'_>, h: &Hazard) -> Diagnosis {
                 _ => (None, None),
             };
             Diagnosis {
-                barrier_at: None,
+                amend: Vec::new(), barrier_at: None,
                 diagnosis: format!(
                     "the host wrote {} at timeline[{timeline}] in memory that is not HOST_COHERENT and no vkFlushMappedMemoryRanges made the write available before {} was submitted",
                     h.resource,
@@ -151,13 +211,13 @@ pub fn diagnose(prog: &Program<'_>, h: &Hazard) -> Diagnosis {
             let is_flush = matches!(prog.workload.timeline.get(*timeline), Some(HostOp::FlushMappedMemoryRanges(_)));
             if h.not_waited {
                 Diagnosis {
-                    barrier_at: None,
+                    amend: Vec::new(), barrier_at: None,
                     diagnosis: format!("the host accesses {} at timeline[{timeline}] without waiting for {} (no fence wait, vkQueueWaitIdle or vkDeviceWaitIdle retires it first)", h.resource, describe(prog, p)),
                     suggested: Suggestion::HostOp { op: "device_wait_idle", before_timeline: *timeline, memory: None, range: None },
                 }
             } else if is_flush {
                 Diagnosis {
-                    barrier_at: None,
+                    amend: Vec::new(), barrier_at: None,
                     diagnosis: format!(
                         "the flush at timeline[{timeline}] writes whole atoms of {} back, over bytes {} wrote: no synchronization fixes this, the host must keep its writes to atoms the device does not write",
                         h.resource,
@@ -167,7 +227,7 @@ pub fn diagnose(prog: &Program<'_>, h: &Hazard) -> Diagnosis {
                 }
             } else if h.id == "GPUSIM-HOST-MISSING-INVALIDATE" {
                 Diagnosis {
-                    barrier_at: None,
+                    amend: Vec::new(), barrier_at: None,
                     diagnosis: format!("{} is not HOST_COHERENT and no vkInvalidateMappedMemoryRanges after the wait made {}'s writes visible to the host read at timeline[{timeline}]", h.resource, describe(prog, p)),
                     suggested: Suggestion::HostOp {
                         op: "invalidate_mapped_memory_ranges",
@@ -178,6 +238,7 @@ pub fn diagnose(prog: &Program<'_>, h: &Hazard) -> Diagnosis {
                 }
             } else {
                 Diagnosis {
+                    amend: host_read_amendment(prog, h, p),
                     barrier_at: None,
                     diagnosis: format!(
                         "no barrier after {} has dstStageMask HOST and dstAccessMask HOST_READ, so its writes are not made available to the host read at timeline[{timeline}] (a fence signal does not do it)",
@@ -195,7 +256,7 @@ pub fn diagnose(prog: &Program<'_>, h: &Hazard) -> Diagnosis {
             }
         }
         (Place::Host { timeline: wrote }, Place::Host { timeline }) if h.id == "GPUSIM-HOST-INVALIDATE-BEFORE-FLUSH" => Diagnosis {
-            barrier_at: None,
+            amend: Vec::new(), barrier_at: None,
             diagnosis: format!(
                 "the host wrote {} at timeline[{wrote}] in memory that is not HOST_COHERENT and invalidated those bytes at timeline[{timeline}] before any vkFlushMappedMemoryRanges: written and then invalidated without a flush, their contents are undefined (the host's cache may drop its writes)",
                 h.resource
@@ -208,7 +269,7 @@ pub fn diagnose(prog: &Program<'_>, h: &Hazard) -> Diagnosis {
             },
         },
         (Place::Host { .. }, Place::Host { timeline }) => Diagnosis {
-            barrier_at: None,
+            amend: Vec::new(), barrier_at: None,
             diagnosis: "two host accesses".into(),
             suggested: Suggestion::HostOp { op: "device_wait_idle", before_timeline: *timeline, memory: None, range: None },
         },
@@ -240,7 +301,7 @@ fn command_pair(prog: &Program<'_>, h: &Hazard, p: &CommandRef, a: &CommandRef, 
             // The earlier access was submitted later (the queue that made it was held back by an
             // event): a binary semaphore cannot be waited before its signal is submitted.
             return Diagnosis {
-                barrier_at: None,
+                amend: Vec::new(), barrier_at: None,
                 diagnosis: format!(
                     "{} on queue {} was submitted after {} on queue {}, and ran first only because the latter's queue was held back: nothing orders them, and a semaphore would have to be waited before its signal is submitted",
                     describe(prog, p),
@@ -252,7 +313,7 @@ fn command_pair(prog: &Program<'_>, h: &Hazard, p: &CommandRef, a: &CommandRef, 
             };
         }
         return Diagnosis {
-            barrier_at: None,
+            amend: Vec::new(), barrier_at: None,
             diagnosis: format!(
                 "{} runs on queue {} and {} on queue {}, and no semaphore signalled after the first submission is waited by the second with {} in its stage mask",
                 describe(prog, p),
@@ -265,7 +326,7 @@ fn command_pair(prog: &Program<'_>, h: &Hazard, p: &CommandRef, a: &CommandRef, 
         };
     }
     let (Some(ip), Some(ia)) = (prog.instance_of(p), prog.instance_of(a)) else {
-        return Diagnosis { barrier_at: None, diagnosis: "no synchronization orders the two commands".into(), suggested: barrier(Some(a.clone()), None) };
+        return Diagnosis { amend: Vec::new(), barrier_at: None, diagnosis: "no synchronization orders the two commands".into(), suggested: barrier(Some(a.clone()), None) };
     };
     // The synchronization commands between them on the queue, the nearest last.
     let same_queue = |i: usize| queue_of(prog, prog.instances[i].at.submit) == qa;
@@ -274,7 +335,7 @@ fn command_pair(prog: &Program<'_>, h: &Hazard, p: &CommandRef, a: &CommandRef, 
     let Some(&nearest) = between.last() else {
         let across = if p.submit != a.submit { " (a barrier's first scope reaches back to earlier submissions on the same queue)" } else { "" };
         return Diagnosis {
-            barrier_at: None,
+            amend: Vec::new(), barrier_at: None,
             diagnosis: format!("no pipeline barrier or event wait on queue {} comes between {} and {}{across}", queues[qa.unwrap_or(0)], describe(prog, p), describe(prog, a)),
             suggested,
         };
@@ -284,7 +345,7 @@ fn command_pair(prog: &Program<'_>, h: &Hazard, p: &CommandRef, a: &CommandRef, 
         Some(SyncCommand::WaitEvents { dependency, .. }) => (dependency, true),
         Some(SyncCommand::Barrier(d) | SyncCommand::SetEvent { dependency: d, .. }) => (d, false),
         // `between` holds barriers and event waits only.
-        Some(SyncCommand::ResetEvent { .. }) | None => return Diagnosis { barrier_at: None, diagnosis: "no synchronization orders the two commands".into(), suggested },
+        Some(SyncCommand::ResetEvent { .. }) | None => return Diagnosis { amend: Vec::new(), barrier_at: None, diagnosis: "no synchronization orders the two commands".into(), suggested },
     };
     let (prior_stage, stage) = (h.prior_usage.stage(), h.usage.stage());
     let this = describe(prog, &at);
@@ -309,7 +370,7 @@ fn command_pair(prog: &Program<'_>, h: &Hazard, p: &CommandRef, a: &CommandRef, 
         if let Some(&(e, i)) = late {
             let set = signalled[&e];
             return Diagnosis {
-                barrier_at: Some(at),
+                amend: Vec::new(), barrier_at: Some(at),
                 diagnosis: format!(
                     "{this} waits on event `{}`, which {} signalled before {}; {} found the event already signalled (no vkCmdResetEvent2 between) and so had no effect, and the wait's first scope ends at the set that signalled it",
                     prog.workload.events[e],
@@ -400,7 +461,7 @@ fn command_pair(prog: &Program<'_>, h: &Hazard, p: &CommandRef, a: &CommandRef, 
         format!("{this} does not order {} before {}", describe(prog, p), describe(prog, a))
     };
     let sentence = if wait && sentence.starts_with(&this) { format!("{sentence} (the wait's masks; its first scope is also limited to what came before the matching vkCmdSetEvent)") } else { sentence };
-    Diagnosis { barrier_at: Some(at), diagnosis: sentence, suggested }
+    Diagnosis { amend: amendments(prog, h, ip, &between, memory), barrier_at: Some(at), diagnosis: sentence, suggested }
 }
 
 /// `[offset, offset + size)` of a memory object of `total` bytes, widened to whole atoms of
@@ -411,4 +472,253 @@ fn atoms(offset: u64, size: u64, total: u64) -> (u64, u64) {
     let start = offset / atom * atom;
     let end = (offset + size).div_ceil(atom).saturating_mul(atom).min(total);
     (start, end - start)
+}
+
+/// The bits to add to `b`'s masks so that it orders `h`'s two accesses (and, for a memory
+/// hazard, makes the earlier write available and visible to the later access), and how many
+/// of its masks change; `None` when no mask needs a bit (the barrier is not what falls short)
+/// or the widened barrier would name an access none of its stages performs.
+fn widen(h: &Hazard, b: &MemoryBarrier2, memory: bool, kind: BarrierKind, shape: Shape) -> Option<(MemoryBarrier2, usize)> {
+    let (ps, pa, ds, da) = (h.prior_usage.stage(), h.prior_usage.access(), h.usage.stage(), h.usage.access());
+    // The fewest bits first: the access alone, the stage alone, then both.
+    let (src_stage, src_access) = if memory {
+        [(S::NONE, A::NONE), (S::NONE, pa), (ps, A::NONE), (ps, pa)]
+            .into_iter()
+            .find(|&(s, a)| MemoryBarrier2::new(b.src_stage_mask | s, b.src_access_mask | a, S::NONE, A::NONE).first_usages().contains(h.prior_usage))?
+    } else if first_scope_stages(b.src_stage_mask, None).intersects(ps) {
+        (S::NONE, A::NONE)
+    } else {
+        (ps, A::NONE)
+    };
+    let (dst_stage, dst_access) = if memory {
+        [(S::NONE, A::NONE), (S::NONE, da), (ds, A::NONE), (ds, da)]
+            .into_iter()
+            .find(|&(s, a)| MemoryBarrier2::new(S::NONE, A::NONE, b.dst_stage_mask | s, b.dst_access_mask | a).second_usages().contains(h.usage))?
+    } else if second_scope_stages(b.dst_stage_mask, None).intersects(ds) {
+        (S::NONE, A::NONE)
+    } else {
+        (ds, A::NONE)
+    };
+    let add = MemoryBarrier2::new(src_stage.difference(b.src_stage_mask), src_access.difference(b.src_access_mask), dst_stage.difference(b.dst_stage_mask), dst_access.difference(b.dst_access_mask));
+    let widened = MemoryBarrier2::new(b.src_stage_mask | add.src_stage_mask, b.src_access_mask | add.src_access_mask, b.dst_stage_mask | add.dst_stage_mask, b.dst_access_mask | add.dst_access_mask);
+    check_access_stages(&widened, kind, shape).ok()?;
+    let changed = [!add.src_stage_mask.is_empty(), !add.src_access_mask.is_empty(), !add.dst_stage_mask.is_empty(), !add.dst_access_mask.is_empty()].iter().filter(|&&c| c).count();
+    Some((add, changed))
+}
+
+/// The masks a barrier added to a command needs for `h`: the earlier access's stage (and, for a
+/// memory hazard, its access) in the first scope, the later one's in the second.
+fn minimal(h: &Hazard, memory: bool) -> MemoryBarrier2 {
+    let (pa, da) = if memory { (h.prior_usage.access(), h.usage.access()) } else { (A::NONE, A::NONE) };
+    MemoryBarrier2::new(h.prior_usage.stage(), pa, h.usage.stage(), da)
+}
+
+/// The barrier of `dep` to widen for `h`, and how: among its global memory barriers
+/// `mem` and buffer memory barriers `bufs` (index ranges: an event's part of a wait's merged
+/// dependency), the one that needs the fewest changed masks, preferring one whose range holds
+/// the hazard's bytes to one whose range must grow; a barrier added to the command when none
+/// can be widened (a buffer barrier on another buffer, no barrier at all). Indices are within
+/// the ranges given.
+fn widen_dependency(prog: &Program<'_>, h: &Hazard, dep: &DependencyInfo, mem: std::ops::Range<usize>, bufs: std::ops::Range<usize>, memory: bool) -> Option<(BarrierTarget, MemoryBarrier2)> {
+    let shape = if dep.sync1 { Shape::Sync1PipelineBarrier } else { Shape::Sync2 };
+    let (start, size) = h.device_range(prog)?;
+    let end = start + size;
+    // (changed masks, whether the range grows, target, bits).
+    let mut best: Option<(usize, bool, BarrierTarget, MemoryBarrier2)> = None;
+    let mut consider = |cost: usize, grows: bool, target: BarrierTarget, add: MemoryBarrier2| {
+        if best.as_ref().is_none_or(|(c, g, ..)| (cost + usize::from(grows), grows) < (*c + usize::from(*g), *g)) {
+            best = Some((cost, grows, target, add));
+        }
+    };
+    for (k, b) in dep.memory_barriers.get(mem.clone())?.iter().enumerate() {
+        if let Some((add, cost)) = widen(h, b, memory, BarrierKind::Memory, shape) {
+            consider(cost, false, BarrierTarget::Memory(k), add);
+        }
+    }
+    // The hazard's buffer and bytes in it (a host access names a memory object: no buffer).
+    let buffer = match h.at {
+        Place::Command(_) => prog.workload.buffers.iter().position(|b| b.name == h.resource),
+        Place::Host { .. } => None,
+    };
+    for (k, b) in dep.buffer_memory_barriers.get(bufs.clone())?.iter().enumerate() {
+        let Some((add, cost)) = widen(h, &b.barrier, memory, BarrierKind::Buffer, shape) else { continue };
+        let len = b.size.unwrap_or(prog.workload.buffers[b.buffer].size.saturating_sub(b.offset));
+        let from = prog.buffer_addr(b.buffer, b.offset);
+        // The execution dependency of a buffer barrier orders every access of its stages;
+        // only its memory dependency is limited to its range.
+        if !memory || (from <= start && end <= from + len) {
+            consider(cost, false, BarrierTarget::Buffer { index: k, range: None }, add);
+        } else if buffer == Some(b.buffer) {
+            let whole = prog.workload.buffers[b.buffer].size;
+            let offset = b.offset.min(h.offset);
+            let last = (b.offset + len).max(h.offset + h.size);
+            let size = if last >= whole { None } else { Some(last - offset) };
+            consider(cost, true, BarrierTarget::Buffer { index: k, range: Some((offset, size)) }, add);
+        }
+    }
+    if let Some((cost, grows, target, add)) = best {
+        // A barrier that needs nothing is not what falls short.
+        return (cost > 0 || grows).then_some((target, add));
+    }
+    let add = minimal(h, memory);
+    let only_buffers = dep.memory_barriers.get(mem).is_some_and(<[_]>::is_empty) && !dep.buffer_memory_barriers.get(bufs).is_some_and(<[_]>::is_empty);
+    match buffer {
+        // Beside buffer barriers, a buffer barrier of the hazard's own bytes.
+        Some(b) if only_buffers && memory => {
+            let whole = prog.workload.buffers[b].size;
+            let size = if h.offset + h.size >= whole { None } else { Some(h.size) };
+            Some((BarrierTarget::NewBuffer { buffer: b, offset: h.offset, size }, add))
+        }
+        _ => Some((BarrierTarget::NewMemory, add)),
+    }
+}
+
+/// The event-set state on the queue of `inst` just before it: per event, the instance of the
+/// vkCmdSetEvent2 that signalled it (a set of an event already signalled has no effect; a reset
+/// unsignals it).
+fn signalled_before(prog: &Program<'_>, inst: usize) -> std::collections::HashMap<usize, usize> {
+    let q = queue_of(prog, prog.instances[inst].at.submit);
+    let mut signalled = std::collections::HashMap::new();
+    for i in (0..inst).filter(|&i| queue_of(prog, prog.instances[i].at.submit) == q) {
+        match prog.sync_command(i) {
+            Some(SyncCommand::SetEvent { event, .. }) => {
+                signalled.entry(event).or_insert(i);
+            }
+            Some(SyncCommand::ResetEvent { event }) => {
+                signalled.remove(&event);
+            }
+            _ => {}
+        }
+    }
+    signalled
+}
+
+/// How to widen the nearest of the synchronization commands `between` (instances between the
+/// earlier access, instance `ip`, and the hazardous one, on their queue) that can be widened to
+/// remove `h`. A pipeline barrier's first scope reaches back to everything before it; an event
+/// wait's ends at the set that signalled its event, which must come after the earlier access,
+/// and is widened with it.
+fn amendments(prog: &Program<'_>, h: &Hazard, ip: usize, between: &[usize], memory: bool) -> Vec<Amendment> {
+    for &c in between.iter().rev() {
+        let at = prog.instances[c].at.clone();
+        match prog.sync_command(c) {
+            Some(SyncCommand::Barrier(dep)) => {
+                if let Some((target, add)) = widen_dependency(prog, h, dep, 0..dep.memory_barriers.len(), 0..dep.buffer_memory_barriers.len(), memory) {
+                    return vec![Amendment { command: at, dependency: None, target, add }];
+                }
+            }
+            Some(SyncCommand::WaitEvents { events, dependency }) => {
+                let signalled = signalled_before(prog, c);
+                // The first event whose set came after the earlier access: that set's first scope
+                // can hold it.
+                let Some((k, set)) = events.iter().enumerate().find_map(|(k, e)| signalled.get(e).filter(|&&s| s > ip).map(|&s| (k, s))) else { continue };
+                let Some(SyncCommand::SetEvent { dependency: set_dep, .. }) = prog.sync_command(set) else { continue };
+                // The wait's part for event k: its own dependency in the synchronization2 shape.
+                let (mem, bufs) = if dependency.sync1 || dependency.per_event.is_empty() {
+                    (0..dependency.memory_barriers.len(), 0..dependency.buffer_memory_barriers.len())
+                } else {
+                    let (m0, b0) = dependency.per_event[..k].iter().fold((0, 0), |(m, b), &(x, y)| (m + x, b + y));
+                    let (m, b) = dependency.per_event[k];
+                    (m0..m0 + m, b0..b0 + b)
+                };
+                let Some((target, add)) = widen_dependency(prog, h, dependency, mem, bufs, memory) else { continue };
+                let set_at = prog.instances[set].at.clone();
+                let sync1_set = set_dep.sync1 && set_dep.memory_barriers.first().is_some_and(|b| b.dst_stage_mask.is_empty());
+                let mut out = vec![Amendment { command: at, dependency: (!dependency.sync1 && !dependency.per_event.is_empty()).then_some(k), target: target.clone(), add }];
+                if sync1_set {
+                    // vkCmdSetEvent's stage mask is the first execution scope.
+                    if !add.src_stage_mask.is_empty() {
+                        out.push(Amendment { command: set_at, dependency: None, target: BarrierTarget::SetEventStageMask, add: MemoryBarrier2::new(add.src_stage_mask, A::NONE, S::NONE, A::NONE) });
+                    }
+                } else if !set_dep.sync1 {
+                    // vkCmdWaitEvents2's dependency must equal its set's.
+                    out.push(Amendment { command: set_at, dependency: None, target, add });
+                } else {
+                    continue;
+                }
+                return out;
+            }
+            _ => {}
+        }
+    }
+    Vec::new()
+}
+
+/// For a host read of a device write no barrier made available to the host: how to widen a
+/// pipeline barrier after the write, in the same submission (the host's wait covers it), so
+/// that its second scope is HOST_READ. Of several, the one needing the fewest changes, the
+/// latest on a tie.
+fn host_read_amendment(prog: &Program<'_>, h: &Hazard, p: &CommandRef) -> Vec<Amendment> {
+    let Some(ip) = prog.instance_of(p) else { return Vec::new() };
+    let mut best: Option<(usize, Amendment)> = None;
+    for c in ip + 1..prog.instances.len() {
+        if prog.instances[c].at.submit != p.submit {
+            break;
+        }
+        let Some(SyncCommand::Barrier(dep)) = prog.sync_command(c) else { continue };
+        let Some((target, add)) = widen_dependency(prog, h, dep, 0..dep.memory_barriers.len(), 0..dep.buffer_memory_barriers.len(), true) else { continue };
+        let cost = [!add.src_stage_mask.is_empty(), !add.src_access_mask.is_empty(), !add.dst_stage_mask.is_empty(), !add.dst_access_mask.is_empty()].iter().filter(|&&x| x).count()
+            + usize::from(!matches!(target, BarrierTarget::Memory(_) | BarrierTarget::Buffer { range: None, .. })) * 4;
+        if best.as_ref().is_none_or(|(b, _)| cost <= *b) {
+            best = Some((cost, Amendment { command: prog.instances[c].at.clone(), dependency: None, target, add }));
+        }
+    }
+    best.map(|(_, a)| vec![a]).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn trace(commands: &str) -> crate::trace::LoadedTrace {
+        let text = format!(
+            r#"{{"gpusim_trace": 1, "memory": [{{"id": "m", "size": 512, "properties": "DEVICE_LOCAL"}}],
+            "buffers": [{{"id": "A", "memory": "m", "size": 256}}, {{"id": "B", "memory": "m", "offset": 256, "size": 256}}],
+            "command_buffers": [{{"id": "cb", "commands": [{commands}]}}],
+            "timeline": [{{"op": "queue_submit", "command_buffers": ["cb"]}}]}}"#
+        );
+        crate::trace::load_str(&text, None).expect("loads")
+    }
+
+    fn diagnoses(commands: &str) -> Vec<Diagnosis> {
+        let t = trace(commands);
+        let prog = Program::new(&t.workload).expect("program");
+        crate::hazard::detect(&t.workload).expect("detect").iter().map(|h| diagnose(&prog, h)).collect()
+    }
+
+    const FILL: &str = r#"{"cmd": "fill_buffer", "dst_buffer": "A", "size": "WHOLE_SIZE", "data": 1}"#;
+    const COPY: &str = r#"{"cmd": "copy_buffer", "src_buffer": "A", "dst_buffer": "B", "regions": [{"size": 256}]}"#;
+
+    /// A barrier with the right stages and no dstAccessMask gets the access added; nothing else.
+    #[test]
+    fn a_narrow_barrier_is_widened_by_the_bits_it_lacks() {
+        let d = diagnoses(&format!(
+            r#"{FILL}, {{"cmd": "pipeline_barrier", "memory_barriers": [{{"src_stage_mask": "CLEAR", "src_access_mask": "TRANSFER_WRITE", "dst_stage_mask": "COPY"}}]}}, {COPY}"#
+        ));
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].amend.len(), 1);
+        let a = &d[0].amend[0];
+        assert_eq!((a.command.command, &a.target, a.dependency), (1, &BarrierTarget::Memory(0), None));
+        assert_eq!(a.add, MemoryBarrier2::new(S::NONE, A::NONE, S::NONE, A::TRANSFER_READ));
+    }
+
+    /// A buffer barrier of the right buffer whose range misses the bytes is widened to them; one
+    /// of another buffer gets a barrier beside it.
+    #[test]
+    fn a_buffer_barrier_range_is_widened_or_joined() {
+        let masks = r#""src_stage_mask": "CLEAR", "src_access_mask": "TRANSFER_WRITE", "dst_stage_mask": "COPY", "dst_access_mask": "TRANSFER_READ""#;
+        let d = diagnoses(&format!(r#"{FILL}, {{"cmd": "pipeline_barrier", "buffer_memory_barriers": [{{{masks}, "buffer": "A", "offset": 0, "size": 64}}]}}, {COPY}"#));
+        assert_eq!(d[0].amend[0].target, BarrierTarget::Buffer { index: 0, range: Some((0, None)) });
+        assert_eq!(d[0].amend[0].add, MemoryBarrier2::default());
+        let d = diagnoses(&format!(r#"{FILL}, {{"cmd": "pipeline_barrier", "buffer_memory_barriers": [{{{masks}, "buffer": "B"}}]}}, {COPY}"#));
+        assert_eq!(d[0].amend[0].target, BarrierTarget::NewBuffer { buffer: 0, offset: 0, size: None });
+        assert_eq!(d[0].amend[0].add, MemoryBarrier2::new(S::CLEAR, A::TRANSFER_WRITE, S::COPY, A::TRANSFER_READ));
+    }
+
+    /// Without a barrier between the two commands there is nothing to widen.
+    #[test]
+    fn nothing_to_widen_without_a_barrier() {
+        let d = diagnoses(&format!("{FILL}, {COPY}"));
+        assert!(d[0].amend.is_empty());
+    }
 }

@@ -12,10 +12,13 @@
 //! 3. What depends on a profile (device limits) is checked by the engine when the workload
 //!    runs; [`LoadedTrace::locate_engine_error`] turns the engine's place names
 //!    (`command_buffers[cb0].commands[3]`) back into JSON paths with a line and column.
+//!
+//! [`write`](mod@write) goes the other way: a workload written as a trace that loads back to it.
 
 pub mod build;
 pub(crate) mod locate;
 pub mod schema;
+pub mod write;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
