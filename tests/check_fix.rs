@@ -163,3 +163,17 @@ fn files_are_named_relative_to_the_fixed_trace() {
     assert_eq!(gpusim(&["check", output.to_str().unwrap()]).status.code(), Some(0));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The report's `Fix:` line says what `--fix` does: widen the barrier that stands between the
+/// accesses, naming the bits it adds; a missing barrier is still one to insert.
+#[test]
+fn the_fix_line_says_to_widen_the_barrier_at_fault() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = gpusim(&["check", root.join("examples/traces/uniform-read-after-storage-write-missing.json").to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let fix = text.lines().find(|l| l.trim_start().starts_with("Fix:")).expect("a fix line");
+    assert!(fix.contains("widen vkCmdPipelineBarrier2 cb0[3]") && fix.contains("add UNIFORM_READ to its dstAccessMask"), "{fix}");
+    let out = gpusim(&["check", root.join("examples/traces/fill-then-dispatch-missing.json").to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("Fix: a vkCmdPipelineBarrier2 before cb0[1]"), "{text}");
+}

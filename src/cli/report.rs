@@ -831,11 +831,40 @@ pub fn hazard_texts<'h>(w: &Workload, hazards: impl IntoIterator<Item = &'h sim_
             let mut text = hazard_sentence(w, h);
             if let Some(prog) = &prog {
                 let d = sim_core::hazard::diagnose::diagnose(prog, h);
-                text.push_str(&format!("\n  Why: {}.\n  Fix: {}.", d.diagnosis, suggestion_text(&d.suggested)));
+                let fix = if d.amend.is_empty() { suggestion_text(&d.suggested) } else { amend_text(w, &d.amend) };
+                text.push_str(&format!("\n  Why: {}.\n  Fix: {fix}.", d.diagnosis));
             }
             text
         })
         .collect()
+}
+
+/// Widening the synchronization already in the program, for a person: what `check --fix` does
+/// where a barrier or event wait stands between the two accesses.
+fn amend_text(w: &Workload, amend: &[sim_core::hazard::diagnose::Amendment]) -> String {
+    use sim_core::hazard::diagnose::BarrierTarget;
+    let parts: Vec<String> = amend
+        .iter()
+        .map(|a| {
+            let m = &a.add;
+            let masks: Vec<String> = [("srcStageMask", m.src_stage_mask.to_string()), ("srcAccessMask", m.src_access_mask.to_string()), ("dstStageMask", m.dst_stage_mask.to_string()), ("dstAccessMask", m.dst_access_mask.to_string())]
+                .into_iter()
+                .filter(|(_, v)| !v.is_empty() && v != "NONE")
+                .map(|(k, v)| format!("{v} to its {k}"))
+                .collect();
+            let what = match &a.target {
+                BarrierTarget::Memory(k) => format!("memory barrier {k}"),
+                BarrierTarget::Buffer { index, range: Some((o, n)) } => format!("buffer memory barrier {index} (its range widened to offset {o}, size {})", n.map_or("VK_WHOLE_SIZE".to_string(), |n| n.to_string())),
+                BarrierTarget::Buffer { index, range: None } => format!("buffer memory barrier {index}"),
+                BarrierTarget::NewMemory => "a new memory barrier".to_string(),
+                BarrierTarget::NewBuffer { buffer, .. } => format!("a new buffer memory barrier on {}", w.buffers.get(*buffer).map_or("the buffer", |b| b.name.as_str())),
+                BarrierTarget::SetEventStageMask => "its stage mask".to_string(),
+            };
+            let masks = if masks.is_empty() { String::new() } else { format!(": add {}", masks.join(", ")) };
+            format!("widen {} ({what}){masks}", command_text(w, &a.command))
+        })
+        .collect();
+    format!("{} (`gpusim check --fix` does it in place)", parts.join("; "))
 }
 
 /// A suggestion for a person.
