@@ -29,6 +29,11 @@ fn with_timeline(cmds: &str, timeline: &str) -> String {
 const FILL: &str = r#"{"cmd": "fill_buffer", "dst_buffer": "A", "dst_offset": 0, "size": 64, "data": 1}"#;
 const SUBMIT: &str = r#"{"op": "queue_submit", "queue": "q0", "command_buffers": ["cb0"], "fence": "f0"}, {"op": "wait_for_fences", "fences": ["f0"]}"#;
 
+/// A trace with one image `rt` in memory `dev` of the given fields (beside id, memory, usage).
+fn image(fields: &str) -> String {
+    trace(FILL, &format!(",\n  \"images\": [{{\"id\": \"rt\", \"memory\": \"dev\", \"usage\": \"TRANSFER_DST\", {fields}}}]"))
+}
+
 /// `file` in this test process's own scratch directory, written with `text`.
 fn scratch(file: &str, text: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("gpusim-bad-{}", std::process::id()));
@@ -91,7 +96,15 @@ fn malformed_traces_are_rejected_with_a_located_message() {
         ("draw_not_supported", trace(&format!("{FILL}, {{\"cmd\": \"draw\", \"vertex_count\": 3}}"), ""), vec!["unknown field `vertex_count`", "commands[1]"]),
         ("dispatch_indirect_not_supported", trace(r#"{"cmd": "dispatch_indirect", "shader": "add_one"}"#, ""), vec!["`dispatch_indirect` is not supported yet by the engine"]),
         ("unknown_command", trace(r#"{"cmd": "fill_bufer", "dst_buffer": "A", "data": 1}"#, ""), vec!["unknown command `fill_bufer`", "commands[0].cmd"]),
-        ("images_not_supported", trace(FILL, ",\n  \"images\": [{\"id\": \"rt\"}]"), vec!["images[0]", "not supported yet"]),
+        ("image_without_memory", trace(FILL, ",\n  \"images\": [{\"id\": \"rt\"}]"), vec!["images[0]", "missing field `memory`"]),
+        ("image_format_unknown", image(r#""offset": 8192, "format": "R5G6B5_UNORM", "extent": [8, 8, 1]"#), vec!["images[0].format", "unknown or unsupported format `R5G6B5_UNORM`", "R8G8B8A8_UNORM"]),
+        ("image_misaligned", image(r#""offset": 8200, "format": "R8G8B8A8_UNORM", "extent": [8, 8, 1]"#), vec!["images[0].offset", "not a multiple of the image's alignment, 4096", "VUID-vkBindImageMemory-memoryOffset-01048"]),
+        ("image_past_memory", image(r#""offset": 61440, "format": "R32G32B32A32_SFLOAT", "extent": [64, 64, 1]"#), vec!["images[0].offset", "needs 65536 bytes from offset 61440", "VUID-vkBindImageMemory-size-01049"]),
+        ("image_too_many_mips", image(r#""offset": 8192, "format": "R8G8B8A8_UNORM", "extent": [8, 8, 1], "mip_levels": 5"#), vec!["images[0]", "VUID-VkImageCreateInfo-mipLevels-00958"]),
+        ("image_hostile_extent", image(r#""offset": 8192, "format": "R8G8B8A8_UNORM", "extent": [4294967295, 4294967295, 1]"#), vec!["images[0]", "maxImageDimension", "VUID-VkImageCreateInfo-extent-02252"]),
+        ("image_multisampled", image(r#""offset": 8192, "format": "R8G8B8A8_UNORM", "extent": [8, 8, 1], "samples": 4"#), vec!["images[0].samples", "not supported yet"]),
+        ("image_linear_depth", image(r#""offset": 8192, "format": "D32_SFLOAT", "extent": [8, 8, 1], "tiling": "LINEAR""#), vec!["images[0]", "VUID-VkImageCreateInfo-tiling-02261"]),
+        ("image_id_of_a_buffer", trace(FILL, ",\n  \"images\": [{\"id\": \"A\", \"memory\": \"dev\", \"offset\": 8192, \"usage\": \"SAMPLED\", \"format\": \"R32_UINT\", \"extent\": [8, 8, 1]}]"), vec!["images[0].id", "already the id of a buffer"]),
         ("timeline_semaphore", trace(FILL, "").replace("\"semaphores\": [\"s0\"]", "\"semaphores\": [{\"id\": \"t0\", \"type\": \"TIMELINE\"}]"), vec!["semaphores[0].type", "timeline semaphores are not supported yet"]),
         ("shader_does_not_compile", trace(FILL, "").replace("b[id.x] = a[id.x] + 1u;", "b[id.x] = a[id.x] + ;"), vec!["shaders[0].wgsl", "does not compile"]),
         ("shader_file_missing", trace(FILL, "").replace("\"wgsl\": \"@group", "\"wgsl_file\": \"missing.wgsl\", \"x\": \"@group").replace(", \"x\": \"@group(0) @binding(0) var<storage, read> a: array<u32>; @group(0) @binding(1) var<storage, read_write> b: array<u32>; @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3<u32>) { b[id.x] = a[id.x] + 1u; }\"", ""), vec!["shaders[0].wgsl_file", "missing.wgsl"]),

@@ -213,7 +213,6 @@ fn trace_format_quoted_errors() {
     const SHADER: &str = r#""shaders": [{"id": "s", "wgsl": "@compute @workgroup_size(1) fn main() {}"}]"#;
     let cmd = |c: &str| format!(r#""command_buffers": [{{"id": "cb0", "commands": [{c}]}}]"#);
     let traces = [
-        r#""images": [{"id": "tex", "memory": "dev", "offset": 8192, "image_type": "2D", "format": "R8G8B8A8_UNORM", "extent": [64, 64, 1]}]"#.to_string(),
         r#""samplers": [{"id": "lin", "mag_filter": "LINEAR"}]"#.to_string(),
         r#""shaders": [{"id": "fs", "stage": "FRAGMENT", "wgsl": "@fragment fn main() -> @location(0) vec4<f32> { return vec4<f32>(1.0); }"}]"#.to_string(),
         cmd(r#"{"cmd": "dispatch_indirect"}"#),

@@ -86,6 +86,11 @@ pub fn replay(w: &Workload, options: &ReplayOptions) -> Result<Replay, ReplayErr
     // is not run anywhere, and the device is not opened for it.
     let prog = sim_core::api::Program::new(w)?;
     sim_core::engine::stream::Stream::lower(&prog)?;
+    if let Some(im) = w.images.first() {
+        // The replay creates buffers only; an image's bytes in a real driver's layout would not
+        // be the reference run's either.
+        return Err(ReplayError::Unsupported { at: format!("image `{}`", im.name), message: "images are not supported by gpusim replay yet".into() });
+    }
     let session = Session::open(w, options.device.as_deref(), options.validate)?;
     let reference = sim_core::engine::reference_outcome(w, session.info.subgroup_size, &options.limits)?;
     let mut notes = session.notes.clone();

@@ -57,11 +57,14 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, CliError> {
     }
     match args.report {
         Format::Json => {
-            let v = serde_json::json!({
+            let mut v = serde_json::json!({
                 "gpusim_report": 1,
                 "trace": t.name,
                 "hazards": super::report::hazards_json(&t.workload, &hazards),
             });
+            if !t.workload.images.is_empty() {
+                v["images"] = images_json(&t.workload);
+            }
             super::print_out(&format!("{}\n", serde_json::to_string_pretty(&v)?))?;
         }
         Format::Text => {
@@ -74,8 +77,59 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, CliError> {
                     o.push_str(&format!("\n{}. {text}\n", i + 1));
                 }
             }
+            o.push_str(&images_text(&t.workload));
             super::print_out(&o)?;
         }
     }
     Ok(ExitCode::from(u8::from(!hazards.is_empty())))
+}
+
+/// Each image's memory requirements, as `vkGetImageMemoryRequirements` would give them, and
+/// where it is bound: what a trace cannot learn by itself.
+fn images_json(w: &sim_core::api::Workload) -> serde_json::Value {
+    let list: Vec<serde_json::Value> = w
+        .images
+        .iter()
+        .map(|im| {
+            let d = &im.layout.desc;
+            let tiling = if d.tiling == sim_rop::Tiling::Linear { "LINEAR" } else { "OPTIMAL" };
+            serde_json::json!({
+                "id": im.name, "memory": w.memories[im.memory].name, "offset": im.offset,
+                "size": im.layout.size, "alignment": im.layout.alignment,
+                "format": d.format.name(), "extent": d.extent, "tiling": tiling,
+            })
+        })
+        .collect();
+    serde_json::Value::Array(list)
+}
+
+/// [`images_json`] for a person.
+fn images_text(w: &sim_core::api::Workload) -> String {
+    if w.images.is_empty() {
+        return String::new();
+    }
+    let mut o = String::from("\nImages (memory requirements on this device):\n");
+    for im in &w.images {
+        let d = &im.layout.desc;
+        let [x, y, z] = d.extent;
+        let tiling = match d.tiling {
+            sim_rop::Tiling::Linear => format!("linear, rows every {} bytes", im.layout.subresource(d.format.aspects()[0], 0, 0).map_or(0, |s| s.row_pitch)),
+            sim_rop::Tiling::Optimal => {
+                let slots: Vec<String> = d.format.aspects().iter().filter_map(|&a| d.format.plane_bytes(a)).map(|b| (b * sim_rop::layout::TILE_TEXELS).to_string()).collect();
+                format!("optimal, 8x8-texel tiles of {} bytes", slots.join(" and "))
+            }
+        };
+        o.push_str(&format!(
+            "  {}: {} {x}x{y}x{z}, {} level(s), {} layer(s), {tiling}: {} bytes aligned to {}, bound to {} at {}\n",
+            im.name,
+            d.format,
+            d.mip_levels,
+            d.array_layers,
+            im.layout.size,
+            im.layout.alignment,
+            w.memories[im.memory].name,
+            im.offset
+        ));
+    }
+    o
 }

@@ -103,6 +103,23 @@ pub struct BufferDesc {
     pub size: u64,
 }
 
+/// A VkImage bound to a memory object at an offset, placed by its layout.
+#[derive(Clone, Debug)]
+pub struct ImageBinding {
+    /// Its id in traces and reports.
+    pub name: String,
+    /// The memory it is bound to.
+    pub memory: MemoryId,
+    /// Offset of the binding in the memory object, in bytes.
+    pub offset: u64,
+    /// Where its texels lie (`layout.size` bytes from `offset`).
+    pub layout: sim_rop::ImageLayout,
+    /// Its usage flags, as the trace names them (`TRANSFER_DST|SAMPLED`).
+    pub usage: String,
+    /// `UNDEFINED` or `PREINITIALIZED`.
+    pub initial_layout: String,
+}
+
 /// How a dispatch binding is accessed (VkDescriptorType).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DescriptorType {
@@ -395,6 +412,8 @@ pub struct Workload {
     pub memories: Vec<MemoryDesc>,
     /// Buffers.
     pub buffers: Vec<BufferDesc>,
+    /// Images.
+    pub images: Vec<ImageBinding>,
     /// Compute pipelines, each with a name.
     pub pipelines: Vec<(String, Arc<ComputePipeline>)>,
     /// Command buffers.

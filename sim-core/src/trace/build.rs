@@ -65,6 +65,9 @@ pub const OPERATIONS: &[&str] = &[
     "set_event",
 ];
 
+/// Image usages a trace may name.
+const IMAGE_USAGES: &[&str] = &["TRANSFER_SRC", "TRANSFER_DST", "SAMPLED", "STORAGE", "COLOR_ATTACHMENT", "DEPTH_STENCIL_ATTACHMENT", "TRANSIENT_ATTACHMENT", "INPUT_ATTACHMENT"];
+
 const BUFFER_USAGES: &[&str] = &[
     "TRANSFER_SRC",
     "TRANSFER_DST",
@@ -173,11 +176,9 @@ pub fn build(t: &schema::Trace, base: Option<&Path>, stem: &str) -> R<(Workload,
         payload_total: Default::default(),
         host_read_total: Default::default(),
     };
-    if !t.images.is_empty() {
-        return fail("images[0]", "images are not supported yet by the engine (buffers only)");
-    }
     b.memory(t)?;
     b.buffers(t)?;
+    b.images(t)?;
     b.shader_list(t)?;
     b.w.events = t.events.clone();
     b.w.fences = t.fences.clone();
@@ -309,6 +310,73 @@ impl Builder<'_> {
                 self.w.memories[m].compare = false;
             }
             self.w.buffer(b.id.clone(), m, b.offset, b.size);
+        }
+        Ok(())
+    }
+
+    /// Images: described as `VkImageCreateInfo` is (checked as its valid usage checks it),
+    /// placed with the tiling, and bound as `vkBindImageMemory` binds (offset aligned, the
+    /// whole image inside the memory).
+    fn images(&mut self, t: &schema::Trace) -> R<()> {
+        ids(t.images.iter().map(|i| i.id.as_str()), "images", "image")?;
+        for (i, im) in t.images.iter().enumerate() {
+            let path = format!("images[{i}]");
+            if self.bufs.contains_key(&im.id) {
+                return fail(format!("{path}.id"), format!("`{}` is already the id of a buffer", im.id));
+            }
+            let m = lookup(&self.mems, &im.memory, &format!("{path}.memory"), "memory")?;
+            let format = sim_rop::Format::parse(&im.format).ok_or_else(|| {
+                let names: Vec<&str> = sim_rop::format::FORMATS.iter().map(|f| f.name()).collect();
+                (format!("{path}.format"), format!("unknown or unsupported format `{}` (supported: {})", im.format, names.join(", ")))
+            })?;
+            let image_type = match im.image_type.as_deref().map(|t| t.trim_start_matches("VK_IMAGE_TYPE_")) {
+                None | Some("2D") => sim_rop::ImageType::D2,
+                Some("1D") => sim_rop::ImageType::D1,
+                Some("3D") => sim_rop::ImageType::D3,
+                Some(other) => return fail(format!("{path}.image_type"), format!("unknown image type `{other}` (expected 1D, 2D or 3D)")),
+            };
+            let extent: [u32; 3] = im.extent.as_slice().try_into().map_err(|_| (format!("{path}.extent"), format!("an extent is [width, height, depth], not {} numbers", im.extent.len())))?;
+            if im.samples.unwrap_or(1) != 1 {
+                return fail(format!("{path}.samples"), "multisampled images are not supported yet by the engine (samples 1 only)");
+            }
+            let tiling = match im.tiling.as_deref().map(|t| t.trim_start_matches("VK_IMAGE_TILING_")) {
+                None | Some("OPTIMAL") => sim_rop::Tiling::Optimal,
+                Some("LINEAR") => sim_rop::Tiling::Linear,
+                Some(other) => return fail(format!("{path}.tiling"), format!("unknown tiling `{other}` (expected OPTIMAL or LINEAR)")),
+            };
+            let usage = im.usage.as_ref().map(|u| u.joined()).unwrap_or_default();
+            for n in usage.split('|').map(str::trim).filter(|s| !s.is_empty()) {
+                let short = n.trim_start_matches("VK_IMAGE_USAGE_").trim_end_matches("_BIT");
+                if !IMAGE_USAGES.contains(&short) {
+                    return fail(format!("{path}.usage"), format!("unknown image usage `{n}` (expected names like TRANSFER_SRC, TRANSFER_DST, SAMPLED, STORAGE, COLOR_ATTACHMENT)"));
+                }
+            }
+            if usage.trim().is_empty() {
+                return fail(format!("{path}.usage"), "an image needs at least one usage (VUID-VkImageCreateInfo-usage-requiredbitmask)");
+            }
+            if let Some(f) = &im.flags {
+                for n in f.joined().split('|').map(str::trim).filter(|s| !s.is_empty()) {
+                    let short = n.trim_start_matches("VK_IMAGE_CREATE_").trim_end_matches("_BIT");
+                    if !matches!(short, "ALIAS" | "MUTABLE_FORMAT" | "EXTENDED_USAGE") {
+                        return fail(format!("{path}.flags"), format!("image create flag `{n}` is not supported (ALIAS, MUTABLE_FORMAT, EXTENDED_USAGE)"));
+                    }
+                }
+            }
+            let initial_layout = match im.initial_layout.as_deref().map(|l| l.trim_start_matches("VK_IMAGE_LAYOUT_")) {
+                None | Some("UNDEFINED") => "UNDEFINED",
+                Some("PREINITIALIZED") => "PREINITIALIZED",
+                Some(other) => return fail(format!("{path}.initial_layout"), format!("an image is created in UNDEFINED or PREINITIALIZED, not `{other}` (VUID-VkImageCreateInfo-initialLayout-00993)")),
+            };
+            let desc = sim_rop::ImageDesc { image_type, format, extent, mip_levels: im.mip_levels.unwrap_or(1), array_layers: im.array_layers.unwrap_or(1), tiling };
+            let layout = sim_rop::ImageLayout::new(desc, &sim_rop::TilingParams::default()).map_err(|e| (path.clone(), e.to_string()))?;
+            let msize = self.w.memories[m].size;
+            if im.offset % layout.alignment != 0 {
+                return fail(format!("{path}.offset"), format!("offset {} is not a multiple of the image's alignment, {} (it needs {} bytes aligned to {}: VUID-vkBindImageMemory-memoryOffset-01048)", im.offset, layout.alignment, layout.size, layout.alignment));
+            }
+            if !fits(im.offset, layout.size, msize) {
+                return fail(format!("{path}.offset"), format!("the image needs {} bytes from offset {}, past the end of memory `{}` of {msize} bytes (VUID-vkBindImageMemory-size-01049)", layout.size, im.offset, im.memory));
+            }
+            self.w.images.push(crate::api::ImageBinding { name: im.id.clone(), memory: m, offset: im.offset, layout, usage, initial_layout: initial_layout.into() });
         }
         Ok(())
     }

@@ -75,9 +75,9 @@ pub struct Trace {
     /// Buffers.
     #[serde(default)]
     pub buffers: Vec<Buffer>,
-    /// Images (not supported by the engine yet; must be empty).
+    /// Images, bound to memory (placed with the tiling, not yet used by any command).
     #[serde(default)]
-    pub images: Vec<serde_json::Value>,
+    pub images: Vec<Image>,
     /// Shaders.
     #[serde(default)]
     pub shaders: Vec<Shader>,
@@ -129,6 +129,46 @@ pub struct SemaphoreDecl {
     /// Timeline semaphores' initial value.
     #[serde(default)]
     pub initial_value: Option<u64>,
+}
+
+/// An image bound to memory (`VkImageCreateInfo` in snake_case, plus the binding).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Image {
+    /// Id.
+    pub id: String,
+    /// The memory it is bound to.
+    pub memory: String,
+    /// Offset of the binding in the memory.
+    pub offset: u64,
+    /// `1D`, `2D` (default) or `3D`.
+    #[serde(default)]
+    pub image_type: Option<String>,
+    /// The texel format (`R8G8B8A8_UNORM`).
+    pub format: String,
+    /// Width, height, depth.
+    pub extent: Vec<u32>,
+    /// Mip levels (default 1).
+    #[serde(default)]
+    pub mip_levels: Option<u32>,
+    /// Array layers (default 1).
+    #[serde(default)]
+    pub array_layers: Option<u32>,
+    /// Samples per texel (default 1).
+    #[serde(default)]
+    pub samples: Option<u32>,
+    /// `OPTIMAL` (default) or `LINEAR`.
+    #[serde(default)]
+    pub tiling: Option<String>,
+    /// VkImageUsageFlags names.
+    #[serde(default)]
+    pub usage: Option<Flags>,
+    /// `UNDEFINED` (default) or `PREINITIALIZED`.
+    #[serde(default)]
+    pub initial_layout: Option<String>,
+    /// VkImageCreateFlags names.
+    #[serde(default)]
+    pub flags: Option<Flags>,
 }
 
 /// A memory allocation.

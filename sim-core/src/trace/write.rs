@@ -185,6 +185,32 @@ pub fn to_trace(w: &Workload, stem: &str, description: Option<&str>) -> Result<W
         .iter()
         .map(|b| members(vec![("id", Some(J::s(b.name.as_str()))), ("memory", Some(J::s(w.memories[b.memory].name.as_str()))), ("offset", (b.offset != 0).then_some(J::Num(b.offset))), ("size", Some(J::Num(b.size)))]))
         .collect();
+    let images = w
+        .images
+        .iter()
+        .map(|im| {
+            let d = &im.layout.desc;
+            let image_type = match d.image_type {
+                sim_rop::ImageType::D1 => "1D",
+                sim_rop::ImageType::D2 => "2D",
+                sim_rop::ImageType::D3 => "3D",
+            };
+            let tiling = if d.tiling == sim_rop::Tiling::Linear { "LINEAR" } else { "OPTIMAL" };
+            members(vec![
+                ("id", Some(J::s(im.name.as_str()))),
+                ("memory", Some(J::s(w.memories[im.memory].name.as_str()))),
+                ("offset", Some(J::Num(im.offset))),
+                ("image_type", Some(J::s(image_type))),
+                ("format", Some(J::s(d.format.name()))),
+                ("extent", Some(J::Arr(d.extent.iter().map(|&x| J::Num(u64::from(x))).collect()))),
+                ("mip_levels", Some(J::Num(u64::from(d.mip_levels)))),
+                ("array_layers", Some(J::Num(u64::from(d.array_layers)))),
+                ("tiling", Some(J::s(tiling))),
+                ("usage", Some(J::s(im.usage.as_str()))),
+                ("initial_layout", Some(J::s(im.initial_layout.as_str()))),
+            ])
+        })
+        .collect();
     let queues = w
         .queues
         .iter()
@@ -212,6 +238,7 @@ pub fn to_trace(w: &Workload, stem: &str, description: Option<&str>) -> Result<W
         ("description", description.map(J::s)),
         ("memory", Some(J::Arr(memory))),
         ("buffers", Some(J::Arr(buffers))),
+        ("images", (!w.images.is_empty()).then_some(J::Arr(images))),
         ("shaders", Some(J::Arr(shaders))),
         ("events", Some(J::strs(&w.events))),
         ("semaphores", Some(J::strs(&w.semaphores))),
@@ -245,9 +272,10 @@ pub fn save(w: &Workload, path: &Path, description: Option<&str>) -> Result<(), 
 /// Refuses names the loader would refuse: empty, holding control characters, or repeated
 /// within their list.
 fn check_names(w: &Workload) -> Result<(), WriteError> {
-    let lists: [(&str, Vec<&str>); 8] = [
+    let lists: [(&str, Vec<&str>); 9] = [
         ("memory object", w.memories.iter().map(|m| m.name.as_str()).collect()),
         ("buffer", w.buffers.iter().map(|b| b.name.as_str()).collect()),
+        ("image", w.images.iter().map(|b| b.name.as_str()).collect()),
         ("shader", w.pipelines.iter().map(|p| p.0.as_str()).collect()),
         ("event", w.events.iter().map(String::as_str).collect()),
         ("semaphore", w.semaphores.iter().map(String::as_str).collect()),

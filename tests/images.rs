@@ -1,0 +1,71 @@
+//! Images in traces, as far as this version takes them: described, checked, placed in memory
+//! with the device's tiling, listed with their memory requirements by `gpusim check`, written
+//! back by the trace writer, and refused by `gpusim replay` (which does not create them yet).
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+const TRACE: &str = r#"{"gpusim_trace": 1, "name": "images-placed",
+ "memory": [{"id": "dev", "size": 131072, "properties": "DEVICE_LOCAL"}],
+ "buffers": [{"id": "A", "memory": "dev", "offset": 0, "size": 4096}],
+ "images": [{"id": "albedo", "memory": "dev", "offset": 65536, "format": "R8G8B8A8_UNORM", "extent": [20, 10, 1], "usage": "TRANSFER_DST|SAMPLED"},
+            {"id": "depth", "memory": "dev", "offset": 8192, "format": "D24_UNORM_S8_UINT", "extent": [16, 16, 1], "mip_levels": 2, "usage": "DEPTH_STENCIL_ATTACHMENT"},
+            {"id": "staging", "memory": "dev", "offset": 16384, "format": "R32_SFLOAT", "extent": [10, 4, 1], "tiling": "LINEAR", "usage": "TRANSFER_SRC"},
+            {"id": "big", "memory": "dev", "offset": 69632, "format": "R32G32B32A32_SFLOAT", "extent": [16, 16, 1], "usage": "STORAGE"}],
+ "command_buffers": [{"id": "cb0", "commands": [{"cmd": "fill_buffer", "dst_buffer": "A", "data": 7}]}],
+ "timeline": [{"op": "queue_submit", "queue": "q0", "command_buffers": ["cb0"]}, {"op": "device_wait_idle"}]}
+"#;
+
+fn trace_file(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("gpusim-images-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("t.json");
+    std::fs::write(&path, TRACE).unwrap();
+    path
+}
+
+fn gpusim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gpusim")).args(args).output().expect("gpusim runs")
+}
+
+#[test]
+fn check_lists_each_images_memory_requirements() {
+    let path = trace_file("check");
+    let out = gpusim(&["check", path.to_str().unwrap(), "--report", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let images = r["images"].as_array().unwrap();
+    let find = |id: &str| images.iter().find(|i| i["id"] == id).unwrap_or_else(|| panic!("{id} in {images:?}"));
+    // 20x10 texels of 4 bytes: 3x2 tiles of 256 bytes, rounded up to the 4096-byte alignment.
+    assert_eq!((find("albedo")["size"].as_u64(), find("albedo")["alignment"].as_u64()), (Some(4096), Some(4096)));
+    // 16x16 of 16 bytes: 4 tiles of 1024 bytes.
+    assert_eq!(find("big")["size"], 4096);
+    assert_eq!(find("staging")["tiling"], "LINEAR");
+    let text = String::from_utf8_lossy(&gpusim(&["check", path.to_str().unwrap()]).stdout).into_owned();
+    assert!(text.contains("depth: D24_UNORM_S8_UINT 16x16x1, 2 level(s), 1 layer(s), optimal, 8x8-texel tiles of 256 and 64 bytes"), "{text}");
+    assert!(text.contains("staging: R32_SFLOAT 10x4x1, 1 level(s), 1 layer(s), linear, rows every 256 bytes"), "{text}");
+    // Images no command uses change nothing a run sees.
+    let out = gpusim(&["run", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+}
+
+#[test]
+fn the_trace_writer_writes_images_back() {
+    let path = trace_file("write");
+    let t = sim_core::trace::load(&path).unwrap();
+    let written = sim_core::trace::write::to_trace(&t.workload, "t", None).unwrap();
+    let again = sim_core::trace::load_str(&written.text, None).unwrap_or_else(|e| panic!("{e}\n{}", written.text));
+    assert_eq!(again.workload.images.len(), 4);
+    for (a, b) in t.workload.images.iter().zip(&again.workload.images) {
+        assert_eq!((&a.name, a.memory, a.offset, &a.layout, &a.usage, &a.initial_layout), (&b.name, b.memory, b.offset, &b.layout, &b.usage, &b.initial_layout));
+    }
+}
+
+#[test]
+fn replay_refuses_images_before_opening_a_device() {
+    let path = trace_file("replay");
+    let out = gpusim(&["replay", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("image `albedo`") && err.contains("images are not supported by gpusim replay yet"), "{err}");
+}
