@@ -8,13 +8,12 @@
 //! or a host read of the reported run names it. A hazard the seeded schedules did not show gets
 //! one schedule directed at it (docs/SCHEDULES.md), unless no order of its two accesses can
 //! change a byte. Where neither shows it, the cell says why, in the words the single-profile
-//! report uses. Profiles run in parallel and are reported in the built-in order, so the output
-//! does not depend on the thread count.
+//! report uses. Profiles run one after another, in the built-in order, each one's seeds in
+//! parallel; the output does not depend on the thread count.
 
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
-use rayon::prelude::*;
 use sim_core::engine::{RunOptions, RunResult, run_workload_with};
 use sim_core::profile::Profile;
 use sim_core::trace::LoadedTrace;
@@ -82,17 +81,9 @@ pub fn run(t: &LoadedTrace, inv: &Invocation, seed: u64, count: u64, options: &R
     let names = Profile::builtin_names();
     let profiles: Vec<Profile> = names.iter().map(|n| Profile::builtin(n).ok_or_else(|| format!("built-in profile `{n}` is missing"))).collect::<Result<_, _>>()?;
     let plain = RunOptions { workgroup_spans: 0, ..*options };
-    let bar = super::progress(profiles.len() as u64, "profiles");
-    let rows: Vec<Result<Row, String>> = profiles
-        .par_iter()
-        .map(|p| {
-            let r = row(t, p, seed, count, &plain).map_err(|e| e.to_string());
-            bar.inc(1);
-            r
-        })
-        .collect();
-    bar.finish_and_clear();
-    let rows: Vec<Row> = rows.into_iter().collect::<Result<_, _>>()?;
+    // One profile after another: each one's seeds run in parallel (with their own progress
+    // bar), so bars never draw over each other.
+    let rows: Vec<Row> = profiles.iter().map(|p| row(t, p, seed, count, &plain)).collect::<Result<_, _>>()?;
     let hazards = rows.first().map(|r| r.hazards.clone()).unwrap_or_default();
     let found = !hazards.is_empty() || rows.iter().any(|r| r.corrupt > 0);
     match report {
