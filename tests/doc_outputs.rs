@@ -117,6 +117,18 @@ fn readme_tour_report() {
     assert_shown_within("README.md, Find the hazards", &shown, &stdout);
 }
 
+/// README's matrix of every built-in machine is what `--profile all` prints.
+#[test]
+fn readme_profile_matrix() {
+    let readme = doc("README.md");
+    let args = cargo_run_args(&readme, "--profile all");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = gpusim_in(root(), &args);
+    assert_eq!(out.status.code(), Some(1));
+    let shown = block_starting(&readme, "profile      corrupted");
+    assert_shown_within("README.md, Every machine at once", &shown, &String::from_utf8(out.stdout).unwrap());
+}
+
 /// README's Rust API section: what `cargo run --example missing_barrier` prints.
 #[test]
 fn readme_missing_barrier_example() {
