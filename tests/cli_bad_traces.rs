@@ -29,6 +29,11 @@ fn with_timeline(cmds: &str, timeline: &str) -> String {
 const FILL: &str = r#"{"cmd": "fill_buffer", "dst_buffer": "A", "dst_offset": 0, "size": 64, "data": 1}"#;
 const SUBMIT: &str = r#"{"op": "queue_submit", "queue": "q0", "command_buffers": ["cb0"], "fence": "f0"}, {"op": "wait_for_fences", "fences": ["f0"]}"#;
 
+/// A trace with one 8x8 R8G8B8A8_UNORM image `rt` (TRANSFER_DST) and the command `cmd`.
+fn image_cmd(cmd: &str) -> String {
+    trace(cmd, ",\n  \"images\": [{\"id\": \"rt\", \"memory\": \"dev\", \"offset\": 8192, \"usage\": \"TRANSFER_DST\", \"format\": \"R8G8B8A8_UNORM\", \"extent\": [8, 8, 1]}]")
+}
+
 /// A trace with one image `rt` in memory `dev` of the given fields (beside id, memory, usage).
 fn image(fields: &str) -> String {
     trace(FILL, &format!(",\n  \"images\": [{{\"id\": \"rt\", \"memory\": \"dev\", \"usage\": \"TRANSFER_DST\", {fields}}}]"))
@@ -104,6 +109,16 @@ fn malformed_traces_are_rejected_with_a_located_message() {
         ("image_hostile_extent", image(r#""offset": 8192, "format": "R8G8B8A8_UNORM", "extent": [4294967295, 4294967295, 1]"#), vec!["images[0]", "maxImageDimension", "VUID-VkImageCreateInfo-extent-02252"]),
         ("image_multisampled", image(r#""offset": 8192, "format": "R8G8B8A8_UNORM", "extent": [8, 8, 1], "samples": 4"#), vec!["images[0].samples", "not supported yet"]),
         ("image_linear_depth", image(r#""offset": 8192, "format": "D32_SFLOAT", "extent": [8, 8, 1], "tiling": "LINEAR""#), vec!["images[0]", "VUID-VkImageCreateInfo-tiling-02261"]),
+        ("copy_to_image_wrong_layout", image_cmd(r#"{"cmd": "copy_buffer_to_image", "src_buffer": "A", "dst_image": "rt", "dst_image_layout": "SHADER_READ_ONLY_OPTIMAL", "regions": [{"image_subresource": {"aspect_mask": "COLOR"}, "image_extent": [8, 8, 1]}]}"#), vec!["commands[0].dst_image_layout", "VUID-vkCmdCopyBufferToImage-dstImageLayout-01396"]),
+        ("copy_to_image_past_extent", image_cmd(r#"{"cmd": "copy_buffer_to_image", "src_buffer": "A", "dst_image": "rt", "dst_image_layout": "TRANSFER_DST_OPTIMAL", "regions": [{"image_subresource": {"aspect_mask": "COLOR"}, "image_offset": [4, 0, 0], "image_extent": [8, 8, 1]}]}"#), vec!["regions[0].image_extent", "VUID-vkCmdCopyBufferToImage-imageSubresource-07971"]),
+        ("copy_to_image_buffer_too_small", image_cmd(r#"{"cmd": "copy_buffer_to_image", "src_buffer": "A", "dst_image": "rt", "dst_image_layout": "TRANSFER_DST_OPTIMAL", "regions": [{"buffer_offset": 4000, "image_subresource": {"aspect_mask": "COLOR"}, "image_extent": [8, 8, 1]}]}"#), vec!["regions[0].buffer_offset", "VUID-vkCmdCopyBufferToImage-pRegions-00171"]),
+        ("copy_to_image_wrong_aspect", image_cmd(r#"{"cmd": "copy_buffer_to_image", "src_buffer": "A", "dst_image": "rt", "dst_image_layout": "TRANSFER_DST_OPTIMAL", "regions": [{"image_subresource": {"aspect_mask": "DEPTH"}, "image_extent": [8, 8, 1]}]}"#), vec!["image_subresource.aspect_mask", "has no DEPTH aspect"]),
+        ("copy_to_image_buffer_field", image_cmd(r#"{"cmd": "copy_buffer_to_image", "src_buffer": "A", "dst_image": "rt", "dst_image_layout": "TRANSFER_DST_OPTIMAL", "regions": [{"size": 64, "image_subresource": {"aspect_mask": "COLOR"}, "image_extent": [8, 8, 1]}]}"#), vec!["regions[0].size", "does not belong to a copy_buffer_to_image region"]),
+        ("copy_from_image_without_usage", image_cmd(r#"{"cmd": "copy_image_to_buffer", "src_image": "rt", "src_image_layout": "TRANSFER_SRC_OPTIMAL", "dst_buffer": "B", "regions": [{"image_subresource": {"aspect_mask": "COLOR"}, "image_extent": [8, 8, 1]}]}"#), vec!["commands[0].src_image", "without TRANSFER_SRC", "VUID-vkCmdCopyImageToBuffer-srcImage-00186"]),
+        ("clear_image_integers_on_floats", image_cmd(r#"{"cmd": "clear_color_image", "image": "rt", "image_layout": "TRANSFER_DST_OPTIMAL", "color": {"uint32": [1, 2, 3, 4]}, "ranges": [{"aspect_mask": "COLOR"}]}"#), vec!["commands[0].color", "does not clear a R8G8B8A8_UNORM image"]),
+        ("clear_image_unknown", image_cmd(r#"{"cmd": "clear_color_image", "image": "nope", "image_layout": "TRANSFER_DST_OPTIMAL", "color": {"float32": [1, 2, 3, 4]}, "ranges": [{"aspect_mask": "COLOR"}]}"#), vec!["commands[0].image", "unknown image `nope`"]),
+        ("image_barrier_to_undefined", image_cmd(r#"{"cmd": "pipeline_barrier", "image_memory_barriers": [{"old_layout": "UNDEFINED", "new_layout": "UNDEFINED", "image": "rt"}]}"#), vec!["image_memory_barriers[0].new_layout", "VUID-VkImageMemoryBarrier2-newLayout-01198"]),
+        ("image_barrier_levels", image_cmd(r#"{"cmd": "pipeline_barrier", "image_memory_barriers": [{"old_layout": "UNDEFINED", "new_layout": "GENERAL", "image": "rt", "subresource_range": {"aspect_mask": "COLOR", "base_mip_level": 0, "level_count": 3}}]}"#), vec!["subresource_range.mip_level_count", "VUID-VkImageSubresourceRange-baseMipLevel-01486"]),
         ("image_id_of_a_buffer", trace(FILL, ",\n  \"images\": [{\"id\": \"A\", \"memory\": \"dev\", \"offset\": 8192, \"usage\": \"SAMPLED\", \"format\": \"R32_UINT\", \"extent\": [8, 8, 1]}]"), vec!["images[0].id", "already the id of a buffer"]),
         ("timeline_semaphore", trace(FILL, "").replace("\"semaphores\": [\"s0\"]", "\"semaphores\": [{\"id\": \"t0\", \"type\": \"TIMELINE\"}]"), vec!["semaphores[0].type", "timeline semaphores are not supported yet"]),
         ("shader_does_not_compile", trace(FILL, "").replace("b[id.x] = a[id.x] + 1u;", "b[id.x] = a[id.x] + ;"), vec!["shaders[0].wgsl", "does not compile"]),

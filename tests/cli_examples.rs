@@ -67,15 +67,35 @@ fn check(trace: &Path, failures: &mut Vec<String>) {
     }
 }
 
-#[test]
-fn every_example_trace_gives_its_expected_outcome() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/traces");
+/// The traces of an examples folder (their sidecars left out), in name order.
+fn traces_in(folder: &str) -> Vec<std::path::PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(folder);
     let mut traces: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "json") && !p.to_string_lossy().ends_with(".expect.json"))
         .collect();
     traces.sort();
+    traces
+}
+
+/// The image examples (examples/images), which `gpusim replay` does not take yet, by the same
+/// sidecars.
+#[test]
+fn every_image_example_gives_its_expected_outcome() {
+    let traces = traces_in("examples/images");
+    assert!(traces.len() >= 2, "expected the image examples, found {}", traces.len());
+    let mut failures = Vec::new();
+    for t in &traces {
+        assert!(t.with_extension("expect.json").exists(), "{} has no .expect.json sidecar", t.display());
+        check(t, &mut failures);
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn every_example_trace_gives_its_expected_outcome() {
+    let traces = traces_in("examples/traces");
     assert!(traces.len() >= 25, "expected the 15 compute and 10 host example traces, found {}", traces.len());
     let mut failures = Vec::new();
     for t in &traces {

@@ -136,6 +136,10 @@ fn record(o: &Objects<'_>, w: &Workload, cb: usize, desc: &CommandBufferDesc, ha
         // SAFETY (each arm): recording into a command buffer in the recording state, with
         // live handles made by `Objects` and arrays that outlive the call.
         match c {
+            // The replay refuses workloads with images before it records anything.
+            Command::CopyBufferToImage { .. } | Command::CopyImageToBuffer { .. } | Command::ClearColorImage { .. } => {
+                return Err(ReplayError::Unsupported { at: at(k), message: format!("{} is not supported by gpusim replay yet", c.vk_name()) });
+            }
             Command::FillBuffer { dst, offset, size, data } => unsafe { d.cmd_fill_buffer(handle, o.buffers[*dst], *offset, size.unwrap_or(vk::WHOLE_SIZE), *data) },
             Command::UpdateBuffer { dst, offset, data } => unsafe { d.cmd_update_buffer(handle, o.buffers[*dst], *offset, data) },
             Command::CopyBuffer { src, dst, regions } => {

@@ -104,6 +104,11 @@ pub fn named_command_text(w: &Workload, names: &PlaceNames, vk_name: &str, at: &
     format!("{vk_name} {}", names.text(w, at))
 }
 
+/// `image` when `name` is an image of `w`, else `buffer`.
+pub fn resource_kind(w: &Workload, name: &str) -> &'static str {
+    if w.images.iter().any(|i| i.name == name) { "image" } else { "buffer" }
+}
+
 /// A writer for a person.
 pub fn writer_text(w: &Workload, wr: &Writer) -> String {
     match wr {
@@ -397,7 +402,7 @@ pub fn stale_ranges_text(w: &Workload, r: &RunResult) -> String {
         let bytes: u64 = s.ranges.iter().map(|&(_, n)| n).sum();
         let shown: Vec<String> = s.ranges.iter().take(RANGES).map(|&(o, n)| format!("[{o}, +{n})")).collect();
         let more = if s.ranges.len() > RANGES { format!(" and {} more ranges", s.ranges.len() - RANGES) } else { String::new() };
-        let _ = write!(out, "\n  {} read {bytes} byte(s) of buffer {}: {}{more}", command_text(w, &s.at), s.resource, shown.join(" "));
+        let _ = write!(out, "\n  {} read {bytes} byte(s) of {} {}: {}{more}", command_text(w, &s.at), resource_kind(w, &s.resource), s.resource, shown.join(" "));
     }
     if r.stale_ranges.len() > TEXT_FINDINGS {
         let _ = write!(out, "\n  ... and {} more command and buffer pair(s), in --report json (corruption.stale_ranges).", r.stale_ranges.len() - TEXT_FINDINGS);
@@ -448,8 +453,9 @@ pub fn mistake_text(w: &Workload, m: &Mistake, told: &mut Vec<(String, usize)>, 
         format!("the reference run saw {} — {}", writer_text(w, &m.expected_write), spaced_hex(&m.expected, more))
     };
     let mut text = format!(
-        "{} read {bytes} of buffer {} {through} in {reads}{ranges}:\n  it saw {} — {} from offset {first};\n  {expected}.",
+        "{} read {bytes} of {} {} {through} in {reads}{ranges}:\n  it saw {} — {} from offset {first};\n  {expected}.",
         command_text(w, &m.at),
+        resource_kind(w, &m.resource),
         m.resource,
         writer_text(w, &m.seen_write),
         spaced_hex(&m.seen, more),
@@ -647,7 +653,7 @@ pub fn text_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules, inv:
                 let last = &r.memory_differences[g.end - 1];
                 let bytes: u64 = r.memory_differences[g.clone()].iter().map(|d| d.size).sum();
                 let place = match (&d.buffer, &last.buffer) {
-                    (Some((b, off)), Some((_, last_off))) => format!("buffer {b}, bytes [{off}, {})", last_off + last.size),
+                    (Some((b, off)), Some((_, last_off))) => format!("{} {b}, bytes [{off}, {})", resource_kind(w, b), last_off + last.size),
                     _ => format!("memory {}, bytes [{}, {})", d.memory, d.offset, last.offset + last.size),
                 };
                 let runs = if g.len() > 1 { format!("{bytes} byte(s) in {} runs", g.len()) } else { format!("{bytes} byte(s)") };

@@ -17,10 +17,11 @@ use std::ops::Range;
 use crate::api::workload::{BufferBinding, DependencyInfo, EventId};
 use crate::sync::{PipelineStageFlags2 as S, StageAccess};
 
-/// One resource usage of an action: a byte range of a buffer, with the stage and access.
+/// One resource usage of an action: a byte range of a buffer or image, with the stage and access.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Usage {
-    /// The buffer (index into the workload's buffers) whose range or region it is.
+    /// The resource whose range or region it is: an index into the workload's buffers, or past
+    /// them an image ([`Program::image_resource`](crate::api::Program::image_resource)).
     pub buffer: usize,
     /// Device-address range (buffers aliasing one allocation overlap as their bytes do).
     pub range: Range<u64>,
@@ -69,14 +70,24 @@ pub enum Work<'w> {
         /// The inline bytes.
         data: &'w [u8],
     },
-    /// vkCmdCopyBuffer: each region in order.
+    /// vkCmdCopyBuffer, vkCmdCopyBufferToImage, vkCmdCopyImageToBuffer: each region (a run of
+    /// contiguous bytes on both sides) in order.
     Copy {
-        /// The source buffer.
+        /// The source (a resource index: buffers, then images).
         src: usize,
-        /// The destination buffer.
+        /// The destination (a resource index).
         dst: usize,
         /// The regions.
         regions: Vec<CopyRange>,
+    },
+    /// vkCmdClearColorImage: each span of device addresses set to the 4-byte texel `pattern`.
+    Clear {
+        /// The image (a resource index: buffers, then images).
+        dst: usize,
+        /// (device address, bytes) of each span, in address order.
+        spans: Vec<(u64, u64)>,
+        /// One texel of the clear colour.
+        pattern: u32,
     },
     /// vkCmdDispatch / vkCmdDispatchBase.
     Dispatch {
@@ -106,6 +117,7 @@ impl Work<'_> {
             Work::Fill { size, .. } => vec![*size],
             Work::Update { data, .. } => vec![data.len() as u64],
             Work::Copy { regions, .. } => regions.iter().map(|r| r.size).collect(),
+            Work::Clear { spans, .. } => spans.iter().map(|s| s.1).collect(),
             Work::Dispatch { .. } => Vec::new(),
         }
     }
@@ -116,6 +128,7 @@ impl Work<'_> {
             Work::Fill { size, .. } => *size,
             Work::Update { data, .. } => data.len() as u64,
             Work::Copy { regions, .. } => regions.iter().fold(0u64, |a, r| a.saturating_add(r.size)),
+            Work::Clear { spans, .. } => spans.iter().fold(0u64, |a, s| a.saturating_add(s.1)),
             Work::Dispatch { .. } => 0,
         }
     }

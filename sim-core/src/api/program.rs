@@ -354,7 +354,13 @@ impl<'w> Program<'w> {
             Command::SetEvent { event, dependency } => SyncCommand::SetEvent { event: *event, dependency },
             Command::WaitEvents { events, dependency } => SyncCommand::WaitEvents { events, dependency },
             Command::ResetEvent { event, .. } => SyncCommand::ResetEvent { event: *event },
-            Command::FillBuffer { .. } | Command::UpdateBuffer { .. } | Command::CopyBuffer { .. } | Command::Dispatch { .. } => return None,
+            Command::FillBuffer { .. }
+            | Command::UpdateBuffer { .. }
+            | Command::CopyBuffer { .. }
+            | Command::CopyBufferToImage { .. }
+            | Command::CopyImageToBuffer { .. }
+            | Command::ClearColorImage { .. }
+            | Command::Dispatch { .. } => return None,
         })
     }
 
@@ -370,10 +376,55 @@ impl<'w> Program<'w> {
         self.actions.get(cb)?.get(index)?.as_ref()
     }
 
-    /// Device address of byte `offset` of buffer `b`.
+    /// Device address of byte `offset` of resource `b`: a buffer (an index into the workload's
+    /// buffers) or, past them, an image ([`Program::image_resource`]).
     pub fn buffer_addr(&self, b: usize, offset: u64) -> u64 {
-        let buf = &self.workload.buffers[b];
-        self.memory_base[buf.memory] + buf.offset + offset
+        match self.workload.buffers.get(b) {
+            Some(buf) => self.memory_base[buf.memory] + buf.offset + offset,
+            None => {
+                let im = &self.workload.images[b - self.workload.buffers.len()];
+                self.memory_base[im.memory] + im.offset + offset
+            }
+        }
+    }
+
+    /// The resource index of image `i`: resources are the buffers, then the images, so that a
+    /// usage, a copy's source and a finding name either.
+    pub fn image_resource(&self, i: usize) -> usize {
+        self.workload.buffers.len() + i
+    }
+
+    /// The name of resource `r` (a buffer's or an image's id).
+    pub fn resource_name(&self, r: usize) -> &str {
+        match self.workload.buffers.get(r) {
+            Some(b) => &b.name,
+            None => &self.workload.images[r - self.workload.buffers.len()].name,
+        }
+    }
+
+    /// The resource (buffer, then image) named `name`.
+    pub fn resource_by_name(&self, name: &str) -> Option<usize> {
+        let w = self.workload;
+        w.buffers.iter().position(|b| b.name == name).or_else(|| w.images.iter().position(|i| i.name == name).map(|i| w.buffers.len() + i))
+    }
+
+    /// The resource bound at `offset` of memory object `m` (a buffer first, then an image), and
+    /// the offset in it.
+    pub fn resource_at(&self, m: usize, offset: u64) -> Option<(usize, u64)> {
+        let w = self.workload;
+        if let Some(b) = w.buffers.iter().position(|b| b.memory == m && b.offset <= offset && offset < b.offset + b.size) {
+            return Some((b, offset - w.buffers[b].offset));
+        }
+        let i = w.images.iter().position(|i| i.memory == m && i.offset <= offset && offset < i.offset + i.layout.size)?;
+        Some((w.buffers.len() + i, offset - w.images[i].offset))
+    }
+
+    /// The size of resource `r` in bytes.
+    pub fn resource_size(&self, r: usize) -> u64 {
+        match self.workload.buffers.get(r) {
+            Some(b) => b.size,
+            None => self.workload.images[r - self.workload.buffers.len()].layout.size,
+        }
     }
 
     /// The command instance `at` names, found among its submission batch's instances.
@@ -442,6 +493,30 @@ fn check_command(w: &Workload, c: &Command) -> Result<(), String> {
                 }
             }
         }
+        Command::CopyBufferToImage { src: b, dst: i, regions, .. } | Command::CopyImageToBuffer { src: i, dst: b, regions, .. } => {
+            buf(*b)?;
+            let im = w.images.get(*i).ok_or_else(|| format!("unknown image index {i}"))?;
+            if regions.is_empty() {
+                return Err("a copy needs at least one region".into());
+            }
+            for (k, r) in regions.iter().enumerate() {
+                let s = r.subresource;
+                let level = im.layout.desc.level_extent(s.mip_level);
+                let inside = s.mip_level < im.layout.desc.mip_levels
+                    && s.layer_count > 0
+                    && s.base_array_layer as u64 + s.layer_count as u64 <= im.layout.desc.array_layers as u64
+                    && (0..3).all(|d| r.image_extent[d] > 0 && r.image_offset[d] as u64 + r.image_extent[d] as u64 <= level[d] as u64);
+                if !inside {
+                    return Err(format!("regions[{k}]: the texels are not within image `{}`", im.name));
+                }
+            }
+        }
+        Command::ClearColorImage { image, ranges, .. } => {
+            let im = w.images.get(*image).ok_or_else(|| format!("unknown image index {image}"))?;
+            if ranges.iter().any(|r| im.layout.range_bytes(r).is_none()) {
+                return Err(format!("a range names subresources image `{}` does not have", im.name));
+            }
+        }
         Command::Dispatch { pipeline, group_count, bindings, .. } => {
             let (name, p) = w.pipelines.get(*pipeline).ok_or_else(|| format!("unknown pipeline index {pipeline}"))?;
             // In u128: three u32 counts can pass 2^64, and a wrapped product would pass the cap.
@@ -459,6 +534,12 @@ fn check_command(w: &Workload, c: &Command) -> Result<(), String> {
             check_bindings(p, bindings).map_err(|m| format!("pipeline `{name}`: {m}"))?;
         }
         Command::PipelineBarrier(dep) | Command::SetEvent { dependency: dep, .. } | Command::WaitEvents { dependency: dep, .. } => {
+            for b in &dep.image_memory_barriers {
+                let im = w.images.get(b.image).ok_or_else(|| format!("unknown image index {}", b.image))?;
+                if im.layout.range_bytes(&b.range).is_none() {
+                    return Err(format!("an image barrier names subresources image `{}` does not have", im.name));
+                }
+            }
             for b in &dep.buffer_memory_barriers {
                 let bb = buf(b.buffer)?;
                 let size = b.size.unwrap_or(bb.size.saturating_sub(b.offset));
@@ -560,6 +641,83 @@ fn lower<'w>(prog: &Program<'w>, c: &'w Command) -> Option<Action<'w>> {
                 .collect();
             Action { vk_name: c.vk_name(), stages: S::COMPUTE_SHADER, usages, work: Work::Dispatch { pipeline: *pipeline, group_count: *group_count, base_group: *base_group, bindings, push_constants } }
         }
+        Command::CopyBufferToImage { src, dst, regions, .. } => {
+            let (ranges, usages) = image_copy(prog, *src, *dst, regions, true);
+            Action { vk_name: c.vk_name(), stages: S::COPY, usages, work: Work::Copy { src: *src, dst: prog.image_resource(*dst), regions: ranges } }
+        }
+        Command::CopyImageToBuffer { src, dst, regions, .. } => {
+            let (ranges, usages) = image_copy(prog, *dst, *src, regions, false);
+            Action { vk_name: c.vk_name(), stages: S::COPY, usages, work: Work::Copy { src: prog.image_resource(*src), dst: *dst, regions: ranges } }
+        }
+        Command::ClearColorImage { image, texel, ranges, .. } => {
+            let im = &w.images[*image];
+            let r = prog.image_resource(*image);
+            let base = prog.buffer_addr(r, 0);
+            let mut spans: Vec<(u64, u64)> = ranges.iter().flat_map(|range| im.layout.range_bytes(range).unwrap_or_default()).map(|(o, n)| (base + o, n)).collect();
+            spans.sort_unstable();
+            spans.dedup();
+            let usages = spans.iter().map(|&(a, n)| plain(r, a..a + n, stage_access(S::CLEAR, A::TRANSFER_WRITE))).collect();
+            Action { vk_name: c.vk_name(), stages: S::CLEAR, usages, work: Work::Clear { dst: r, spans, pattern: *texel } }
+        }
         Command::PipelineBarrier(_) | Command::SetEvent { .. } | Command::WaitEvents { .. } | Command::ResetEvent { .. } => return None,
     })
+}
+
+/// A copy between buffer `buffer` and image `image` (`to_image`: the buffer is the source) as
+/// contiguous runs of bytes, and its usages: the buffer's bytes each region spans, and the
+/// subresources each region names. A run of texels is contiguous in an optimal image up to a
+/// tile's edge (8 texels) and in a linear one along its row; runs that continue each other on
+/// both sides are joined.
+fn image_copy(prog: &Program<'_>, buffer: usize, image: usize, regions: &[crate::api::BufferImageCopy], to_image: bool) -> (Vec<CopyRange>, Vec<Usage>) {
+    let im = &prog.workload.images[image];
+    let r = prog.image_resource(image);
+    let image_base = prog.buffer_addr(r, 0);
+    let optimal = im.layout.desc.tiling == sim_rop::Tiling::Optimal;
+    let (mut runs, mut usages): (Vec<CopyRange>, Vec<Usage>) = (Vec::new(), Vec::new());
+    let (read, write) = (stage_access(S::COPY, A::TRANSFER_READ), stage_access(S::COPY, A::TRANSFER_WRITE));
+    for g in regions {
+        let sub = g.subresource;
+        let b = u64::from(im.layout.desc.format.plane_bytes(sub.aspect).unwrap_or(1));
+        let [ox, oy, oz] = g.image_offset;
+        let [ex, ey, ez] = g.image_extent;
+        let w = u64::from(if g.buffer_row_length == 0 { ex } else { g.buffer_row_length });
+        let h = u64::from(if g.buffer_image_height == 0 { ey } else { g.buffer_image_height });
+        let (mut lo, mut hi) = (u64::MAX, 0u64);
+        for l in 0..sub.layer_count {
+            for z in 0..ez {
+                for y in 0..ey {
+                    let mut x = 0;
+                    while x < ex {
+                        // Texels to the tile's edge (optimal) or the row's end (linear).
+                        let n = if optimal { (sim_rop::layout::TILE_DIM - (ox + x) % sim_rop::layout::TILE_DIM).min(ex - x) } else { ex - x };
+                        let Some(img) = im.layout.texel_offset(sub.aspect, sub.mip_level, sub.base_array_layer + l, [ox + x, oy + y, oz + z]) else { break };
+                        let slice = u64::from(l) * u64::from(ez) + u64::from(z);
+                        let boff = g.buffer_offset + ((slice * h + u64::from(y)) * w + u64::from(x)) * b;
+                        let size = u64::from(n) * b;
+                        lo = lo.min(boff);
+                        hi = hi.max(boff + size);
+                        let (src_addr, src_offset, dst_addr) = if to_image { (prog.buffer_addr(buffer, boff), boff, image_base + img) } else { (image_base + img, img, prog.buffer_addr(buffer, boff)) };
+                        match runs.last_mut() {
+                            Some(p) if p.src_addr + p.size == src_addr && p.dst_addr + p.size == dst_addr => p.size += size,
+                            _ => runs.push(CopyRange { src_addr, src_offset, dst_addr, size }),
+                        }
+                        x += n;
+                    }
+                }
+            }
+        }
+        let buffer_usage = |u| Usage { buffer, range: prog.buffer_addr(buffer, lo)..prog.buffer_addr(buffer, hi), usage: u, coherent: false, atomic_only: false };
+        let mut aspects = [false; 3];
+        aspects[sub.aspect as usize] = true;
+        let range = sim_rop::SubresourceRange { aspects, base_mip_level: sub.mip_level, level_count: 1, base_array_layer: sub.base_array_layer, layer_count: sub.layer_count };
+        let image_usages = im.layout.range_bytes(&range).unwrap_or_default().into_iter().map(|(o, n)| Usage { buffer: r, range: image_base + o..image_base + o + n, usage: if to_image { write } else { read }, coherent: false, atomic_only: false });
+        if to_image {
+            usages.push(buffer_usage(read));
+            usages.extend(image_usages);
+        } else {
+            usages.extend(image_usages);
+            usages.push(buffer_usage(write));
+        }
+    }
+    (runs, usages)
 }

@@ -168,6 +168,55 @@ pub struct BufferMemoryBarrier {
     pub size: Option<u64>,
 }
 
+/// Index of an image in [`Workload::images`].
+pub type ImageId = usize;
+
+/// A VkImageMemoryBarrier2: a barrier on some subresources of an image, with a layout
+/// transition.
+#[derive(Clone, Debug)]
+pub struct ImageMemoryBarrier {
+    /// Stages and accesses.
+    pub barrier: MemoryBarrier2,
+    /// The image.
+    pub image: ImageId,
+    /// oldLayout (Vulkan's name without `VK_IMAGE_LAYOUT_`).
+    pub old_layout: String,
+    /// newLayout.
+    pub new_layout: String,
+    /// The subresources.
+    pub range: sim_rop::SubresourceRange,
+}
+
+/// A VkImageSubresourceLayers: one aspect of one level, some layers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SubresourceLayers {
+    /// The aspect.
+    pub aspect: sim_rop::Aspect,
+    /// The level.
+    pub mip_level: u32,
+    /// First layer.
+    pub base_array_layer: u32,
+    /// Layers.
+    pub layer_count: u32,
+}
+
+/// A VkBufferImageCopy region.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BufferImageCopy {
+    /// Offset of the first texel in the buffer.
+    pub buffer_offset: u64,
+    /// Texels from a row to the next in the buffer (0: the extent's width).
+    pub buffer_row_length: u32,
+    /// Rows from a slice to the next in the buffer (0: the extent's height).
+    pub buffer_image_height: u32,
+    /// The image's subresources.
+    pub subresource: SubresourceLayers,
+    /// First texel in the image.
+    pub image_offset: [u32; 3],
+    /// Texels copied.
+    pub image_extent: [u32; 3],
+}
+
 /// A VkDependencyInfo: the barriers of a pipeline barrier, set_event or wait_events.
 #[derive(Clone, Debug, Default)]
 pub struct DependencyInfo {
@@ -175,6 +224,8 @@ pub struct DependencyInfo {
     pub memory_barriers: Vec<MemoryBarrier2>,
     /// Buffer memory barriers.
     pub buffer_memory_barriers: Vec<BufferMemoryBarrier>,
+    /// Image memory barriers.
+    pub image_memory_barriers: Vec<ImageMemoryBarrier>,
     /// Recorded in the synchronization1 shape (vkCmdPipelineBarrier, vkCmdSetEvent with a stage
     /// mask, vkCmdWaitEvents): the same dependency, kept so that a real device is given the
     /// command the trace names. Every barrier then has the command's two stage masks.
@@ -195,6 +246,7 @@ impl DependencyInfo {
                 dst_access_mask: dst_access,
             }],
             buffer_memory_barriers: Vec::new(),
+            image_memory_barriers: Vec::new(),
             sync1: false,
             per_event: Vec::new(),
         }
@@ -202,16 +254,17 @@ impl DependencyInfo {
 
     /// Union of the source stage masks of all barriers.
     pub fn src_stages(&self) -> PipelineStageFlags2 {
-        self.all().fold(PipelineStageFlags2::NONE, |a, b| a | b.src_stage_mask)
+        self.barriers().fold(PipelineStageFlags2::NONE, |a, b| a | b.src_stage_mask)
     }
 
     /// Union of the destination stage masks of all barriers.
     pub fn dst_stages(&self) -> PipelineStageFlags2 {
-        self.all().fold(PipelineStageFlags2::NONE, |a, b| a | b.dst_stage_mask)
+        self.barriers().fold(PipelineStageFlags2::NONE, |a, b| a | b.dst_stage_mask)
     }
 
-    fn all(&self) -> impl Iterator<Item = &MemoryBarrier2> {
-        self.memory_barriers.iter().chain(self.buffer_memory_barriers.iter().map(|b| &b.barrier))
+    /// Every barrier of the dependency: memory, buffer, then image barriers.
+    pub fn barriers(&self) -> impl Iterator<Item = &MemoryBarrier2> {
+        self.memory_barriers.iter().chain(self.buffer_memory_barriers.iter().map(|b| &b.barrier)).chain(self.image_memory_barriers.iter().map(|b| &b.barrier))
     }
 }
 
@@ -247,6 +300,39 @@ pub enum Command {
         dst: BufferId,
         /// The regions.
         regions: Vec<BufferCopy>,
+    },
+    /// vkCmdCopyBufferToImage.
+    CopyBufferToImage {
+        /// Source buffer.
+        src: BufferId,
+        /// Destination image.
+        dst: ImageId,
+        /// The layout the image is in.
+        dst_layout: String,
+        /// The regions.
+        regions: Vec<BufferImageCopy>,
+    },
+    /// vkCmdCopyImageToBuffer.
+    CopyImageToBuffer {
+        /// Source image.
+        src: ImageId,
+        /// The layout the image is in.
+        src_layout: String,
+        /// Destination buffer.
+        dst: BufferId,
+        /// The regions.
+        regions: Vec<BufferImageCopy>,
+    },
+    /// vkCmdClearColorImage.
+    ClearColorImage {
+        /// The image.
+        image: ImageId,
+        /// The layout it is in.
+        layout: String,
+        /// One texel of the clear colour, as the image's format encodes it (4 bytes).
+        texel: u32,
+        /// The subresources cleared.
+        ranges: Vec<sim_rop::SubresourceRange>,
     },
     /// vkCmdDispatch (vkCmdDispatchBase with a non-zero base) of a compute pipeline.
     Dispatch {
@@ -293,6 +379,9 @@ impl Command {
             Command::FillBuffer { .. } => "vkCmdFillBuffer",
             Command::UpdateBuffer { .. } => "vkCmdUpdateBuffer",
             Command::CopyBuffer { .. } => "vkCmdCopyBuffer",
+            Command::CopyBufferToImage { .. } => "vkCmdCopyBufferToImage",
+            Command::CopyImageToBuffer { .. } => "vkCmdCopyImageToBuffer",
+            Command::ClearColorImage { .. } => "vkCmdClearColorImage",
             Command::Dispatch { .. } => "vkCmdDispatch",
             Command::PipelineBarrier(_) => "vkCmdPipelineBarrier2",
             Command::SetEvent { .. } => "vkCmdSetEvent2",

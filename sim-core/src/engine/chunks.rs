@@ -57,7 +57,7 @@ impl Chunk {
 
 /// Where a transfer chunk's bytes come from.
 pub(crate) enum ChunkData {
-    /// vkCmdFillBuffer's 32-bit pattern.
+    /// vkCmdFillBuffer's 32-bit pattern, or the texel of a 4-byte clear colour.
     Pattern(u32),
     /// vkCmdUpdateBuffer's data from this offset.
     Inline(usize),
@@ -87,6 +87,11 @@ pub(crate) fn transfer_chunks(inst: usize, work: &Work<'_>) -> Vec<Chunk> {
                     let key = ReadKey { inst: inst as u32, a: ri as u32, b: (pos / TRANSFER_CHUNK) as u32, c: u32::MAX };
                     (Some((r.src_addr + pos, *src, r.src_offset + pos)), ChunkData::Copy, key)
                 });
+            }
+        }
+        Work::Clear { spans, pattern, .. } => {
+            for &(addr, size) in spans {
+                push_range(addr, size, &mut |_, _| (None, ChunkData::Pattern(*pattern), no_read));
             }
         }
         Work::Dispatch { .. } => {}

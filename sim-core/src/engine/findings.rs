@@ -78,7 +78,7 @@ pub struct StaleRange {
 pub(crate) fn stale_ranges(prog: &Program<'_>, stale: &crate::engine::record::StaleRanges) -> Vec<StaleRange> {
     stale
         .iter()
-        .map(|(inst, buffer, ranges)| StaleRange { at: prog.instances[inst as usize].at.clone(), resource: prog.workload.buffers[buffer].name.clone(), ranges })
+        .map(|(inst, buffer, ranges)| StaleRange { at: prog.instances[inst as usize].at.clone(), resource: prog.resource_name(buffer).to_string(), ranges })
         .collect()
 }
 
@@ -246,7 +246,7 @@ pub struct HostReadResult {
 
 /// The device addresses of a finding's bytes: `(start, size)`.
 pub(crate) fn finding_range(prog: &Program<'_>, f: &Finding) -> Option<(u64, u64)> {
-    let b = prog.workload.buffers.iter().position(|b| b.name == f.resource)?;
+    let b = prog.resource_by_name(&f.resource)?;
     Some((prog.buffer_addr(b, f.offset), f.size))
 }
 
@@ -304,7 +304,7 @@ pub(crate) fn push_differences(out: &mut Vec<Finding>, prog: &Program<'_>, at: &
         let shown = (k - start).min(16);
         out.push(Finding {
             at: at.clone(),
-            resource: prog.workload.buffers[buffer].name.clone(),
+            resource: prog.resource_name(buffer).to_string(),
             offset: offset + start as u64,
             size: (k - start) as u64,
             seen_write: prog.writer(sw).clone(),
@@ -355,7 +355,7 @@ pub(crate) fn push_model_findings(out: &mut Vec<Finding>, prog: &Program<'_>, at
             let Some(&(_, expected)) = s.model.iter().find(|(a, _)| *a == word) else { continue };
             out.push(Finding {
                 at: at.clone(),
-                resource: prog.workload.buffers[lane.buffer].name.clone(),
+                resource: prog.resource_name(lane.buffer).to_string(),
                 offset: lane.offset + 4 * k as u64,
                 size: chunk.len() as u64,
                 seen_write: prog.writer(lane.byte_tags[4 * k]).clone(),
@@ -660,11 +660,12 @@ pub(crate) fn memory_differences(prog: &Program<'_>, hazards: &[crate::hazard::H
     runs.into_iter()
         .map(|DifferingRun { memory: m, offset, size, writers: (seen, expected), values }| {
             let desc = &workload.memories[m];
-            let buffer = workload.buffers.iter().find(|b| b.memory == m && b.offset <= offset && offset < b.offset + b.size);
+            // The buffer bound there, or else the image.
+            let bound = prog.resource_at(m, offset).map(|(r, off)| (prog.resource_name(r), off));
             let (seen_write, expected_write) = (prog.writer(seen).clone(), prog.writer(expected).clone());
-            let bytes = Bytes { addr: prog.memory_base[m] + offset, size, resource: buffer.map_or(&desc.name, |b| &b.name), reader: None };
+            let bytes = Bytes { addr: prog.memory_base[m] + offset, size, resource: bound.map_or(desc.name.as_str(), |b| b.0), reader: None };
             let hazard = difference_hazard(prog, hazards, &bytes, &seen_write, &expected_write);
-            MemoryDifference { memory: desc.name.clone(), offset, size, buffer: buffer.map(|b| (b.name.clone(), offset - b.offset)), seen_write, expected_write, seen: values.0, expected: values.1, hazard }
+            MemoryDifference { memory: desc.name.clone(), offset, size, buffer: bound.map(|(n, off)| (n.to_string(), off)), seen_write, expected_write, seen: values.0, expected: values.1, hazard }
         })
         .collect()
 }

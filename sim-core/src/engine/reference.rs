@@ -424,7 +424,7 @@ fn run_command(
     // Synchronization orders nothing here: this run is already in order and coherent.
     let Some(action) = prog.action(inst) else { return Ok(()) };
     match &action.work {
-        work @ (Work::Fill { .. } | Work::Update { .. } | Work::Copy { .. }) => {
+        work @ (Work::Fill { .. } | Work::Update { .. } | Work::Copy { .. } | Work::Clear { .. }) => {
             let (mut data, mut tags) = (Vec::new(), Vec::new());
             for c in transfer_chunks(inst, work) {
                 c.bytes_into(work, &mut data);

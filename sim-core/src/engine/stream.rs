@@ -213,7 +213,27 @@ struct Lowering<'p, 'w> {
     siblings_from: Option<usize>,
     /// Host gates not yet opened, per event.
     gates: Vec<Vec<usize>>,
+    /// Per image, per (plane, layer, level) in [`sim_rop::ImageLayout`]'s order: the layout it
+    /// is in, in submission order (what the validation layer checks at vkQueueSubmit).
+    layouts: Vec<Vec<String>>,
     now: usize,
+}
+
+/// The (aspect, level, layer) subresources of `range` in `im`, as indices into its layout list.
+fn subresources(im: &crate::api::ImageBinding, range: &sim_rop::SubresourceRange) -> Vec<(usize, sim_rop::Aspect, u32, u32)> {
+    let d = &im.layout.desc;
+    let mut out = Vec::new();
+    for (p, &a) in d.format.aspects().iter().enumerate() {
+        if !range.aspects[a as usize] {
+            continue;
+        }
+        for layer in range.base_array_layer..range.base_array_layer + range.layer_count {
+            for level in range.base_mip_level..range.base_mip_level + range.level_count {
+                out.push((((p as u32 * d.array_layers + layer) * d.mip_levels + level) as usize, a, level, layer));
+            }
+        }
+    }
+    out
 }
 
 impl Stream {
@@ -258,6 +278,7 @@ impl Stream {
             event_state: vec![EventState::Unset; w.events.len()],
             siblings_from: None,
             gates: vec![Vec::new(); w.events.len()],
+            layouts: w.images.iter().map(|im| vec![im.initial_layout.clone(); im.layout.desc.format.aspects().len() * (im.layout.desc.mip_levels * im.layout.desc.array_layers) as usize]).collect(),
             now: 0,
         };
         for (t, op) in w.timeline.iter().enumerate() {
@@ -481,7 +502,66 @@ impl Lowering<'_, '_> {
             let size = bb.size.unwrap_or(buf.size - bb.offset);
             v.push((bb.barrier, Some((self.prog.buffer_addr(bb.buffer, bb.offset), size))));
         }
+        // An image barrier acts on the bytes of its subresources.
+        for ib in &dep.image_memory_barriers {
+            let im = &self.prog.workload.images[ib.image];
+            let base = self.prog.buffer_addr(self.prog.image_resource(ib.image), 0);
+            for (o, n) in im.layout.range_bytes(&ib.range).unwrap_or_default() {
+                v.push((ib.barrier, Some((base + o, n))));
+            }
+        }
         v
+    }
+
+    /// Performs the layout transitions of `dep`'s image barriers, in submission order: each
+    /// subresource must be in the barrier's old layout, or the old layout is UNDEFINED (its
+    /// contents may be discarded).
+    fn transition(&mut self, dep: &DependencyInfo, at: &str) -> Result<(), WorkloadError> {
+        let w = self.prog.workload;
+        for ib in &dep.image_memory_barriers {
+            let im = &w.images[ib.image];
+            for (k, a, level, layer) in subresources(im, &ib.range) {
+                let now = &mut self.layouts[ib.image][k];
+                if ib.old_layout != "UNDEFINED" && *now != ib.old_layout {
+                    return Err(WorkloadError::Invalid {
+                        at: at.to_string(),
+                        message: format!("VUID-VkImageMemoryBarrier2-oldLayout-01197: the barrier's old_layout is {}, but image `{}` ({} level {level} layer {layer}) is in {now}", ib.old_layout, im.name, a.vk_name()),
+                    });
+                }
+                *now = ib.new_layout.clone();
+            }
+        }
+        Ok(())
+    }
+
+    /// Refuses an image command whose image is not in the layout it names (checked in
+    /// submission order, as the layer checks it at vkQueueSubmit).
+    fn check_layout(&self, cmd: &Command, at: &str) -> Result<(), WorkloadError> {
+        let w = self.prog.workload;
+        let check = |image: usize, layout: &str, range: sim_rop::SubresourceRange, vuid: &str| -> Result<(), WorkloadError> {
+            let im = &w.images[image];
+            for (k, a, level, layer) in subresources(im, &range) {
+                let now = &self.layouts[image][k];
+                if now != layout {
+                    return Err(WorkloadError::Invalid {
+                        at: at.to_string(),
+                        message: format!("{vuid}: image `{}` ({} level {level} layer {layer}) is in {now} when {} runs, not in {layout} as the command says (an image memory barrier transitions it)", im.name, a.vk_name(), cmd.vk_name()),
+                    });
+                }
+            }
+            Ok(())
+        };
+        let of = |r: &crate::api::BufferImageCopy| {
+            let mut aspects = [false; 3];
+            aspects[r.subresource.aspect as usize] = true;
+            sim_rop::SubresourceRange { aspects, base_mip_level: r.subresource.mip_level, level_count: 1, base_array_layer: r.subresource.base_array_layer, layer_count: r.subresource.layer_count }
+        };
+        match cmd {
+            Command::CopyBufferToImage { dst, dst_layout, regions, .. } => regions.iter().try_for_each(|r| check(*dst, dst_layout, of(r), "VUID-vkCmdCopyBufferToImage-dstImageLayout-00180")),
+            Command::CopyImageToBuffer { src, src_layout, regions, .. } => regions.iter().try_for_each(|r| check(*src, src_layout, of(r), "VUID-vkCmdCopyImageToBuffer-srcImageLayout-00189")),
+            Command::ClearColorImage { image, layout, ranges, .. } => ranges.iter().try_for_each(|r| check(*image, layout, *r, "VUID-vkCmdClearColorImage-imageLayout-00004")),
+            _ => Ok(()),
+        }
     }
 
     fn host_op(&mut self, t: usize, op: &HostOp) -> Result<(), WorkloadError> {
@@ -596,6 +676,12 @@ impl Lowering<'_, '_> {
         let ins = &prog.instances[inst];
         let cmd = &prog.workload.command_buffers[ins.cb].commands[ins.index];
         let label = format!("{} {}", cmd.vk_name(), ins.at);
+        let place = format!("command_buffers[{}].commands[{}]", ins.at.command_buffer, ins.index);
+        self.check_layout(cmd, &place)?;
+        match cmd {
+            Command::PipelineBarrier(dep) | Command::WaitEvents { dependency: dep, .. } => self.transition(dep, &place)?,
+            _ => {}
+        }
         if let Some(action) = prog.action(inst) {
             self.push(queue, NodeKind::Action { inst, stage: action.stage() }, Vec::new());
             if self.wait_after_copy && matches!(action.work, Work::Copy { .. }) {
@@ -697,7 +783,13 @@ impl Lowering<'_, '_> {
             }
             Command::ResetEvent { event, .. } => self.event_state[*event] = EventState::Unset,
             // Action commands became action nodes above.
-            Command::FillBuffer { .. } | Command::UpdateBuffer { .. } | Command::CopyBuffer { .. } | Command::Dispatch { .. } => {}
+            Command::FillBuffer { .. }
+            | Command::UpdateBuffer { .. }
+            | Command::CopyBuffer { .. }
+            | Command::CopyBufferToImage { .. }
+            | Command::CopyImageToBuffer { .. }
+            | Command::ClearColorImage { .. }
+            | Command::Dispatch { .. } => {}
         }
         Ok(())
     }

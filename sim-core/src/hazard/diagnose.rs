@@ -146,7 +146,9 @@ pub struct Amendment {
 }
 
 fn name<T: std::fmt::Display>(m: T) -> String {
-    m.to_string()
+    // An empty mask is Vulkan's NONE, not an empty word in a sentence.
+    let s = m.to_string();
+    if s.is_empty() { "NONE".into() } else { s }
 }
 
 /// The queue a submission (timeline index) went to.
@@ -171,6 +173,12 @@ fn elements(prog: &Program<'_>, dep: &DependencyInfo) -> Vec<(MemoryBarrier2, Op
         let size = b.size.unwrap_or(prog.workload.buffers[b.buffer].size.saturating_sub(b.offset));
         let start = prog.buffer_addr(b.buffer, b.offset);
         v.push((b.barrier, Some(start..start + size)));
+    }
+    for b in &dep.image_memory_barriers {
+        let base = prog.buffer_addr(prog.image_resource(b.image), 0);
+        for (o, n) in prog.workload.images[b.image].layout.range_bytes(&b.range).unwrap_or_default() {
+            v.push((b.barrier, Some(base + o..base + o + n)));
+        }
     }
     v
 }

@@ -118,16 +118,13 @@ pub struct Hazard {
 }
 
 impl Hazard {
-    /// The device addresses of the hazard's bytes, `(start, size)`: in its buffer, or for a host
-    /// access in its memory object.
+    /// The device addresses of the hazard's bytes, `(start, size)`: in its buffer or image, or
+    /// for a host access in its memory object.
     pub fn device_range(&self, prog: &Program<'_>) -> Option<(u64, u64)> {
         let w = prog.workload;
         let base = match self.at {
             Place::Host { .. } => prog.memory_base[w.memories.iter().position(|m| m.name == self.resource)?],
-            Place::Command(_) => {
-                let b = w.buffers.iter().find(|b| b.name == self.resource)?;
-                prog.memory_base[b.memory] + b.offset
-            }
+            Place::Command(_) => prog.buffer_addr(prog.resource_by_name(&self.resource)?, 0),
         };
         Some((base + self.offset, self.size))
     }
@@ -860,7 +857,7 @@ impl Walk<'_, '_> {
                 id,
                 at: Place::Command(at.clone()),
                 usage: a.usage,
-                resource: self.prog.workload.buffers[a.buffer].name.clone(),
+                resource: self.prog.resource_name(a.buffer).to_string(),
                 offset: r.start - base,
                 size: r.end - r.start,
                 prior,
@@ -884,6 +881,16 @@ impl Walk<'_, '_> {
             let full = self.scopes(&b.barrier);
             barriers.push((Some(start..start + size), full));
             // Its execution dependency orders every access of its stages, not only the range's.
+            barriers.push((None, Scopes { src_usages: UsageSet::EMPTY, dst_usages: UsageSet::EMPTY, ..full }));
+        }
+        // An image barrier: its memory dependency on the bytes of its subresources.
+        for b in &dep.image_memory_barriers {
+            let im = &self.prog.workload.images[b.image];
+            let base = self.prog.buffer_addr(self.prog.image_resource(b.image), 0);
+            let full = self.scopes(&b.barrier);
+            for (o, n) in im.layout.range_bytes(&b.range).unwrap_or_default() {
+                barriers.push((Some(base + o..base + o + n), full));
+            }
             barriers.push((None, Scopes { src_usages: UsageSet::EMPTY, dst_usages: UsageSet::EMPTY, ..full }));
         }
         // A write the host waited for before this barrier ran is still in its first scope

@@ -275,6 +275,8 @@ pub enum BarrierKind {
     Memory,
     /// VkBufferMemoryBarrier2 / VkBufferMemoryBarrier.
     Buffer,
+    /// VkImageMemoryBarrier2 / VkImageMemoryBarrier.
+    Image,
 }
 
 /// How the barrier was given: in synchronization2's structures (the masks inside each barrier)
@@ -337,6 +339,7 @@ fn vuid(shape: Shape, kind: BarrierKind, side: Side, access: A) -> String {
             let structure = match kind {
                 BarrierKind::Memory => "VkMemoryBarrier2",
                 BarrierKind::Buffer => "VkBufferMemoryBarrier2",
+                BarrierKind::Image => "VkImageMemoryBarrier2",
             };
             match row(access).and_then(|r| r.vuid) {
                 Some(n) => format!("VUID-{structure}-{mask}-{n}"),
@@ -350,6 +353,8 @@ fn vuid(shape: Shape, kind: BarrierKind, side: Side, access: A) -> String {
                 (BarrierKind::Memory, Side::Dst) => "dstAccessMask-02816",
                 (BarrierKind::Buffer, Side::Src) => "pBufferMemoryBarriers-02817",
                 (BarrierKind::Buffer, Side::Dst) => "pBufferMemoryBarriers-02818",
+                (BarrierKind::Image, Side::Src) => "pImageMemoryBarriers-02819",
+                (BarrierKind::Image, Side::Dst) => "pImageMemoryBarriers-02820",
             };
             format!("VUID-{command}-{which}")
         }

@@ -25,12 +25,9 @@ fn fail<T>(path: impl Into<String>, message: impl Into<String>) -> R<T> {
 
 /// Commands of Vulkan the trace format names but the engine cannot run yet.
 pub const NOT_YET_COMMANDS: &[&str] = &[
-    "copy_buffer_to_image",
-    "copy_image_to_buffer",
     "copy_image",
     "blit_image",
     "resolve_image",
-    "clear_color_image",
     "clear_depth_stencil_image",
     "clear_attachments",
     "dispatch_indirect",
@@ -63,6 +60,77 @@ pub const OPERATIONS: &[&str] = &[
     "flush_mapped_memory_ranges",
     "invalidate_mapped_memory_ranges",
     "set_event",
+];
+
+/// The Vulkan name of a trace command, for VUIDs.
+fn vk_cmd(cmd: &str) -> &'static str {
+    match cmd {
+        "copy_buffer_to_image" => "vkCmdCopyBufferToImage",
+        "copy_image_to_buffer" => "vkCmdCopyImageToBuffer",
+        _ => "vkCmd",
+    }
+}
+
+/// Refuses fields of a copy region that belong to the other kind of copy.
+fn region_fields(r: &schema::Region, rp: &str, cmd: &str, allowed: &[&str]) -> R<()> {
+    let present = [
+        ("src_offset", r.src_offset.is_some()),
+        ("dst_offset", r.dst_offset.is_some()),
+        ("size", r.size.is_some()),
+        ("buffer_offset", r.buffer_offset.is_some()),
+        ("buffer_row_length", r.buffer_row_length.is_some()),
+        ("buffer_image_height", r.buffer_image_height.is_some()),
+        ("image_subresource", r.image_subresource.is_some()),
+        ("image_offset", r.image_offset.is_some()),
+        ("image_extent", r.image_extent.is_some()),
+    ];
+    for (f, on) in present {
+        if on && !allowed.contains(&f) {
+            return fail(format!("{rp}.{f}"), format!("field `{f}` does not belong to a {cmd} region (its fields: {})", allowed.join(", ")));
+        }
+    }
+    Ok(())
+}
+
+/// The aspects an aspect mask names, each one the image's format has.
+fn aspect_mask(f: &schema::Flags, format: sim_rop::Format, at: &str) -> R<[bool; 3]> {
+    let mut aspects = [false; 3];
+    for n in f.joined().split('|').map(str::trim).filter(|s| !s.is_empty()) {
+        let a = match n.trim_start_matches("VK_IMAGE_ASPECT_").trim_end_matches("_BIT") {
+            "COLOR" => sim_rop::Aspect::Color,
+            "DEPTH" => sim_rop::Aspect::Depth,
+            "STENCIL" => sim_rop::Aspect::Stencil,
+            other => return fail(at, format!("unknown or unsupported aspect `{other}` (COLOR, DEPTH, STENCIL)")),
+        };
+        if !format.aspects().contains(&a) {
+            return fail(at, format!("a {format} image has no {} aspect (VUID-VkImageSubresourceRange-aspectMask-01670)", a.vk_name()));
+        }
+        aspects[a as usize] = true;
+    }
+    if aspects == [false; 3] {
+        return fail(at, "an aspect mask names at least one aspect (VUID-VkImageSubresourceRange-aspectMask-requiredbitmask)");
+    }
+    Ok(aspects)
+}
+
+/// Image layouts a trace may name.
+const IMAGE_LAYOUTS: &[&str] = &[
+    "UNDEFINED",
+    "GENERAL",
+    "COLOR_ATTACHMENT_OPTIMAL",
+    "DEPTH_STENCIL_ATTACHMENT_OPTIMAL",
+    "DEPTH_STENCIL_READ_ONLY_OPTIMAL",
+    "SHADER_READ_ONLY_OPTIMAL",
+    "TRANSFER_SRC_OPTIMAL",
+    "TRANSFER_DST_OPTIMAL",
+    "PREINITIALIZED",
+    "DEPTH_ATTACHMENT_OPTIMAL",
+    "DEPTH_READ_ONLY_OPTIMAL",
+    "STENCIL_ATTACHMENT_OPTIMAL",
+    "STENCIL_READ_ONLY_OPTIMAL",
+    "READ_ONLY_OPTIMAL",
+    "ATTACHMENT_OPTIMAL",
+    "PRESENT_SRC_KHR",
 ];
 
 /// Image usages a trace may name.
@@ -533,14 +601,139 @@ impl Builder<'_> {
         Ok(BufferMemoryBarrier { barrier, buffer, offset: b.offset, size })
     }
 
+    /// An image memory barrier: its masks, image, layouts (a known layout; not PREINITIALIZED or
+    /// UNDEFINED as the new one) and subresource range.
+    fn image_barrier(&self, b: &schema::ImageBarrier, cmd_stages: Option<(S, S)>, path: &str) -> R<crate::api::ImageMemoryBarrier> {
+        let g = Barrier { src_stage_mask: b.src_stage_mask, src_access_mask: b.src_access_mask, dst_stage_mask: b.dst_stage_mask, dst_access_mask: b.dst_access_mask };
+        let barrier = self.barrier(&g, cmd_stages, path)?;
+        if b.src_queue_family_index != b.dst_queue_family_index {
+            return fail(path, "queue family ownership transfers are not supported yet by the engine (src and dst queue family indices must be equal)");
+        }
+        let image = self.image(&Some(b.image.clone()), &format!("{path}.image"), path, "an image memory barrier", "image")?;
+        let layout = |l: &str, f: &str| -> R<String> {
+            let l = l.trim_start_matches("VK_IMAGE_LAYOUT_");
+            if !IMAGE_LAYOUTS.contains(&l) {
+                return fail(format!("{path}.{f}"), format!("unknown image layout `{l}` (expected one of {})", IMAGE_LAYOUTS.join(", ")));
+            }
+            Ok(l.to_string())
+        };
+        let old_layout = layout(&b.old_layout, "old_layout")?;
+        let new_layout = layout(&b.new_layout, "new_layout")?;
+        if new_layout == "UNDEFINED" || new_layout == "PREINITIALIZED" {
+            return fail(format!("{path}.new_layout"), format!("an image cannot be transitioned to {new_layout} (VUID-VkImageMemoryBarrier2-newLayout-01198)"));
+        }
+        let range = match &b.subresource_range {
+            Some(r) => self.subresource_range(image, r, &format!("{path}.subresource_range"))?,
+            None => sim_rop::SubresourceRange::whole(&self.w.images[image].layout.desc),
+        };
+        Ok(crate::api::ImageMemoryBarrier { barrier, image, old_layout, new_layout, range })
+    }
+
+    /// The image `id` names (`what` needs it as `field`).
+    fn image(&self, id: &Option<String>, at: &str, path: &str, what: &str, field: &str) -> R<usize> {
+        let Some(id) = id else { return fail(path, format!("`{what}` needs `{field}`")) };
+        match self.w.images.iter().position(|i| &i.name == id) {
+            Some(k) => Ok(k),
+            None if self.bufs.contains_key(id) => fail(at, format!("`{id}` is a buffer, not an image")),
+            None => fail(at, format!("unknown image `{id}`")),
+        }
+    }
+
+    /// Refuses a command on an image created without the usage it needs.
+    fn image_usage(&self, image: usize, usage: &str, at: &str, vuid: &str) -> R<()> {
+        let im = &self.w.images[image];
+        if im.usage.split('|').map(|u| u.trim().trim_start_matches("VK_IMAGE_USAGE_").trim_end_matches("_BIT")).any(|u| u == usage) {
+            Ok(())
+        } else {
+            fail(at, format!("image `{}` was created without {usage} in its usage ({}: {vuid})", im.name, im.usage))
+        }
+    }
+
+    /// A subresource range of `image`, checked against it.
+    fn subresource_range(&self, image: usize, r: &schema::SubresourceRange, path: &str) -> R<sim_rop::SubresourceRange> {
+        let desc = &self.w.images[image].layout.desc;
+        let aspects = aspect_mask(&r.aspect_mask, desc.format, &format!("{path}.aspect_mask"))?;
+        let count = |c: &Option<Size>, base: u32, total: u32, f: &str, vuid: &str| -> R<u32> {
+            if base >= total {
+                return fail(format!("{path}.base_{f}"), format!("base {base} is past the image's {total} ({vuid})"));
+            }
+            match c {
+                None | Some(Size::Whole) => Ok(total - base),
+                Some(Size::Bytes(n)) if *n == 0 || base as u64 + n > total as u64 => fail(format!("{path}.{f}_count"), format!("{n} from {base} is not within the image's {total} ({vuid})")),
+                Some(Size::Bytes(n)) => Ok(*n as u32),
+            }
+        };
+        let level_count = count(&r.level_count, r.base_mip_level, desc.mip_levels, "mip_level", "VUID-VkImageSubresourceRange-baseMipLevel-01486")?;
+        let layer_count = count(&r.layer_count, r.base_array_layer, desc.array_layers, "array_layer", "VUID-VkImageSubresourceRange-baseArrayLayer-01488")?;
+        Ok(sim_rop::SubresourceRange { aspects, base_mip_level: r.base_mip_level, level_count, base_array_layer: r.base_array_layer, layer_count })
+    }
+
+    /// One region of a copy between a buffer and an image, checked as Vulkan's valid usage
+    /// checks `VkBufferImageCopy` against both.
+    fn buffer_image_region(&self, r: &schema::Region, buffer: usize, image: usize, rp: &str, cmd: &str) -> R<crate::api::BufferImageCopy> {
+        region_fields(r, rp, cmd, &["buffer_offset", "buffer_row_length", "buffer_image_height", "image_subresource", "image_offset", "image_extent"])?;
+        let desc = self.w.images[image].layout.desc;
+        let sub = r.image_subresource.as_ref().ok_or_else(|| (rp.to_string(), format!("a {cmd} region needs `image_subresource`")))?;
+        let sp = format!("{rp}.image_subresource");
+        let aspects = aspect_mask(&sub.aspect_mask, desc.format, &format!("{sp}.aspect_mask"))?;
+        let aspect = match aspects {
+            [true, false, false] => sim_rop::Aspect::Color,
+            [false, true, false] => sim_rop::Aspect::Depth,
+            [false, false, true] => sim_rop::Aspect::Stencil,
+            _ => return fail(format!("{sp}.aspect_mask"), "a copy region names one aspect (VUID-VkBufferImageCopy-aspectMask-09103)"),
+        };
+        if sub.mip_level >= desc.mip_levels {
+            return fail(format!("{sp}.mip_level"), format!("level {} is past the image's {} (VUID-{}-imageSubresource-07967)", sub.mip_level, desc.mip_levels, vk_cmd(cmd)));
+        }
+        let layers = sub.layer_count.unwrap_or(1);
+        if layers == 0 || sub.base_array_layer as u64 + layers as u64 > desc.array_layers as u64 {
+            return fail(format!("{sp}.layer_count"), format!("layers [{}, +{layers}) are not within the image's {} (VUID-{}-imageSubresource-07968)", sub.base_array_layer, desc.array_layers, vk_cmd(cmd)));
+        }
+        let offset = r.image_offset.unwrap_or([0; 3]);
+        let extent = r.image_extent.ok_or_else(|| (rp.to_string(), format!("a {cmd} region needs `image_extent`")))?;
+        let level = desc.level_extent(sub.mip_level);
+        for k in 0..3 {
+            if extent[k] == 0 || offset[k] as u64 + extent[k] as u64 > level[k] as u64 {
+                return fail(format!("{rp}.image_extent"), format!("texels [{:?}, +{:?}) are not within level {}'s {:?} (VUID-{}-imageSubresource-07971)", offset, extent, sub.mip_level, level, vk_cmd(cmd)));
+            }
+        }
+        let row = r.buffer_row_length.unwrap_or(0);
+        let height = r.buffer_image_height.unwrap_or(0);
+        if row != 0 && row < extent[0] {
+            return fail(format!("{rp}.buffer_row_length"), format!("{row} is less than the width {} (VUID-VkBufferImageCopy-bufferRowLength-09101)", extent[0]));
+        }
+        if height != 0 && height < extent[1] {
+            return fail(format!("{rp}.buffer_image_height"), format!("{height} is less than the height {} (VUID-VkBufferImageCopy-bufferImageHeight-09102)", extent[1]));
+        }
+        let texel = u64::from(desc.format.plane_bytes(aspect).unwrap_or(1));
+        let buffer_offset = r.buffer_offset.unwrap_or(0);
+        if !buffer_offset.is_multiple_of(texel.max(4)) && aspect == sim_rop::Aspect::Color {
+            return fail(format!("{rp}.buffer_offset"), format!("{buffer_offset} is not a multiple of the texel size, {texel} (VUID-{}-pRegions-07273)", vk_cmd(cmd)));
+        }
+        // The bytes the region spans in the buffer: up to the last texel of the last row.
+        let (w, h) = (u64::from(if row == 0 { extent[0] } else { row }), u64::from(if height == 0 { extent[1] } else { height }));
+        let slices = u64::from(extent[2]) * u64::from(layers);
+        let span = ((slices - 1) * h * w + (u64::from(extent[1]) - 1) * w + u64::from(extent[0])) * texel;
+        let bsize = self.w.buffers[buffer].size;
+        if !fits(buffer_offset, span, bsize) {
+            return fail(format!("{rp}.buffer_offset"), format!("the region spans bytes [{buffer_offset}, +{span}) of buffer `{}`, which has {bsize} (VUID-{}-pRegions-00171)", self.w.buffers[buffer].name, vk_cmd(cmd)));
+        }
+        Ok(crate::api::BufferImageCopy {
+            buffer_offset,
+            buffer_row_length: row,
+            buffer_image_height: height,
+            subresource: crate::api::SubresourceLayers { aspect, mip_level: sub.mip_level, base_array_layer: sub.base_array_layer, layer_count: layers },
+            image_offset: offset,
+            image_extent: extent,
+        })
+    }
+
     /// The dependency of command `cmd` (`pipeline_barrier`, `set_event` or `wait_events`),
     /// each barrier checked for accesses its stages do not perform (with the VUIDs of the
     /// synchronization1 shape when `cmd_stages` is given).
-    fn dependency(&self, cmd: &str, cmd_stages: Option<(S, S)>, mem: &[Barrier], bufs: &[BufferBarrier], images: &[serde_json::Value], path: &str) -> R<DependencyInfo> {
-        if !images.is_empty() {
-            return fail(format!("{path}.image_memory_barriers[0]"), "image memory barriers are not supported yet by the engine (images are not)");
-        }
+    fn dependency(&self, cmd: &str, cmd_stages: Option<(S, S)>, mem: &[Barrier], bufs: &[BufferBarrier], images: &[schema::ImageBarrier], path: &str) -> R<DependencyInfo> {
         check_len(mem, path)?;
+        check_len(images, path)?;
         check_len(bufs, path)?;
         let (shape, vk) = match (cmd_stages.is_some(), cmd) {
             (true, "wait_events") => (Shape::Sync1WaitEvents, "vkCmdWaitEvents"),
@@ -568,9 +761,16 @@ impl Builder<'_> {
             accesses(&barrier.barrier, BarrierKind::Buffer, p)?;
             d.buffer_memory_barriers.push(barrier);
         }
+        for (i, b) in images.iter().enumerate() {
+            let p = format!("{path}.image_memory_barriers[{i}]");
+            let barrier = self.image_barrier(b, cmd_stages, &p)?;
+            accesses(&barrier.barrier, BarrierKind::Image, p)?;
+            d.image_memory_barriers.push(barrier);
+        }
         if let Some((src, dst)) = cmd_stages
             && mem.is_empty()
             && bufs.is_empty()
+            && images.is_empty()
         {
             // Synchronization1 with no barriers: an execution dependency only.
             let b = MemoryBarrier2::new(src, A::NONE, dst, A::NONE);
@@ -589,6 +789,9 @@ impl Builder<'_> {
             "fill_buffer" => &["dst_buffer", "dst_offset", "size", "data"],
             "update_buffer" => &["dst_buffer", "dst_offset", "data_u32", "data_f32", "data_hex", "data_file"],
             "copy_buffer" => &["src_buffer", "dst_buffer", "regions"],
+            "copy_buffer_to_image" => &["src_buffer", "dst_image", "dst_image_layout", "regions"],
+            "copy_image_to_buffer" => &["src_image", "src_image_layout", "dst_buffer", "regions"],
+            "clear_color_image" => &["image", "image_layout", "color", "ranges"],
             "pipeline_barrier" => &["src_stage_mask", "dst_stage_mask", "dependency_flags", "memory_barriers", "buffer_memory_barriers", "image_memory_barriers"],
             "dispatch" => &["shader", "group_count", "base_group", "bindings", "push_constants_u32", "push_constants_f32", "push_constants_hex"],
             "set_event" => &["event", "dependency", "stage_mask"],
@@ -653,12 +856,15 @@ impl Builder<'_> {
                 let mut out = Vec::new();
                 for (i, r) in regions.iter().enumerate() {
                     let rp = format!("{path}.regions[{i}]");
-                    if r.size == 0 {
+                    region_fields(r, &rp, "copy_buffer", &["src_offset", "dst_offset", "size"])?;
+                    let (src_offset, dst_offset) = (r.src_offset.unwrap_or(0), r.dst_offset.unwrap_or(0));
+                    let size = r.size.ok_or_else(|| (rp.clone(), "a copy_buffer region needs `size`".to_string()))?;
+                    if size == 0 {
                         return fail(format!("{rp}.size"), "a copy region's size must not be zero");
                     }
-                    self.buffer_range(src, r.src_offset, Some(Size::Bytes(r.size)), &format!("{rp}.src_offset"), &format!("{rp}.size"))?;
-                    self.buffer_range(dst, r.dst_offset, Some(Size::Bytes(r.size)), &format!("{rp}.dst_offset"), &format!("{rp}.size"))?;
-                    out.push(BufferCopy { src_offset: r.src_offset, dst_offset: r.dst_offset, size: r.size });
+                    self.buffer_range(src, src_offset, Some(Size::Bytes(size)), &format!("{rp}.src_offset"), &format!("{rp}.size"))?;
+                    self.buffer_range(dst, dst_offset, Some(Size::Bytes(size)), &format!("{rp}.dst_offset"), &format!("{rp}.size"))?;
+                    out.push(BufferCopy { src_offset, dst_offset, size });
                 }
                 // "The union of the source regions, and the union of the destination regions,
                 // must not overlap in memory": compared as places in their memory objects, so
@@ -688,6 +894,66 @@ impl Builder<'_> {
                     }
                 }
                 Command::CopyBuffer { src, dst, regions: out }
+            }
+            "copy_buffer_to_image" | "copy_image_to_buffer" => {
+                let to_image = name == "copy_buffer_to_image";
+                let (bf, imf, lf) = if to_image { ("src_buffer", "dst_image", "dst_image_layout") } else { ("dst_buffer", "src_image", "src_image_layout") };
+                let buffer = buf(if to_image { &c.src_buffer } else { &c.dst_buffer }, bf)?;
+                let image = self.image(if to_image { &c.dst_image } else { &c.src_image }, &format!("{path}.{imf}"), path, name, imf)?;
+                let layout = c.dst_image_layout.as_ref().or(c.src_image_layout.as_ref()).ok_or_else(|| (path.to_string(), format!("`{name}` needs `{lf}`")))?;
+                let layout = layout.trim_start_matches("VK_IMAGE_LAYOUT_").to_string();
+                let (want, usage, vuid_layout, vuid_usage) = if to_image {
+                    ("TRANSFER_DST_OPTIMAL", "TRANSFER_DST", "VUID-vkCmdCopyBufferToImage-dstImageLayout-01396", "VUID-vkCmdCopyBufferToImage-dstImage-00177")
+                } else {
+                    ("TRANSFER_SRC_OPTIMAL", "TRANSFER_SRC", "VUID-vkCmdCopyImageToBuffer-srcImageLayout-01397", "VUID-vkCmdCopyImageToBuffer-srcImage-00186")
+                };
+                if layout != want && layout != "GENERAL" {
+                    return fail(format!("{path}.{lf}"), format!("`{layout}` is not a layout {name} takes ({want} or GENERAL: {vuid_layout})"));
+                }
+                self.image_usage(image, usage, &format!("{path}.{imf}"), vuid_usage)?;
+                let regions = c.regions.as_deref().unwrap_or_default();
+                if regions.is_empty() {
+                    return fail(path, format!("`{name}` needs at least one region in `regions`"));
+                }
+                check_len(regions, &format!("{path}.regions"))?;
+                let mut out = Vec::new();
+                for (i, r) in regions.iter().enumerate() {
+                    let rp = format!("{path}.regions[{i}]");
+                    out.push(self.buffer_image_region(r, buffer, image, &rp, name)?);
+                }
+                if to_image {
+                    Command::CopyBufferToImage { src: buffer, dst: image, dst_layout: layout, regions: out }
+                } else {
+                    Command::CopyImageToBuffer { src: image, src_layout: layout, dst: buffer, regions: out }
+                }
+            }
+            "clear_color_image" => {
+                let image = self.image(&c.image, &format!("{path}.image"), path, name, "image")?;
+                let layout = c.image_layout.as_ref().ok_or_else(|| (path.to_string(), "`clear_color_image` needs `image_layout`".to_string()))?.trim_start_matches("VK_IMAGE_LAYOUT_").to_string();
+                if layout != "TRANSFER_DST_OPTIMAL" && layout != "GENERAL" {
+                    return fail(format!("{path}.image_layout"), format!("`{layout}` is not a layout clear_color_image takes (TRANSFER_DST_OPTIMAL or GENERAL: VUID-vkCmdClearColorImage-imageLayout-01394)"));
+                }
+                self.image_usage(image, "TRANSFER_DST", &format!("{path}.image"), "VUID-vkCmdClearColorImage-image-00002")?;
+                let format = self.w.images[image].layout.desc.format;
+                if format.is_depth_stencil() {
+                    return fail(format!("{path}.image"), format!("{format} is a depth/stencil format: clear it with clear_depth_stencil_image (VUID-vkCmdClearColorImage-image-00007)"));
+                }
+                let color = c.color.as_ref().ok_or_else(|| (path.to_string(), "`clear_color_image` needs `color`".to_string()))?;
+                let value = match (color.float32, color.uint32, color.int32) {
+                    (Some(f), None, None) => sim_rop::ClearValue::Float(f),
+                    (None, Some(u), None) => sim_rop::ClearValue::Uint(u),
+                    (None, None, Some(i)) => sim_rop::ClearValue::Int(i),
+                    _ => return fail(format!("{path}.color"), "a clear colour is exactly one of float32, uint32, int32"),
+                };
+                let bytes = format.encode(sim_rop::Aspect::Color, &value).ok_or_else(|| (format!("{path}.color"), format!("a {} colour does not clear a {format} image (float32 for UNORM, SRGB and SFLOAT formats, uint32 for UINT)", match value { sim_rop::ClearValue::Float(_) => "float32", sim_rop::ClearValue::Uint(_) => "uint32", _ => "int32" })))?;
+                let texel: [u8; 4] = bytes.as_slice().try_into().map_err(|_| (format!("{path}.image"), format!("clearing a {format} image ({} bytes a texel) is not supported yet by the engine (4-byte texels only)", bytes.len())))?;
+                let ranges = c.ranges.as_deref().unwrap_or_default();
+                if ranges.is_empty() {
+                    return fail(path, "`clear_color_image` needs at least one range in `ranges`");
+                }
+                check_len(ranges, &format!("{path}.ranges"))?;
+                let ranges = ranges.iter().enumerate().map(|(i, r)| self.subresource_range(image, r, &format!("{path}.ranges[{i}]"))).collect::<R<Vec<_>>>()?;
+                Command::ClearColorImage { image, layout, texel: u32::from_le_bytes(texel), ranges }
             }
             "pipeline_barrier" => {
                 let stages = sync1_stages(c, path)?;
@@ -1206,7 +1472,8 @@ macro_rules! present {
 
 fn present_cmd_fields(c: &Cmd) -> Vec<&'static str> {
     present!(c; dst_buffer, src_buffer, dst_offset, size, data, data_u32, data_f32, data_hex, data_file, regions, src_stage_mask, dst_stage_mask,
-        dependency_flags, memory_barriers, buffer_memory_barriers, image_memory_barriers, shader, group_count, base_group, bindings,
+        dependency_flags, memory_barriers, buffer_memory_barriers, image_memory_barriers, src_image, dst_image, src_image_layout, dst_image_layout,
+        image, image_layout, color, ranges, shader, group_count, base_group, bindings,
         push_constants_u32, push_constants_f32, push_constants_hex, event, events, dependency, dependencies, stage_mask)
 }
 

@@ -320,6 +320,91 @@ pub struct BufferBarrier {
     pub size: Option<Size>,
 }
 
+/// A VkImageMemoryBarrier2.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ImageBarrier {
+    /// srcStageMask.
+    #[serde(default)]
+    pub src_stage_mask: Option<PipelineStageFlags2>,
+    /// srcAccessMask.
+    #[serde(default)]
+    pub src_access_mask: Option<AccessFlags2>,
+    /// dstStageMask.
+    #[serde(default)]
+    pub dst_stage_mask: Option<PipelineStageFlags2>,
+    /// dstAccessMask.
+    #[serde(default)]
+    pub dst_access_mask: Option<AccessFlags2>,
+    /// srcQueueFamilyIndex (ownership transfers are not modelled; must be absent or equal).
+    #[serde(default)]
+    pub src_queue_family_index: Option<serde_json::Value>,
+    /// dstQueueFamilyIndex.
+    #[serde(default)]
+    pub dst_queue_family_index: Option<serde_json::Value>,
+    /// oldLayout.
+    pub old_layout: String,
+    /// newLayout.
+    pub new_layout: String,
+    /// The image.
+    pub image: String,
+    /// The subresources (default: all of them).
+    #[serde(default)]
+    pub subresource_range: Option<SubresourceRange>,
+}
+
+/// A VkImageSubresourceRange.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SubresourceRange {
+    /// COLOR, DEPTH, STENCIL (`|`-joined or a list).
+    pub aspect_mask: Flags,
+    /// First level (default 0).
+    #[serde(default)]
+    pub base_mip_level: u32,
+    /// Levels (default: the rest; `REMAINING_MIP_LEVELS`).
+    #[serde(default)]
+    pub level_count: Option<Size>,
+    /// First layer (default 0).
+    #[serde(default)]
+    pub base_array_layer: u32,
+    /// Layers (default: the rest; `REMAINING_ARRAY_LAYERS`).
+    #[serde(default)]
+    pub layer_count: Option<Size>,
+}
+
+/// A VkImageSubresourceLayers.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SubresourceLayers {
+    /// COLOR, DEPTH or STENCIL.
+    pub aspect_mask: Flags,
+    /// The level.
+    #[serde(default)]
+    pub mip_level: u32,
+    /// First layer (default 0).
+    #[serde(default)]
+    pub base_array_layer: u32,
+    /// Layers (default 1).
+    #[serde(default)]
+    pub layer_count: Option<u32>,
+}
+
+/// A clear colour: exactly one of the three.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClearColor {
+    /// For UNORM, SRGB and SFLOAT formats.
+    #[serde(default)]
+    pub float32: Option<[f32; 4]>,
+    /// For UINT formats.
+    #[serde(default)]
+    pub uint32: Option<[u32; 4]>,
+    /// For SINT formats.
+    #[serde(default)]
+    pub int32: Option<[i32; 4]>,
+}
+
 /// A VkDependencyInfo.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -333,23 +418,44 @@ pub struct Dependency {
     /// Buffer memory barriers.
     #[serde(default)]
     pub buffer_memory_barriers: Vec<BufferBarrier>,
-    /// Image memory barriers (images are not supported yet: must be empty).
+    /// Image memory barriers.
     #[serde(default)]
-    pub image_memory_barriers: Vec<serde_json::Value>,
+    pub image_memory_barriers: Vec<ImageBarrier>,
 }
 
-/// A region of a buffer copy.
+/// A region of a copy: a buffer copy's (`src_offset`, `dst_offset`, `size`) or a buffer-image
+/// copy's (`buffer_offset`, `buffer_row_length`, `buffer_image_height`, `image_subresource`,
+/// `image_offset`, `image_extent`); the command checks which fields it was given.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Region {
     /// srcOffset.
     #[serde(default)]
-    pub src_offset: u64,
+    pub src_offset: Option<u64>,
     /// dstOffset.
     #[serde(default)]
-    pub dst_offset: u64,
+    pub dst_offset: Option<u64>,
     /// size.
-    pub size: u64,
+    #[serde(default)]
+    pub size: Option<u64>,
+    /// bufferOffset.
+    #[serde(default)]
+    pub buffer_offset: Option<u64>,
+    /// bufferRowLength (0: tightly packed).
+    #[serde(default)]
+    pub buffer_row_length: Option<u32>,
+    /// bufferImageHeight (0: tightly packed).
+    #[serde(default)]
+    pub buffer_image_height: Option<u32>,
+    /// imageSubresource.
+    #[serde(default)]
+    pub image_subresource: Option<SubresourceLayers>,
+    /// imageOffset.
+    #[serde(default)]
+    pub image_offset: Option<[u32; 3]>,
+    /// imageExtent.
+    #[serde(default)]
+    pub image_extent: Option<[u32; 3]>,
 }
 
 /// A descriptor binding of a dispatch.
@@ -403,7 +509,15 @@ pub struct Cmd {
     pub dependency_flags: Option<Flags>,
     pub memory_barriers: Option<Vec<Barrier>>,
     pub buffer_memory_barriers: Option<Vec<BufferBarrier>>,
-    pub image_memory_barriers: Option<Vec<serde_json::Value>>,
+    pub image_memory_barriers: Option<Vec<ImageBarrier>>,
+    pub src_image: Option<String>,
+    pub dst_image: Option<String>,
+    pub src_image_layout: Option<String>,
+    pub dst_image_layout: Option<String>,
+    pub image: Option<String>,
+    pub image_layout: Option<String>,
+    pub color: Option<ClearColor>,
+    pub ranges: Option<Vec<SubresourceRange>>,
     pub shader: Option<String>,
     pub group_count: Option<[u32; 3]>,
     pub base_group: Option<[u32; 3]>,

@@ -51,6 +51,8 @@ enum J {
     Arr(Vec<J>),
     Str(String),
     Num(u64),
+    /// A float, written as the shortest text that reads back to the same value.
+    Float(f32),
     Bool(bool),
 }
 
@@ -78,6 +80,7 @@ impl J {
             J::Arr(a) => format!("[{}]", a.iter().map(J::one_line).collect::<Vec<_>>().join(", ")),
             J::Str(s) => serde_json::Value::from(s.as_str()).to_string(),
             J::Num(n) => n.to_string(),
+            J::Float(v) => format!("{v:?}"),
             J::Bool(b) => b.to_string(),
         }
     }
@@ -329,7 +332,64 @@ fn barrier_lists(w: &Workload, dep: &DependencyInfo, sync1: bool) -> Vec<(&'stat
             .collect();
         out.push(("buffer_memory_barriers", J::Arr(list)));
     }
+    if !dep.image_memory_barriers.is_empty() {
+        let list = dep
+            .image_memory_barriers
+            .iter()
+            .map(|b| {
+                let mut m = masks(&b.barrier);
+                m.extend([
+                    ("old_layout", J::s(b.old_layout.as_str())),
+                    ("new_layout", J::s(b.new_layout.as_str())),
+                    ("image", J::s(w.images[b.image].name.as_str())),
+                    ("subresource_range", subresource_range(&b.range)),
+                ]);
+                J::Obj(m)
+            })
+            .collect();
+        out.push(("image_memory_barriers", J::Arr(list)));
+    }
     out
+}
+
+/// The aspect mask of a set of aspects (`COLOR`, `DEPTH|STENCIL`).
+fn aspect_mask(aspects: [bool; 3]) -> J {
+    let names: Vec<&str> = [sim_rop::Aspect::Color, sim_rop::Aspect::Depth, sim_rop::Aspect::Stencil].iter().filter(|a| aspects[**a as usize]).map(|a| a.vk_name()).collect();
+    J::s(names.join("|"))
+}
+
+/// A VkImageSubresourceRange.
+fn subresource_range(r: &sim_rop::SubresourceRange) -> J {
+    J::Obj(vec![
+        ("aspect_mask", aspect_mask(r.aspects)),
+        ("base_mip_level", J::Num(u64::from(r.base_mip_level))),
+        ("level_count", J::Num(u64::from(r.level_count))),
+        ("base_array_layer", J::Num(u64::from(r.base_array_layer))),
+        ("layer_count", J::Num(u64::from(r.layer_count))),
+    ])
+}
+
+/// A VkBufferImageCopy.
+fn buffer_image_region(r: &crate::api::BufferImageCopy) -> J {
+    let xyz = |v: &[u32; 3]| J::Arr(v.iter().map(|&x| J::Num(u64::from(x))).collect());
+    let mut aspects = [false; 3];
+    aspects[r.subresource.aspect as usize] = true;
+    J::Obj(vec![
+        ("buffer_offset", J::Num(r.buffer_offset)),
+        ("buffer_row_length", J::Num(u64::from(r.buffer_row_length))),
+        ("buffer_image_height", J::Num(u64::from(r.buffer_image_height))),
+        (
+            "image_subresource",
+            J::Obj(vec![
+                ("aspect_mask", aspect_mask(aspects)),
+                ("mip_level", J::Num(u64::from(r.subresource.mip_level))),
+                ("base_array_layer", J::Num(u64::from(r.subresource.base_array_layer))),
+                ("layer_count", J::Num(u64::from(r.subresource.layer_count))),
+            ]),
+        ),
+        ("image_offset", xyz(&r.image_offset)),
+        ("image_extent", xyz(&r.image_extent)),
+    ])
 }
 
 /// The command-level stage masks of a dependency recorded in the synchronization1 shape, when it
@@ -339,7 +399,7 @@ fn sync1_stages(dep: &DependencyInfo) -> Option<(S, S)> {
     if !dep.sync1 {
         return None;
     }
-    let all: Vec<&MemoryBarrier2> = dep.memory_barriers.iter().chain(dep.buffer_memory_barriers.iter().map(|b| &b.barrier)).collect();
+    let all: Vec<&MemoryBarrier2> = dep.barriers().collect();
     let first = all.first()?;
     let narrow = |b: &MemoryBarrier2| [b.src_stage_mask.bits(), b.dst_stage_mask.bits(), b.src_access_mask.bits(), b.dst_access_mask.bits()].iter().all(|&x| x <= 0xffff_ffff);
     all.iter().all(|b| b.src_stage_mask == first.src_stage_mask && b.dst_stage_mask == first.dst_stage_mask && narrow(b)).then_some((first.src_stage_mask, first.dst_stage_mask))
@@ -352,7 +412,7 @@ fn dependency_members(w: &Workload, dep: &DependencyInfo) -> Vec<(&'static str, 
     match sync1_stages(dep) {
         Some((src, dst)) => {
             let mut out = vec![("src_stage_mask", J::s(src.to_string())), ("dst_stage_mask", J::s(dst.to_string()))];
-            let execution_only = dep.buffer_memory_barriers.is_empty() && dep.memory_barriers.len() == 1 && dep.memory_barriers[0].src_access_mask.is_empty() && dep.memory_barriers[0].dst_access_mask.is_empty();
+            let execution_only = dep.buffer_memory_barriers.is_empty() && dep.image_memory_barriers.is_empty() && dep.memory_barriers.len() == 1 && dep.memory_barriers[0].src_access_mask.is_empty() && dep.memory_barriers[0].dst_access_mask.is_empty();
             if !execution_only {
                 out.extend(barrier_lists(w, dep, true));
             }
@@ -373,6 +433,37 @@ fn command(w: &Workload, c: &Command, buf: &dyn Fn(usize) -> J) -> J {
             ("dst_buffer", buf(*dst)),
             ("regions", J::Arr(regions.iter().map(|r| J::Obj(vec![("src_offset", J::Num(r.src_offset)), ("dst_offset", J::Num(r.dst_offset)), ("size", J::Num(r.size))])).collect())),
         ]),
+        Command::CopyBufferToImage { src, dst, dst_layout, regions } => J::Obj(vec![
+            cmd("copy_buffer_to_image"),
+            ("src_buffer", buf(*src)),
+            ("dst_image", J::s(w.images[*dst].name.as_str())),
+            ("dst_image_layout", J::s(dst_layout.as_str())),
+            ("regions", J::Arr(regions.iter().map(buffer_image_region).collect())),
+        ]),
+        Command::CopyImageToBuffer { src, src_layout, dst, regions } => J::Obj(vec![
+            cmd("copy_image_to_buffer"),
+            ("src_image", J::s(w.images[*src].name.as_str())),
+            ("src_image_layout", J::s(src_layout.as_str())),
+            ("dst_buffer", buf(*dst)),
+            ("regions", J::Arr(regions.iter().map(buffer_image_region).collect())),
+        ]),
+        Command::ClearColorImage { image, layout, texel, ranges } => {
+            // The texel written back as the colour that encodes to it: its channels as uint32
+            // for an integer format, else as the float32 values its bytes decode to.
+            let format = w.images[*image].layout.desc.format;
+            let color = match format.decode(sim_rop::Aspect::Color, &texel.to_le_bytes()) {
+                sim_rop::Texel::Uint(u) => J::Obj(vec![("uint32", J::Arr(u.iter().map(|&x| J::Num(u64::from(x))).collect()))]),
+                sim_rop::Texel::Float(f) => J::Obj(vec![("float32", J::Arr(f.iter().map(|&x| J::Float(x)).collect()))]),
+                sim_rop::Texel::Stencil(v) => J::Obj(vec![("uint32", J::Arr(vec![J::Num(u64::from(v)), J::Num(0), J::Num(0), J::Num(0)]))]),
+            };
+            J::Obj(vec![
+                cmd("clear_color_image"),
+                ("image", J::s(w.images[*image].name.as_str())),
+                ("image_layout", J::s(layout.as_str())),
+                ("color", color),
+                ("ranges", J::Arr(ranges.iter().map(subresource_range).collect())),
+            ])
+        }
         Command::Dispatch { pipeline, group_count, base_group, bindings, push_constants } => {
             let xyz = |v: &[u32; 3]| J::Arr(v.iter().map(|&x| J::Num(x as u64)).collect());
             let bindings = bindings
@@ -397,7 +488,7 @@ fn command(w: &Workload, c: &Command, buf: &dyn Fn(usize) -> J) -> J {
         Command::SetEvent { event, dependency } => {
             let ev = ("event", J::s(w.events[*event].as_str()));
             // vkCmdSetEvent: its stage mask alone.
-            let stage_only = dependency.sync1 && dependency.buffer_memory_barriers.is_empty() && matches!(dependency.memory_barriers.as_slice(), [b] if b.src_access_mask.is_empty() && b.dst_stage_mask.is_empty() && b.dst_access_mask.is_empty() && b.src_stage_mask.bits() <= 0xffff_ffff);
+            let stage_only = dependency.sync1 && dependency.buffer_memory_barriers.is_empty() && dependency.image_memory_barriers.is_empty() && matches!(dependency.memory_barriers.as_slice(), [b] if b.src_access_mask.is_empty() && b.dst_stage_mask.is_empty() && b.dst_access_mask.is_empty() && b.src_stage_mask.bits() <= 0xffff_ffff);
             if stage_only {
                 J::Obj(vec![cmd("set_event"), ev, ("stage_mask", J::s(dependency.memory_barriers[0].src_stage_mask.to_string()))])
             } else {
