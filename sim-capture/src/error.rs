@@ -96,7 +96,9 @@ pub enum CaptureError {
         cap: u64,
     },
     /// A block declares a body longer than what is left of the file (length known up front).
-    #[error("block {index} at byte {offset}: declared size {size} runs past the end of the file ({remaining} bytes left)")]
+    #[error(
+        "block {index} at byte {offset}: declared size {size} runs past the end of the file ({remaining} bytes left)"
+    )]
     BlockPastEnd {
         /// Block index.
         index: u64,
@@ -159,7 +161,9 @@ pub enum CaptureError {
         bound: u64,
     },
     /// The compressed data is corrupt or does not decode to the claimed size.
-    #[error("block {index} at byte {offset}: corrupt compressed data ({detail}; {claimed} bytes claimed)")]
+    #[error(
+        "block {index} at byte {offset}: corrupt compressed data ({detail}; {claimed} bytes claimed)"
+    )]
     Decompress {
         /// Block index.
         index: u64,
@@ -171,7 +175,9 @@ pub enum CaptureError {
         detail: String,
     },
     /// A compressed meta-data block of a type whose fixed fields this reader does not know.
-    #[error("block {index} at byte {offset}: compressed meta-data of type {meta_data_type} is not supported")]
+    #[error(
+        "block {index} at byte {offset}: compressed meta-data of type {meta_data_type} is not supported"
+    )]
     UnsupportedCompressedMetaData {
         /// Block index.
         index: u64,

@@ -97,7 +97,9 @@ const META_DATA_TYPE_NAMES: &[&str] = &[
 /// The name of a meta-data type (the low half of a meta-data id), or `None` for a number
 /// this table does not know.
 pub fn meta_data_type_name(meta_data_type: u16) -> Option<&'static str> {
-    META_DATA_TYPE_NAMES.get(usize::from(meta_data_type)).copied()
+    META_DATA_TYPE_NAMES
+        .get(usize::from(meta_data_type))
+        .copied()
 }
 
 /// How a capture's compressed blocks are compressed (file option 1).

@@ -7,8 +7,9 @@
 //! converts) so that a later importer can refuse any unsupported call by its name
 //! (`unsupported: vkCmdTraceRaysKHR at call 1234`) instead of by a bare number.
 //!
-//! The table itself lives in `vulkan_ids.rs`, generated from that header; the constants below
-//! are the calls gpusim is expected to convert, checked against the table by a test.
+//! The table itself lives in `vulkan_ids.rs`, generated from that header by
+//! `scripts/gen_vulkan_ids.py`; the constants below are the calls gpusim is expected to
+//! convert, checked against the table by a test.
 
 #[path = "vulkan_ids.rs"]
 mod vulkan_ids;
@@ -36,7 +37,10 @@ pub fn call_name(api_call_id: u32) -> Option<&'static str> {
 /// The API call id of a Vulkan function name (a linear scan: for tests and error messages,
 /// not for per-block use).
 pub fn call_id(name: &str) -> Option<u32> {
-    VULKAN_CALLS.iter().find(|&&(_, n)| n == name).map(|&(id, _)| id)
+    VULKAN_CALLS
+        .iter()
+        .find(|&&(_, n)| n == name)
+        .map(|&(id, _)| id)
 }
 
 /// A printable name for any call id: the function name when known, otherwise the id in hex
@@ -44,7 +48,10 @@ pub fn call_id(name: &str) -> Option<u32> {
 pub fn display_call(api_call_id: u32) -> String {
     match call_name(api_call_id) {
         Some(name) => name.to_owned(),
-        None => format!("unknown call 0x{api_call_id:08x} (API family {})", api_family(api_call_id)),
+        None => format!(
+            "unknown call 0x{api_call_id:08x} (API family {})",
+            api_family(api_call_id)
+        ),
     }
 }
 
@@ -151,7 +158,10 @@ pub const NAMED: &[(u32, &str)] = &[
     (QUEUE_WAIT_IDLE, "vkQueueWaitIdle"),
     (DEVICE_WAIT_IDLE, "vkDeviceWaitIdle"),
     (FLUSH_MAPPED_MEMORY_RANGES, "vkFlushMappedMemoryRanges"),
-    (INVALIDATE_MAPPED_MEMORY_RANGES, "vkInvalidateMappedMemoryRanges"),
+    (
+        INVALIDATE_MAPPED_MEMORY_RANGES,
+        "vkInvalidateMappedMemoryRanges",
+    ),
     (CMD_SET_EVENT, "vkCmdSetEvent"),
     (CMD_WAIT_EVENTS, "vkCmdWaitEvents"),
     (CMD_SET_EVENT2, "vkCmdSetEvent2"),
@@ -173,7 +183,11 @@ mod tests {
         for pair in VULKAN_CALLS.windows(2) {
             assert!(pair[0].0 < pair[1].0, "{:?} then {:?}", pair[0], pair[1]);
         }
-        assert!(VULKAN_CALLS.iter().all(|&(id, name)| api_family(id) == API_FAMILY_VULKAN && name.starts_with("vk")));
+        assert!(
+            VULKAN_CALLS
+                .iter()
+                .all(|&(id, name)| api_family(id) == API_FAMILY_VULKAN && name.starts_with("vk"))
+        );
     }
 
     #[test]
@@ -190,7 +204,10 @@ mod tests {
     #[test]
     fn unknown_ids_still_print_their_number() {
         assert_eq!(call_name(0x0003_1000), None);
-        assert_eq!(display_call(0x0003_1000), "unknown call 0x00031000 (API family 3)");
+        assert_eq!(
+            display_call(0x0003_1000),
+            "unknown call 0x00031000 (API family 3)"
+        );
         assert_eq!(display_call(CMD_TRACE_RAYS_KHR), "vkCmdTraceRaysKHR");
     }
 }

@@ -161,9 +161,8 @@ impl Block {
     /// The API call id of a function- or method-call block.
     pub fn api_call_id(&self) -> Option<u32> {
         match self.kind {
-            BlockKind::FunctionCall { api_call_id, .. } | BlockKind::MethodCall { api_call_id, .. } => {
-                Some(api_call_id)
-            }
+            BlockKind::FunctionCall { api_call_id, .. }
+            | BlockKind::MethodCall { api_call_id, .. } => Some(api_call_id),
             _ => None,
         }
     }
@@ -203,16 +202,28 @@ impl Block {
         let memory_offset = c.u64()?;
         let size = c.u64()?;
         let data = c.rest();
-        (data.len() as u64 == size).then_some(FillMemory { thread_id, memory_id, memory_offset, data })
+        (data.len() as u64 == size).then_some(FillMemory {
+            thread_id,
+            memory_id,
+            memory_offset,
+            data,
+        })
     }
 
     /// The label and data of an annotation block.
     pub fn annotation(&self) -> Option<(&[u8], &[u8])> {
         match self.kind {
-            BlockKind::Annotation { label_length, data_length, .. } => {
+            BlockKind::Annotation {
+                label_length,
+                data_length,
+                ..
+            } => {
                 let label_end = usize::try_from(label_length).ok()?;
                 let data_end = label_end.checked_add(usize::try_from(data_length).ok()?)?;
-                Some((self.payload.get(..label_end)?, self.payload.get(label_end..data_end)?))
+                Some((
+                    self.payload.get(..label_end)?,
+                    self.payload.get(label_end..data_end)?,
+                ))
             }
             _ => None,
         }
@@ -271,7 +282,12 @@ fn fill(inner: &mut impl Read, buf: &mut [u8], pos: u64) -> Result<usize, Captur
             Ok(0) => break,
             Ok(n) => got += n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(source) => return Err(CaptureError::Io { offset: pos + got as u64, source }),
+            Err(source) => {
+                return Err(CaptureError::Io {
+                    offset: pos + got as u64,
+                    source,
+                });
+            }
         }
     }
     Ok(got)
@@ -289,7 +305,10 @@ impl CaptureReader<BufReader<File>> {
     /// Opens a capture file (its length is taken from the file system).
     pub fn open(path: impl AsRef<Path>) -> Result<Self, CaptureError> {
         let file = File::open(path).map_err(|source| CaptureError::Io { offset: 0, source })?;
-        let len = file.metadata().map_err(|source| CaptureError::Io { offset: 0, source })?.len();
+        let len = file
+            .metadata()
+            .map_err(|source| CaptureError::Io { offset: 0, source })?
+            .len();
         Self::with_len(BufReader::new(file), len)
     }
 }
@@ -311,19 +330,33 @@ impl<R: Read> CaptureReader<R> {
         // The fourcc is checked on whatever arrived, so that a short non-capture is named as
         // such rather than as a truncated capture.
         if got >= 4 && fixed[..4] != format::FOURCC {
-            return Err(CaptureError::BadFourcc { found: fixed[..4].try_into().expect("4 bytes") });
+            return Err(CaptureError::BadFourcc {
+                found: fixed[..4].try_into().expect("4 bytes"),
+            });
         }
         if got < FILE_HEADER_SIZE {
-            return Err(CaptureError::TruncatedFileHeader { got: got as u64, need: FILE_HEADER_SIZE as u64 });
+            return Err(CaptureError::TruncatedFileHeader {
+                got: got as u64,
+                need: FILE_HEADER_SIZE as u64,
+            });
         }
         let mut c = Cursor::new(&fixed[4..]);
-        let (major_version, minor_version, num_options) =
-            (c.u32().expect("12 bytes"), c.u32().expect("12 bytes"), c.u32().expect("12 bytes"));
+        let (major_version, minor_version, num_options) = (
+            c.u32().expect("12 bytes"),
+            c.u32().expect("12 bytes"),
+            c.u32().expect("12 bytes"),
+        );
         if major_version != format::SUPPORTED_MAJOR_VERSION {
-            return Err(CaptureError::UnsupportedVersion { major: major_version, minor: minor_version });
+            return Err(CaptureError::UnsupportedVersion {
+                major: major_version,
+                minor: minor_version,
+            });
         }
         if num_options > MAX_FILE_OPTIONS {
-            return Err(CaptureError::TooManyOptions { count: num_options, max: MAX_FILE_OPTIONS });
+            return Err(CaptureError::TooManyOptions {
+                count: num_options,
+                max: MAX_FILE_OPTIONS,
+            });
         }
         let need = (FILE_HEADER_SIZE + num_options as usize * FILE_OPTION_SIZE) as u64;
         let mut options = Vec::with_capacity(num_options as usize);
@@ -333,20 +366,38 @@ impl<R: Read> CaptureReader<R> {
             let at = FILE_HEADER_SIZE as u64 + i * FILE_OPTION_SIZE as u64;
             let got = fill(&mut inner, &mut pair, at)?;
             if got < FILE_OPTION_SIZE {
-                return Err(CaptureError::TruncatedFileHeader { got: at + got as u64, need });
+                return Err(CaptureError::TruncatedFileHeader {
+                    got: at + got as u64,
+                    need,
+                });
             }
             let mut c = Cursor::new(&pair);
             let (key, value) = (c.u32().expect("8 bytes"), c.u32().expect("8 bytes"));
             if key == FILE_OPTION_COMPRESSION_TYPE {
-                compression = Compression::from_option(value).ok_or(CaptureError::UnknownCompression { value })?;
+                compression = Compression::from_option(value)
+                    .ok_or(CaptureError::UnknownCompression { value })?;
             }
             options.push((key, value));
         }
         if matches!(compression, Compression::Zlib | Compression::Zstd) {
-            return Err(CaptureError::UnsupportedCompression { name: compression.name() });
+            return Err(CaptureError::UnsupportedCompression {
+                name: compression.name(),
+            });
         }
-        let header = FileHeader { major_version, minor_version, compression, options };
-        Ok(Self { inner, pos: header.len(), header, len, next_index: 0, finished: false })
+        let header = FileHeader {
+            major_version,
+            minor_version,
+            compression,
+            options,
+        };
+        Ok(Self {
+            inner,
+            pos: header.len(),
+            header,
+            len,
+            next_index: 0,
+            finished: false,
+        })
     }
 
     /// The file header.
@@ -375,7 +426,11 @@ impl<R: Read> CaptureReader<R> {
             return Ok(None);
         }
         if got < BLOCK_HEADER_SIZE {
-            return Err(CaptureError::TruncatedBlockHeader { index, offset, got: got as u64 });
+            return Err(CaptureError::TruncatedBlockHeader {
+                index,
+                offset,
+                got: got as u64,
+            });
         }
         let mut c = Cursor::new(&raw);
         let (size, block_type) = (c.u64().expect("12 bytes"), c.u32().expect("12 bytes"));
@@ -387,17 +442,31 @@ impl<R: Read> CaptureReader<R> {
             _ => false,
         };
         if !known {
-            return Err(CaptureError::UnknownBlockType { index, offset, block_type });
+            return Err(CaptureError::UnknownBlockType {
+                index,
+                offset,
+                block_type,
+            });
         }
         if size > MAX_BLOCK_SIZE {
-            return Err(CaptureError::BlockTooLarge { index, offset, size, cap: MAX_BLOCK_SIZE });
+            return Err(CaptureError::BlockTooLarge {
+                index,
+                offset,
+                size,
+                cap: MAX_BLOCK_SIZE,
+            });
         }
         let body_start = offset + BLOCK_HEADER_SIZE as u64;
         let reserve = match self.len {
             Some(len) => {
                 let remaining = len.saturating_sub(body_start);
                 if size > remaining {
-                    return Err(CaptureError::BlockPastEnd { index, offset, size, remaining });
+                    return Err(CaptureError::BlockPastEnd {
+                        index,
+                        offset,
+                        size,
+                        remaining,
+                    });
                 }
                 size
             }
@@ -409,15 +478,35 @@ impl<R: Read> CaptureReader<R> {
         (&mut self.inner)
             .take(size)
             .read_to_end(&mut body)
-            .map_err(|source| CaptureError::Io { offset: body_start + body.len() as u64, source })?;
+            .map_err(|source| CaptureError::Io {
+                offset: body_start + body.len() as u64,
+                source,
+            })?;
         if (body.len() as u64) < size {
-            return Err(CaptureError::TruncatedBlock { index, offset, size, got: body.len() as u64 });
+            return Err(CaptureError::TruncatedBlock {
+                index,
+                offset,
+                size,
+                got: body.len() as u64,
+            });
         }
         self.pos = body_start + size;
         self.next_index += 1;
-        let at = At { index, offset, size, compression: self.header.compression };
+        let at = At {
+            index,
+            offset,
+            size,
+            compression: self.header.compression,
+        };
         let (kind, payload) = at.parse(base, compressed, &body)?;
-        Ok(Some(Block { index, offset, size, compressed, kind, payload }))
+        Ok(Some(Block {
+            index,
+            offset,
+            size,
+            compressed,
+            kind,
+            payload,
+        }))
     }
 }
 
@@ -441,11 +530,22 @@ struct At {
 
 impl At {
     fn too_small(&self, what: &'static str, need: usize) -> CaptureError {
-        CaptureError::BlockTooSmall { index: self.index, offset: self.offset, what, size: self.size, need: need as u64 }
+        CaptureError::BlockTooSmall {
+            index: self.index,
+            offset: self.offset,
+            what,
+            size: self.size,
+            need: need as u64,
+        }
     }
 
     /// Splits a body into its kind's fixed fields and payload.
-    fn parse(&self, base: u32, compressed: bool, body: &[u8]) -> Result<(BlockKind, Vec<u8>), CaptureError> {
+    fn parse(
+        &self,
+        base: u32,
+        compressed: bool,
+        body: &[u8],
+    ) -> Result<(BlockKind, Vec<u8>), CaptureError> {
         let mut c = Cursor::new(body);
         match base {
             FUNCTION_CALL_BLOCK => {
@@ -455,35 +555,60 @@ impl At {
                     return Err(self.too_small(what, need));
                 };
                 let payload = self.parameters(&mut c, compressed, what, need)?;
-                Ok((BlockKind::FunctionCall { api_call_id, thread_id }, payload))
+                Ok((
+                    BlockKind::FunctionCall {
+                        api_call_id,
+                        thread_id,
+                    },
+                    payload,
+                ))
             }
             METHOD_CALL_BLOCK => {
                 let what = "method call header";
                 let need = if compressed { 28 } else { 20 };
-                let (Some(api_call_id), Some(object_id), Some(thread_id)) = (c.u32(), c.u64(), c.u64()) else {
+                let (Some(api_call_id), Some(object_id), Some(thread_id)) =
+                    (c.u32(), c.u64(), c.u64())
+                else {
                     return Err(self.too_small(what, need));
                 };
                 let payload = self.parameters(&mut c, compressed, what, need)?;
-                Ok((BlockKind::MethodCall { api_call_id, object_id, thread_id }, payload))
+                Ok((
+                    BlockKind::MethodCall {
+                        api_call_id,
+                        object_id,
+                        thread_id,
+                    },
+                    payload,
+                ))
             }
             FRAME_MARKER_BLOCK | STATE_MARKER_BLOCK => {
                 let (Some(marker_type), Some(frame_number)) = (c.u32(), c.u64()) else {
                     return Err(self.too_small("marker", 12));
                 };
                 let kind = if base == FRAME_MARKER_BLOCK {
-                    BlockKind::FrameMarker { marker_type, frame_number }
+                    BlockKind::FrameMarker {
+                        marker_type,
+                        frame_number,
+                    }
                 } else {
-                    BlockKind::StateMarker { marker_type, frame_number }
+                    BlockKind::StateMarker {
+                        marker_type,
+                        frame_number,
+                    }
                 };
                 Ok((kind, c.rest().to_vec()))
             }
             ANNOTATION_BLOCK => {
-                let (Some(annotation_type), Some(label_length), Some(data_length)) = (c.u32(), c.u32(), c.u64())
+                let (Some(annotation_type), Some(label_length), Some(data_length)) =
+                    (c.u32(), c.u32(), c.u64())
                 else {
                     return Err(self.too_small("annotation header", 16));
                 };
                 let available = c.rest().len() as u64;
-                if u64::from(label_length).checked_add(data_length).is_none_or(|n| n > available) {
+                if u64::from(label_length)
+                    .checked_add(data_length)
+                    .is_none_or(|n| n > available)
+                {
                     return Err(CaptureError::BadAnnotation {
                         index: self.index,
                         offset: self.offset,
@@ -492,7 +617,14 @@ impl At {
                         available,
                     });
                 }
-                Ok((BlockKind::Annotation { annotation_type, label_length, data_length }, c.rest().to_vec()))
+                Ok((
+                    BlockKind::Annotation {
+                        annotation_type,
+                        label_length,
+                        data_length,
+                    },
+                    c.rest().to_vec(),
+                ))
             }
             META_DATA_BLOCK => {
                 let Some(meta_data_id) = c.u32() else {
@@ -514,7 +646,9 @@ impl At {
                     });
                 }
                 let fixed_start = c.at;
-                let (Some(_), Some(_), Some(_), Some(data_size)) = (c.u64(), c.u64(), c.u64(), c.u64()) else {
+                let (Some(_), Some(_), Some(_), Some(data_size)) =
+                    (c.u64(), c.u64(), c.u64(), c.u64())
+                else {
                     return Err(self.too_small("compressed meta-data header", 36));
                 };
                 let mut payload = body[fixed_start..c.at].to_vec();
@@ -527,7 +661,13 @@ impl At {
 
     /// The parameter buffer of a call block: the rest of the body, or for a compressed block
     /// an uncompressed size followed by the compressed bytes.
-    fn parameters(&self, c: &mut Cursor<'_>, compressed: bool, what: &'static str, need: usize) -> Result<Vec<u8>, CaptureError> {
+    fn parameters(
+        &self,
+        c: &mut Cursor<'_>,
+        compressed: bool,
+        what: &'static str,
+        need: usize,
+    ) -> Result<Vec<u8>, CaptureError> {
         if !compressed {
             return Ok(c.rest().to_vec());
         }
@@ -542,10 +682,14 @@ impl At {
         let (index, offset) = (self.index, self.offset);
         match self.compression {
             Compression::Lz4 => {}
-            Compression::None => return Err(CaptureError::CompressedWithoutCompression { index, offset }),
+            Compression::None => {
+                return Err(CaptureError::CompressedWithoutCompression { index, offset });
+            }
             // Refused when the header was read; kept as an error rather than a panic.
             Compression::Zlib | Compression::Zstd => {
-                return Err(CaptureError::UnsupportedCompression { name: self.compression.name() });
+                return Err(CaptureError::UnsupportedCompression {
+                    name: self.compression.name(),
+                });
             }
         }
         let bound = lz4_max_output(src.len() as u64).min(MAX_BLOCK_SIZE);
@@ -561,8 +705,18 @@ impl At {
         let mut out = vec![0u8; claimed as usize];
         match lz4_flex::block::decompress_into(src, &mut out) {
             Ok(n) if n == out.len() => Ok(out),
-            Ok(n) => Err(CaptureError::Decompress { index, offset, claimed, detail: format!("decoded to {n} bytes") }),
-            Err(e) => Err(CaptureError::Decompress { index, offset, claimed, detail: e.to_string() }),
+            Ok(n) => Err(CaptureError::Decompress {
+                index,
+                offset,
+                claimed,
+                detail: format!("decoded to {n} bytes"),
+            }),
+            Err(e) => Err(CaptureError::Decompress {
+                index,
+                offset,
+                claimed,
+                detail: e.to_string(),
+            }),
         }
     }
 }

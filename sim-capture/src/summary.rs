@@ -39,7 +39,8 @@ impl Summary {
         }
         if let BlockKind::MetaData { meta_data_id } = block.kind {
             let t = meta_data_id as u16;
-            let name = meta_data_type_name(t).map_or_else(|| format!("meta-data type {t}"), str::to_owned);
+            let name =
+                meta_data_type_name(t).map_or_else(|| format!("meta-data type {t}"), str::to_owned);
             *self.meta_data.entry(name).or_default() += 1;
         }
     }

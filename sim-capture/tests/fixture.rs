@@ -18,7 +18,12 @@ fn reference_calls() -> Vec<(u64, String)> {
         .as_array()
         .unwrap()
         .iter()
-        .map(|c| (c["index"].as_u64().unwrap(), c["name"].as_str().unwrap().to_owned()))
+        .map(|c| {
+            (
+                c["index"].as_u64().unwrap(),
+                c["name"].as_str().unwrap().to_owned(),
+            )
+        })
         .collect()
 }
 
@@ -33,7 +38,10 @@ fn calls(blocks: &[Block]) -> Vec<(u64, String)> {
 fn both_fixtures_hold_the_calls_gfxrecon_convert_reports_in_order() {
     let reference = reference_calls();
     assert_eq!(reference.len(), 97);
-    for (bytes, compression) in [(lz4_fixture(), Compression::Lz4), (none_fixture(), Compression::None)] {
+    for (bytes, compression) in [
+        (lz4_fixture(), Compression::Lz4),
+        (none_fixture(), Compression::None),
+    ] {
         let (header, blocks) = read_all(&bytes).unwrap();
         assert_eq!((header.major_version, header.compression), (0, compression));
         assert_eq!(calls(&blocks), reference, "{compression:?}");
@@ -52,20 +60,35 @@ fn compressed_and_uncompressed_captures_have_the_same_blocks() {
     let (_, lz4) = read_all(&lz4_fixture()).unwrap();
     let (_, none) = read_all(&none_fixture()).unwrap();
     assert_eq!(lz4.len(), none.len());
-    assert!(lz4.iter().filter(|b| b.compressed).count() > 80, "most blocks of the layer's capture are compressed");
+    assert!(
+        lz4.iter().filter(|b| b.compressed).count() > 80,
+        "most blocks of the layer's capture are compressed"
+    );
     assert!(none.iter().all(|b| !b.compressed));
     for (a, b) in lz4.iter().zip(&none) {
-        assert_eq!((a.index, &a.kind, &a.payload), (b.index, &b.kind, &b.payload), "block {}", a.index);
+        assert_eq!(
+            (a.index, &a.kind, &a.payload),
+            (b.index, &b.kind, &b.payload),
+            "block {}",
+            a.index
+        );
     }
 }
 
 #[test]
 fn the_summary_counts_the_replayed_program() {
     let summary = Summary::read(CaptureReader::from_slice(&lz4_fixture()).unwrap()).unwrap();
-    let mut uncompressed = Summary::read(CaptureReader::from_slice(&none_fixture()).unwrap()).unwrap();
-    assert_eq!((summary.compressed_blocks, uncompressed.compressed_blocks), (91, 0));
+    let mut uncompressed =
+        Summary::read(CaptureReader::from_slice(&none_fixture()).unwrap()).unwrap();
+    assert_eq!(
+        (summary.compressed_blocks, uncompressed.compressed_blocks),
+        (91, 0)
+    );
     uncompressed.compressed_blocks = summary.compressed_blocks;
-    assert_eq!(summary, uncompressed, "the same counts apart from compression");
+    assert_eq!(
+        summary, uncompressed,
+        "the same counts apart from compression"
+    );
     assert_eq!(summary.total_blocks(), 103);
     assert_eq!(summary.blocks["FunctionCall"], 97);
     assert_eq!(summary.blocks["MetaData"], 5);
@@ -99,7 +122,12 @@ fn fill_memory_blocks_carry_the_mapped_writes() {
         assert_eq!((fill.memory_offset, fill.data.len()), (0, 4096));
     }
     assert_ne!(fills[0].memory_id, fills[1].memory_id);
-    assert!(blocks.iter().filter(|b| b.meta_data_type() == Some(META_FILL_MEMORY)).all(|b| b.compressed));
+    assert!(
+        blocks
+            .iter()
+            .filter(|b| b.meta_data_type() == Some(META_FILL_MEMORY))
+            .all(|b| b.compressed)
+    );
 }
 
 #[test]
@@ -107,8 +135,18 @@ fn the_annotation_is_the_capture_operation() {
     let (_, blocks) = read_all(&none_fixture()).unwrap();
     let (label, data) = blocks[1].annotation().unwrap();
     assert_eq!(label, b"operation");
-    assert!(std::str::from_utf8(data).unwrap().contains("\"tool\": \"capture\""));
-    assert!(matches!(blocks[1].kind, BlockKind::Annotation { annotation_type: 2, .. }));
+    assert!(
+        std::str::from_utf8(data)
+            .unwrap()
+            .contains("\"tool\": \"capture\"")
+    );
+    assert!(matches!(
+        blocks[1].kind,
+        BlockKind::Annotation {
+            annotation_type: 2,
+            ..
+        }
+    ));
 }
 
 #[test]
@@ -116,7 +154,11 @@ fn a_stream_of_unknown_length_read_in_small_pieces_gives_the_same_blocks() {
     for bytes in [lz4_fixture(), none_fixture()] {
         let (_, expected) = read_all(&bytes).unwrap();
         for chunk in [1, 7, 4096] {
-            let reader = CaptureReader::new(Trickle { bytes: &bytes, chunk }).unwrap();
+            let reader = CaptureReader::new(Trickle {
+                bytes: &bytes,
+                chunk,
+            })
+            .unwrap();
             let blocks: Vec<_> = reader.collect::<Result<_, _>>().unwrap();
             assert_eq!(blocks, expected, "chunk {chunk}");
         }
@@ -125,7 +167,10 @@ fn a_stream_of_unknown_length_read_in_small_pieces_gives_the_same_blocks() {
 
 #[test]
 fn open_reads_a_file() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/fill-then-dispatch.lz4.gfxr");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/fill-then-dispatch.lz4.gfxr"
+    );
     let reader = CaptureReader::open(path).unwrap();
     assert_eq!(reader.count(), 103);
 }

@@ -87,9 +87,13 @@ fn mutation() -> impl Strategy<Value = Mutation> {
         (any::<usize>(), sizes()).prop_map(|(at, value)| Mutation::OverwriteU64 { at, value }),
         (any::<usize>(), any::<u32>()).prop_map(|(at, value)| Mutation::OverwriteU32 { at, value }),
         (any::<usize>(), sizes()).prop_map(|(block, value)| Mutation::BlockSize { block, value }),
-        (any::<usize>(), prop_oneof![0..8u32, 0x8000_0000..0x8000_0008u32, any::<u32>()])
+        (
+            any::<usize>(),
+            prop_oneof![0..8u32, 0x8000_0000..0x8000_0008u32, any::<u32>()]
+        )
             .prop_map(|(block, value)| Mutation::BlockType { block, value }),
-        (any::<usize>(), sizes()).prop_map(|(block, value)| Mutation::UncompressedSize { block, value }),
+        (any::<usize>(), sizes())
+            .prop_map(|(block, value)| Mutation::UncompressedSize { block, value }),
         any::<usize>().prop_map(|at| Mutation::Truncate { at }),
     ]
 }
@@ -112,14 +116,25 @@ fn apply(bytes: &mut Vec<u8>, blocks: &[Block], m: &Mutation) {
         Mutation::OverwriteU64 { at, value } => put(bytes, at, &value.to_le_bytes()),
         Mutation::OverwriteU32 { at, value } => put(bytes, at, &value.to_le_bytes()),
         Mutation::BlockSize { block, value } => {
-            put(bytes, blocks[block % blocks.len()].offset as usize, &value.to_le_bytes());
+            put(
+                bytes,
+                blocks[block % blocks.len()].offset as usize,
+                &value.to_le_bytes(),
+            );
         }
         Mutation::BlockType { block, value } => {
-            put(bytes, blocks[block % blocks.len()].offset as usize + 8, &value.to_le_bytes());
+            put(
+                bytes,
+                blocks[block % blocks.len()].offset as usize + 8,
+                &value.to_le_bytes(),
+            );
         }
         Mutation::UncompressedSize { block, value } => {
             // A compressed call's uncompressed size follows its call id and thread id.
-            let compressed: Vec<_> = blocks.iter().filter(|b| b.compressed && b.api_call_id().is_some()).collect();
+            let compressed: Vec<_> = blocks
+                .iter()
+                .filter(|b| b.compressed && b.api_call_id().is_some())
+                .collect();
             if !compressed.is_empty() {
                 let b = compressed[block % compressed.len()];
                 put(bytes, b.offset as usize + 12 + 12, &value.to_le_bytes());
@@ -133,7 +148,9 @@ fn apply(bytes: &mut Vec<u8>, blocks: &[Block], m: &Mutation) {
 }
 
 /// Reads all of a capture, returning the blocks before the first error and that error.
-fn read<R: std::io::Read>(reader: Result<CaptureReader<R>, CaptureError>) -> (Vec<Block>, Option<CaptureError>) {
+fn read<R: std::io::Read>(
+    reader: Result<CaptureReader<R>, CaptureError>,
+) -> (Vec<Block>, Option<CaptureError>) {
     let reader = match reader {
         Ok(r) => r,
         Err(e) => return (Vec::new(), Some(e)),
@@ -176,12 +193,12 @@ proptest! {
             in_memory_error.as_ref().map(CaptureError::block_position),
             streamed_error.as_ref().map(CaptureError::block_position)
         );
-        if let Some(e) = &in_memory_error {
-            if let Some((index, offset)) = e.block_position() {
-                prop_assert_eq!(index, in_memory.len() as u64, "the error is about the block after the last good one");
-                let message = e.to_string();
-                prop_assert!(message.starts_with(&format!("block {index} at byte {offset}: ")), "{}", message);
-            }
+        if let Some(e) = &in_memory_error
+            && let Some((index, offset)) = e.block_position()
+        {
+            prop_assert_eq!(index, in_memory.len() as u64, "the error is about the block after the last good one");
+            let message = e.to_string();
+            prop_assert!(message.starts_with(&format!("block {index} at byte {offset}: ")), "{}", message);
         }
         for b in &in_memory {
             prop_assert!(b.payload.len() as u64 <= MAX_BLOCK_SIZE);

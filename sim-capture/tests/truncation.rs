@@ -31,24 +31,53 @@ fn check_every_prefix(bytes: &[u8]) {
             Expected::FileHeader
         } else {
             // The block the cut falls in, if any: the last one starting at or before it.
-            let whole = blocks.iter().take_while(|b| (b.offset + 12 + b.size) as usize <= cut).count();
+            let whole = blocks
+                .iter()
+                .take_while(|b| (b.offset + 12 + b.size) as usize <= cut)
+                .count();
             match blocks.get(whole) {
                 Some(b) if cut as u64 == b.offset => Expected::Blocks(whole),
                 None => Expected::Blocks(whole),
-                Some(b) if (cut as u64) < b.offset + 12 => Expected::BlockHeader { index: b.index, offset: b.offset },
-                Some(b) => Expected::Body { index: b.index, offset: b.offset },
+                Some(b) if (cut as u64) < b.offset + 12 => Expected::BlockHeader {
+                    index: b.index,
+                    offset: b.offset,
+                },
+                Some(b) => Expected::Body {
+                    index: b.index,
+                    offset: b.offset,
+                },
             }
         };
         let prefix = &bytes[..cut];
         let in_memory = outcome(CaptureReader::from_slice(prefix), &blocks);
-        let streamed = outcome(CaptureReader::new(Trickle { bytes: prefix, chunk: 4096 }), &blocks);
+        let streamed = outcome(
+            CaptureReader::new(Trickle {
+                bytes: prefix,
+                chunk: 4096,
+            }),
+            &blocks,
+        );
         match (&expected, &in_memory, &streamed) {
-            (Expected::Body { .. }, Err(CaptureError::BlockPastEnd { .. }), Err(CaptureError::TruncatedBlock { .. })) => {}
-            (Expected::Body { .. }, ..) => panic!("cut {cut}: {expected:?}, got {in_memory:?} / {streamed:?}"),
+            (
+                Expected::Body { .. },
+                Err(CaptureError::BlockPastEnd { .. }),
+                Err(CaptureError::TruncatedBlock { .. }),
+            ) => {}
+            (Expected::Body { .. }, ..) => {
+                panic!("cut {cut}: {expected:?}, got {in_memory:?} / {streamed:?}")
+            }
             _ => {}
         }
-        assert_eq!(classify(&in_memory), expected, "cut {cut} in memory: {in_memory:?}");
-        assert_eq!(classify(&streamed), expected, "cut {cut} streamed: {streamed:?}");
+        assert_eq!(
+            classify(&in_memory),
+            expected,
+            "cut {cut} in memory: {in_memory:?}"
+        );
+        assert_eq!(
+            classify(&streamed),
+            expected,
+            "cut {cut} streamed: {streamed:?}"
+        );
     }
 }
 
@@ -72,12 +101,17 @@ fn classify(result: &Result<usize, CaptureError>) -> Expected {
     match result {
         Ok(n) => Expected::Blocks(*n),
         Err(CaptureError::TruncatedFileHeader { .. }) => Expected::FileHeader,
-        Err(CaptureError::TruncatedBlockHeader { index, offset, .. }) => {
-            Expected::BlockHeader { index: *index, offset: *offset }
-        }
-        Err(CaptureError::BlockPastEnd { index, offset, .. } | CaptureError::TruncatedBlock { index, offset, .. }) => {
-            Expected::Body { index: *index, offset: *offset }
-        }
+        Err(CaptureError::TruncatedBlockHeader { index, offset, .. }) => Expected::BlockHeader {
+            index: *index,
+            offset: *offset,
+        },
+        Err(
+            CaptureError::BlockPastEnd { index, offset, .. }
+            | CaptureError::TruncatedBlock { index, offset, .. },
+        ) => Expected::Body {
+            index: *index,
+            offset: *offset,
+        },
         Err(e) => panic!("unexpected error for a truncation: {e}"),
     }
 }
@@ -102,10 +136,28 @@ fn truncation_messages_name_the_block_and_offset() {
     assert_eq!(err.block_position(), Some((5, b.offset)));
     assert_eq!(
         err.to_string(),
-        format!("block 5 at byte {}: declared size {} runs past the end of the file (3 bytes left)", b.offset, b.size)
+        format!(
+            "block 5 at byte {}: declared size {} runs past the end of the file (3 bytes left)",
+            b.offset, b.size
+        )
     );
-    let err = CaptureReader::new(&bytes[..cut]).unwrap().find_map(Result::err).unwrap();
-    assert_eq!(err.to_string(), format!("block 5 at byte {}: truncated block, 3 of its {} bytes present", b.offset, b.size));
+    let err = CaptureReader::new(&bytes[..cut])
+        .unwrap()
+        .find_map(Result::err)
+        .unwrap();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "block 5 at byte {}: truncated block, 3 of its {} bytes present",
+            b.offset, b.size
+        )
+    );
     let err = read_all(&bytes[..(b.offset + 5) as usize]).unwrap_err();
-    assert_eq!(err.to_string(), format!("block 5 at byte {}: truncated block header (5 of 12 bytes)", b.offset));
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "block 5 at byte {}: truncated block header (5 of 12 bytes)",
+            b.offset
+        )
+    );
 }

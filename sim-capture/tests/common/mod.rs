@@ -8,7 +8,9 @@ use std::path::PathBuf;
 
 /// Bytes of a committed fixture.
 pub fn fixture(name: &str) -> Vec<u8> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name);
     std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
@@ -55,7 +57,8 @@ impl Builder {
 
     /// Appends a block whose header declares exactly the body's length.
     pub fn block(mut self, block_type: u32, body: &[u8]) -> Self {
-        self.bytes.extend_from_slice(&(body.len() as u64).to_le_bytes());
+        self.bytes
+            .extend_from_slice(&(body.len() as u64).to_le_bytes());
         self.bytes.extend_from_slice(&block_type.to_le_bytes());
         self.bytes.extend_from_slice(body);
         self
