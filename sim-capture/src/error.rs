@@ -56,7 +56,7 @@ pub enum CaptureError {
     },
     /// The capture is compressed with a type this crate does not decode.
     #[error(
-        "unsupported compression: the capture is compressed with {name}; only LZ4 and NONE are read \
+        "unsupported compression: the capture is compressed with {name}; only LZ4, ZSTD and NONE are read \
          (recompress it with `gfxrecon-compress IN OUT LZ4`)"
     )]
     UnsupportedCompression {

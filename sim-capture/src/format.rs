@@ -109,9 +109,9 @@ pub enum Compression {
     None,
     /// LZ4 block format (`LZ4_compress_fast` / `LZ4_decompress_safe`, no frame header).
     Lz4,
-    /// zlib; not read by this crate.
+    /// zlib; not read by this crate (captures are refused with the type's name).
     Zlib,
-    /// Zstandard; not read by this crate.
+    /// Zstandard frames (`ZSTD_compress`), one per compressed block.
     Zstd,
 }
 

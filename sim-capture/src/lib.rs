@@ -9,7 +9,7 @@
 //! - `format` holds the file format's constants (fourcc, block types, meta-data types,
 //!   compression types) and this reader's limits ([`format::MAX_BLOCK_SIZE`]);
 //! - `reader` reads the file header and then one [`Block`] at a time from any `Read`
-//!   ([`CaptureReader`]), decompressing LZ4 payloads, checking every size before allocating;
+//!   ([`CaptureReader`]), decompressing LZ4 and Zstandard payloads, checking every size before allocating;
 //! - `ids` names API call ids (the whole Vulkan table of `api_call_id.h`);
 //! - `summary` counts blocks by kind and calls by name ([`Summary`]);
 //! - `error` is the one error type, [`CaptureError`], whose block errors carry the block index

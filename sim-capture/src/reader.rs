@@ -10,10 +10,11 @@
 //!   is known (a slice or an opened file), against the bytes left, before any buffer is made;
 //!   with a plain `Read` of unknown length the body is read through `Read::take`, so the buffer
 //!   grows only with bytes that really arrive;
-//! - a compressed block's uncompressed size is checked against the cap and against the most
-//!   that its compressed bytes could decode to ([`lz4_max_output`]) before the output buffer is
-//!   made, and decoding writes into exactly that buffer, so a lying size is an error, not an
-//!   overflow or a huge allocation;
+//! - a compressed block's uncompressed size is checked against the cap and, for LZ4, against
+//!   the most that its compressed bytes could decode to ([`lz4_max_output`]) before the output
+//!   buffer is made; LZ4 decodes into exactly that buffer, and Zstandard (whose ratio has no
+//!   useful bound) into a buffer that grows with the decoded bytes, stopping one byte past the
+//!   claim, so a lying size is an error, not an overflow or a huge allocation;
 //! - fixed fields are read through a bounds-checked cursor, so a short body is an error.
 //!
 //! After the first error the reader is finished: it returns `None` from then on, since
@@ -262,6 +263,9 @@ impl<'a> Cursor<'a> {
 }
 
 /// Reads a capture's blocks from any `Read`, one at a time.
+///
+/// Captures compressed with LZ4 (the layer's default), Zstandard or nothing are read; zlib
+/// captures are refused when the header is read.
 #[derive(Debug)]
 pub struct CaptureReader<R> {
     inner: R,
@@ -379,7 +383,8 @@ impl<R: Read> CaptureReader<R> {
             }
             options.push((key, value));
         }
-        if matches!(compression, Compression::Zlib | Compression::Zstd) {
+        // zlib is refused here, before any block, since no block of the file could be read.
+        if compression == Compression::Zlib {
             return Err(CaptureError::UnsupportedCompression {
                 name: compression.name(),
             });
@@ -680,19 +685,21 @@ impl At {
     /// Decodes `src` into exactly `claimed` bytes, refusing sizes no honest block has.
     fn decompress(&self, src: &[u8], claimed: u64) -> Result<Vec<u8>, CaptureError> {
         let (index, offset) = (self.index, self.offset);
-        match self.compression {
-            Compression::Lz4 => {}
+        let bound = match self.compression {
+            Compression::Lz4 => lz4_max_output(src.len() as u64).min(MAX_BLOCK_SIZE),
+            // Zstandard's RLE blocks let a few bytes stand for 128 KiB, so no useful ratio
+            // bound exists; the output is grown as it is decoded instead (below).
+            Compression::Zstd => MAX_BLOCK_SIZE,
             Compression::None => {
                 return Err(CaptureError::CompressedWithoutCompression { index, offset });
             }
             // Refused when the header was read; kept as an error rather than a panic.
-            Compression::Zlib | Compression::Zstd => {
+            Compression::Zlib => {
                 return Err(CaptureError::UnsupportedCompression {
                     name: self.compression.name(),
                 });
             }
-        }
-        let bound = lz4_max_output(src.len() as u64).min(MAX_BLOCK_SIZE);
+        };
         if claimed > bound {
             return Err(CaptureError::UncompressedSizeTooLarge {
                 index,
@@ -702,22 +709,41 @@ impl At {
                 bound,
             });
         }
-        let mut out = vec![0u8; claimed as usize];
-        match lz4_flex::block::decompress_into(src, &mut out) {
-            Ok(n) if n == out.len() => Ok(out),
-            Ok(n) => Err(CaptureError::Decompress {
-                index,
-                offset,
-                claimed,
-                detail: format!("decoded to {n} bytes"),
-            }),
-            Err(e) => Err(CaptureError::Decompress {
-                index,
-                offset,
-                claimed,
-                detail: e.to_string(),
-            }),
+        let corrupt = |detail: String| CaptureError::Decompress {
+            index,
+            offset,
+            claimed,
+            detail,
+        };
+        let out = match self.compression {
+            Compression::Lz4 => {
+                // The LZ4 block decoder needs its whole output buffer up front; `claimed` is
+                // within 256 times the compressed bytes present, so this is bounded by the file.
+                let mut out = vec![0u8; claimed as usize];
+                let n = lz4_flex::block::decompress_into(src, &mut out)
+                    .map_err(|e| corrupt(e.to_string()))?;
+                out.truncate(n);
+                out
+            }
+            _ => {
+                // A zstd frame (GFXReconstruct calls ZSTD_compress) decoded as a stream, one byte
+                // past the claim so that a longer output is caught, into a buffer that grows only
+                // with bytes actually decoded.
+                let mut input = src;
+                let decoder = ruzstd::decoding::StreamingDecoder::new(&mut input)
+                    .map_err(|e| corrupt(e.to_string()))?;
+                let mut out = Vec::with_capacity(claimed.min(UNKNOWN_LENGTH_RESERVE) as usize);
+                decoder
+                    .take(claimed + 1)
+                    .read_to_end(&mut out)
+                    .map_err(|e| corrupt(e.to_string()))?;
+                out
+            }
+        };
+        if out.len() as u64 != claimed {
+            return Err(corrupt(format!("decoded to {} bytes", out.len())));
         }
+        Ok(out)
     }
 }
 

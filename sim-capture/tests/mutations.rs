@@ -14,7 +14,7 @@ mod common;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
-use common::{Trickle, lz4_fixture, none_fixture};
+use common::{Trickle, lz4_fixture, none_fixture, zstd_fixture};
 use proptest::prelude::*;
 use sim_capture::format::MAX_BLOCK_SIZE;
 use sim_capture::{Block, CaptureError, CaptureReader, read_all};
@@ -170,10 +170,10 @@ proptest! {
 
     #[test]
     fn damaged_captures_give_errors_not_panics_or_huge_allocations(
-        compressed in any::<bool>(),
+        fixture in 0..3usize,
         mutations in prop::collection::vec(mutation(), 1..6),
     ) {
-        let original = if compressed { lz4_fixture() } else { none_fixture() };
+        let original = [lz4_fixture, none_fixture, zstd_fixture][fixture]();
         let (_, blocks) = read_all(&original).unwrap();
         let mut bytes = original.clone();
         for m in &mutations {

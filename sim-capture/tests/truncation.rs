@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{Trickle, lz4_fixture, none_fixture};
+use common::{Trickle, lz4_fixture, none_fixture, zstd_fixture};
 use sim_capture::{CaptureError, CaptureReader, read_all};
 
 /// What reading `bytes[..cut]` must give, from the full file's block offsets and sizes.
@@ -124,6 +124,11 @@ fn every_prefix_of_the_lz4_capture_ends_cleanly_or_names_the_cut_block() {
 #[test]
 fn every_prefix_of_the_uncompressed_capture_ends_cleanly_or_names_the_cut_block() {
     check_every_prefix(&none_fixture());
+}
+
+#[test]
+fn every_prefix_of_the_zstd_capture_ends_cleanly_or_names_the_cut_block() {
+    check_every_prefix(&zstd_fixture());
 }
 
 #[test]

@@ -24,6 +24,11 @@ pub fn none_fixture() -> Vec<u8> {
     fixture("fill-then-dispatch.none.gfxr")
 }
 
+/// The same capture recompressed by `gfxrecon-compress ... ZSTD`.
+pub fn zstd_fixture() -> Vec<u8> {
+    fixture("fill-then-dispatch.zstd.gfxr")
+}
+
 /// A `Read` that returns at most `chunk` bytes per call, so that reads across block
 /// boundaries and partial reads are exercised, and that does not reveal its length.
 pub struct Trickle<'a> {
