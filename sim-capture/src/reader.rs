@@ -306,14 +306,16 @@ impl<'a> CaptureReader<&'a [u8]> {
 }
 
 impl CaptureReader<BufReader<File>> {
-    /// Opens a capture file (its length is taken from the file system).
+    /// Opens a capture file. A regular file's length is taken from the file system, so every
+    /// declared size is checked against it; a pipe or device is read as a stream of unknown
+    /// length (its reported length, often 0, means nothing).
     pub fn open(path: impl AsRef<Path>) -> Result<Self, CaptureError> {
         let file = File::open(path).map_err(|source| CaptureError::Io { offset: 0, source })?;
-        let len = file
+        let metadata = file
             .metadata()
-            .map_err(|source| CaptureError::Io { offset: 0, source })?
-            .len();
-        Self::with_len(BufReader::new(file), len)
+            .map_err(|source| CaptureError::Io { offset: 0, source })?;
+        let len = metadata.is_file().then(|| metadata.len());
+        Self::start(BufReader::new(file), len)
     }
 }
 
@@ -324,6 +326,10 @@ impl<R: Read> CaptureReader<R> {
     }
 
     /// Reads the file header from a stream of `len` bytes in all (the file header included).
+    ///
+    /// The length is trusted: a block whose declared size fits in it (and under
+    /// [`MAX_BLOCK_SIZE`]) has its buffer reserved before it is read, and one that does not is
+    /// refused with [`CaptureError::BlockPastEnd`] without reading.
     pub fn with_len(inner: R, len: u64) -> Result<Self, CaptureError> {
         Self::start(inner, Some(len))
     }
