@@ -14,7 +14,9 @@
 //!   the most that its compressed bytes could decode to ([`lz4_max_output`]) before the output
 //!   buffer is made; LZ4 decodes into exactly that buffer, and Zstandard (whose ratio has no
 //!   useful bound) into a buffer that grows with the decoded bytes, stopping one byte past the
-//!   claim, so a lying size is an error, not an overflow or a huge allocation;
+//!   claim, after its frame header has been checked against the claim (the decoder reserves
+//!   the frame's window up front), so a lying size is an error, not an overflow or a huge
+//!   allocation;
 //! - fixed fields are read through a bounds-checked cursor, so a short body is an error.
 //!
 //! After the first error the reader is finished: it returns `None` from then on, since
@@ -735,6 +737,9 @@ impl At {
                 // A zstd frame (GFXReconstruct calls ZSTD_compress) decoded as a stream, one byte
                 // past the claim so that a longer output is caught, into a buffer that grows only
                 // with bytes actually decoded.
+                // The decoder reserves the frame's window size up front, so the frame header is
+                // checked against the claim first (see `zstd_frame_check`).
+                zstd_frame_check(src, claimed).map_err(corrupt)?;
                 let mut input = src;
                 let decoder = ruzstd::decoding::StreamingDecoder::new(&mut input)
                     .map_err(|e| corrupt(e.to_string()))?;
@@ -751,6 +756,62 @@ impl At {
         }
         Ok(out)
     }
+}
+
+/// Checks a Zstandard frame header (RFC 8878, section 3.1.1.1) against a block's claimed
+/// uncompressed size before the decoder sees it.
+///
+/// The decoder reserves the frame's window size before decoding anything, and that size is
+/// just a number in the file. `ZSTD_compress` with a known source size (as GFXReconstruct calls
+/// it) writes the content size and shrinks the window to the smallest power of two (at least
+/// 1 KiB) that holds the source, or uses the content size itself as the window of a
+/// single-segment frame. So an honest frame's content size equals the claim and its window is
+/// at most the claim rounded up to a power of two; anything else is refused here, which keeps
+/// the reservation within twice the (capped) claim.
+fn zstd_frame_check(src: &[u8], claimed: u64) -> Result<(), String> {
+    const MAGIC: u32 = 0xFD2F_B528;
+    let mut c = Cursor::new(src);
+    let magic = c.u32().ok_or("no zstd frame header")?;
+    if magic != MAGIC {
+        return Err(format!("zstd frame magic 0x{magic:08x}, not 0x{MAGIC:08x}"));
+    }
+    let [descriptor] = c.take::<1>().ok_or("truncated zstd frame header")?;
+    let single_segment = descriptor & 0x20 != 0;
+    let window = if single_segment {
+        None
+    } else {
+        let [wd] = c.take::<1>().ok_or("truncated zstd frame header")?;
+        let base = 1u64 << (10 + (wd >> 3));
+        Some(base + (base / 8) * u64::from(wd & 7))
+    };
+    if descriptor & 0x03 != 0 {
+        return Err("zstd frame needs a dictionary".to_owned());
+    }
+    let content_size = match (descriptor >> 6, single_segment) {
+        (0, false) => None,
+        (0, true) => c.take::<1>().map(|[b]| u64::from(b)),
+        (1, _) => c
+            .take::<2>()
+            .map(|b| u64::from(u16::from_le_bytes(b)) + 256),
+        (2, _) => c.u32().map(u64::from),
+        _ => c.u64(),
+    };
+    let content_size = match (descriptor >> 6, single_segment, content_size) {
+        (0, false, _) => None,
+        (_, _, None) => return Err("truncated zstd frame header".to_owned()),
+        (_, _, Some(n)) => Some(n),
+    };
+    if let Some(n) = content_size
+        && n != claimed
+    {
+        return Err(format!("zstd frame content size {n}"));
+    }
+    let window = window.or(content_size).unwrap_or(0);
+    let allowed = claimed.max(1024).next_power_of_two();
+    if window > allowed {
+        return Err(format!("zstd window of {window} bytes"));
+    }
+    Ok(())
 }
 
 /// Reads a whole in-memory capture: its header and every block, or the first error.

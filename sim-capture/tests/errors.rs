@@ -439,3 +439,35 @@ fn zstd_blocks_with_lying_sizes_or_corrupt_frames_are_refused() {
         "{e}"
     );
 }
+
+#[test]
+fn zstd_frame_headers_that_would_reserve_a_huge_window_are_refused() {
+    let magic = 0xFD2F_B528u32.to_le_bytes();
+    let zstd_call = |frame: &[u8], claimed: u64| {
+        Builder::new(3)
+            .block(
+                COMPRESSED_FUNCTION_CALL,
+                &compressed_call(1, claimed, frame),
+            )
+            .bytes
+    };
+    for (frame_header, detail) in [
+        // Not single-segment, no content size, window descriptor 0xF8: a 2^41-byte window.
+        (vec![0x00, 0xF8], "zstd window of 2199023255552 bytes"),
+        // A 1 MiB window for a 100-byte claim.
+        (vec![0x00, 0x50], "zstd window of 1048576 bytes"),
+        // Single-segment with a 4-byte content size that disagrees with the claim.
+        (vec![0xA0, 0, 0, 0x10, 0], "zstd frame content size 1048576"),
+        (vec![0x01, 0x50, 7], "zstd frame needs a dictionary"),
+        (vec![0xC0], "truncated zstd frame header"),
+    ] {
+        let frame = [&magic[..], &frame_header, &[0; 8]].concat();
+        let e = first_error(&zstd_call(&frame, 100));
+        assert!(
+            matches!(&e, CaptureError::Decompress { index: 0, offset: FIRST, claimed: 100, detail: d } if d == detail),
+            "{frame_header:02x?}: {e}"
+        );
+    }
+    let e = first_error(&zstd_call(b"PK\x03\x04", 100));
+    assert!(e.to_string().contains("zstd frame magic 0x04034b50"), "{e}");
+}

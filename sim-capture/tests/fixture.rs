@@ -181,5 +181,8 @@ fn open_reads_a_file() {
     let reader = CaptureReader::open(path).unwrap();
     assert_eq!(reader.count(), 103);
     let missing = CaptureReader::open("/nonexistent/capture.gfxr").unwrap_err();
-    assert!(matches!(missing, sim_capture::CaptureError::Io { offset: 0, .. }), "{missing}");
+    assert!(
+        matches!(missing, sim_capture::CaptureError::Io { offset: 0, .. }),
+        "{missing}"
+    );
 }
