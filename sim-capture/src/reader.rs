@@ -316,7 +316,7 @@ impl CaptureReader<BufReader<File>> {
         let metadata = file
             .metadata()
             .map_err(|source| CaptureError::Io { offset: 0, source })?;
-        let len = metadata.is_file().then(|| metadata.len());
+        let len = metadata.is_file().then_some(metadata.len());
         Self::start(BufReader::new(file), len)
     }
 }
