@@ -111,3 +111,67 @@ fn image_examples_round_trip_through_the_writer() {
         assert_eq!(sim_core::trace::write::to_trace(&again.workload, name, None).unwrap().text, written.text, "{name}: written twice, the same text");
     }
 }
+
+/// A trace that clears `image` (made by `image_json`) with `clear`, copies the aspects of
+/// `copies` (aspect, buffer offset) back to a host-visible buffer and reads it.
+fn clear_and_read(image_json: &str, clear: &str, copies: &[(&str, u64)], read: u64) -> String {
+    let regions: Vec<String> = copies
+        .iter()
+        .map(|(a, off)| format!(r#"{{"cmd": "copy_image_to_buffer", "src_image": "img", "src_image_layout": "TRANSFER_SRC_OPTIMAL", "dst_buffer": "out", "regions": [{{"buffer_offset": {off}, "image_subresource": {{"aspect_mask": "{a}"}}, "image_extent": [8, 8, 1]}}]}}"#))
+        .collect();
+    format!(
+        r#"{{"gpusim_trace": 1, "name": "clear-and-read",
+ "memory": [{{"id": "vram", "size": 65536, "properties": "DEVICE_LOCAL"}}, {{"id": "rb", "size": 4096, "properties": "HOST_VISIBLE|HOST_COHERENT"}}],
+ "buffers": [{{"id": "out", "memory": "rb", "size": 4096}}],
+ "images": [{image_json}],
+ "command_buffers": [{{"id": "cb0", "commands": [
+   {{"cmd": "pipeline_barrier", "image_memory_barriers": [{{"src_stage_mask": "NONE", "src_access_mask": "NONE", "dst_stage_mask": "CLEAR", "dst_access_mask": "TRANSFER_WRITE", "old_layout": "UNDEFINED", "new_layout": "TRANSFER_DST_OPTIMAL", "image": "img"}}]}},
+   {clear},
+   {{"cmd": "pipeline_barrier", "image_memory_barriers": [{{"src_stage_mask": "CLEAR", "src_access_mask": "TRANSFER_WRITE", "dst_stage_mask": "COPY", "dst_access_mask": "TRANSFER_READ", "old_layout": "TRANSFER_DST_OPTIMAL", "new_layout": "TRANSFER_SRC_OPTIMAL", "image": "img"}}]}},
+   {},
+   {{"cmd": "pipeline_barrier", "memory_barriers": [{{"src_stage_mask": "COPY", "src_access_mask": "TRANSFER_WRITE", "dst_stage_mask": "HOST", "dst_access_mask": "HOST_READ"}}]}}
+ ]}}],
+ "fences": ["f"],
+ "timeline": [{{"op": "queue_submit", "queue": "q0", "command_buffers": ["cb0"], "fence": "f"}}, {{"op": "wait_for_fences", "fences": ["f"]}},
+              {{"op": "host_read", "memory": "rb", "offset": 0, "size": {read}, "label": "texels"}}]}}"#,
+        regions.join(",\n   ")
+    )
+}
+
+/// What the host read at the end of `trace`, on `profile`, with whether the run was clean.
+fn host_bytes(trace: &str, profile: &str) -> (Vec<u8>, bool) {
+    let dir = std::env::temp_dir().join(format!("gpusim-images-{}-{}", std::process::id(), trace.len()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("t.json");
+    std::fs::write(&path, trace).unwrap();
+    let out = gpusim(&["run", path.to_str().unwrap(), "--profile", profile, "--report", "json"]);
+    assert!(out.status.code().is_some_and(|c| c < 2), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let hex = r["host_reads"][0]["data_hex"].as_str().unwrap();
+    let bytes = (0..hex.len()).step_by(2).map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()).collect();
+    (bytes, out.status.code() == Some(0))
+}
+
+/// Clears write every plane as its format encodes the value: 16-byte colour texels, a 32-bit
+/// float depth plane and a 1-byte stencil plane; copied back, the host reads exactly those.
+#[test]
+fn clears_write_each_plane_as_its_format_encodes_it() {
+    let rgba32 = r#"{"id": "img", "memory": "vram", "offset": 0, "format": "R32G32B32A32_SFLOAT", "extent": [8, 8, 1], "usage": "TRANSFER_DST|TRANSFER_SRC"}"#;
+    let clear = r#"{"cmd": "clear_color_image", "image": "img", "image_layout": "TRANSFER_DST_OPTIMAL", "color": {"float32": [0.25, 0.5, 0.75, 1.0]}, "ranges": [{"aspect_mask": "COLOR"}]}"#;
+    for p in ["seed-vram", "radv-gfx10"] {
+        let (bytes, clean) = host_bytes(&clear_and_read(rgba32, clear, &[("COLOR", 0)], 1024), p);
+        assert!(clean, "{p}");
+        let texel: Vec<u8> = [0.25f32, 0.5, 0.75, 1.0].iter().flat_map(|v| v.to_le_bytes()).collect();
+        assert_eq!(bytes, texel.repeat(64), "{p}");
+    }
+    let ds = r#"{"id": "img", "memory": "vram", "offset": 0, "format": "D32_SFLOAT_S8_UINT", "extent": [8, 8, 1], "usage": "TRANSFER_DST|TRANSFER_SRC|DEPTH_STENCIL_ATTACHMENT"}"#;
+    let clear = r#"{"cmd": "clear_depth_stencil_image", "image": "img", "image_layout": "TRANSFER_DST_OPTIMAL", "depth_stencil": {"depth": 0.5, "stencil": 7}, "ranges": [{"aspect_mask": "DEPTH|STENCIL"}]}"#;
+    let (bytes, clean) = host_bytes(&clear_and_read(ds, clear, &[("DEPTH", 0), ("STENCIL", 256)], 320), "seed-l2");
+    assert!(clean);
+    assert_eq!(&bytes[..256], 0.5f32.to_le_bytes().repeat(64).as_slice());
+    assert_eq!(&bytes[256..], [7u8; 64].as_slice());
+    // Only the depth aspect: the stencil plane keeps what it had (zeroes).
+    let clear = clear.replace("DEPTH|STENCIL", "DEPTH");
+    let (bytes, _) = host_bytes(&clear_and_read(ds, &clear, &[("DEPTH", 0), ("STENCIL", 256)], 320), "seed-l2");
+    assert_eq!(&bytes[256..], [0u8; 64].as_slice());
+}

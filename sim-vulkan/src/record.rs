@@ -137,7 +137,7 @@ fn record(o: &Objects<'_>, w: &Workload, cb: usize, desc: &CommandBufferDesc, ha
         // live handles made by `Objects` and arrays that outlive the call.
         match c {
             // The replay refuses workloads with images before it records anything.
-            Command::CopyBufferToImage { .. } | Command::CopyImageToBuffer { .. } | Command::ClearColorImage { .. } => {
+            Command::CopyBufferToImage { .. } | Command::CopyImageToBuffer { .. } | Command::ClearColorImage { .. } | Command::ClearDepthStencilImage { .. } => {
                 return Err(ReplayError::Unsupported { at: at(k), message: format!("{} is not supported by gpusim replay yet", c.vk_name()) });
             }
             Command::FillBuffer { dst, offset, size, data } => unsafe { d.cmd_fill_buffer(handle, o.buffers[*dst], *offset, size.unwrap_or(vk::WHOLE_SIZE), *data) },

@@ -47,6 +47,20 @@ pub struct CopyRange {
     pub size: u64,
 }
 
+/// A span of an image's plane a clear sets: every texel to the same bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClearSpan {
+    /// Device address of the first byte.
+    pub addr: u64,
+    /// Bytes.
+    pub size: u64,
+    /// One texel of the plane (its first `texel_bytes` bytes).
+    pub texel: [u8; 16],
+    /// Bytes of a texel: 1, 4, 8 or 16 (each divides a transfer chunk, so every chunk of the
+    /// span starts on a texel).
+    pub texel_bytes: u8,
+}
+
 /// The work a unit performs for an action.
 #[derive(Clone, Debug)]
 pub enum Work<'w> {
@@ -80,14 +94,13 @@ pub enum Work<'w> {
         /// The regions.
         regions: Vec<CopyRange>,
     },
-    /// vkCmdClearColorImage: each span of device addresses set to the 4-byte texel `pattern`.
+    /// vkCmdClearColorImage, vkCmdClearDepthStencilImage: each span of device addresses set to
+    /// its plane's texel, repeated.
     Clear {
         /// The image (a resource index: buffers, then images).
         dst: usize,
-        /// (device address, bytes) of each span, in address order.
-        spans: Vec<(u64, u64)>,
-        /// One texel of the clear colour.
-        pattern: u32,
+        /// Each span, in address order.
+        spans: Vec<ClearSpan>,
     },
     /// vkCmdDispatch / vkCmdDispatchBase.
     Dispatch {
@@ -117,7 +130,7 @@ impl Work<'_> {
             Work::Fill { size, .. } => vec![*size],
             Work::Update { data, .. } => vec![data.len() as u64],
             Work::Copy { regions, .. } => regions.iter().map(|r| r.size).collect(),
-            Work::Clear { spans, .. } => spans.iter().map(|s| s.1).collect(),
+            Work::Clear { spans, .. } => spans.iter().map(|s| s.size).collect(),
             Work::Dispatch { .. } => Vec::new(),
         }
     }
@@ -128,7 +141,7 @@ impl Work<'_> {
             Work::Fill { size, .. } => *size,
             Work::Update { data, .. } => data.len() as u64,
             Work::Copy { regions, .. } => regions.iter().fold(0u64, |a, r| a.saturating_add(r.size)),
-            Work::Clear { spans, .. } => spans.iter().fold(0u64, |a, s| a.saturating_add(s.1)),
+            Work::Clear { spans, .. } => spans.iter().fold(0u64, |a, s| a.saturating_add(s.size)),
             Work::Dispatch { .. } => 0,
         }
     }

@@ -7,7 +7,7 @@ use serde::Serialize;
 use sim_caches::Tag;
 use sim_shader::{BindingKind, ComputePipeline};
 
-use crate::api::action::{Action, CopyRange, SyncCommand, Usage, Work};
+use crate::api::action::{Action, ClearSpan, CopyRange, SyncCommand, Usage, Work};
 use crate::api::error::WorkloadError;
 use crate::api::workload::{BufferBinding, Command, HostOp, Workload};
 use crate::sync::{AccessFlags2 as A, PipelineStageFlags2 as S, StageAccess};
@@ -360,6 +360,7 @@ impl<'w> Program<'w> {
             | Command::CopyBufferToImage { .. }
             | Command::CopyImageToBuffer { .. }
             | Command::ClearColorImage { .. }
+            | Command::ClearDepthStencilImage { .. }
             | Command::Dispatch { .. } => return None,
         })
     }
@@ -511,7 +512,7 @@ fn check_command(w: &Workload, c: &Command) -> Result<(), String> {
                 }
             }
         }
-        Command::ClearColorImage { image, ranges, .. } => {
+        Command::ClearColorImage { image, ranges, .. } | Command::ClearDepthStencilImage { image, ranges, .. } => {
             let im = w.images.get(*image).ok_or_else(|| format!("unknown image index {image}"))?;
             if ranges.iter().any(|r| im.layout.range_bytes(r).is_none()) {
                 return Err(format!("a range names subresources image `{}` does not have", im.name));
@@ -650,17 +651,45 @@ fn lower<'w>(prog: &Program<'w>, c: &'w Command) -> Option<Action<'w>> {
             Action { vk_name: c.vk_name(), stages: S::COPY, usages, work: Work::Copy { src: prog.image_resource(*src), dst: *dst, regions: ranges } }
         }
         Command::ClearColorImage { image, texel, ranges, .. } => {
-            let im = &w.images[*image];
-            let r = prog.image_resource(*image);
-            let base = prog.buffer_addr(r, 0);
-            let mut spans: Vec<(u64, u64)> = ranges.iter().flat_map(|range| im.layout.range_bytes(range).unwrap_or_default()).map(|(o, n)| (base + o, n)).collect();
-            spans.sort_unstable();
-            spans.dedup();
-            let usages = spans.iter().map(|&(a, n)| plain(r, a..a + n, stage_access(S::CLEAR, A::TRANSFER_WRITE))).collect();
-            Action { vk_name: c.vk_name(), stages: S::CLEAR, usages, work: Work::Clear { dst: r, spans, pattern: *texel } }
+            let planes = [(sim_rop::Aspect::Color, texel.clone())];
+            clear_action(prog, c.vk_name(), *image, ranges, &planes)
+        }
+        Command::ClearDepthStencilImage { image, depth, stencil, ranges, .. } => {
+            let format = w.images[*image].layout.desc.format;
+            let value = sim_rop::ClearValue::DepthStencil { depth: *depth, stencil: *stencil };
+            let planes: Vec<(sim_rop::Aspect, Vec<u8>)> = format.aspects().iter().filter_map(|&a| Some((a, format.encode(a, &value)?))).collect();
+            clear_action(prog, c.vk_name(), *image, ranges, &planes)
         }
         Command::PipelineBarrier(_) | Command::SetEvent { .. } | Command::WaitEvents { .. } | Command::ResetEvent { .. } => return None,
     })
+}
+
+/// A clear of the subresources `ranges` of `image`: each plane of `planes` (aspect, one texel)
+/// its range names set to its texel, as spans of device addresses in order.
+fn clear_action<'w>(prog: &Program<'w>, vk_name: &'static str, image: usize, ranges: &[sim_rop::SubresourceRange], planes: &[(sim_rop::Aspect, Vec<u8>)]) -> Action<'w> {
+    let im = &prog.workload.images[image];
+    let r = prog.image_resource(image);
+    let base = prog.buffer_addr(r, 0);
+    let mut spans: Vec<ClearSpan> = Vec::new();
+    for range in ranges {
+        for (aspect, bytes) in planes {
+            if !range.aspects[*aspect as usize] {
+                continue;
+            }
+            let mut aspects = [false; 3];
+            aspects[*aspect as usize] = true;
+            let mut texel = [0u8; 16];
+            let n = bytes.len().min(16);
+            texel[..n].copy_from_slice(&bytes[..n]);
+            for (o, size) in im.layout.range_bytes(&sim_rop::SubresourceRange { aspects, ..*range }).unwrap_or_default() {
+                spans.push(ClearSpan { addr: base + o, size, texel, texel_bytes: n as u8 });
+            }
+        }
+    }
+    spans.sort_unstable_by_key(|s| (s.addr, s.size));
+    spans.dedup();
+    let usages = spans.iter().map(|s| Usage { buffer: r, range: s.addr..s.addr + s.size, usage: stage_access(S::CLEAR, A::TRANSFER_WRITE), coherent: false, atomic_only: false }).collect();
+    Action { vk_name, stages: S::CLEAR, usages, work: Work::Clear { dst: r, spans } }
 }
 
 /// A copy between buffer `buffer` and image `image` (`to_image`: the buffer is the source) as

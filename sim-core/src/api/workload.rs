@@ -329,9 +329,22 @@ pub enum Command {
         image: ImageId,
         /// The layout it is in.
         layout: String,
-        /// One texel of the clear colour, as the image's format encodes it (4 bytes).
-        texel: u32,
+        /// One texel of the clear colour, as the image's format encodes it.
+        texel: Vec<u8>,
         /// The subresources cleared.
+        ranges: Vec<sim_rop::SubresourceRange>,
+    },
+    /// vkCmdClearDepthStencilImage.
+    ClearDepthStencilImage {
+        /// The image.
+        image: ImageId,
+        /// The layout it is in.
+        layout: String,
+        /// The depth, 0..=1.
+        depth: f32,
+        /// The stencil value.
+        stencil: u32,
+        /// The subresources cleared (their aspects say which of the two).
         ranges: Vec<sim_rop::SubresourceRange>,
     },
     /// vkCmdDispatch (vkCmdDispatchBase with a non-zero base) of a compute pipeline.
@@ -382,6 +395,7 @@ impl Command {
             Command::CopyBufferToImage { .. } => "vkCmdCopyBufferToImage",
             Command::CopyImageToBuffer { .. } => "vkCmdCopyImageToBuffer",
             Command::ClearColorImage { .. } => "vkCmdClearColorImage",
+            Command::ClearDepthStencilImage { .. } => "vkCmdClearDepthStencilImage",
             Command::Dispatch { .. } => "vkCmdDispatch",
             Command::PipelineBarrier(_) => "vkCmdPipelineBarrier2",
             Command::SetEvent { .. } => "vkCmdSetEvent2",

@@ -45,6 +45,11 @@ impl Chunk {
                 let n = rest.len();
                 rest.copy_from_slice(&pattern[..n]);
             }
+            ChunkData::Texel(t, n) => {
+                for (k, b) in data.iter_mut().enumerate() {
+                    *b = t[k % usize::from(n)];
+                }
+            }
             ChunkData::Inline(pos) => {
                 if let Work::Update { data: src, .. } = work {
                     data.copy_from_slice(&src[pos..pos + self.len as usize]);
@@ -57,8 +62,10 @@ impl Chunk {
 
 /// Where a transfer chunk's bytes come from.
 pub(crate) enum ChunkData {
-    /// vkCmdFillBuffer's 32-bit pattern, or the texel of a 4-byte clear colour.
+    /// vkCmdFillBuffer's 32-bit pattern.
     Pattern(u32),
+    /// A clear's texel (its first `.1` bytes) repeated.
+    Texel([u8; 16], u8),
     /// vkCmdUpdateBuffer's data from this offset.
     Inline(usize),
     /// The source of a copy.
@@ -89,9 +96,9 @@ pub(crate) fn transfer_chunks(inst: usize, work: &Work<'_>) -> Vec<Chunk> {
                 });
             }
         }
-        Work::Clear { spans, pattern, .. } => {
-            for &(addr, size) in spans {
-                push_range(addr, size, &mut |_, _| (None, ChunkData::Pattern(*pattern), no_read));
+        Work::Clear { spans, .. } => {
+            for s in spans {
+                push_range(s.addr, s.size, &mut |_, _| (None, ChunkData::Texel(s.texel, s.texel_bytes), no_read));
             }
         }
         Work::Dispatch { .. } => {}

@@ -429,7 +429,7 @@ fn run_command(
             for c in transfer_chunks(inst, work) {
                 c.bytes_into(work, &mut data);
                 match c.data {
-                    ChunkData::Pattern(_) | ChunkData::Inline(_) => {}
+                    ChunkData::Pattern(_) | ChunkData::Texel(..) | ChunkData::Inline(_) => {}
                     ChunkData::Copy => {
                         let (addr, buffer, offset) = c.src.expect("copy chunks have a source");
                         tags.clear();

@@ -560,6 +560,7 @@ impl Lowering<'_, '_> {
             Command::CopyBufferToImage { dst, dst_layout, regions, .. } => regions.iter().try_for_each(|r| check(*dst, dst_layout, of(r), "VUID-vkCmdCopyBufferToImage-dstImageLayout-00180")),
             Command::CopyImageToBuffer { src, src_layout, regions, .. } => regions.iter().try_for_each(|r| check(*src, src_layout, of(r), "VUID-vkCmdCopyImageToBuffer-srcImageLayout-00189")),
             Command::ClearColorImage { image, layout, ranges, .. } => ranges.iter().try_for_each(|r| check(*image, layout, *r, "VUID-vkCmdClearColorImage-imageLayout-00004")),
+            Command::ClearDepthStencilImage { image, layout, ranges, .. } => ranges.iter().try_for_each(|r| check(*image, layout, *r, "VUID-vkCmdClearDepthStencilImage-imageLayout-00011")),
             _ => Ok(()),
         }
     }
@@ -789,6 +790,7 @@ impl Lowering<'_, '_> {
             | Command::CopyBufferToImage { .. }
             | Command::CopyImageToBuffer { .. }
             | Command::ClearColorImage { .. }
+            | Command::ClearDepthStencilImage { .. }
             | Command::Dispatch { .. } => {}
         }
         Ok(())

@@ -28,7 +28,6 @@ pub const NOT_YET_COMMANDS: &[&str] = &[
     "copy_image",
     "blit_image",
     "resolve_image",
-    "clear_depth_stencil_image",
     "clear_attachments",
     "dispatch_indirect",
     "begin_render_pass",
@@ -792,6 +791,7 @@ impl Builder<'_> {
             "copy_buffer_to_image" => &["src_buffer", "dst_image", "dst_image_layout", "regions"],
             "copy_image_to_buffer" => &["src_image", "src_image_layout", "dst_buffer", "regions"],
             "clear_color_image" => &["image", "image_layout", "color", "ranges"],
+            "clear_depth_stencil_image" => &["image", "image_layout", "depth_stencil", "ranges"],
             "pipeline_barrier" => &["src_stage_mask", "dst_stage_mask", "dependency_flags", "memory_barriers", "buffer_memory_barriers", "image_memory_barriers"],
             "dispatch" => &["shader", "group_count", "base_group", "bindings", "push_constants_u32", "push_constants_f32", "push_constants_hex"],
             "set_event" => &["event", "dependency", "stage_mask"],
@@ -946,14 +946,36 @@ impl Builder<'_> {
                     _ => return fail(format!("{path}.color"), "a clear colour is exactly one of float32, uint32, int32"),
                 };
                 let bytes = format.encode(sim_rop::Aspect::Color, &value).ok_or_else(|| (format!("{path}.color"), format!("a {} colour does not clear a {format} image (float32 for UNORM, SRGB and SFLOAT formats, uint32 for UINT)", match value { sim_rop::ClearValue::Float(_) => "float32", sim_rop::ClearValue::Uint(_) => "uint32", _ => "int32" })))?;
-                let texel: [u8; 4] = bytes.as_slice().try_into().map_err(|_| (format!("{path}.image"), format!("clearing a {format} image ({} bytes a texel) is not supported yet by the engine (4-byte texels only)", bytes.len())))?;
                 let ranges = c.ranges.as_deref().unwrap_or_default();
                 if ranges.is_empty() {
                     return fail(path, "`clear_color_image` needs at least one range in `ranges`");
                 }
                 check_len(ranges, &format!("{path}.ranges"))?;
                 let ranges = ranges.iter().enumerate().map(|(i, r)| self.subresource_range(image, r, &format!("{path}.ranges[{i}]"))).collect::<R<Vec<_>>>()?;
-                Command::ClearColorImage { image, layout, texel: u32::from_le_bytes(texel), ranges }
+                Command::ClearColorImage { image, layout, texel: bytes, ranges }
+            }
+            "clear_depth_stencil_image" => {
+                let image = self.image(&c.image, &format!("{path}.image"), path, name, "image")?;
+                let layout = c.image_layout.as_ref().ok_or_else(|| (path.to_string(), "`clear_depth_stencil_image` needs `image_layout`".to_string()))?.trim_start_matches("VK_IMAGE_LAYOUT_").to_string();
+                if layout != "TRANSFER_DST_OPTIMAL" && layout != "GENERAL" {
+                    return fail(format!("{path}.image_layout"), format!("`{layout}` is not a layout clear_depth_stencil_image takes (TRANSFER_DST_OPTIMAL or GENERAL: VUID-vkCmdClearDepthStencilImage-imageLayout-00012)"));
+                }
+                self.image_usage(image, "TRANSFER_DST", &format!("{path}.image"), "VUID-vkCmdClearDepthStencilImage-pRanges-02659")?;
+                let format = self.w.images[image].layout.desc.format;
+                if !format.is_depth_stencil() {
+                    return fail(format!("{path}.image"), format!("{format} is not a depth/stencil format: clear it with clear_color_image (VUID-vkCmdClearDepthStencilImage-image-00014)"));
+                }
+                let v = c.depth_stencil.as_ref().ok_or_else(|| (path.to_string(), "`clear_depth_stencil_image` needs `depth_stencil`".to_string()))?;
+                if !(0.0..=1.0).contains(&v.depth) {
+                    return fail(format!("{path}.depth_stencil.depth"), format!("depth {} is not between 0 and 1 (VUID-VkClearDepthStencilValue-depth-00022)", v.depth));
+                }
+                let ranges = c.ranges.as_deref().unwrap_or_default();
+                if ranges.is_empty() {
+                    return fail(path, "`clear_depth_stencil_image` needs at least one range in `ranges`");
+                }
+                check_len(ranges, &format!("{path}.ranges"))?;
+                let ranges = ranges.iter().enumerate().map(|(i, r)| self.subresource_range(image, r, &format!("{path}.ranges[{i}]"))).collect::<R<Vec<_>>>()?;
+                Command::ClearDepthStencilImage { image, layout, depth: v.depth, stencil: v.stencil, ranges }
             }
             "pipeline_barrier" => {
                 let stages = sync1_stages(c, path)?;
@@ -1473,7 +1495,7 @@ macro_rules! present {
 fn present_cmd_fields(c: &Cmd) -> Vec<&'static str> {
     present!(c; dst_buffer, src_buffer, dst_offset, size, data, data_u32, data_f32, data_hex, data_file, regions, src_stage_mask, dst_stage_mask,
         dependency_flags, memory_barriers, buffer_memory_barriers, image_memory_barriers, src_image, dst_image, src_image_layout, dst_image_layout,
-        image, image_layout, color, ranges, shader, group_count, base_group, bindings,
+        image, image_layout, color, depth_stencil, ranges, shader, group_count, base_group, bindings,
         push_constants_u32, push_constants_f32, push_constants_hex, event, events, dependency, dependencies, stage_mask)
 }
 

@@ -405,6 +405,17 @@ pub struct ClearColor {
     pub int32: Option<[i32; 4]>,
 }
 
+/// A VkClearDepthStencilValue.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClearDepthStencil {
+    /// Depth, 0..=1.
+    pub depth: f32,
+    /// Stencil (default 0).
+    #[serde(default)]
+    pub stencil: u32,
+}
+
 /// A VkDependencyInfo.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -517,6 +528,7 @@ pub struct Cmd {
     pub image: Option<String>,
     pub image_layout: Option<String>,
     pub color: Option<ClearColor>,
+    pub depth_stencil: Option<ClearDepthStencil>,
     pub ranges: Option<Vec<SubresourceRange>>,
     pub shader: Option<String>,
     pub group_count: Option<[u32; 3]>,

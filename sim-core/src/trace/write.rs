@@ -451,7 +451,7 @@ fn command(w: &Workload, c: &Command, buf: &dyn Fn(usize) -> J) -> J {
             // The texel written back as the colour that encodes to it: its channels as uint32
             // for an integer format, else as the float32 values its bytes decode to.
             let format = w.images[*image].layout.desc.format;
-            let color = match format.decode(sim_rop::Aspect::Color, &texel.to_le_bytes()) {
+            let color = match format.decode(sim_rop::Aspect::Color, texel) {
                 sim_rop::Texel::Uint(u) => J::Obj(vec![("uint32", J::Arr(u.iter().map(|&x| J::Num(u64::from(x))).collect()))]),
                 sim_rop::Texel::Float(f) => J::Obj(vec![("float32", J::Arr(f.iter().map(|&x| J::Float(x)).collect()))]),
                 sim_rop::Texel::Stencil(v) => J::Obj(vec![("uint32", J::Arr(vec![J::Num(u64::from(v)), J::Num(0), J::Num(0), J::Num(0)]))]),
@@ -464,6 +464,13 @@ fn command(w: &Workload, c: &Command, buf: &dyn Fn(usize) -> J) -> J {
                 ("ranges", J::Arr(ranges.iter().map(subresource_range).collect())),
             ])
         }
+        Command::ClearDepthStencilImage { image, layout, depth, stencil, ranges } => J::Obj(vec![
+            cmd("clear_depth_stencil_image"),
+            ("image", J::s(w.images[*image].name.as_str())),
+            ("image_layout", J::s(layout.as_str())),
+            ("depth_stencil", J::Obj(vec![("depth", J::Float(*depth)), ("stencil", J::Num(u64::from(*stencil)))])),
+            ("ranges", J::Arr(ranges.iter().map(subresource_range).collect())),
+        ]),
         Command::Dispatch { pipeline, group_count, base_group, bindings, push_constants } => {
             let xyz = |v: &[u32; 3]| J::Arr(v.iter().map(|&x| J::Num(x as u64)).collect());
             let bindings = bindings
