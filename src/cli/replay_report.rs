@@ -33,9 +33,9 @@ impl Verdict {
         let mut coherent: Vec<String> = Vec::new();
         for inst in 0..prog.instances.len() {
             for u in prog.action(inst).map(|a| a.usages.as_slice()).unwrap_or_default() {
-                let name = &w.buffers[u.buffer].name;
-                if u.coherent && !coherent.contains(name) {
-                    coherent.push(name.clone());
+                let name = prog.resource_name(u.buffer).to_string();
+                if u.coherent && !coherent.contains(&name) {
+                    coherent.push(name);
                 }
             }
         }
