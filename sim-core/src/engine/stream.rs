@@ -32,7 +32,7 @@
 use std::ops::Range;
 
 use crate::api::error::WorkloadError;
-use crate::api::action::Work;
+use crate::api::action::{SyncCommand, Work};
 use crate::api::program::Program;
 use crate::api::workload::{Command, DependencyInfo, HostOp};
 use crate::profile::{ExecutionOrder, Policies};
@@ -451,10 +451,6 @@ impl Lowering<'_, '_> {
 
     /// Whether `command` is a vkCmdSetEvent2 of an event already signalled, in submission
     /// order, by a set (the host's, or a device set no vkCmdResetEvent2 followed).
-    fn event_signalled(&self, command: &Command) -> bool {
-        matches!(command, Command::SetEvent { event, .. } if !matches!(self.event_state[*event], EventState::Unset))
-    }
-
     fn sync(&self, role: SyncRole, label: String, barriers: Vec<RangedBarrier>, first: bool, second: bool) -> NodeKind {
         let mut src = S::NONE;
         let mut dst = S::NONE;
@@ -679,10 +675,6 @@ impl Lowering<'_, '_> {
         let label = format!("{} {}", cmd.vk_name(), ins.at);
         let place = format!("command_buffers[{}].commands[{}]", ins.at.command_buffer, ins.index);
         self.check_layout(cmd, &place)?;
-        match cmd {
-            Command::PipelineBarrier(dep) | Command::WaitEvents { dependency: dep, .. } => self.transition(dep, &place)?,
-            _ => {}
-        }
         if let Some(action) = prog.action(inst) {
             self.push(queue, NodeKind::Action { inst, stage: action.stage() }, Vec::new());
             if self.wait_after_copy && matches!(action.work, Work::Copy { .. }) {
@@ -690,8 +682,13 @@ impl Lowering<'_, '_> {
             }
             return Ok(());
         }
-        match cmd {
-            Command::PipelineBarrier(dep) => {
+        // Every command that is not an action is a synchronization command.
+        let Some(sync) = prog.sync_command(inst) else { return Ok(()) };
+        if let SyncCommand::Barrier(dep) | SyncCommand::WaitEvents { dependency: dep, .. } = sync {
+            self.transition(dep, &place)?;
+        }
+        match sync {
+            SyncCommand::Barrier(dep) => {
                 let barriers = self.barrier_list(dep);
                 if self.order == ExecutionOrder::Serial && !barriers.iter().all(|(b, _)| first_scope_stages(b.src_stage_mask, None).is_empty()) {
                     // A wait for idle: all earlier work, all later work, the barriers' cache
@@ -720,16 +717,16 @@ impl Lowering<'_, '_> {
             // "If event is already in the signaled state when vkCmdSetEvent2 is executed on
             // the device, then vkCmdSetEvent2 has no effect, no event signal operation occurs,
             // and no dependency is generated": a wait after it still waits for the first set.
-            Command::SetEvent { .. } if self.event_signalled(cmd) => {}
-            Command::SetEvent { event, dependency } => {
+            SyncCommand::SetEvent { event, .. } if self.event_state[event] != EventState::Unset => {}
+            SyncCommand::SetEvent { event, dependency } => {
                 let mut k = self.sync(SyncRole::SetEvent, label, self.barrier_list(dependency), true, false);
                 if let NodeKind::Sync(y) = &mut k {
                     y.inst = Some(inst);
                 }
                 let i = self.push(queue, k, Vec::new());
-                self.event_state[*event] = EventState::Node(i);
+                self.event_state[event] = EventState::Node(i);
             }
-            Command::WaitEvents { events, dependency } => {
+            SyncCommand::WaitEvents { events, dependency } => {
                 let mut explicit = Vec::new();
                 // The wait performs the first scope's operations where no set did: an event the
                 // host sets has no device-side set node (HOST_WRITE availability), and
@@ -782,16 +779,7 @@ impl Lowering<'_, '_> {
                 }
                 self.push(queue, k, explicit);
             }
-            Command::ResetEvent { event, .. } => self.event_state[*event] = EventState::Unset,
-            // Action commands became action nodes above.
-            Command::FillBuffer { .. }
-            | Command::UpdateBuffer { .. }
-            | Command::CopyBuffer { .. }
-            | Command::CopyBufferToImage { .. }
-            | Command::CopyImageToBuffer { .. }
-            | Command::ClearColorImage { .. }
-            | Command::ClearDepthStencilImage { .. }
-            | Command::Dispatch { .. } => {}
+            SyncCommand::ResetEvent { event } => self.event_state[event] = EventState::Unset,
         }
         Ok(())
     }
