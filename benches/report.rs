@@ -37,6 +37,7 @@ fn findings(n: usize) -> Vec<Finding> {
                 diverged: false,
                 hazard: Some(0),
                 table_rows: None,
+                aliasing: None,
             }
         })
         .collect()

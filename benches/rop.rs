@@ -38,7 +38,7 @@ fn level(c: &mut Criterion) {
     g.throughput(Throughput::Elements(TILES));
     g.bench_function("write_then_read_1024_tiles", |b| {
         b.iter(|| {
-            let mut level = Codec { meta: &mut meta, next: &mut vram };
+            let mut level = Codec::new(&mut meta, &mut vram);
             let (mut back, mut tags) = (vec![0; 256], vec![0; 64]);
             for (k, t) in tiles.iter().enumerate() {
                 level.write(k as u64 * 256, t, Tags::One(1), None).expect("write");

@@ -1,7 +1,8 @@
 //! Every example trace gives its expected outcome: `examples/traces/NAME.expect.json` names
 //! the profiles, schedules, exit status, finding kinds, the stale reads grouped by mistake
-//! (reader, buffer, cache, write seen, write expected, hazard, reads and merged ranges, exactly),
-//! and the program's hazards; this test runs the binary on each.
+//! (reader, buffer, cache, write seen, write expected, hazard, reads and merged ranges, and why
+//! compressed image memory explains them, exactly), the program's hazards, and for image
+//! examples each image's compression state at the end; this test runs the binary on each.
 
 use std::path::Path;
 use std::process::Command;
@@ -40,7 +41,7 @@ fn check(trace: &Path, failures: &mut Vec<String>) {
         // cache, write seen, write expected, hazard, how many reads, and the merged ranges.
         let pin = |m: &serde_json::Value| {
             let mut v = serde_json::Map::new();
-            for k in ["at", "resource", "via", "seen_write", "expected_write", "hazard", "reads", "ranges"] {
+            for k in ["at", "resource", "via", "seen_write", "expected_write", "hazard", "reads", "ranges", "aliasing"] {
                 if let Some(x) = m.get(k) {
                     v.insert(k.to_string(), x.clone());
                 }
@@ -51,6 +52,15 @@ fn check(trace: &Path, failures: &mut Vec<String>) {
         let want: Vec<serde_json::Value> = run["mistakes"].as_array().map(|m| m.iter().map(pin).collect()).unwrap_or_default();
         if got != want {
             failures.push(format!("{name}: mistakes\n  {}\nexpected\n  {}", serde_json::Value::from(got), serde_json::Value::from(want)));
+        }
+        // Images, where the sidecar pins them: compression, tiles by state, texels that differ.
+        if let Some(want) = run.get("images") {
+            let pin = |i: &serde_json::Value| serde_json::json!([i["image"], i["compressed"], i["tiles"], i["texels_differing"]]);
+            let got: Vec<_> = report["images"].as_array().map(|v| v.iter().map(pin).collect()).unwrap_or_default();
+            let want: Vec<_> = want.as_array().unwrap().iter().map(pin).collect();
+            if got != want {
+                failures.push(format!("{name}: images {got:?}, expected {want:?}"));
+            }
         }
         let kinds: Vec<&str> = run["kinds"].as_array().map(|k| k.iter().filter_map(|v| v.as_str()).collect()).unwrap_or_default();
         for kind in kinds {

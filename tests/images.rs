@@ -175,3 +175,122 @@ fn clears_write_each_plane_as_its_format_encodes_it() {
     let (bytes, _) = host_bytes(&clear_and_read(ds, &clear, &[("DEPTH", 0), ("STENCIL", 256)], 320), "seed-l2");
     assert_eq!(&bytes[256..], [0u8; 64].as_slice());
 }
+
+/// The JSON report of `trace` on `profile` (a file of its own, named by `tag`).
+fn report_of(trace: &str, profile: &str, tag: &str) -> serde_json::Value {
+    let dir = std::env::temp_dir().join(format!("gpusim-images-{}-{tag}-{profile}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("t.json");
+    std::fs::write(&path, trace).unwrap();
+    let out = gpusim(&["run", path.to_str().unwrap(), "--profile", profile, "--schedules", "4", "--report", "json"]);
+    assert!(out.status.code().is_some_and(|c| c < 2), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// A clear to one of the profile's fast-clear colours in a layout it fast-clears in writes
+/// metadata only (the seed machines, TRANSFER_DST_OPTIMAL); elsewhere it writes tiles, which
+/// compress (RADV: one colour is 8:1) or stay raw (no compression). Either way the copy reads
+/// the colour and the image compares equal, texel for texel.
+#[test]
+fn clears_are_fast_where_the_profile_says_and_read_back_as_texels() {
+    let rgba8 = r#"{"id": "img", "memory": "vram", "offset": 0, "format": "R8G8B8A8_UNORM", "extent": [32, 16, 1], "usage": "TRANSFER_DST|TRANSFER_SRC"}"#;
+    let white = r#"{"cmd": "clear_color_image", "image": "img", "image_layout": "TRANSFER_DST_OPTIMAL", "color": {"float32": [1.0, 1.0, 1.0, 1.0]}, "ranges": [{"aspect_mask": "COLOR"}]}"#;
+    let trace = clear_and_read(rgba8, white, &[("COLOR", 0)], 256);
+    for (profile, raw, compressed, cleared) in [("seed-l2", 0, 0, 8), ("seed-vram", 0, 0, 8), ("radv-gfx10", 0, 8, 0), ("turnip-a6xx", 0, 8, 0), ("nvidia-like", 0, 0, 0)] {
+        let r = report_of(&trace.replace("[8, 8, 1]", "[32, 16, 1]"), profile, "fast");
+        assert_eq!(r["corruption"]["corrupted_bytes"], 0, "{profile}");
+        assert_eq!(r["host_reads"][0]["data_hex"].as_str().unwrap(), "ff".repeat(256), "{profile}");
+        let im = &r["images"][0];
+        assert_eq!((im["tiles"]["raw"].as_u64(), im["tiles"]["compressed"].as_u64(), im["tiles"]["fast_cleared"].as_u64()), (Some(raw), Some(compressed), Some(cleared)), "{profile}: {im}");
+        assert_eq!((im["texels"].as_u64(), im["texels_differing"].as_u64()), (Some(512), Some(0)), "{profile}");
+    }
+    // A colour that is no fast-clear value is written, and compresses.
+    let orange = white.replace("[1.0, 1.0, 1.0, 1.0]", "[1.0, 0.5, 0.0, 1.0]");
+    let r = report_of(&clear_and_read(rgba8, &orange, &[("COLOR", 0)], 256).replace("[8, 8, 1]", "[32, 16, 1]"), "seed-l2", "orange");
+    assert_eq!(r["images"][0]["tiles"]["compressed"], 8);
+    assert_eq!(r["host_reads"][0]["data_hex"].as_str().unwrap(), "ff8000ff".repeat(64));
+}
+
+/// The transitions' metadata work is in the report with its cost: RADV initializes the
+/// metadata of the image's 8 tiles from UNDEFINED; the seed machines a whole 64 KiB page's
+/// (256 tiles of 256 bytes), since they keep it per page.
+#[test]
+fn transitions_report_their_metadata_work() {
+    let rgba8 = r#"{"id": "img", "memory": "vram", "offset": 0, "format": "R8G8B8A8_UNORM", "extent": [32, 16, 1], "usage": "TRANSFER_DST|TRANSFER_SRC"}"#;
+    let clear = r#"{"cmd": "clear_color_image", "image": "img", "image_layout": "TRANSFER_DST_OPTIMAL", "color": {"float32": [0.0, 1.0, 0.0, 1.0]}, "ranges": [{"aspect_mask": "COLOR"}]}"#;
+    let trace = clear_and_read(rgba8, clear, &[("COLOR", 0)], 256).replace("[8, 8, 1]", "[32, 16, 1]");
+    for (profile, tiles) in [("radv-gfx10", 8), ("seed-l2", 256)] {
+        let r = report_of(&trace, profile, "work");
+        let t = &r["images"][0]["transitions"][0];
+        assert_eq!((t["work"].as_str(), t["tiles"].as_u64()), (Some("metadata-init"), Some(tiles)), "{profile}: {t}");
+    }
+    let text = String::from_utf8_lossy(&{
+        let dir = std::env::temp_dir().join(format!("gpusim-images-{}-worktext", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("t.json"), &trace).unwrap();
+        gpusim(&["run", dir.join("t.json").to_str().unwrap(), "--profile", "radv-gfx10"]).stdout
+    })
+    .into_owned();
+    assert!(text.contains("`img` (32x16x1 R8G8B8A8_UNORM): all 512 texels match the reference run; tiles at the end: 0 raw, 8 compressed, 0 fast-cleared."), "{text}");
+    assert!(text.contains("metadata-init on 8 tile(s)"), "{text}");
+}
+
+/// Decodes the PNG at `path`: (width, height, RGB bytes).
+fn png_rgb(path: &std::path::Path) -> (u32, u32, Vec<u8>) {
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    assert_eq!(info.color_type, png::ColorType::Rgb, "{}", path.display());
+    buf.truncate(info.buffer_size());
+    (info.width, info.height, buf)
+}
+
+/// `--pictures DIR` writes, per image, the simulated and reference texels, a difference heat
+/// map and the tiles' compression states as PNG, enlarged to 256 pixels a side for a 32x32
+/// image: the reference is the uploaded gradient, the simulated image is what the racing copy
+/// wrote, and the heat map is red to white exactly where they differ.
+#[test]
+fn pictures_show_the_image_the_reference_and_where_they_differ() {
+    let dir = std::env::temp_dir().join(format!("gpusim-pictures-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let trace = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/images/upload-to-image-missing.json");
+    let out = gpusim(&["run", trace, "--profile", "radv-gfx10", "--report", "json", "--pictures", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("wrote 4 pictures of 1 image(s)"));
+    let (w, h, sim) = png_rgb(&dir.join("color-simulated.png"));
+    let (_, _, reference) = png_rgb(&dir.join("color-reference.png"));
+    let (_, _, diff) = png_rgb(&dir.join("color-difference.png"));
+    assert_eq!((w, h), (256, 256));
+    // Texel (x, y) is the 8x8 block at (8x, 8y); the gradient is r = 8x, g = 8y, b = 255 - 4x.
+    let at = |img: &[u8], x: u32, y: u32| -> [u8; 3] {
+        let k = (((y * 8) * 256 + x * 8) * 3) as usize;
+        [img[k], img[k + 1], img[k + 2]]
+    };
+    for (x, y) in [(0, 0), (5, 9), (31, 31)] {
+        assert_eq!(at(&reference, x, y), [8 * x as u8, 8 * y as u8, 255 - 4 * x as u8]);
+        let differs = at(&sim, x, y) != at(&reference, x, y);
+        let hot = at(&diff, x, y)[0] >= 128 && at(&diff, x, y) != at(&reference, x, y).map(|c| c / 4);
+        assert_eq!(differs, hot, "texel ({x}, {y}): the heat map marks exactly the differing texels");
+    }
+    assert!((0..32).any(|x| at(&sim, x, 0) != at(&reference, x, 0)), "the racing copy left some texel wrong");
+    // The tiles, one 64-pixel square each: as many raw (grey) and compressed (blue) as the
+    // report counts: RADV's DCC does not compress a gradient, so most stay raw.
+    let (tw, th, tiles) = png_rgb(&dir.join("color-tiles.png"));
+    assert_eq!((tw, th), (256, 256));
+    let centre = |tx: usize, ty: usize| -> [u8; 3] {
+        let k = ((ty * 64 + 32) * 256 + tx * 64 + 32) * 3;
+        [tiles[k], tiles[k + 1], tiles[k + 2]]
+    };
+    let squares: Vec<[u8; 3]> = (0..4).flat_map(|ty| (0..4).map(move |tx| (tx, ty))).map(|(tx, ty)| centre(tx, ty)).collect();
+    let raw = squares.iter().filter(|c| **c == [110, 110, 110]).count() as u64;
+    let blue = squares.iter().filter(|c| c[2] > c[0] && c[2] > c[1]).count() as u64;
+    let counted = &report["images"][0]["tiles"];
+    assert_eq!((Some(raw), Some(blue)), (counted["raw"].as_u64(), counted["compressed"].as_u64()), "{squares:?}");
+    assert!(raw > 0, "the gradient's tiles stay raw");
+    // No images, no pictures, and a note that says so.
+    let plain = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/traces/fill-then-copy-correct.json");
+    let out = gpusim(&["run", plain, "--pictures", dir.join("none").to_str().unwrap()]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--pictures: the trace has no images"));
+}

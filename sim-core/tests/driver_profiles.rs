@@ -144,7 +144,19 @@ fn layout_transitions_are_written_as_data() {
     assert!(has("turnip-a6xx", Aspect::Color, L::Undefined, L::General, None));
     assert!(Profile::builtin("turnip-a6xx").unwrap().barriers.layout_transitions.iter().all(|t| !t.ops.is_empty()), "Turnip's are cache operations");
     assert!(has("anv-gen12", Aspect::Color, L::ColorAttachmentOptimal, L::PresentSrcKhr, Some(W::CcsResolve)));
-    for seed in ["seed-l2", "seed-vram", "ideal", "nvidia-like"] {
-        assert!(Profile::builtin(seed).unwrap().barriers.layout_transitions.is_empty(), "{seed}");
+    // The seed machines initialize metadata from UNDEFINED, the seed's cheap transition, and need
+    // nothing else: every unit reads through metadata kept per page.
+    for seed in ["seed-l2", "seed-vram"] {
+        let p = Profile::builtin(seed).unwrap();
+        assert!(has(seed, Aspect::Color, L::Undefined, L::ShaderReadOnlyOptimal, Some(W::MetadataInit)));
+        assert_eq!(p.barriers.layout_transitions.len(), 1, "{seed}");
+        assert_eq!(p.machine.rop.compression.metadata, sim_core::profile::MetadataPlacement::PerPage);
+    }
+    // Machines without compression: whatever rows they inherit do no metadata work.
+    for none in ["ideal", "nvidia-like"] {
+        assert!(!Profile::builtin(none).unwrap().machine.rop.compression.enabled(), "{none}");
+    }
+    for hidden in ["radv-gfx10", "radv-gfx9", "anv-gen12", "turnip-a6xx"] {
+        assert_eq!(Profile::builtin(hidden).unwrap().machine.rop.compression.metadata, sim_core::profile::MetadataPlacement::PerImage, "{hidden}");
     }
 }

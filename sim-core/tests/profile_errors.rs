@@ -244,3 +244,23 @@ fn a_layout_transition_that_does_nothing_or_names_a_missing_cache() {
         &["names ROP, which this machine does not have"],
     );
 }
+
+#[test]
+fn compression_that_cannot_be() {
+    assert_located(
+        "base = \"none\"\n[machine.rop.compression]\nmetadata = \"per-page\"\n",
+        "bad.toml:3:12: machine.rop.compression.metadata: ",
+        &["buffer_image_granularity must be at least 65536, not 1024"],
+    );
+    assert_located(
+        "[machine.rop.compression]\nmetadata = \"per-image\"\ndecoders = [\"rop\"]\nclear_decoders = [\"rop\", \"sampled\"]\n",
+        "bad.toml:4:18: machine.rop.compression.clear_decoders: ",
+        &["\"sampled\" reads fast-cleared tiles but is not among the decoders"],
+    );
+    assert_located(
+        "[machine.rop.compression]\nclear_values = [[0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [1.0, 1.0, 1.0, 1.0]]\n",
+        "bad.toml:2:16: machine.rop.compression.clear_values: ",
+        &["13 fast-clear values: a tile's 4 bits of state have room for 12"],
+    );
+    assert_located("[machine.rop.compression]\nmetadata = \"per-tile\"\n", "bad.toml:2:12: machine.rop.compression.metadata: ", &["unknown variant `per-tile`"]);
+}

@@ -123,10 +123,14 @@ fn seed_l2_defaults_are_the_documented_ones() {
     assert_eq!(p.machine.host.write_combining_buffer_bytes, 64);
     assert_eq!(p.machine.host.cache.as_ref().unwrap().line_bytes, 64);
     // The explicit built-in file agrees with the Rust defaults for the machine and limits, but
-    // for bufferImageGranularity: the seed's machine keeps compression metadata per 64 KiB page
-    // (the default, 1024, is a measured NVIDIA H100's).
+    // for compression and bufferImageGranularity: the seed's machine compresses, keeping
+    // metadata per 64 KiB page (the default compresses nothing, and its granularity, 1024, is
+    // a measured NVIDIA H100's).
     let d = Profile::default();
-    assert_eq!(p.machine, d.machine);
+    assert_eq!(p.machine.rop.compression.metadata, sim_core::profile::MetadataPlacement::PerPage);
+    let mut without = p.machine.clone();
+    without.rop.compression = d.machine.rop.compression.clone();
+    assert_eq!(without, d.machine);
     assert_eq!(p.timing, d.timing);
     assert_eq!(p.limits.buffer_image_granularity, 65536);
     assert_eq!(sim_core::profile::Limits { buffer_image_granularity: d.limits.buffer_image_granularity, ..p.limits.clone() }, d.limits);

@@ -101,6 +101,16 @@ impl Metadata {
         self.granularity
     }
 
+    /// Whether no memory is compressible (every access passes through).
+    pub fn is_empty(&self) -> bool {
+        self.regions.is_empty()
+    }
+
+    /// The compressible regions, `(start, end)`, in address order.
+    pub fn regions(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.regions.iter().map(|(&s, r)| (s, r.end))
+    }
+
     /// Makes `[base, base + len)` compressible in `slot`-byte slots of `texel`-byte texels, its
     /// tiles raw (a metadata initialisation: no data moves); `clear` lists the fast-clear values
     /// as texel bytes. The region is widened to the granularity.
@@ -191,6 +201,23 @@ impl Metadata {
         }
     }
 
+    /// Every tile of `[base, base + len)` given the state its metadata bits happen to hold when
+    /// nothing initialized them: a state drawn from the slot's address and `salt` (never raw,
+    /// so a reader sees that the bits were left as they were). What metadata memory holds
+    /// before a driver's metadata initialization, and what the metadata of a page's bytes
+    /// outside any image holds.
+    pub fn leave_undefined(&mut self, base: u64, len: u64, salt: u64) {
+        for slot_addr in self.slots(base, len) {
+            let Some((_, r)) = self.region(slot_addr) else { continue };
+            let states = 3 + r.clear.len() as u64;
+            let mut x = slot_addr ^ salt.rotate_left(17) ^ 0x9e37_79b9_7f4a_7c15;
+            x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            x ^= x >> 31;
+            self.set(slot_addr, TileState::from_code(1 + (x % states) as u8), None);
+        }
+    }
+
     /// The slot addresses of compressible memory in `[base, base + len)`.
     pub fn slots(&self, base: u64, len: u64) -> Vec<u64> {
         let end = base.saturating_add(len);
@@ -225,6 +252,9 @@ pub struct Codec<'a, N: MemoryLevel + ?Sized> {
     pub meta: &'a mut Metadata,
     /// The level below (device memory or an L2).
     pub next: &'a mut N,
+    /// Whether the unit reading through it understands fast-cleared tiles: one that does not
+    /// (a texture unit that needs a fast-clear eliminate first) reads their raw slots.
+    pub clears: bool,
 }
 
 /// What a tile decodes to: its bytes and the tags of its words.
@@ -233,12 +263,17 @@ struct Decoded {
     tags: Vec<Tag>,
 }
 
-impl<N: MemoryLevel + ?Sized> Codec<'_, N> {
+impl<'a, N: MemoryLevel + ?Sized> Codec<'a, N> {
+    /// `meta` over `next`, for a unit that understands every state.
+    pub fn new(meta: &'a mut Metadata, next: &'a mut N) -> Codec<'a, N> {
+        Codec { meta, next, clears: true }
+    }
+
     /// Reads and decodes the tile `t`.
     fn load(&mut self, t: &TileInfo, report: &mut AccessReport) -> Result<Decoded, AccessError> {
         let slot = t.slot as usize;
         let words = slot / 4;
-        if t.state == TileState::Raw {
+        if t.state == TileState::Raw || (!self.clears && matches!(t.state, TileState::Clear(_))) {
             let mut bytes = vec![0; slot];
             let mut tags = vec![0; words];
             report.merge(&self.next.read(t.slot_addr, &mut bytes, &mut tags)?);
@@ -258,10 +293,10 @@ impl<N: MemoryLevel + ?Sized> Codec<'_, N> {
         Ok(Decoded { bytes, tags })
     }
 
-    /// Encodes `d` into the slot of `t` and records its state.
+    /// Encodes `d` into the slot of `t` and records its state. A write compresses; only a fast
+    /// clear ([`Metadata::fast_clear`]) puts a tile in a clear state.
     fn store(&mut self, t: &TileInfo, d: Decoded, report: &mut AccessReport) -> Result<(), AccessError> {
-        let clear = self.meta.region(t.slot_addr).map(|(_, r)| r.clear.clone()).unwrap_or_default();
-        let e = codec::encode(&d.bytes, t.texel, &clear);
+        let e = codec::encode(&d.bytes, t.texel, &[]);
         match e.state {
             TileState::Raw => {
                 report.merge(&self.next.write(t.slot_addr, &e.payload, Tags::Words(&d.tags), None)?);
@@ -291,6 +326,24 @@ impl<N: MemoryLevel + ?Sized> Codec<'_, N> {
             let d = self.load(&t, &mut report)?;
             report.merge(&self.next.write(t.slot_addr, &d.bytes, Tags::Words(&d.tags), None)?);
             self.meta.set(t.slot_addr, TileState::Raw, None);
+            n += 1;
+        }
+        Ok((n, report))
+    }
+
+    /// Writes every fast-cleared tile of `[base, base + len)` as its compressed form, so that
+    /// units that do not understand fast clears read it (AMD's fast-clear eliminate). Returns
+    /// the tiles it rewrote.
+    pub fn eliminate_fast_clears(&mut self, base: u64, len: u64) -> Result<(u64, AccessReport), AccessError> {
+        let mut report = AccessReport::default();
+        let mut n = 0;
+        for a in self.meta.slots(base, len) {
+            let Some(t) = self.meta.tile(a) else { continue };
+            if !matches!(t.state, TileState::Clear(_)) {
+                continue;
+            }
+            let d = self.load(&t, &mut report)?;
+            self.store(&t, d, &mut report)?;
             n += 1;
         }
         Ok((n, report))
@@ -415,7 +468,7 @@ mod tests {
         let mut meta = Metadata::new(65536);
         meta.enable(0x10000, 256, 256, 4, vec![vec![0, 0, 0, 0]]).unwrap();
         let tile: Vec<u8> = (0..64).flat_map(|i| if i % 2 == 0 { [1, 2, 3, 4] } else { [5, 6, 7, 8] }).collect();
-        let mut codec = Codec { meta: &mut meta, next: &mut vram };
+        let mut codec = Codec::new(&mut meta, &mut vram);
         codec.write(0x10000, &tile, Tags::One(7), None).unwrap();
         assert_eq!(codec.meta.tile(0x10000).unwrap().state, TileState::Compressed(8));
         let (mut back, mut tags) = (vec![0; 256], vec![0; 64]);
@@ -446,11 +499,55 @@ mod tests {
         // metadata, the buffer's bytes are now the clear colour.
         vram.poke(0x24000, &[9; 16], 3).unwrap();
         meta.fast_clear(0x24000, 0, 5);
-        let mut codec = Codec { meta: &mut meta, next: &mut vram };
+        let mut codec = Codec::new(&mut meta, &mut vram);
         let (mut b, mut t) = (vec![0; 16], vec![0; 4]);
         codec.read(0x24000, &mut b, &mut t).unwrap();
         assert_eq!(b, vec![0; 16]);
         assert_eq!(t, vec![5; 4]);
+    }
+
+    /// A write never makes a fast-clear state, even of a clear colour (only a fast clear does);
+    /// an eliminate writes fast-cleared tiles in their compressed form, readable by a unit that
+    /// does not understand fast clears, which read the raw slot before.
+    #[test]
+    fn fast_clears_come_only_from_fast_clears_and_an_eliminate_makes_them_readable() {
+        let mut vram = memory();
+        vram.poke(0, &[0xab; 512], 1).unwrap();
+        let mut meta = Metadata::new(1);
+        meta.enable(0, 512, 256, 4, vec![vec![0xff; 4]]).unwrap();
+        let mut codec = Codec::new(&mut meta, &mut vram);
+        codec.write(0, &[0xff; 256], Tags::One(2), None).unwrap();
+        assert_eq!(codec.meta.tile(0).unwrap().state, TileState::Compressed(8));
+        codec.meta.fast_clear(256, 0, 3);
+        // A reader without fast-clear support sees the slot's stored bytes.
+        let (mut b, mut t) = (vec![0; 256], vec![0; 64]);
+        Codec { meta: &mut meta, next: &mut vram, clears: false }.read(256, &mut b, &mut t).unwrap();
+        assert_eq!(b, vec![0xab; 256]);
+        let (n, _) = Codec::new(&mut meta, &mut vram).eliminate_fast_clears(0, 512).unwrap();
+        assert_eq!(n, 1, "only the fast-cleared tile is rewritten");
+        assert_eq!(meta.tile(256).unwrap().state, TileState::Compressed(8));
+        Codec { meta: &mut meta, next: &mut vram, clears: false }.read(256, &mut b, &mut t).unwrap();
+        assert_eq!(b, vec![0xff; 256]);
+        assert_eq!(t, vec![3; 64], "the clear's provenance survives the eliminate");
+    }
+
+    /// Metadata nobody initialized holds states that are not raw, the same for the same slot and
+    /// salt; a discard (a metadata initialization) makes them raw.
+    #[test]
+    fn undefined_metadata_is_garbage_until_initialized() {
+        let mut meta = Metadata::new(65536);
+        meta.enable(0, 4096, 256, 4, vec![vec![0; 4]; 4]).unwrap();
+        meta.leave_undefined(0, 65536, 7);
+        let states: Vec<TileState> = meta.slots(0, 65536).iter().map(|&a| meta.tile(a).unwrap().state).collect();
+        assert_eq!(states.len(), 256);
+        assert!(states.iter().all(|&s| s != TileState::Raw));
+        assert!(states.iter().any(|s| matches!(s, TileState::Clear(_))) && states.iter().any(|s| matches!(s, TileState::Compressed(_))));
+        let mut again = Metadata::new(65536);
+        again.enable(0, 4096, 256, 4, vec![vec![0; 4]; 4]).unwrap();
+        again.leave_undefined(0, 65536, 7);
+        assert!(meta.slots(0, 65536).iter().all(|&a| meta.tile(a) == again.tile(a)));
+        meta.discard(0, 65536);
+        assert_eq!(meta.census(0, 65536), (256, 0, 0));
     }
 
     #[test]
@@ -459,7 +556,7 @@ mod tests {
         let mut meta = Metadata::new(1);
         meta.enable(0, 512, 256, 4, vec![vec![0; 4]]).unwrap();
         meta.fast_clear(0, 0, 1);
-        let mut codec = Codec { meta: &mut meta, next: &mut vram };
+        let mut codec = Codec::new(&mut meta, &mut vram);
         codec.write(8, &[1, 1, 1, 1], Tags::One(2), None).unwrap();
         // One texel differs from the clear: two colours, 8:1.
         assert_eq!(codec.meta.tile(0).unwrap().state, TileState::Compressed(8));

@@ -20,7 +20,7 @@ pub mod fragment;
 pub mod layout;
 pub mod level;
 
-pub use codec::{Encoded, TileState};
+pub use codec::{Encoded, MAX_CLEAR_VALUES, TileState};
 pub use format::{Aspect, ClearValue, Format, Texel};
 pub use layout::{ImageDesc, ImageError, ImageLayout, ImageType, SubresourceRange, Tiling, TilingParams};
 pub use level::{Codec, Metadata, MetadataError, TileInfo};

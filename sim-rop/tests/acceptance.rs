@@ -62,7 +62,7 @@ fn run(ops: &[Op], granularity: u64) {
         match *op {
             Op::Write { off, len, c } => {
                 let data: Vec<u8> = (0..len).map(|k| colour(c)[((off + k) % 4) as usize]).collect();
-                let mut codec = Codec { meta: &mut meta, next: &mut vram };
+                let mut codec = Codec::new(&mut meta, &mut vram);
                 rop.write(&mut codec, BASE + off, &data, Tags::One(tag), None).unwrap();
                 bytes[off as usize..(off + len) as usize].copy_from_slice(&data);
                 for w in off / 4..(off + len).div_ceil(4) {
@@ -71,27 +71,27 @@ fn run(ops: &[Op], granularity: u64) {
             }
             Op::Tile { tile, n } => {
                 let data: Vec<u8> = (0..64u64).flat_map(|i| colour((i % u64::from(n)) as u8 + 1)).collect();
-                let mut codec = Codec { meta: &mut meta, next: &mut vram };
+                let mut codec = Codec::new(&mut meta, &mut vram);
                 rop.write(&mut codec, BASE + tile * 256, &data, Tags::One(tag), None).unwrap();
                 bytes[(tile * 256) as usize..(tile * 256 + 256) as usize].copy_from_slice(&data);
                 tags[(tile * 64) as usize..(tile * 64 + 64) as usize].fill(tag);
             }
             Op::Read { off, len } => {
                 let (mut got, mut got_tags) = (vec![0; len as usize], vec![0; sim_caches::word_span(BASE + off, len as usize)]);
-                let mut codec = Codec { meta: &mut meta, next: &mut vram };
+                let mut codec = Codec::new(&mut meta, &mut vram);
                 rop.read(&mut codec, BASE + off, &mut got, &mut got_tags).unwrap();
                 assert_eq!(got, bytes[off as usize..(off + len) as usize], "{op:?}");
                 assert_eq!(got_tags, tags[(off / 4) as usize..(off + len).div_ceil(4) as usize], "{op:?}");
             }
             Op::Flush => {
-                rop.flush(&mut Codec { meta: &mut meta, next: &mut vram }, None).unwrap();
+                rop.flush(&mut Codec::new(&mut meta, &mut vram), None).unwrap();
             }
             Op::FlushInvalidate => {
-                rop.flush_invalidate(&mut Codec { meta: &mut meta, next: &mut vram }, None).unwrap();
+                rop.flush_invalidate(&mut Codec::new(&mut meta, &mut vram), None).unwrap();
             }
             Op::Clear { tile } => {
                 let a = BASE + tile * 256;
-                rop.flush_invalidate(&mut Codec { meta: &mut meta, next: &mut vram }, Some((a, 256))).unwrap();
+                rop.flush_invalidate(&mut Codec::new(&mut meta, &mut vram), Some((a, 256))).unwrap();
                 meta.fast_clear(a, 0, tag);
                 bytes[(tile * 256) as usize..(tile * 256 + 256) as usize].copy_from_slice(&colour(0).repeat(64));
                 tags[(tile * 64) as usize..(tile * 64 + 64) as usize].fill(tag);
@@ -99,9 +99,9 @@ fn run(ops: &[Op], granularity: u64) {
         }
     }
     // Everything flushed, the decode level alone reads the model.
-    rop.flush(&mut Codec { meta: &mut meta, next: &mut vram }, None).unwrap();
+    rop.flush(&mut Codec::new(&mut meta, &mut vram), None).unwrap();
     let (mut got, mut got_tags) = (vec![0; SPAN as usize], vec![0; (SPAN / 4) as usize]);
-    Codec { meta: &mut meta, next: &mut vram }.read(BASE, &mut got, &mut got_tags).unwrap();
+    Codec::new(&mut meta, &mut vram).read(BASE, &mut got, &mut got_tags).unwrap();
     assert_eq!(got, bytes);
     assert_eq!(got_tags, tags);
     // Raw slots: a raw tile's bytes are the texels; a compressed one's are not (its palette
@@ -135,11 +135,11 @@ fn compression_saves_the_bandwidth_the_seed_promises() {
     let mut meta = Metadata::new(65536);
     meta.enable(BASE, 1024, 256, 4, vec![vec![0; 4]]).unwrap();
     let two: Vec<u8> = (0..64).flat_map(|i| colour((i / 32) as u8 + 1)).collect();
-    let mut codec = Codec { meta: &mut meta, next: &mut vram };
+    let mut codec = Codec::new(&mut meta, &mut vram);
     let r = codec.write(BASE, &two, Tags::One(2), None).unwrap();
     assert_eq!(r.dram_write_transactions, 1, "32 bytes: one transaction");
     meta.fast_clear(BASE + 256, 0, 3);
-    let mut codec = Codec { meta: &mut meta, next: &mut vram };
+    let mut codec = Codec::new(&mut meta, &mut vram);
     let (mut b, mut t) = (vec![0; 512], vec![0; 128]);
     let r = codec.read(BASE, &mut b, &mut t).unwrap();
     assert_eq!(r.dram_read_transactions, 1, "the compressed tile's 32 bytes; the cleared one reads nothing");

@@ -80,7 +80,7 @@ fn row(t: &LoadedTrace, p: &Profile, seed: u64, count: u64, options: &RunOptions
 pub fn run(t: &LoadedTrace, inv: &Invocation, seed: u64, count: u64, options: &RunOptions, report: Format) -> Result<ExitCode, CliError> {
     let names = Profile::builtin_names();
     let profiles: Vec<Profile> = names.iter().map(|n| Profile::builtin(n).ok_or_else(|| format!("built-in profile `{n}` is missing"))).collect::<Result<_, _>>()?;
-    let plain = RunOptions { workgroup_spans: 0, ..*options };
+    let plain = RunOptions { workgroup_spans: 0, pictures: false, ..*options };
     // One profile after another: each one's seeds run in parallel (with their own progress
     // bar), so bars never draw over each other.
     let rows: Vec<Row> = profiles.iter().map(|p| row(t, p, seed, count, &plain)).collect::<Result<_, _>>()?;

@@ -5,6 +5,7 @@ pub mod demo;
 pub mod fix;
 pub mod graph;
 pub mod matrix;
+pub mod pictures;
 pub mod profile;
 pub mod profile_check;
 pub mod replay;

@@ -181,6 +181,28 @@ fn complete_toml(p: &Profile) -> Result<String, CliError> {
     ))
 }
 
+/// The machine's framebuffer compression, as `profile show` describes it.
+fn compression_text(p: &Profile) -> String {
+    use sim_core::profile::MetadataPlacement;
+    let c = &p.machine.rop.compression;
+    let names = |v: &[sim_core::profile::ImageUnit]| v.iter().map(|u| serde_json::to_value(u).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()).collect::<Vec<_>>().join(", ");
+    let layouts = c.fast_clear_layouts.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
+    let fast = if layouts.is_empty() { "no fast clears".to_string() } else { format!("clears to one of {} colours in {layouts} are fast (metadata only)", c.clear_values.len()) };
+    match c.metadata {
+        MetadataPlacement::None => "none: every tile is stored raw".into(),
+        MetadataPlacement::PerPage => format!(
+            "optimal colour images in 8x8-texel tiles (raw, 2:1, 4:1, 8:1, fast-cleared), metadata per 64 KiB page: every access to the page goes through it; {fast}; a decompression costs {} cycles a tile",
+            c.decompress_cycles_per_tile
+        ),
+        MetadataPlacement::PerImage => format!(
+            "optimal colour images in 8x8-texel tiles (raw, 2:1, 4:1, 8:1, fast-cleared), metadata kept with the image: read by {} (fast-cleared tiles by {}), buffers and the host see the stored bytes; {fast}; a decompression costs {} cycles a tile",
+            names(&c.decoders),
+            names(&c.clear_decoders),
+            c.decompress_cycles_per_tile
+        ),
+    }
+}
+
 fn render(p: &Profile, grid: &TableGrid, wide: bool) -> Result<String, CliError> {
     let m = &p.machine;
     let mut out = String::new();
@@ -218,6 +240,7 @@ fn render(p: &Profile, grid: &TableGrid, wide: bool) -> Result<String, CliError>
                 if m.rop.l2_client { "writes back into the L2" } else { "writes back to VRAM beside the L2" }
             ),
         ),
+        ("compression".into(), compression_text(p)),
         (
             "host".into(),
             format!(
@@ -261,7 +284,7 @@ fn render(p: &Profile, grid: &TableGrid, wide: bool) -> Result<String, CliError>
         out.push_str(&grid.render_rows(TEXT_WIDTH));
     }
     if !p.barriers.layout_transitions.is_empty() {
-        let _ = writeln!(out, "\nlayout transitions (data for images, not yet exercised)");
+        let _ = writeln!(out, "\nlayout transitions (what the driver does at an image barrier's layout change)");
         for t in &p.barriers.layout_transitions {
             let layouts = |v: &[sim_core::profile::ImageLayout]| v.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
             let does: Vec<String> = t.work.iter().map(ToString::to_string).chain(t.ops.iter().map(ToString::to_string)).collect();

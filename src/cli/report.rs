@@ -221,6 +221,9 @@ pub fn json_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> s
         "reference_instructions": r.reference_instructions,
         "lane_ops": r.lane_ops,
     });
+    if !r.images.is_empty() {
+        report["images"] = images_json(r);
+    }
     if let Some(stopped) = &r.stopped {
         // Named as findings name commands; `"run"` when no dispatch was running.
         let at = match &stopped.command {
@@ -231,6 +234,57 @@ pub fn json_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> s
         report["stopped"] = serde_json::json!({"at": at, "command": command, "cycle": r.cycles, "reason": stopped.message});
     }
     report
+}
+
+/// Every image at the end and the metadata work of the run's layout transitions, as JSON.
+fn images_json(r: &RunResult) -> serde_json::Value {
+    let work: Vec<_> = r.syncs.iter().flat_map(|y| y.image_work.iter().map(move |k| (y, k))).collect();
+    serde_json::Value::Array(
+        r.images
+            .iter()
+            .map(|im| {
+                let transitions: Vec<_> = work
+                    .iter()
+                    .filter(|(_, k)| k.image == im.image)
+                    .map(|(y, k)| serde_json::json!({"at": y.label, "work": k.work.to_string(), "tiles": k.tiles, "cycles": k.cycles}))
+                    .collect();
+                serde_json::json!({
+                    "image": im.image,
+                    "compressed": im.compressed,
+                    "texels": im.texels,
+                    "texels_differing": im.texels_differing,
+                    "tiles": {"raw": im.tiles_raw, "compressed": im.tiles_compressed, "fast_cleared": im.tiles_cleared},
+                    "transitions": transitions,
+                })
+            })
+            .collect(),
+    )
+}
+
+/// The report's images paragraph: per image, its texels compared with the reference run's (as
+/// decoded texels), its tiles by compression state at the end, and what its layout
+/// transitions' metadata work cost.
+fn images_text(o: &mut String, w: &Workload, r: &RunResult) {
+    if r.images.is_empty() {
+        return;
+    }
+    let _ = writeln!(o, "\nImages (compared as decoded texels):");
+    for (im, b) in r.images.iter().zip(&w.images) {
+        let d = &b.layout.desc;
+        let differ = if im.texels_differing == 0 { format!("all {} texels match the reference run", im.texels) } else { format!("{} of {} texels differ from the reference run", im.texels_differing, im.texels) };
+        let tiles = if im.compressed {
+            format!("; tiles at the end: {} raw, {} compressed, {} fast-cleared", im.tiles_raw, im.tiles_compressed, im.tiles_cleared)
+        } else {
+            "; not compressed on this profile".to_string()
+        };
+        let _ = writeln!(o, "  `{}` ({}x{}x{} {}): {differ}{tiles}.", im.image, d.extent[0], d.extent[1], d.extent[2], d.format.name());
+        for y in &r.syncs {
+            for k in y.image_work.iter().filter(|k| k.image == im.image) {
+                let per = k.cycles.checked_div(k.tiles).filter(|&c| c > 0).map(|c| format!(" ({c} per tile)")).unwrap_or_default();
+                let _ = writeln!(o, "    {}: {} on {} tile(s), {} cycles{per}.", y.label, k.work, k.tiles, k.cycles);
+            }
+        }
+    }
 }
 
 /// Which read of its command a finding comes from: a shader load (workgroup, subgroup, load of
@@ -271,6 +325,9 @@ fn mistakes_json(w: &Workload, r: &RunResult) -> serde_json::Value {
             if let Some(h) = m.hazard {
                 v["hazard"] = h.into();
             }
+            if let Some(a) = &m.aliasing {
+                v["aliasing"] = a.as_str().into();
+            }
             if let Some(t) = &m.table_rows {
                 v["table_rows"] = t.as_str().into();
             }
@@ -296,6 +353,9 @@ fn final_memory_json(r: &RunResult) -> serde_json::Value {
             }
             if let Some(h) = d.hazard {
                 v["hazard"] = h.into();
+            }
+            if let Some(a) = &d.aliasing {
+                v["aliasing"] = a.as_str().into();
             }
             v
         })
@@ -443,7 +503,7 @@ pub fn mistake_text(w: &Workload, m: &Mistake, told: &mut Vec<(String, usize)>, 
             "{} happens before these reads and after the write they saw (the reference run made no such read: timing decided that it happens)",
             writer_text(w, &m.expected_write)
         )
-    } else if m.kind == "race" {
+    } else if m.kind == "race" && m.aliasing.is_none() {
         format!(
             "the reference run saw {} — {} (a race: nothing orders the two writes and these reads)",
             writer_text(w, &m.expected_write),
@@ -477,7 +537,10 @@ pub fn mistake_text(w: &Workload, m: &Mistake, told: &mut Vec<(String, usize)>, 
                 None => text.push('.'),
             }
         }
-        None => text.push_str("\n  No hazard explains it: the program orders these reads after the write they should see, so the machine is at fault."),
+        None => match &m.aliasing {
+            Some(why) => text.push_str(&format!("\n  No hazard explains it, and no barrier would fix it: {why}.")),
+            None => text.push_str("\n  No hazard explains it: the program orders these reads after the write they should see, so the machine is at fault."),
+        },
     }
     text.replace("….", "…")
 }
@@ -662,9 +725,13 @@ pub fn text_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules, inv:
                 } else {
                     format!("the run left {}, the reference run {}", writer_text(w, &d.seen_write), writer_text(w, &d.expected_write))
                 };
-                let why = match d.hazard {
-                    Some(h) => format!("hazard H{} explains it", h + 1),
-                    None => "no hazard explains it: the machine put stale bytes back (a write-back or flush of bytes that were not its to write)".to_string(),
+                let why = match (d.hazard, &d.aliasing) {
+                    (Some(h), _) => format!("hazard H{} explains it", h + 1),
+                    (None, Some(a)) => format!("no hazard explains it, and no barrier would fix it: {a}"),
+                    // One writer, other values: it computed them from inputs an earlier mistake
+                    // left wrong, not from bytes the machine put back.
+                    (None, None) if d.seen_write == d.expected_write => "no hazard at these bytes: their writer's inputs were wrong, as the mistakes above say".to_string(),
+                    (None, None) => "no hazard explains it: the machine put stale bytes back (a write-back or flush of bytes that were not its to write)".to_string(),
                 };
                 let values = if d.seen.is_empty() {
                     String::new()
@@ -682,7 +749,14 @@ pub fn text_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules, inv:
             }
         }
         let explained = r.findings.iter().any(|f| f.hazard.is_some()) || r.memory_differences.iter().any(|d| d.hazard.is_some()) || r.host_reads.iter().any(|h| h.hazard.is_some());
-        if explained {
+        let aliased = r.findings.iter().any(|f| f.aliasing.is_some());
+        if aliased && !explained {
+            let _ = writeln!(
+                o,
+                "\nNo hazard explains this corruption: the program reads compressed image memory as something else (a buffer\n\
+                 aliasing an optimal image, or placed in its page against bufferImageGranularity). Only the placement can fix it."
+            );
+        } else if explained {
             let _ = writeln!(
                 o,
                 "\nA stale read means synchronization was missing or too narrow: the writer's stages were not in a barrier's first\n\
@@ -736,6 +810,7 @@ pub fn text_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules, inv:
             }
         }
     }
+    images_text(&mut o, w, r);
     let _ = writeln!(o, "\nCycles: {}   shader instructions: {}   lane operations: {}", r.cycles, r.instructions, r.lane_ops);
     if r.reference_instructions != r.instructions {
         // Stale reads changed the simulated run's control flow: a budget must cover both.

@@ -47,6 +47,10 @@ pub struct RunArgs {
     /// Write a Chrome trace-event timeline (opens in Perfetto) of the reported run.
     #[arg(long)]
     pub timeline: Option<PathBuf>,
+    /// Write every image of the reported run (its first level and layer) into this directory
+    /// as PNG: simulated, reference, a difference heat map, and the compressed tiles' states.
+    #[arg(long)]
+    pub pictures: Option<PathBuf>,
     /// List every stale read under its mistake in the text report.
     #[arg(long)]
     pub verbose: bool,
@@ -230,7 +234,7 @@ pub(crate) fn unchangeable(t: &LoadedTrace, p: &Profile, r: &RunResult, options:
 fn corrupts_elsewhere(t: &LoadedTrace, p: &Profile, seed: u64, options: &RunOptions, hazards: &[usize]) -> Option<(String, Option<usize>)> {
     for name in Profile::builtin_names().into_iter().filter(|n| *n != p.name) {
         let other = Profile::builtin(name)?;
-        let plain = RunOptions { workgroup_spans: 0, ..*options };
+        let plain = RunOptions { workgroup_spans: 0, pictures: false, ..*options };
         if run_workload_with(&t.workload, &other, seed, &plain).is_ok_and(|r| corrupted(&r)) {
             return Some((name.to_string(), None));
         }
@@ -273,7 +277,7 @@ pub(crate) fn seeded_schedules(t: &LoadedTrace, p: &Profile, seed: u64, count: u
 pub fn survey(t: &LoadedTrace, p: &Profile, seed: u64, count: u64, shard: Shard, options: &RunOptions) -> Result<Vec<(u64, bool)>, CliError> {
     let seeds: Vec<u64> = shard.items(count as usize).into_iter().map(|i| seed + i as u64).collect();
     let bar = super::progress(seeds.len() as u64, "schedules");
-    let plain = RunOptions { workgroup_spans: 0, ..*options };
+    let plain = RunOptions { workgroup_spans: 0, pictures: false, ..*options };
     let outcomes: Vec<Result<(u64, bool), String>> = seeds
         .into_par_iter()
         .map(|s| {
@@ -307,7 +311,7 @@ pub fn report_merged(m: &RunShardFile, report: Format, out: &std::path::Path) ->
     }
     let limits = RunLimits { max_cycles: m.max_cycles, max_instructions: m.max_instructions, max_transfer_bytes: m.max_transfer_bytes };
     limits.validate().map_err(|(field, message)| format!("{field} {message}"))?;
-    let options = RunOptions { workgroup_spans: MAX_TIMELINE_WORKGROUPS, limits, max_memory_differences: m.max_memory_differences, directed: None };
+    let options = RunOptions { workgroup_spans: MAX_TIMELINE_WORKGROUPS, limits, max_memory_differences: m.max_memory_differences, pictures: false, directed: None };
     check_seeds(m.seed, m.schedules)?;
     let (r, s) = from_survey(&t, &p, m.seed, m.schedules, &m.outcomes, &options)?;
     let (r, s) = direct_at_hazards(&t, &p, &options, r, s)?;
@@ -324,22 +328,28 @@ pub fn run(args: RunArgs) -> Result<ExitCode, CliError> {
     let t = sim_core::trace::load(&args.trace).map_err(trace_err)?;
     let inv = Invocation { trace: args.trace.display().to_string(), profile: args.profile.clone(), verbose: args.verbose };
     if args.profile == "all" {
-        if args.shard.is_some() || args.out.is_some() || args.timeline.is_some() || args.direct_at_hazard.is_some() {
-            return Err("--profile all prints a matrix of every built-in profile; --shard, --out, --timeline and --direct-at-hazard belong to a run on one profile".into());
+        if args.shard.is_some() || args.out.is_some() || args.timeline.is_some() || args.direct_at_hazard.is_some() || args.pictures.is_some() {
+            return Err("--profile all prints a matrix of every built-in profile; --shard, --out, --timeline, --pictures and --direct-at-hazard belong to a run on one profile".into());
         }
         check_seeds(args.seed, args.schedules)?;
-        let options = RunOptions { workgroup_spans: 0, limits, max_memory_differences: args.max_memory_differences, directed: None };
+        let options = RunOptions { workgroup_spans: 0, limits, max_memory_differences: args.max_memory_differences, pictures: false, directed: None };
         return super::matrix::run(&t, &inv, args.seed, args.schedules, &options, args.report);
     }
     let p = Profile::load(&args.profile)?;
     let wants_timeline = args.timeline.is_some() || args.out.is_some();
-    let options = RunOptions { workgroup_spans: if wants_timeline { MAX_TIMELINE_WORKGROUPS } else { 0 }, limits, max_memory_differences: args.max_memory_differences, directed: None };
+    let options = RunOptions {
+        workgroup_spans: if wants_timeline { MAX_TIMELINE_WORKGROUPS } else { 0 },
+        limits,
+        max_memory_differences: args.max_memory_differences,
+        pictures: args.pictures.is_some(),
+        directed: None,
+    };
     if let Some(shard) = args.shard {
         let Some(out) = &args.out else {
             return Err("--shard writes its slice for `gpusim merge`: give --out DIR".into());
         };
-        if args.direct_at_hazard.is_some() || args.timeline.is_some() {
-            return Err("--shard surveys seeds; --direct-at-hazard and --timeline belong to the merged run".into());
+        if args.direct_at_hazard.is_some() || args.timeline.is_some() || args.pictures.is_some() {
+            return Err("--shard surveys seeds; --direct-at-hazard, --timeline and --pictures belong to the merged run".into());
         }
         check_seeds(args.seed, args.schedules)?;
         let outcomes = survey(&t, &p, args.seed, args.schedules, shard, &options)?;
@@ -381,7 +391,17 @@ pub fn run(args: RunArgs) -> Result<ExitCode, CliError> {
         }
         None => run_schedules(&t, &p, args.seed, args.schedules, &options)?,
     };
-    emit(&t, &p, &r, &s, &inv, args.report, args.timeline.as_deref(), args.out.as_deref())
+    let code = emit(&t, &p, &r, &s, &inv, args.report, args.timeline.as_deref(), args.out.as_deref())?;
+    if let Some(dir) = &args.pictures {
+        let files = super::pictures::write(dir, &r.pictures)?;
+        let note = match (t.workload.images.len(), files.len()) {
+            (0, _) => "note: --pictures: the trace has no images".to_string(),
+            (n, k) if r.pictures.len() < n => format!("wrote {k} pictures of {} image(s) to {}; {} image(s) larger than {} texels are left out", r.pictures.len(), dir.display(), n - r.pictures.len(), sim_core::engine::compression::MAX_PICTURE_TEXELS),
+            (_, k) => format!("wrote {k} pictures of {} image(s) to {}", r.pictures.len(), dir.display()),
+        };
+        super::print_err(&note);
+    }
+    Ok(code)
 }
 
 /// What identifies a sharded exploration: the trace's text, the profile, gpusim's version and

@@ -395,6 +395,11 @@ impl<'w> Program<'w> {
         self.workload.buffers.len() + i
     }
 
+    /// The image resource `r` is, if it is one (`None` for a buffer).
+    pub fn resource_image(&self, r: usize) -> Option<usize> {
+        r.checked_sub(self.workload.buffers.len()).filter(|&i| i < self.workload.images.len())
+    }
+
     /// The name of resource `r` (a buffer's or an image's id).
     pub fn resource_name(&self, r: usize) -> &str {
         match self.workload.buffers.get(r) {

@@ -51,4 +51,8 @@ impl BarrierPlanner for Profile {
     fn driver_ops(&self, point: crate::profile::DriverPoint) -> Vec<CacheOp> {
         engine_ops(crate::profile::plan_driver_point(self, point))
     }
+
+    fn transition_ops(&self, rows: &[&crate::profile::LayoutTransition], range: (u64, u64)) -> Vec<CacheOp> {
+        engine_ops(crate::profile::plan::plan_transition_ops(self, rows, range))
+    }
 }

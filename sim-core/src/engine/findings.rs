@@ -60,6 +60,10 @@ pub struct Finding {
     /// accesses, the operations the missing synchronization would have run on this machine.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub table_rows: Option<String>,
+    /// For a read no hazard explains, when compressed image memory does: why (a buffer aliasing
+    /// a compressed image, or one in a compressed image's page).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub aliasing: Option<String>,
 }
 
 /// The bytes one command's stale reads returned from one buffer, merged: complete however many
@@ -105,6 +109,9 @@ pub struct Mistake {
     /// What the barrier table would have done, as [`Finding::table_rows`].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub table_rows: Option<String>,
+    /// Why compressed image memory explains it, as [`Finding::aliasing`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub aliasing: Option<String>,
     /// Distinct reads (shader load requests of a subgroup, transfer chunks) among the grouped
     /// findings.
     pub reads: u64,
@@ -169,6 +176,7 @@ pub fn mistakes(findings: &[Finding]) -> Vec<Mistake> {
                 kind: if members.iter().any(|&i| findings[i].kind == "stale") { "stale" } else { "race" },
                 hazard: first.hazard,
                 table_rows: first.table_rows.clone(),
+                aliasing: first.aliasing.clone(),
                 reads: reads.len() as u64,
                 bytes: ranges.iter().map(|r| r.1).sum(),
                 ranges,
@@ -220,6 +228,11 @@ pub struct MemoryDifference {
     /// the machine put stale bytes back.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hazard: Option<usize>,
+    /// For bytes no hazard explains, when compressed image memory does: why, as
+    /// [`Finding::aliasing`] (the bytes are in compressed image memory, or their writer read
+    /// such bytes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub aliasing: Option<String>,
 }
 
 /// A host read's outcome.
@@ -318,6 +331,7 @@ pub(crate) fn push_differences(out: &mut Vec<Finding>, prog: &Program<'_>, at: &
             diverged: false,
             hazard: None,
             table_rows: None,
+            aliasing: None,
         });
     }
 }
@@ -369,6 +383,7 @@ pub(crate) fn push_model_findings(out: &mut Vec<Finding>, prog: &Program<'_>, at
                 diverged: false,
                 hazard: None,
                 table_rows: None,
+                aliasing: None,
             });
         }
     }
@@ -626,6 +641,9 @@ pub(crate) fn explain(findings: &mut [Finding], prog: &Program<'_>, profile: &Pr
                 let writers: Vec<usize> = [&f.seen_write, &f.expected_write].into_iter().filter_map(|w| if let Writer::Command(c) = w { prog.instance_of(c) } else { None }).collect();
                 hazards.iter().position(|h| h.device_range(prog).is_some_and(|r| writers.iter().any(|&x| instance_touches(prog, accesses, x, r))))
             });
+        if f.hazard.is_none() {
+            f.aliasing = finding_range(prog, f).and_then(|(a, n)| crate::engine::compression::explain_bytes(prog, profile, a, n));
+        }
         if let Some(h) = f.hazard.map(|i| &hazards[i])
             && matches!(h.id, "SYNC-HAZARD-WRITE-AFTER-READ" | "SYNC-HAZARD-WRITE-RACING-READ")
         {
@@ -655,7 +673,7 @@ pub(crate) fn explain(findings: &mut [Finding], prog: &Program<'_>, profile: &Pr
 
 /// The runs of differing final bytes as the report gives them, each with the hazard that
 /// explains it.
-pub(crate) fn memory_differences(prog: &Program<'_>, hazards: &[crate::hazard::Hazard], runs: Vec<DifferingRun>) -> Vec<MemoryDifference> {
+pub(crate) fn memory_differences(prog: &Program<'_>, profile: &Profile, hazards: &[crate::hazard::Hazard], findings: &[Finding], runs: Vec<DifferingRun>) -> Vec<MemoryDifference> {
     let workload = prog.workload;
     runs.into_iter()
         .map(|DifferingRun { memory: m, offset, size, writers: (seen, expected), values }| {
@@ -665,7 +683,26 @@ pub(crate) fn memory_differences(prog: &Program<'_>, hazards: &[crate::hazard::H
             let (seen_write, expected_write) = (prog.writer(seen).clone(), prog.writer(expected).clone());
             let bytes = Bytes { addr: prog.memory_base[m] + offset, size, resource: bound.map_or(desc.name.as_str(), |b| b.0), reader: None };
             let hazard = difference_hazard(prog, hazards, &bytes, &seen_write, &expected_write);
-            MemoryDifference { memory: desc.name.clone(), offset, size, buffer: bound.map(|(n, off)| (n.to_string(), off)), seen_write, expected_write, seen: values.0, expected: values.1, hazard }
+            // Bytes in compressed image memory, or left by a writer that read such bytes.
+            let aliasing = hazard.is_none().then(|| {
+                crate::engine::compression::explain_bytes(prog, profile, bytes.addr, size).or_else(|| {
+                    let Writer::Command(c) = &seen_write else { return None };
+                    // The first mistake of that writer's reads says why.
+                    findings.iter().find(|f| f.aliasing.is_some() && &f.at == c).map(|f| format!("their writer computed them from bytes it read through buffer {}: {}", f.resource, f.aliasing.as_deref().unwrap_or_default()))
+                })
+            });
+            MemoryDifference {
+                memory: desc.name.clone(),
+                offset,
+                size,
+                buffer: bound.map(|(n, off)| (n.to_string(), off)),
+                seen_write,
+                expected_write,
+                seen: values.0,
+                expected: values.1,
+                hazard,
+                aliasing: aliasing.flatten(),
+            }
         })
         .collect()
 }

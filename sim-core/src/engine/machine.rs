@@ -28,6 +28,14 @@
 //! transfers a driver writes through the ROPs put bytes there; elsewhere their rows cost the
 //! walk and write back nothing).
 //!
+//! # Compression
+//! Compressible memory (optimal colour images on a profile that compresses) has metadata in
+//! [`Machine::meta`]. An access that understands it ([`Machine::decodes`]: every access where
+//! the metadata is per page, the profile's decoders on image accesses where it is per image)
+//! goes through a [`sim_rop::Codec`] placed just under the agent's own cache ([`Under`]), so the
+//! L2 and VRAM hold tiles as stored (compressed) and the agent's cache holds texels; any other
+//! access reads and writes the stored bytes.
+//!
 //! Functional effect and timing are kept apart: every access is performed on the caches at
 //! once (the bytes and provenance move now), and the timing model turns the access report into
 //! a latency from the hit latency of the level the access entered at, adding the L2 and VRAM
@@ -35,9 +43,10 @@
 //! shows up in cycles.
 
 use sim_caches::{AccessError, AccessReport, BackingStore, Cache, CacheStats, Chained, Maintenance, MemoryLevel, Tag, Tags};
+use sim_rop::{Codec, Metadata};
 
 use crate::engine::rng::Rng;
-use crate::profile::{AtomicsAt, CuCacheWalks, Policies, Profile, ShaderTransferRead, Timing, TransferPath};
+use crate::profile::{AtomicsAt, COMPRESSION_PAGE_BYTES, CuCacheWalks, ImageUnit, MetadataPlacement, Policies, Profile, ShaderTransferRead, Timing, TransferPath};
 
 /// A level of the memory system: a cache an access can pass through, or VRAM. Its name is what
 /// reports and findings print ("via").
@@ -327,35 +336,68 @@ impl MemoryLevel for Below<'_> {
     }
 }
 
-/// A whole path for one agent: the instance of its first level (none when that is VRAM) over
-/// the chain below it.
-struct Walk<'a> {
-    top: Option<&'a mut Cache>,
-    below: Below<'a>,
+/// The levels under an agent's own cache: the chain below it, entered through the compression
+/// metadata when the access understands it (the decoder sits in the unit, above the L2, so the
+/// L2 holds tiles as they are stored: compressed).
+pub struct Under<'a> {
+    /// The chain below.
+    pub below: Below<'a>,
+    /// The metadata, and whether the unit reads fast-cleared tiles; `None`: raw slots.
+    pub codec: Option<(&'a mut Metadata, bool)>,
 }
 
-impl MemoryLevel for Walk<'_> {
+impl MemoryLevel for Under<'_> {
     #[inline(always)]
     fn read(&mut self, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<AccessReport, AccessError> {
-        match &mut self.top {
-            Some(c) => c.read(&mut self.below, addr, data, tags),
+        match &mut self.codec {
+            Some((meta, clears)) => Codec { meta, next: &mut self.below, clears: *clears }.read(addr, data, tags),
             None => self.below.read(addr, data, tags),
         }
     }
 
     #[inline]
     fn write(&mut self, addr: u64, data: &[u8], tags: Tags<'_>, mask: Option<&bitvec::slice::BitSlice<u64, bitvec::order::Lsb0>>) -> Result<AccessReport, AccessError> {
-        match &mut self.top {
-            Some(c) => c.write(&mut self.below, addr, data, tags, mask),
+        match &mut self.codec {
+            Some((meta, clears)) => Codec { meta, next: &mut self.below, clears: *clears }.write(addr, data, tags, mask),
             None => self.below.write(addr, data, tags, mask),
         }
     }
 
     #[inline]
     fn prefetch(&self, addr: u64) {
+        self.below.prefetch(addr);
+    }
+}
+
+/// A whole path for one agent: the instance of its first level (none when that is the L2 or
+/// VRAM) over the levels under it.
+struct Walk<'a> {
+    top: Option<&'a mut Cache>,
+    under: Under<'a>,
+}
+
+impl MemoryLevel for Walk<'_> {
+    #[inline(always)]
+    fn read(&mut self, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<AccessReport, AccessError> {
+        match &mut self.top {
+            Some(c) => c.read(&mut self.under, addr, data, tags),
+            None => self.under.read(addr, data, tags),
+        }
+    }
+
+    #[inline]
+    fn write(&mut self, addr: u64, data: &[u8], tags: Tags<'_>, mask: Option<&bitvec::slice::BitSlice<u64, bitvec::order::Lsb0>>) -> Result<AccessReport, AccessError> {
+        match &mut self.top {
+            Some(c) => c.write(&mut self.under, addr, data, tags, mask),
+            None => self.under.write(addr, data, tags, mask),
+        }
+    }
+
+    #[inline]
+    fn prefetch(&self, addr: u64) {
         match &self.top {
-            Some(c) => c.prefetch(&self.below, addr),
-            None => self.below.prefetch(addr),
+            Some(c) => c.prefetch(&self.under, addr),
+            None => self.under.prefetch(addr),
         }
     }
 }
@@ -376,6 +418,8 @@ pub struct Machine {
     pub cus: Vec<ComputeUnit>,
     /// Each ROP's tile cache.
     pub rops: Vec<Cache>,
+    /// Compression metadata of every compressible region (empty without compressed images).
+    pub meta: Metadata,
     l2_bank_free: Vec<u64>,
     vram_channel_free: Vec<u64>,
     /// The named paths ([`PathName`] indexes them).
@@ -459,7 +503,9 @@ impl Machine {
             ),
             Path::through(present(LevelId::Rop, &spec.rop.tile_cache), has_l2 && spec.rop.l2_client),
         ];
+        let granularity = if spec.rop.compression.metadata == MetadataPlacement::PerPage { COMPRESSION_PAGE_BYTES } else { 1 };
         Ok(Machine {
+            meta: Metadata::new(granularity),
             paths,
             l2_bank_free: vec![0; spec.l2.banks.max(1) as usize],
             vram_channel_free: vec![0; spec.vram.channels.max(1) as usize],
@@ -531,27 +577,44 @@ impl Machine {
         self.paths[name as usize]
     }
 
+    /// Whether an access goes through the compression metadata, and whether it reads
+    /// fast-cleared tiles: `image` is the unit of an access to an image (`None`: a buffer or
+    /// memory access). Every access does where the metadata is per page; only image accesses
+    /// by the profile's decoders where it is per image; none without compressible memory.
+    pub fn decodes(&self, image: Option<ImageUnit>) -> Option<bool> {
+        if self.meta.is_empty() {
+            return None;
+        }
+        let c = &self.spec.rop.compression;
+        match c.metadata {
+            MetadataPlacement::None => None,
+            MetadataPlacement::PerPage => Some(true),
+            MetadataPlacement::PerImage => image.filter(|&u| c.decodes(u, false)).map(|u| c.decodes(u, true)),
+        }
+    }
+
     /// `path` for agent `unit` (a CU, or a ROP on a path through the ROPs): its first level's
-    /// instance over the chain below it. The one place an access finds the caches it walks.
-    fn walk(&mut self, path: Path, unit: usize) -> Walk<'_> {
-        let Machine { l2, vram, cus, rops, .. } = self;
+    /// instance over the levels under it, through the metadata when `decode` says
+    /// ([`Machine::decodes`]). The one place an access finds the caches it walks.
+    fn walk(&mut self, path: Path, unit: usize, decode: Option<bool>) -> Walk<'_> {
+        let Machine { l2, vram, cus, rops, meta, .. } = self;
+        let codec = decode.map(|clears| (meta, clears));
         let (first, rest) = path.levels().split_first().expect("a path has a level");
         match first {
-            LevelId::Vram => Walk { top: None, below: Below::Vram(vram) },
-            LevelId::L2 => Walk { top: l2.as_mut(), below: Below::new(rest, None, vram) },
-            LevelId::Rop => Walk { top: rops.get_mut(unit), below: Below::new(rest, l2.as_mut(), vram) },
-            cu => Walk { top: cus[unit].cache_mut(*cu), below: Below::new(rest, l2.as_mut(), vram) },
+            LevelId::Vram | LevelId::L2 => Walk { top: None, under: Under { below: Below::new(path.levels(), l2.as_mut(), vram), codec } },
+            LevelId::Rop => Walk { top: rops.get_mut(unit), under: Under { below: Below::new(rest, l2.as_mut(), vram), codec } },
+            cu => Walk { top: cus[unit].cache_mut(*cu), under: Under { below: Below::new(rest, l2.as_mut(), vram), codec } },
         }
     }
 
     /// Reads through `path` for agent `unit`.
-    fn read_path(&mut self, path: Path, unit: usize, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<AccessReport, AccessError> {
-        self.walk(path, unit).read(addr, data, tags)
+    fn read_path(&mut self, path: Path, unit: usize, addr: u64, data: &mut [u8], tags: &mut [Tag], decode: Option<bool>) -> Result<AccessReport, AccessError> {
+        self.walk(path, unit, decode).read(addr, data, tags)
     }
 
     /// Writes through `path` for agent `unit`, each level per its write policy.
-    fn write_path(&mut self, path: Path, unit: usize, addr: u64, data: &[u8], tag: Tag) -> Result<AccessReport, AccessError> {
-        self.walk(path, unit).write(addr, data, Tags::One(tag), None)
+    fn write_path(&mut self, path: Path, unit: usize, addr: u64, data: &[u8], tag: Tag, decode: Option<bool>) -> Result<AccessReport, AccessError> {
+        self.walk(path, unit, decode).write(addr, data, Tags::One(tag), None)
     }
 
     /// A shader load on path `name` (storage: the L1; uniform: the U$; each then the L2 and
@@ -559,7 +622,8 @@ impl Machine {
     #[allow(clippy::too_many_arguments)]
     pub fn load(&mut self, name: PathName, cu: usize, now: u64, addr: u64, data: &mut [u8], tags: &mut [Tag], jitter: u64) -> Result<(Timed, Served), AccessError> {
         let path = self.path(name);
-        let report = self.read_path(path, cu, addr, data, tags)?;
+        let decode = self.decodes((name == PathName::Sampled).then_some(ImageUnit::Sampled));
+        let report = self.read_path(path, cu, addr, data, tags, decode)?;
         Ok((self.time(now, addr, data.len() as u64, &report, path.first(), jitter), self.served(path, &report)))
     }
 
@@ -571,13 +635,14 @@ impl Machine {
             return;
         }
         let path = self.path(name);
-        self.walk(path, cu).prefetch(addr);
+        self.walk(path, cu, None).prefetch(addr);
     }
 
     /// A shader storage store on the storage path (the L1 per its write policy).
     pub fn storage_store(&mut self, cu: usize, now: u64, addr: u64, data: &[u8], tag: Tag, jitter: u64) -> Result<Timed, AccessError> {
         let path = self.path(PathName::Storage);
-        let report = self.write_path(path, cu, addr, data, tag)?;
+        let decode = self.decodes(None);
+        let report = self.write_path(path, cu, addr, data, tag, decode)?;
         // A store completes when the CU's store path accepts it, at the L1's latency; what it
         // costs below is bandwidth.
         let mut t = self.time(now, addr, data.len() as u64, &report, path.first(), jitter);
@@ -592,9 +657,10 @@ impl Machine {
         let bypass_l2 = !self.path(PathName::Coherent).passes(LevelId::L2);
         if self.cus[cu].l1.is_some() {
             let storage = self.path(PathName::Storage);
-            let Walk { top, mut below } = self.walk(storage, cu);
+            let decode = self.decodes(None);
+            let Walk { top, mut under } = self.walk(storage, cu, decode);
             if let Some(l1) = top {
-                l1.maintain(&mut below, Maintenance::FlushInvalidate, Some((addr, len)))?;
+                l1.maintain(&mut under, Maintenance::FlushInvalidate, Some((addr, len)))?;
             }
         }
         // After the L1, whose write-back may have landed in the L2.
@@ -611,10 +677,15 @@ impl Machine {
     pub fn atomic(&mut self, cu: usize, now: u64, addr: u64, old: &mut [u8], tag: Tag, jitter: u64, op: impl FnOnce(&[u8], &mut [u8])) -> Result<Timed, AccessError> {
         // Atomics bypass the L1: write back and drop what it holds of these bytes.
         self.drop_from_l1(cu, addr, old.len() as u64)?;
+        // Atomics are performed on the raw bytes (drivers keep images that atomics touch
+        // uncompressed).
         let path = self.path(PathName::Coherent);
-        let report = match self.walk(path, cu) {
-            Walk { top: Some(cache), mut below } => cache.read_modify_write(&mut below, addr, old, tag, op)?,
-            Walk { top: None, mut below } => {
+        let Machine { l2, vram, .. } = self;
+        let at_l2 = if path.first() == LevelId::L2 { l2.as_mut() } else { None };
+        let report = match at_l2 {
+            Some(cache) => cache.read_modify_write(&mut Below::Vram(vram), addr, old, tag, op)?,
+            None => {
+                let mut below = Below::Vram(vram);
                 let mut tags = vec![0; sim_caches::word_span(addr, old.len())];
                 let mut r = below.read(addr, old, &mut tags)?;
                 let mut new = old.to_vec();
@@ -635,39 +706,87 @@ impl Machine {
         let path = self.path(PathName::Coherent);
         let len = load.as_ref().map(|(d, _)| d.len()).or(store.map(|(d, _)| d.len())).unwrap_or(0) as u64;
         self.drop_from_l1(cu, addr, len)?;
+        let decode = self.decodes(None);
         let mut report = match load {
-            Some((data, tags)) => self.read_path(path, cu, addr, data, tags)?,
+            Some((data, tags)) => self.read_path(path, cu, addr, data, tags, decode)?,
             None => AccessReport::default(),
         };
         if let Some((data, tag)) = store {
-            report.merge(&self.write_path(path, cu, addr, data, tag)?);
+            report.merge(&self.write_path(path, cu, addr, data, tag, decode)?);
         }
         Ok((self.time(now, addr, len, &report, path.first(), jitter), self.served(path, &report)))
     }
 
     /// A transfer's read by `unit`: the transfer engine's on the transfer path (through the L2
     /// or straight to VRAM, as the profile says), a driver shader's on the shader-transfer read
-    /// path of its CU.
-    pub fn transfer_read(&mut self, now: u64, addr: u64, data: &mut [u8], tags: &mut [Tag], unit: TransferUnit) -> Result<(Timed, Served), AccessError> {
+    /// path of its CU. `image`: whether it reads an image (an image command's read, which
+    /// decodes compressed tiles where the profile says).
+    #[allow(clippy::too_many_arguments)]
+    pub fn transfer_read(&mut self, now: u64, addr: u64, data: &mut [u8], tags: &mut [Tag], unit: TransferUnit, image: bool) -> Result<(Timed, Served), AccessError> {
         let (path, cu) = match unit {
             TransferUnit::Engine => (self.path(PathName::Transfer), 0),
             TransferUnit::Shader { cu } => (self.path(PathName::ShaderTransferRead), cu),
         };
-        let report = self.read_path(path, cu, addr, data, tags)?;
+        let decode = self.decodes(image.then_some(ImageUnit::Transfer));
+        let report = self.read_path(path, cu, addr, data, tags, decode)?;
         Ok((self.time(now, addr, data.len() as u64, &report, path.first(), 0), self.served(path, &report)))
     }
 
     /// A transfer's write by `unit`: the transfer engine's on the transfer path, a driver
     /// shader's on its CU's storage path (a shader's buffer store) or through the ROP that owns
-    /// the address, as the profile says.
-    pub fn transfer_write(&mut self, now: u64, addr: u64, data: &[u8], tag: Tag, unit: TransferUnit) -> Result<Timed, AccessError> {
+    /// the address, as the profile says. `image`: whether it writes an image (an image
+    /// command's write, which compresses where the profile says).
+    pub fn transfer_write(&mut self, now: u64, addr: u64, data: &[u8], tag: Tag, unit: TransferUnit, image: bool) -> Result<Timed, AccessError> {
         let (path, agent) = match unit {
             TransferUnit::Engine => (self.path(PathName::Transfer), 0),
             TransferUnit::Shader { .. } if self.spec.transfer.writes_through_rops() => (self.path(PathName::Rop), self.rop_of(addr)),
             TransferUnit::Shader { cu } => (self.path(PathName::Storage), cu),
         };
-        let report = self.write_path(path, agent, addr, data, tag)?;
+        let decode = self.decodes(image.then_some(ImageUnit::Transfer));
+        let report = self.write_path(path, agent, addr, data, tag, decode)?;
         Ok(self.time(now, addr, data.len() as u64, &report, path.first(), 0))
+    }
+
+    /// Performs a layout transition's metadata `work` on the compressible bytes of
+    /// `[addr, addr + len)`, through the levels the ROPs write into (the driver's decompression
+    /// runs where its attachment writes do): an initialization marks the tiles raw without
+    /// moving data, an eliminate writes fast-cleared tiles in their compressed form, a
+    /// decompression writes every tile raw. Returns the tiles it touched and what it moved.
+    pub fn image_work(&mut self, work: crate::profile::ImageWork, addr: u64, len: u64) -> Result<(u64, AccessReport), AccessError> {
+        use crate::profile::ImageWork as W;
+        let rop = self.path(PathName::Rop);
+        let rest: Vec<LevelId> = rop.levels().iter().copied().filter(|&l| l != LevelId::Rop).collect();
+        let Machine { l2, vram, meta, .. } = self;
+        let mut below = Below::new(&rest, l2.as_mut(), vram);
+        match work {
+            W::MetadataInit | W::CcsAmbiguate | W::HizAmbiguate => {
+                // Metadata kept per page is initialized a page at a time: a neighbour in the
+                // page loses its tiles' states too (why bufferImageGranularity exists).
+                let g = meta.granularity();
+                let (addr, len) = (addr / g * g, (addr + len).div_ceil(g) * g - addr / g * g);
+                let tiles = meta.slots(addr, len).len() as u64;
+                meta.discard(addr, len);
+                Ok((tiles, AccessReport::default()))
+            }
+            W::FastClearEliminate => Codec::new(meta, &mut below).eliminate_fast_clears(addr, len),
+            W::DccDecompress | W::CcsResolve | W::FmaskDecompress | W::HtileExpand | W::HizResolve => Codec::new(meta, &mut below).decompress(addr, len),
+        }
+    }
+
+    /// A fast clear of the tiles of `[addr, addr + len)` to fast-clear value `k` by writer
+    /// `tag`: metadata only.
+    pub fn fast_clear(&mut self, addr: u64, len: u64, k: u8, tag: Tag) {
+        for slot in self.meta.slots(addr, len) {
+            self.meta.fast_clear(slot, k, tag);
+        }
+    }
+
+    /// Writes every compressed or fast-cleared tile of `[addr, addr + len)` raw into VRAM and
+    /// marks it so (the caches drained first): device memory as texels, for comparing final
+    /// memory.
+    pub fn decode_in_place(&mut self, addr: u64, len: u64) -> Result<u64, AccessError> {
+        let Machine { vram, meta, .. } = self;
+        Ok(Codec::new(meta, vram).decompress(addr, len)?.0)
     }
 
     /// The ROP whose tile cache holds `addr`: ROPs own interleaved lines (0 without tile caches).
@@ -693,7 +812,10 @@ impl Machine {
         };
         let path = if level == LevelId::L2 { Path::new(&[LevelId::L2, LevelId::Vram]) } else { self.path(home) };
         let rest = &path.levels()[1..];
-        let Machine { l2, vram, cus, rops, timing, spec, policies, .. } = self;
+        // What a cache above the L2 writes back goes through the metadata as its unit's writes
+        // do: the ROPs' where they decode, the CUs' where every access does.
+        let decode = if level == LevelId::Rop { self.decodes(Some(ImageUnit::Rop)) } else { self.decodes(None) };
+        let Machine { l2, vram, cus, rops, timing, spec, policies, meta, .. } = self;
         let mut total = AccessReport::default();
         match level {
             LevelId::L2 => {
@@ -703,13 +825,15 @@ impl Machine {
             }
             LevelId::Rop => {
                 for c in rops.iter_mut() {
-                    total.merge(&c.maintain(&mut Below::new(rest, l2.as_mut(), vram), op.action, op.range)?);
+                    let mut under = Under { below: Below::new(rest, l2.as_mut(), vram), codec: decode.map(|clears| (&mut *meta, clears)) };
+                    total.merge(&c.maintain(&mut under, op.action, op.range)?);
                 }
             }
             _ => {
                 for cu in cus.iter_mut() {
                     if let Some(c) = cu.cache_mut(level) {
-                        total.merge(&c.maintain(&mut Below::new(rest, l2.as_mut(), vram), op.action, op.range)?);
+                        let mut under = Under { below: Below::new(rest, l2.as_mut(), vram), codec: decode.map(|clears| (&mut *meta, clears)) };
+                        total.merge(&c.maintain(&mut under, op.action, op.range)?);
                     }
                 }
             }

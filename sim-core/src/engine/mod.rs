@@ -47,6 +47,7 @@
 //! turns what they report into cycles.
 
 pub(crate) mod chunks;
+pub mod compression;
 pub(crate) mod bindings;
 pub(crate) mod conv;
 pub(crate) mod directed;
@@ -98,6 +99,14 @@ pub struct RunResult {
     pub stale_reads: u64,
     /// Bytes of memory at the end that differ from the reference run.
     pub corrupted_bytes: u64,
+    /// Every image at the end: its tiles by compression state and its texels that differ from
+    /// the reference run's (compared as decoded texels).
+    pub images: Vec<compression::ImageReport>,
+    /// Each image's first subresource as the run and the reference run left it, when
+    /// [`RunOptions::pictures`] asks (images larger than
+    /// [`compression::MAX_PICTURE_TEXELS`] are left out).
+    #[serde(skip)]
+    pub pictures: Vec<compression::Picture>,
     /// Explained stale reads.
     pub findings: Vec<Finding>,
     /// The findings grouped by mistake ([`mistakes`]): what a report leads with.
@@ -185,6 +194,8 @@ pub struct RunOptions {
     /// The most runs of differing final bytes listed ([`RunResult::memory_differences`]);
     /// [`MAX_MEMORY_DIFFERENCES`] by default.
     pub max_memory_differences: usize,
+    /// Picture every image at the end ([`RunResult::pictures`]).
+    pub pictures: bool,
     /// Direct the schedule at this hazard (an index into [`RunResult::hazards`]): its prior
     /// command is held until its hazardous command is done, and actions launch in any order
     /// their dependencies allow. Legal only when nothing orders the two; otherwise the run is
@@ -194,7 +205,7 @@ pub struct RunOptions {
 
 impl Default for RunOptions {
     fn default() -> Self {
-        RunOptions { workgroup_spans: 0, limits: RunLimits::default(), max_memory_differences: MAX_MEMORY_DIFFERENCES, directed: None }
+        RunOptions { workgroup_spans: 0, limits: RunLimits::default(), max_memory_differences: MAX_MEMORY_DIFFERENCES, pictures: false, directed: None }
     }
 }
 
@@ -250,11 +261,19 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
         sim = sim.record_workgroups(options.workgroup_spans);
     }
     let mut sim = sim.run()?;
+    // Images as texels before anything compares final memory (their tiles' states first, for
+    // pictures).
+    let tiles = if options.pictures { compression::tile_states(&sim.machine, &prog, profile) } else { Vec::new() };
+    let mut images = compression::finish(&mut sim.machine, &prog, profile).map_err(|e| WorkloadError::Execution { at: "final memory".into(), message: e.to_string() })?;
     let reference_instructions = reference.instructions;
     let (mut host_reads, stale_reads) = findings::host_read_results(&prog, &reference.truth, std::mem::take(&mut sim.host_reads), sim.stale_count);
     let caches = sim.machine.cache_stats();
     let sim_vram = sim.machine.vram;
     let memory = findings::compare_final_memory(&prog, &stream, &sim.tainted, sim.write_log.take(), sim.stopped.is_some(), &sim_vram, &reference.memory, options.max_memory_differences)?;
+    if sim.stopped.is_none() {
+        compression::count_differing(&mut images, &prog, &sim_vram, &reference.memory).map_err(|e| WorkloadError::Execution { at: "final memory".into(), message: e.to_string() })?;
+    }
+    let pictures = if options.pictures { compression::pictures(&prog, &sim_vram, &reference.memory, tiles).map_err(|e| WorkloadError::Execution { at: "pictures".into(), message: e.to_string() })? } else { Vec::new() };
     // Everything compared: free both memories before the capture run needs one of its own.
     drop(sim_vram);
     let accesses = std::mem::take(&mut reference.accesses);
@@ -277,7 +296,7 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
         })
         .collect();
 
-    let memory_differences = findings::memory_differences(&prog, &hazards, memory.runs);
+    let memory_differences = findings::memory_differences(&prog, profile, &hazards, &findings, memory.runs);
     findings::explain_host_reads(&mut host_reads, &prog, &hazards);
     Ok(RunResult {
         directed: directed.as_ref().map(|d| d.hazard),
@@ -289,6 +308,8 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
         cycles: sim.cycles,
         stale_reads,
         corrupted_bytes: memory.corrupted_bytes,
+        images,
+        pictures,
         mistakes: mistakes(&findings),
         findings,
         findings_truncated: sim.stale_count > sim.stale.len() as u64,

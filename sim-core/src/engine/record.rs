@@ -128,6 +128,21 @@ pub struct SyncLog {
     pub released: u64,
     /// The operations in the order performed, each with what it cost.
     pub ops: Vec<SyncOp>,
+    /// The metadata work of its image layout transitions, in the order performed.
+    pub image_work: Vec<ImageWorkLog>,
+}
+
+/// What a layout transition's metadata work did, for timelines and reports.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct ImageWorkLog {
+    /// The image's id.
+    pub image: String,
+    /// The work, as the profile's row names it.
+    pub work: crate::profile::ImageWork,
+    /// Tiles it rewrote (for an initialization: tiles whose metadata it set).
+    pub tiles: u64,
+    /// Cycles it took.
+    pub cycles: u64,
 }
 
 /// One cache operation a sync node performed, and what it cost.

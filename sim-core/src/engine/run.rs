@@ -157,7 +157,8 @@ impl<'p, 'w> Sim<'p, 'w> {
     /// `truth`, the reference run's, lets the truth oracle judge every read; without it the run
     /// is timed alone (no read is judged, `stale_count` stays 0).
     pub fn new(prog: &'p Program<'w>, stream: &'p Stream, profile: &'p Profile, truth: Option<&'p ReadTruth>, seed: u64) -> Result<Self, WorkloadError> {
-        let machine = Machine::new(profile, prog.address_space, seed).map_err(|e| WorkloadError::Invalid { at: "profile".into(), message: e })?;
+        let mut machine = Machine::new(profile, prog.address_space, seed).map_err(|e| WorkloadError::Invalid { at: "profile".into(), message: e })?;
+        crate::engine::compression::bind(&mut machine, prog, profile, seed)?;
         let w = prog.workload;
         let registry = Registry::new(w.queues.len(), profile.machine.compute_units as usize);
         Ok(Sim {

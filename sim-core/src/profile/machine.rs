@@ -252,11 +252,109 @@ pub struct RopSpec {
     /// Intel's render target cache over the L3) or straight to memory beside it (AMD GFX6-8,
     /// Adreno's CCU). Default true.
     pub l2_client: bool,
+    /// Framebuffer compression of optimal colour images. Default none.
+    pub compression: CompressionSpec,
 }
 
 impl Default for RopSpec {
     fn default() -> Self {
-        RopSpec { tile_cache: Some(cache(16 * 1024, 256, 4, WritePolicy::WriteBackLineDirty)), units: 4, tile_pixels: 8, l2_client: true }
+        RopSpec { tile_cache: Some(cache(16 * 1024, 256, 4, WritePolicy::WriteBackLineDirty)), units: 4, tile_pixels: 8, l2_client: true, compression: CompressionSpec::default() }
+    }
+}
+
+/// Where a profile keeps compression metadata.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MetadataPlacement {
+    /// No compression: every tile is raw.
+    #[default]
+    None,
+    /// In the page tables, per 64 KiB page ([`COMPRESSION_PAGE_BYTES`]): every access to a
+    /// compressible page goes through its metadata, whoever makes it, so a buffer in an image's
+    /// page is read through the image's metadata (the seed's story; `bufferImageGranularity`
+    /// must be at least a page).
+    PerPage,
+    /// With the image, hidden: only units that know the image (the ROPs, and those
+    /// [`CompressionSpec::decoders`] names, on image commands) read and write through it; a
+    /// buffer aliasing the image reads the raw slots.
+    PerImage,
+}
+
+/// The page a [`MetadataPlacement::PerPage`] profile keeps metadata for: 64 KiB, the size of
+/// Vulkan's standard sparse image blocks.
+pub const COMPRESSION_PAGE_BYTES: u64 = 65536;
+
+/// A unit that reads or writes images, as a compression row names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ImageUnit {
+    /// The ROPs (colour and depth attachment accesses).
+    Rop,
+    /// Image transfer commands (copies to and from images, clears), on the transfer engine or
+    /// as the driver's shaders.
+    Transfer,
+    /// Sampled image reads through the texture cache.
+    Sampled,
+    /// Storage image reads and writes through the L1.
+    Storage,
+}
+
+/// Framebuffer compression, as the seed's "Framebuffer compression" section describes it: per
+/// 8x8 tile a state (raw, 2:1, 4:1, 8:1, or one of a few fast-clear values) in 4 bits of
+/// metadata; a unit that understands the metadata decodes, one that does not reads the slots'
+/// raw bytes. Which images: optimal-tiled single-sample colour images without storage usage
+/// (drivers keep storage images uncompressed).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CompressionSpec {
+    /// Where the metadata lives. Default `none` (no compression).
+    pub metadata: MetadataPlacement,
+    /// The fast-clear values, as RGBA (each encoded in the image's format; at most 12).
+    /// Default (0,0,0,0), (0,0,0,1), (1,1,1,0), (1,1,1,1), the seed's.
+    pub clear_values: Vec<[f32; 4]>,
+    /// Layouts in which a clear to a fast-clear value is a fast clear (metadata only):
+    /// vkCmdClearColorImage in such a layout (TRANSFER_DST_OPTIMAL, GENERAL), and, once render
+    /// passes exist, attachment clears in the attachment layouts. Default none.
+    pub fast_clear_layouts: Vec<crate::profile::ImageLayout>,
+    /// Units that read and write compressed (2:1, 4:1, 8:1) tiles of a per-image profile: the
+    /// others read the raw slots and write raw bytes under metadata that still says
+    /// compressed. Default the ROPs.
+    pub decoders: Vec<ImageUnit>,
+    /// Units that read fast-cleared tiles of a per-image profile (a subset of `decoders`):
+    /// the others read the raw slots. Default the ROPs.
+    pub clear_decoders: Vec<ImageUnit>,
+    /// Cycles a layout transition's decompression spends per tile it rewrites, beside the
+    /// bandwidth of the bytes it moves. Default 16.
+    pub decompress_cycles_per_tile: u32,
+}
+
+impl Default for CompressionSpec {
+    fn default() -> Self {
+        CompressionSpec {
+            metadata: MetadataPlacement::None,
+            clear_values: vec![[0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0, 0.0], [1.0, 1.0, 1.0, 1.0]],
+            fast_clear_layouts: Vec::new(),
+            decoders: vec![ImageUnit::Rop],
+            clear_decoders: vec![ImageUnit::Rop],
+            decompress_cycles_per_tile: 16,
+        }
+    }
+}
+
+impl CompressionSpec {
+    /// Whether images are compressed at all.
+    pub fn enabled(&self) -> bool {
+        self.metadata != MetadataPlacement::None
+    }
+
+    /// Whether `unit` decodes compressed tiles and, when `clear`, fast-cleared ones, on an
+    /// image access (every access does on a per-page profile).
+    pub fn decodes(&self, unit: ImageUnit, clear: bool) -> bool {
+        match self.metadata {
+            MetadataPlacement::None => false,
+            MetadataPlacement::PerPage => true,
+            MetadataPlacement::PerImage => self.decoders.contains(&unit) && (!clear || self.clear_decoders.contains(&unit)),
+        }
     }
 }
 

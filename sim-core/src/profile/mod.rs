@@ -57,7 +57,7 @@ use sim_caches::{CacheSpec, WritePolicy};
 
 pub use error::{FieldPath, ProfileError};
 pub use policies::{AtomicsAt, CuCacheWalks, EventFirstScope, ExecutionOrder, Policies, SignalAvailability};
-pub use machine::{ComputeUnitSpec, HostSpec, L2Spec, Limits, Machine, RopSpec, ShaderTransferRead, ShaderTransferWrite, Timing, TransferPath, TransferSpec, VramSpec};
+pub use machine::{COMPRESSION_PAGE_BYTES, CompressionSpec, ComputeUnitSpec, HostSpec, ImageUnit, L2Spec, Limits, Machine, MetadataPlacement, RopSpec, ShaderTransferRead, ShaderTransferWrite, Timing, TransferPath, TransferSpec, VramSpec};
 pub use plan::{CacheOp, OpRange, plan_barrier, plan_driver_point, plan_fence_signal, plan_queue_submit, plan_scope, plan_semaphore_signal, plan_semaphore_wait};
 pub use table::{Aspect, BarrierRow, BarrierTable, CacheAction, CacheName, DriverPoint, ImageLayout, ImageWork, LayoutTransition, OpSpec, RangeMode};
 
@@ -328,6 +328,30 @@ impl Profile {
         }
         for point in [DriverPoint::Submit, DriverPoint::Signal] {
             self.check_caches(self.barriers.driver_ops(point), FieldPath::keys(&["barriers", point.key()]))?;
+        }
+        self.validate_compression()
+    }
+
+    /// Checks `[machine.rop.compression]`: a 4-bit state has room for 12 clear values, a unit
+    /// reads fast-cleared tiles only if it decodes, and metadata per page needs a
+    /// `bufferImageGranularity` of a page.
+    fn validate_compression(&self) -> Result<(), (FieldPath, String)> {
+        let c = &self.machine.rop.compression;
+        let path = |k: &str| FieldPath::keys(&["machine", "rop", "compression", k]);
+        if c.clear_values.len() > sim_rop::MAX_CLEAR_VALUES {
+            return Err((path("clear_values"), format!("{} fast-clear values: a tile's 4 bits of state have room for {}", c.clear_values.len(), sim_rop::MAX_CLEAR_VALUES)));
+        }
+        if let Some(u) = c.clear_decoders.iter().find(|u| !c.decoders.contains(u)) {
+            return Err((path("clear_decoders"), format!("{} reads fast-cleared tiles but is not among the decoders", toml::Value::try_from(u).map(|v| v.to_string()).unwrap_or_default())));
+        }
+        if c.metadata == MetadataPlacement::PerPage && self.limits.buffer_image_granularity < COMPRESSION_PAGE_BYTES {
+            return Err((
+                path("metadata"),
+                format!(
+                    "metadata per {COMPRESSION_PAGE_BYTES}-byte page puts a buffer in an image's page under the image's metadata: limits.buffer_image_granularity must be at least {COMPRESSION_PAGE_BYTES}, not {}",
+                    self.limits.buffer_image_granularity
+                ),
+            ));
         }
         Ok(())
     }

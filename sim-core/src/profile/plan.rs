@@ -148,6 +148,26 @@ pub fn plan_driver_point(profile: &Profile, point: DriverPoint) -> Vec<CacheOp> 
     normalize(profile, scope, &raw, OpRange::WholeCache)
 }
 
+/// The rows of `profile`'s layout transitions that a transition of `aspect` from `old` to
+/// `new` matches, in the table's order: their metadata work and cache operations are what
+/// the driver does there.
+pub fn transition_rows(profile: &Profile, aspect: super::Aspect, old: super::ImageLayout, new: super::ImageLayout) -> Vec<&super::LayoutTransition> {
+    use super::ImageLayout as L;
+    let has = |list: &[L], l: L| list.iter().any(|&x| x == l || x == L::Any);
+    profile.barriers.layout_transitions.iter().filter(|t| t.aspect == aspect && has(&t.from, old) && has(&t.to, new)).collect()
+}
+
+/// The ordered cache operations of a layout transition's matched `rows`, on the image's bytes
+/// `(addr, size)` where the profile's barriers act on ranges.
+pub fn plan_transition_ops(profile: &Profile, rows: &[&super::LayoutTransition], range: (u64, u64)) -> Vec<CacheOp> {
+    let raw: Vec<(CacheName, CacheAction)> = rows.iter().flat_map(|t| t.ops.iter()).flat_map(|op| op.caches.iter().map(move |c| (*c, op.action))).collect();
+    let op_range = match profile.barriers.range {
+        RangeMode::BarrierRange => OpRange::Lines { addr: range.0, size: range.1 },
+        RangeMode::WholeCache => OpRange::WholeCache,
+    };
+    normalize(profile, Scope::First, &raw, op_range)
+}
+
 /// A semaphore signal: the flush side of `MEMORY_WRITE` at `ALL_COMMANDS`.
 pub fn plan_semaphore_signal(profile: &Profile) -> Vec<CacheOp> {
     plan_barrier(profile, &MemoryBarrier2::semaphore_signal(), None)

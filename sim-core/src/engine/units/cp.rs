@@ -14,7 +14,7 @@ use std::collections::HashSet;
 use crate::api::error::WorkloadError;
 use crate::api::program::Program;
 use crate::engine::machine::CacheOp;
-use crate::engine::record::{SyncLog, SyncOp};
+use crate::engine::record::{ImageWorkLog, SyncLog, SyncOp};
 use crate::engine::units::host::host_op_name;
 use crate::engine::units::{Cx, exec_err};
 use crate::engine::stream::{Family, NodeKind, Stream, SyncNode, SyncRole, bits};
@@ -40,6 +40,8 @@ struct Item {
     state: State,
     /// The cache operations a sync node performs when it fires.
     ops: Vec<CacheOp>,
+    /// How many of `ops` are its first scope's: its image layout transitions come after them.
+    first_ops: usize,
     /// Cycle it was put on its queue (from here to its start a sync node drains).
     pushed: u64,
     /// Cycle it started.
@@ -147,11 +149,11 @@ impl CommandProcessors {
         }
         for i in added {
             let node = &stream.nodes[i];
-            let ops = match &node.kind {
+            let (ops, first_ops) = match &node.kind {
                 NodeKind::Sync(y) => plan(y, planner, policies),
-                _ => Vec::new(),
+                _ => (Vec::new(), 0),
             };
-            self.items.push(Item { queue: node.queue, state: State::Waiting, ops, pushed: now, start: 0, work_from: 0 });
+            self.items.push(Item { queue: node.queue, state: State::Waiting, ops, first_ops, pushed: now, start: 0, work_from: 0 });
             self.open[node.queue] += 1;
             if !matches!(node.kind, NodeKind::HostGate { .. }) {
                 self.waiting.push(i);
@@ -232,20 +234,52 @@ pub(crate) fn fire(cx: &mut Cx<'_, '_, '_>, i: usize, y: &SyncNode) -> Result<()
     let now = cx.now();
     let mut cycles = u64::from(cx.profile.timing.barrier_cycles);
     let mut log = Vec::new();
-    for op in cx.cp.items[i].ops.clone() {
+    let mut image_work = Vec::new();
+    let first_ops = cx.cp.items[i].first_ops;
+    for (k, op) in cx.cp.items[i].ops.clone().into_iter().enumerate() {
+        if k == first_ops {
+            cycles += transitions(cx, y, &mut log, &mut image_work)?;
+        }
         let (c, lines, bytes) = cx.machine.perform(&op).map_err(|e| exec_err(label.clone(), e))?;
         cycles += c;
         log.push(SyncOp { op, lines_written_back: lines, bytes_written_back: bytes, cycles: c });
+    }
+    if first_ops >= cx.cp.items[i].ops.len() {
+        cycles += transitions(cx, y, &mut log, &mut image_work)?;
     }
     let label = label.clone();
     let item = &cx.cp.items[i];
     let (queue, queued) = (item.queue, item.pushed);
     let prev_start = cx.stream.nodes[i].prev_action.filter(|&a| cx.cp.items[a].state != State::Waiting).map(|a| cx.cp.items[a].start);
     let reached = prev_start.unwrap_or(queued).max(queued).min(now);
-    let log = SyncLog { label, queue, queued, reached, fired: now, released: now + cycles, ops: log };
+    let log = SyncLog { label, queue, queued, reached, fired: now, released: now + cycles, ops: log, image_work };
     cx.observers.sync(&log);
     cx.release(now + cycles, i);
     Ok(())
+}
+
+/// The layout transitions of sync node `y`, where it performs its second scope (a barrier, an
+/// event wait): between the first scope's operations and the second's, as Vulkan orders a
+/// layout transition. Performs the cache operations of the rows they match, then their metadata
+/// work; logs both; returns their cycles.
+fn transitions(cx: &mut Cx<'_, '_, '_>, y: &SyncNode, log: &mut Vec<SyncOp>, image_work: &mut Vec<ImageWorkLog>) -> Result<u64, WorkloadError> {
+    let Some(inst) = y.inst.filter(|_| y.second) else { return Ok(0) };
+    let err = |e| exec_err(y.label.clone(), e);
+    let mut cycles = 0;
+    for t in crate::engine::compression::transitions(cx.prog, cx.profile, inst, &y.barriers) {
+        for &range in &t.ranges {
+            for op in cx.profile.transition_ops(&t.rows, range) {
+                let (c, lines, bytes) = cx.machine.perform(&op).map_err(err)?;
+                cycles += c;
+                log.push(SyncOp { op, lines_written_back: lines, bytes_written_back: bytes, cycles: c });
+            }
+        }
+        for w in crate::engine::compression::metadata_work(cx.machine, cx.prog, cx.profile, &t).map_err(err)? {
+            cycles += w.cycles;
+            image_work.push(w);
+        }
+    }
+    Ok(cycles)
 }
 
 impl CommandProcessors {
@@ -352,7 +386,7 @@ fn merge_whole_cache(ops: Vec<CacheOp>) -> Vec<CacheOp> {
 /// The cache operations of sync node `y`: the first scope's (flush side) for every barrier, then
 /// the second's, as the profile's policies place them (where an event's first scope is
 /// performed, what a signal makes available; the stream holds the default choices).
-fn plan(y: &SyncNode, planner: &dyn BarrierPlanner, policies: Policies) -> Vec<CacheOp> {
+fn plan(y: &SyncNode, planner: &dyn BarrierPlanner, policies: Policies) -> (Vec<CacheOp>, usize) {
     let first = match (y.role, policies.event_first_scope) {
         (SyncRole::SetEvent, EventFirstScope::Wait) => false,
         (SyncRole::WaitEvents, EventFirstScope::Wait) => true,
@@ -377,6 +411,7 @@ fn plan(y: &SyncNode, planner: &dyn BarrierPlanner, policies: Policies) -> Vec<C
     // invalidate bits of a command's barriers and emits them once: per scope, whole-cache
     // operations on one cache become one, in the planner's order.
     let mut ops = merge_whole_cache(ops);
+    let first_ops = ops.len();
     ops.extend(merge_whole_cache(second));
     // What the driver adds outside any barrier: its submission preamble after the host→device
     // domain operation, its fence or kernel flush after a signal's availability operation.
@@ -385,7 +420,7 @@ fn plan(y: &SyncNode, planner: &dyn BarrierPlanner, policies: Policies) -> Vec<C
         SyncRole::Signal => ops.extend(planner.driver_ops(DriverPoint::Signal)),
         _ => {}
     }
-    ops
+    (ops, first_ops)
 }
 
 /// Turns barriers into cache operations: the profile's barrier table.
@@ -399,6 +434,13 @@ pub trait BarrierPlanner: Sync {
     /// submission, a signal). Default none.
     fn driver_ops(&self, point: crate::profile::DriverPoint) -> Vec<CacheOp> {
         let _ = point;
+        Vec::new()
+    }
+
+    /// The cache operations of an image layout transition's matched `rows` on the bytes
+    /// `range` (the profile's `layout_transitions`). Default none.
+    fn transition_ops(&self, rows: &[&crate::profile::LayoutTransition], range: (u64, u64)) -> Vec<CacheOp> {
+        let _ = (rows, range);
         Vec::new()
     }
 }

@@ -34,6 +34,9 @@ pub const SHUFFLE_WINDOW: usize = 8;
 struct TransferRun {
     item: usize,
     inst: usize,
+    /// The fast-clear value a vkCmdClearColorImage the profile fast-clears writes into the
+    /// metadata (no data moves).
+    fast_clear: Option<u8>,
     chunks: Vec<Chunk>,
     next: usize,
 }
@@ -77,8 +80,9 @@ pub struct TransferEngine {
     /// A directed schedule's held-back writes: command instance and device-address range
     /// whose writes are kept here instead of reaching the machine.
     hold_writes: Option<(usize, u64, u64)>,
-    /// The writes held back: address, bytes, writer, and the unit that will write them.
-    held: Vec<(u64, Vec<u8>, Tag, TransferUnit)>,
+    /// The writes held back: address, bytes, writer, the unit that will write them, and
+    /// whether they write an image.
+    held: Vec<(u64, Vec<u8>, Tag, TransferUnit, bool)>,
 }
 
 impl TransferEngine {
@@ -110,6 +114,7 @@ impl TransferEngine {
     /// after the engine's start latency, when the engine is free.
     pub(crate) fn start_action(&mut self, i: usize, inst: usize, cx: &mut Cx<'_, '_, '_>) {
         let (r, at) = self.start(cx.prog, i, inst, cx.now());
+        self.runs[r].fast_clear = crate::engine::compression::fast_clear(cx.prog, cx.profile, inst);
         let unit = cx.clock.units.transfer();
         cx.clock.schedule(at, unit, Ev::Transfer(r));
     }
@@ -138,8 +143,8 @@ impl TransferEngine {
     pub(crate) fn release_held(&mut self, cx: &mut Cx<'_, '_, '_>) -> Result<(), WorkloadError> {
         cx.holds.release_at = None;
         cx.holds.due = false;
-        for (addr, data, tag, unit) in std::mem::take(&mut self.held) {
-            cx.machine.transfer_write(cx.now(), addr, &data, tag, unit).map_err(|e| exec_err("a directed schedule's held-back writes", e))?;
+        for (addr, data, tag, unit, image) in std::mem::take(&mut self.held) {
+            cx.machine.transfer_write(cx.now(), addr, &data, tag, unit, image).map_err(|e| exec_err("a directed schedule's held-back writes", e))?;
             cx.observers.writes.push((tag, addr, data.len() as u64));
         }
         self.hold_writes = None;
@@ -153,7 +158,7 @@ impl TransferEngine {
     fn start(&mut self, prog: &Program<'_>, item: usize, inst: usize, now: u64) -> (usize, u64) {
         let mut chunks = prog.action(inst).map(|a| crate::engine::chunks::transfer_chunks(inst, &a.work)).unwrap_or_default();
         shuffle_windows(&mut chunks, &mut self.rng);
-        self.runs.push(TransferRun { item, inst, chunks, next: 0 });
+        self.runs.push(TransferRun { item, inst, fast_clear: None, chunks, next: 0 });
         (self.runs.len() - 1, (now + self.launch_cycles).max(self.free_at))
     }
 
@@ -163,11 +168,30 @@ impl TransferEngine {
         let Some(chunk) = run.chunks.get(run.next) else {
             return Ok(TransferStep::Finished { item: run.item });
         };
-        let inst = run.inst;
+        let (inst, fast_clear) = (run.inst, run.fast_clear);
         let ins = &prog.instances[inst];
+        if let Some(k) = fast_clear {
+            // A fast clear writes the tiles' metadata only: no bytes move, and the engine is
+            // busy a cycle for the chunk.
+            machine.fast_clear(chunk.dst, chunk.len, k, ins.tag);
+            let writes = [Some((ins.tag, chunk.dst, chunk.len)), None];
+            self.free_at = now + 1;
+            self.runs[r].next += 1;
+            return Ok(TransferStep::Moved { read: None, writes, next: now + 1 });
+        }
         let err = |e: sim_caches::AccessError| WorkloadError::Execution { at: ins.at.to_string(), message: e.to_string() };
+        // Which sides are images: an image command's reads decode and its writes compress where
+        // the profile says.
+        let (mut src_image, mut dst_image) = (false, false);
         if let Some(a) = prog.action(inst) {
             chunk.bytes_into(&a.work, &mut self.data);
+            let (src, dst) = match &a.work {
+                crate::api::action::Work::Copy { src, dst, .. } => (Some(*src), Some(*dst)),
+                crate::api::action::Work::Clear { dst, .. } => (None, Some(*dst)),
+                _ => (None, None),
+            };
+            src_image = src.and_then(|r| prog.resource_image(r)).is_some();
+            dst_image = dst.and_then(|r| prog.resource_image(r)).is_some();
         }
         // A transfer the driver runs as a shader: each chunk is a workgroup's, on a CU the seed
         // picks.
@@ -181,7 +205,7 @@ impl TransferEngine {
         if let (ChunkData::Copy, Some((src_addr, buffer, offset))) = (&chunk.data, chunk.src) {
             self.tags.clear();
             self.tags.resize(word_span(src_addr, self.data.len()), 0);
-            let (t, served) = machine.transfer_read(now, src_addr, &mut self.data, &mut self.tags, unit).map_err(err)?;
+            let (t, served) = machine.transfer_read(now, src_addr, &mut self.data, &mut self.tags, unit, src_image).map_err(err)?;
             latency = t.latency;
             read = Some((chunk.key, buffer, offset, src_addr, served));
         }
@@ -191,14 +215,14 @@ impl TransferEngine {
             _ => (chunk.dst + chunk.len, chunk.dst + chunk.len),
         };
         if lo < hi {
-            self.held.push((lo, self.data[(lo - chunk.dst) as usize..(hi - chunk.dst) as usize].to_vec(), ins.tag, unit));
+            self.held.push((lo, self.data[(lo - chunk.dst) as usize..(hi - chunk.dst) as usize].to_vec(), ins.tag, unit, dst_image));
         }
         let mut writes = [None; 2];
         let mut latency_w = 0;
         for (k, (a, b)) in [(chunk.dst, lo), (hi, chunk.dst + chunk.len)].into_iter().enumerate() {
             if a < b {
                 let part = &self.data[(a - chunk.dst) as usize..(b - chunk.dst) as usize];
-                latency_w = latency_w.max(machine.transfer_write(now, a, part, ins.tag, unit).map_err(err)?.latency);
+                latency_w = latency_w.max(machine.transfer_write(now, a, part, ins.tag, unit, dst_image).map_err(err)?.latency);
                 writes[k] = Some((ins.tag, a, b - a));
             }
         }
