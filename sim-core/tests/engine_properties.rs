@@ -5,8 +5,9 @@
 //!   releases a submission made earlier on the other queue) matches the reference run on every
 //!   built-in profile and several seeds, with one event set, waited and reset again and again
 //!   (across command buffers too), atomics that pick which workgroup reads and which
-//!   buffer a workgroup reads, and host scratch memory the device never touches (flushed,
-//!   invalidated and read back);
+//!   buffer a workgroup reads, host scratch memory the device never touches (flushed,
+//!   invalidated and read back), and images cleared, uploaded and read back through layout
+//!   transitions (compressed, fast-cleared and decompressed as each profile does);
 //! - results are byte-identical whatever the number of host threads running them.
 
 use proptest::prelude::*;
@@ -14,7 +15,7 @@ use rayon::prelude::*;
 use sim_core::api::*;
 use sim_core::engine::*;
 use sim_core::profile::Profile;
-use sim_core::generators::random::{BUFFERS, Op, Wait, Weaken, WORDS, build, build_weakened};
+use sim_core::generators::random::{BUFFERS, IMAGES, Op, Wait, Weaken, WORDS, build, build_weakened};
 
 fn op() -> impl Strategy<Value = Op> {
     let b = 0..BUFFERS;
@@ -31,6 +32,9 @@ fn op() -> impl Strategy<Value = Op> {
         Just(Op::HostBeside),
         any::<bool>().prop_map(|across| Op::ViaEvent { across }),
         Just(Op::Split),
+        (0..IMAGES, 0..4usize).prop_map(|(img, colour)| Op::ClearImage { img, colour }),
+        (b.clone(), 0..IMAGES).prop_map(|(src, img)| Op::ToImage { src, img }),
+        (0..IMAGES, b.clone()).prop_map(|(img, dst)| Op::FromImage { img, dst }),
         (0..2usize, prop_oneof![Just(Wait::Fence), Just(Wait::QueueIdle), Just(Wait::DeviceIdle)], any::<bool>())
             .prop_map(|(queue, wait, gated)| Op::Handoff { queue, wait: if gated { Wait::Fence } else { wait }, gated: gated && queue == 1 }),
     ]

@@ -215,7 +215,7 @@ fn record(o: &Objects<'_>, w: &Workload, cb: usize, desc: &CommandBufferDesc, ha
                 let (mem, buf) = barriers2(o, dependency);
                 let ev: Vec<vk::Event> = events.iter().map(|&e| o.events[e]).collect();
                 // One VkDependencyInfo per event, split as the trace gave them.
-                let split: Vec<(usize, usize)> = if dependency.per_event.len() == events.len() { dependency.per_event.clone() } else { vec![(mem.len(), buf.len())] };
+                let split: Vec<(usize, usize)> = if dependency.per_event.len() == events.len() { dependency.per_event.iter().map(|&(m, b, _)| (m, b)).collect() } else { vec![(mem.len(), buf.len())] };
                 let (mut mi, mut bi) = (0, 0);
                 let mut infos = Vec::new();
                 for &(m, b) in &split {

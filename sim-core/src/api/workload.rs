@@ -231,8 +231,9 @@ pub struct DependencyInfo {
     /// command the trace names. Every barrier then has the command's two stage masks.
     pub sync1: bool,
     /// For a vkCmdWaitEvents2 of several events, the trace's one VkDependencyInfo per event,
-    /// merged above: how many memory and buffer barriers each had, in order. Empty otherwise.
-    pub per_event: Vec<(usize, usize)>,
+    /// merged above: how many memory, buffer and image barriers each had, in order. Empty
+    /// otherwise.
+    pub per_event: Vec<(usize, usize, usize)>,
 }
 
 impl DependencyInfo {

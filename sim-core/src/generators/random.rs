@@ -18,7 +18,7 @@
 
 use crate::engine::rng::Rng;
 use crate::api::workload::*;
-use crate::sync::{AccessFlags2 as A, PipelineStageFlags2 as S};
+use crate::sync::{AccessFlags2 as A, MemoryBarrier2, PipelineStageFlags2 as S};
 
 /// Words in each buffer.
 pub const WORDS: u64 = 1024;
@@ -28,6 +28,18 @@ pub const BYTES: u64 = WORDS * 4;
 pub const BUFFERS: usize = 4;
 /// The counter [`Op::Winner`] uses: one more buffer, zeroed before each use.
 const COUNTER: usize = BUFFERS;
+/// Images the image ops choose from: 32x32 R8G8B8A8_UNORM, optimal, each [`BYTES`] of texels
+/// (a buffer's worth) in a memory object of its own.
+pub const IMAGES: usize = 2;
+/// Side of each image, texels.
+const IMAGE_SIDE: u32 = 32;
+/// The colours [`Op::ClearImage`] picks from, as R8G8B8A8_UNORM texels: two that are fast-clear
+/// values on the machines that fast-clear, two that are not.
+const CLEAR_COLOURS: [[u8; 4]; 4] = [[255, 255, 255, 255], [0, 0, 0, 0], [255, 128, 0, 255], [64, 64, 64, 255]];
+/// Tracked resources: the buffers, the counter, then the images.
+const fn image_resource(k: usize) -> usize {
+    BUFFERS + 1 + k
+}
 /// Bytes of a line the neighbouring-write ops split: each writer writes one half of every line.
 const LINE: u64 = 64;
 
@@ -170,6 +182,27 @@ pub enum Op {
         /// Destination buffer index.
         dst: usize,
     },
+    /// vkCmdClearColorImage of a whole image, in TRANSFER_DST_OPTIMAL.
+    ClearImage {
+        /// Image index.
+        img: usize,
+        /// Index into the clear colours.
+        colour: usize,
+    },
+    /// vkCmdCopyBufferToImage of a whole buffer into a whole image, in TRANSFER_DST_OPTIMAL.
+    ToImage {
+        /// Source buffer index.
+        src: usize,
+        /// Image index.
+        img: usize,
+    },
+    /// vkCmdCopyImageToBuffer of a whole image into a whole buffer, in TRANSFER_SRC_OPTIMAL.
+    FromImage {
+        /// Image index.
+        img: usize,
+        /// Destination buffer index.
+        dst: usize,
+    },
     /// A dispatch writes the first half of every 64-byte line of a HOST_COHERENT buffer; after
     /// the host waits for it, the host writes the second halves, and the next submission runs.
     HostBeside,
@@ -203,7 +236,11 @@ impl Op {
             let s = b(rng);
             (s, (s + 1 + rng.below(BUFFERS as u64 - 1) as usize) % BUFFERS)
         };
-        match rng.below(20) {
+        let img = |rng: &mut Rng| rng.below(IMAGES as u64) as usize;
+        match rng.below(23) {
+            20 => Op::ClearImage { img: img(rng), colour: rng.below(CLEAR_COLOURS.len() as u64) as usize },
+            21 => Op::ToImage { src: b(rng), img: img(rng) },
+            22 => Op::FromImage { img: img(rng), dst: b(rng) },
             0..=2 => Op::Fill { dst: b(rng), value: rng.below(1 << 32) as u32 },
             3 | 4 => Op::Update { dst: b(rng), word: rng.below(WORDS), value: rng.below(1 << 32) as u32 },
             5..=7 => pair(rng).into_copy(),
@@ -255,6 +292,9 @@ impl Op {
                 "the next op's synchronization through a reused event (vkCmdSetEvent2, {}vkCmdWaitEvents2, then vkCmdResetEvent2)",
                 if *across { "a new vkQueueSubmit, " } else { "" }
             ),
+            Op::ClearImage { img, colour } => format!("vkCmdClearColorImage I{img} to {:?}", CLEAR_COLOURS[*colour]),
+            Op::ToImage { src, img } => format!("vkCmdCopyBufferToImage B{src} -> I{img}"),
+            Op::FromImage { img, dst } => format!("vkCmdCopyImageToBuffer I{img} -> B{dst}"),
             Op::Split => "a new vkQueueSubmit on the same queue".into(),
             Op::Handoff { queue, wait, gated } => format!(
                 "the host waits ({}) and submits to q{queue}{}",
@@ -305,7 +345,8 @@ pub fn build(ops: &[Op]) -> Workload {
 /// (stage, read accesses, write accesses) of an operation on a buffer it reads / writes.
 fn usage(op: &Op) -> (S, A, A) {
     match op {
-        Op::Fill { .. } | Op::Update { .. } => (S::CLEAR, A::NONE, A::TRANSFER_WRITE),
+        Op::Fill { .. } | Op::Update { .. } | Op::ClearImage { .. } => (S::CLEAR, A::NONE, A::TRANSFER_WRITE),
+        Op::ToImage { .. } | Op::FromImage { .. } => (S::COPY, A::TRANSFER_READ, A::TRANSFER_WRITE),
         Op::Copy { .. } => (S::COPY, A::TRANSFER_READ, A::TRANSFER_WRITE),
         Op::Add { .. } => (S::COMPUTE_SHADER, A::SHADER_STORAGE_READ, A::SHADER_STORAGE_WRITE),
         Op::Uniform { .. } => (S::COMPUTE_SHADER, A::UNIFORM_READ, A::SHADER_STORAGE_WRITE),
@@ -334,8 +375,11 @@ pub fn build_weakened(ops: &[Op], weaken: &[Weaken]) -> Workload {
     let scratch = w.memory("scratch", 4096, MemoryProperties::parse("HOST_VISIBLE|HOST_CACHED").unwrap());
     w.host(HostOp::HostWrite { memory: scratch, offset: 100, data: vec![0xA5; 300] });
     // Per buffer: last writer (stage, write access) and readers since (stage).
-    let mut writer: Vec<Option<(S, A)>> = vec![None; BUFFERS + 1];
-    let mut readers: Vec<S> = vec![S::NONE; BUFFERS + 1];
+    let mut writer: Vec<Option<(S, A)>> = vec![None; image_resource(IMAGES)];
+    let mut readers: Vec<S> = vec![S::NONE; image_resource(IMAGES)];
+    // The images, and the layout each is in, in submission order (a hand-off keeps it).
+    let images: Vec<ImageId> = (0..IMAGES).map(|k| random_image(&mut w, k)).collect();
+    let mut layouts: Vec<&'static str> = vec!["UNDEFINED"; IMAGES];
     // Segments: (queue, how the host waits for the one before, gated, commands, host writes
     // after that wait and before the submissions).
     type Segment = (usize, Wait, bool, Vec<Vec<Command>>, Vec<HostOp>);
@@ -399,10 +443,22 @@ pub fn build_weakened(ops: &[Op], weaken: &[Weaken]) -> Workload {
             Op::Winner { src, dst } => (vec![src, COUNTER], vec![dst, COUNTER]),
             Op::Pick { a, b, dst } => (vec![a, b, COUNTER], vec![dst, COUNTER]),
             Op::Halves { src, dst } => (vec![src], vec![dst]),
+            Op::ClearImage { img, .. } => (vec![], vec![image_resource(img)]),
+            Op::ToImage { src, img } => (vec![src], vec![image_resource(img)]),
+            Op::FromImage { img, dst } => (vec![image_resource(img)], vec![dst]),
             Op::ViaEvent { .. } | Op::Split | Op::Handoff { .. } | Op::HostBeside => unreachable!("handled above"),
         };
+        // The image the op uses, and the layout it needs it in: a layout transition is a write
+        // of the image, ordered after its earlier accesses by an image barrier of its own.
+        let transition = match *op {
+            Op::ClearImage { img, .. } | Op::ToImage { img, .. } => Some((img, "TRANSFER_DST_OPTIMAL")),
+            Op::FromImage { img, .. } => Some((img, "TRANSFER_SRC_OPTIMAL")),
+            _ => None,
+        }
+        .filter(|&(img, want)| layouts[img] != want);
+        let transitioned = transition.map(|(img, _)| image_resource(img));
         let (mut src_stage, mut src_access, mut dst_access) = (S::NONE, A::NONE, A::NONE);
-        for &b in &reads {
+        for &b in reads.iter().filter(|&&b| Some(b) != transitioned) {
             if let Some((s, a)) = writer[b] {
                 src_stage |= s;
                 src_access |= a;
@@ -414,7 +470,7 @@ pub fn build_weakened(ops: &[Op], weaken: &[Weaken]) -> Workload {
                 };
             }
         }
-        for &b in &writes {
+        for &b in writes.iter().filter(|&&b| Some(b) != transitioned) {
             if let Some((s, a)) = writer[b] {
                 src_stage |= s;
                 src_access |= a;
@@ -422,20 +478,49 @@ pub fn build_weakened(ops: &[Op], weaken: &[Weaken]) -> Workload {
             }
             src_stage |= readers[b];
         }
+        // The transitioned image's barrier: after its writer (made available) and its readers,
+        // before the op's access of it.
+        let image_barrier = transition.map(|(img, want)| {
+            let r = image_resource(img);
+            let (ws, wa) = writer[r].unwrap_or((S::NONE, A::NONE));
+            let access = if reads.contains(&r) { read_access } else { write_access };
+            (img, want, MemoryBarrier2 { src_stage_mask: ws | readers[r], src_access_mask: wa, dst_stage_mask: stage, dst_access_mask: access })
+        });
         let cbs = &mut segs.last_mut().unwrap().3;
         let through_event = via_event.take();
         let mut reset_after = false;
-        if !src_stage.is_empty() {
+        if !src_stage.is_empty() || image_barrier.is_some() {
             let how = weaken[barrier_count % weaken.len()];
             barrier_count += 1;
-            let (sa, da) = match how {
-                Weaken::Keep | Weaken::Drop => (src_access, dst_access),
-                Weaken::NoSrcAccess => (A::NONE, dst_access),
-                Weaken::NoDstAccess => (src_access, A::NONE),
+            let narrow = |sa: A, da: A| match how {
+                Weaken::Keep | Weaken::Drop => (sa, da),
+                Weaken::NoSrcAccess => (A::NONE, da),
+                Weaken::NoDstAccess => (sa, A::NONE),
             };
-            let dependency = DependencyInfo::memory(src_stage, sa, stage, da);
+            let (sa, da) = narrow(src_access, dst_access);
+            let mut dependency = if src_stage.is_empty() { DependencyInfo::default() } else { DependencyInfo::memory(src_stage, sa, stage, da) };
+            if let Some((img, want, mut b)) = image_barrier {
+                (b.src_access_mask, b.dst_access_mask) = narrow(b.src_access_mask, b.dst_access_mask);
+                if how == Weaken::Drop {
+                    // The layout still changes (a program in the wrong layout is refused), but
+                    // nothing orders the transition.
+                    b = MemoryBarrier2 { src_stage_mask: S::NONE, src_access_mask: A::NONE, dst_stage_mask: S::NONE, dst_access_mask: A::NONE };
+                }
+                dependency.image_memory_barriers.push(ImageMemoryBarrier {
+                    barrier: b,
+                    image: images[img],
+                    old_layout: layouts[img].to_string(),
+                    new_layout: want.to_string(),
+                    range: sim_rop::SubresourceRange::whole(&w.images[images[img]].layout.desc),
+                });
+                layouts[img] = want;
+            }
             match (how, through_event) {
-                (Weaken::Drop, _) => {}
+                (Weaken::Drop, _) if dependency.image_memory_barriers.is_empty() => {}
+                (Weaken::Drop, _) => {
+                    dependency.memory_barriers.clear();
+                    cbs.last_mut().unwrap().push(Command::PipelineBarrier(dependency));
+                }
                 (_, Some(across)) => {
                     // The wait's dependency equals the set's, as vkCmdWaitEvents2 requires; the
                     // reset after the op, in its stage, comes after the wait's second scope.
@@ -488,6 +573,14 @@ pub fn build_weakened(ops: &[Op], weaken: &[Weaken]) -> Workload {
                 bindings: vec![bind(0, bufs[a]), bind(1, bufs[b]), bind(2, bufs[dst]), bind(3, bufs[COUNTER])],
                 push_constants: vec![],
             },
+            Op::ClearImage { img, colour } => Command::ClearColorImage {
+                image: images[img],
+                layout: "TRANSFER_DST_OPTIMAL".into(),
+                texel: CLEAR_COLOURS[colour].to_vec(),
+                ranges: vec![sim_rop::SubresourceRange::whole(&w.images[images[img]].layout.desc)],
+            },
+            Op::ToImage { src, img } => Command::CopyBufferToImage { src: bufs[src], dst: images[img], dst_layout: "TRANSFER_DST_OPTIMAL".into(), regions: vec![whole_image()] },
+            Op::FromImage { img, dst } => Command::CopyImageToBuffer { src: images[img], src_layout: "TRANSFER_SRC_OPTIMAL".into(), dst: bufs[dst], regions: vec![whole_image()] },
             Op::Halves { .. } | Op::ViaEvent { .. } | Op::Split | Op::Handoff { .. } | Op::HostBeside => unreachable!("handled above"),
         };
         cbs.last_mut().unwrap().push(cmd);
@@ -551,4 +644,33 @@ pub fn build_weakened(ops: &[Op], weaken: &[Weaken]) -> Workload {
     w.host(HostOp::InvalidateMappedMemoryRanges(vec![atoms]));
     w.host(HostOp::HostRead { memory: scratch, offset: 2000, size: 64, label: "scratch".into(), expect: Some(vec![0x5A; 64]) });
     w
+}
+
+/// Image `k` of a random program: 32x32 R8G8B8A8_UNORM, optimal, a transfer source and
+/// destination, in a DEVICE_LOCAL memory object of its own (so bufferImageGranularity is met).
+fn random_image(w: &mut Workload, k: usize) -> ImageId {
+    let desc = sim_rop::ImageDesc {
+        image_type: sim_rop::ImageType::D2,
+        format: sim_rop::Format::R8G8B8A8_UNORM,
+        extent: [IMAGE_SIDE, IMAGE_SIDE, 1],
+        mip_levels: 1,
+        array_layers: 1,
+        tiling: sim_rop::Tiling::Optimal,
+    };
+    let layout = sim_rop::ImageLayout::new(desc, &sim_rop::TilingParams::default()).expect("a valid image");
+    let memory = w.memory(format!("I{k}"), layout.size, MemoryProperties::parse("DEVICE_LOCAL").unwrap());
+    w.images.push(ImageBinding { name: format!("I{k}"), memory, offset: 0, layout, usage: "TRANSFER_SRC|TRANSFER_DST".into(), initial_layout: "UNDEFINED".into() });
+    w.images.len() - 1
+}
+
+/// A copy region of a whole random image and a whole buffer.
+fn whole_image() -> BufferImageCopy {
+    BufferImageCopy {
+        buffer_offset: 0,
+        buffer_row_length: 0,
+        buffer_image_height: 0,
+        subresource: SubresourceLayers { aspect: sim_rop::Aspect::Color, mip_level: 0, base_array_layer: 0, layer_count: 1 },
+        image_offset: [0; 3],
+        image_extent: [IMAGE_SIDE, IMAGE_SIDE, 1],
+    }
 }

@@ -625,8 +625,8 @@ fn amendments(prog: &Program<'_>, h: &Hazard, ip: usize, between: &[usize], memo
                 let (mem, bufs) = if dependency.sync1 || dependency.per_event.is_empty() {
                     (0..dependency.memory_barriers.len(), 0..dependency.buffer_memory_barriers.len())
                 } else {
-                    let (m0, b0) = dependency.per_event[..k].iter().fold((0, 0), |(m, b), &(x, y)| (m + x, b + y));
-                    let (m, b) = dependency.per_event[k];
+                    let (m0, b0) = dependency.per_event[..k].iter().fold((0, 0), |(m, b), &(x, y, _)| (m + x, b + y));
+                    let (m, b, _) = dependency.per_event[k];
                     (m0..m0 + m, b0..b0 + b)
                 };
                 let Some((target, add)) = widen_dependency(prog, h, dependency, mem, bufs, memory) else { continue };

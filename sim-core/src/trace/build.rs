@@ -1037,9 +1037,10 @@ impl Builder<'_> {
                         let mut merged = DependencyInfo::default();
                         for (i, d) in ds.iter().enumerate() {
                             let dep = self.dependency(name, None, &d.memory_barriers, &d.buffer_memory_barriers, &d.image_memory_barriers, &format!("{path}.dependencies[{i}]"))?;
-                            merged.per_event.push((dep.memory_barriers.len(), dep.buffer_memory_barriers.len()));
+                            merged.per_event.push((dep.memory_barriers.len(), dep.buffer_memory_barriers.len(), dep.image_memory_barriers.len()));
                             merged.memory_barriers.extend(dep.memory_barriers);
                             merged.buffer_memory_barriers.extend(dep.buffer_memory_barriers);
+                            merged.image_memory_barriers.extend(dep.image_memory_barriers);
                         }
                         merged
                     }

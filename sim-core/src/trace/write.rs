@@ -509,19 +509,20 @@ fn command(w: &Workload, c: &Command, buf: &dyn Fn(usize) -> J) -> J {
             } else {
                 // One dependency per event: the parts the trace gave, or all of it for the first.
                 let mut parts = Vec::new();
-                let (mut mi, mut bi) = (0, 0);
+                let (mut mi, mut bi, mut ii) = (0, 0, 0);
                 for k in 0..events.len() {
-                    let (nm, nb) = match dependency.per_event.get(k) {
+                    let (nm, nb, ni) = match dependency.per_event.get(k) {
                         Some(&p) if dependency.per_event.len() == events.len() => p,
-                        _ if k == 0 => (dependency.memory_barriers.len(), dependency.buffer_memory_barriers.len()),
-                        _ => (0, 0),
+                        _ if k == 0 => (dependency.memory_barriers.len(), dependency.buffer_memory_barriers.len(), dependency.image_memory_barriers.len()),
+                        _ => (0, 0, 0),
                     };
                     let part = DependencyInfo {
                         memory_barriers: dependency.memory_barriers[mi..(mi + nm).min(dependency.memory_barriers.len())].to_vec(),
                         buffer_memory_barriers: dependency.buffer_memory_barriers[bi..(bi + nb).min(dependency.buffer_memory_barriers.len())].to_vec(),
+                        image_memory_barriers: dependency.image_memory_barriers[ii..(ii + ni).min(dependency.image_memory_barriers.len())].to_vec(),
                         ..DependencyInfo::default()
                     };
-                    (mi, bi) = (mi + nm, bi + nb);
+                    (mi, bi, ii) = (mi + nm, bi + nb, ii + ni);
                     parts.push(J::Obj(barrier_lists(w, &part, false)));
                 }
                 m.push(("dependencies", J::Arr(parts)));
