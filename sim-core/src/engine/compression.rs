@@ -91,7 +91,11 @@ pub(crate) fn bind(machine: &mut Machine, prog: &Program<'_>, profile: &Profile,
     // memory held; the images' own tiles too until a transition initializes them, where the
     // driver does that.
     let regions: Vec<(u64, u64)> = machine.meta.regions().collect();
-    let mut own: Vec<(u64, u64)> = images.iter().map(|&i| image_bytes(prog, i)).map(|(a, n)| (a, a + n)).collect();
+    // Optimal images that are not compressed (storage, depth) may share a page with one that
+    // is (bufferImageGranularity separates linear from optimal resources only): their tiles are
+    // initialized uncompressed with them.
+    let optimal = (0..prog.workload.images.len()).filter(|&i| prog.workload.images[i].layout.desc.tiling == Tiling::Optimal);
+    let mut own: Vec<(u64, u64)> = optimal.map(|i| image_bytes(prog, i)).map(|(a, n)| (a, a + n)).collect();
     own.sort_unstable();
     for (start, end) in regions {
         let mut at = start;
@@ -244,31 +248,44 @@ pub(crate) fn finish(machine: &mut Machine, prog: &Program<'_>, profile: &Profil
     Ok(out)
 }
 
-/// Counts, per image, the texels whose bytes in `sim` (decoded) differ from `reference`.
+/// Counts, per image, the texels whose bytes in `sim` (decoded) differ from `reference`. Reads
+/// a band of rows at a time (a row of tiles, or one linear row), so nothing is allocated by
+/// the image's size.
 pub(crate) fn count_differing(reports: &mut [ImageReport], prog: &Program<'_>, sim: &sim_caches::BackingStore, reference: &sim_caches::BackingStore) -> Result<(), AccessError> {
     for (i, report) in reports.iter_mut().enumerate() {
         let im = &prog.workload.images[i];
         let base = prog.buffer_addr(prog.image_resource(i), 0);
+        let optimal = im.layout.desc.tiling == Tiling::Optimal;
+        let rows_per_band = if optimal { sim_rop::layout::TILE_DIM } else { 1 };
+        let (mut a, mut b, mut ta, mut tb) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for &aspect in im.layout.desc.format.aspects() {
-            let texel = u64::from(im.layout.desc.format.plane_bytes(aspect).unwrap_or(1));
+            let texel = u64::from(im.layout.desc.format.plane_bytes(aspect).unwrap_or(1)) as usize;
             for layer in 0..im.layout.desc.array_layers {
                 for level in 0..im.layout.desc.mip_levels {
                     let Some(s) = im.layout.subresource(aspect, level, layer) else { continue };
                     let [w, h, d] = s.extent;
                     report.texels += u64::from(w) * u64::from(h) * u64::from(d);
-                    let (mut a, mut b) = (vec![0u8; s.size as usize], vec![0u8; s.size as usize]);
-                    let words = sim_caches::word_span(base + s.offset, s.size as usize);
-                    let (mut ta, mut tb) = (vec![0; words], vec![0; words]);
-                    sim.peek(base + s.offset, &mut a, &mut ta)?;
-                    reference.peek(base + s.offset, &mut b, &mut tb)?;
                     for z in 0..d {
-                        for y in 0..h {
-                            for x in 0..w {
-                                let Some(off) = im.layout.texel_offset(aspect, level, layer, [x, y, z]) else { continue };
-                                let k = (off - s.offset) as usize;
-                                let t = texel as usize;
-                                if a.get(k..k + t) != b.get(k..k + t) {
-                                    report.texels_differing += 1;
+                        for y0 in (0..h).step_by(rows_per_band as usize) {
+                            let Some(start) = im.layout.texel_offset(aspect, level, layer, [0, y0, z]) else { continue };
+                            // A band is a row of tiles (optimal) or a row (linear) from its first
+                            // texel, within the subresource.
+                            let start = if optimal { start / u64::from(sim_rop::layout::TILE_TEXELS * s.texel_bytes) * u64::from(sim_rop::layout::TILE_TEXELS * s.texel_bytes) } else { start };
+                            let len = s.row_pitch.min(s.offset + s.size - start) as usize;
+                            let words = sim_caches::word_span(base + start, len);
+                            a.resize(len, 0);
+                            b.resize(len, 0);
+                            ta.resize(words, 0);
+                            tb.resize(words, 0);
+                            sim.peek(base + start, &mut a, &mut ta)?;
+                            reference.peek(base + start, &mut b, &mut tb)?;
+                            for y in y0..(y0 + rows_per_band).min(h) {
+                                for x in 0..w {
+                                    let Some(off) = im.layout.texel_offset(aspect, level, layer, [x, y, z]) else { continue };
+                                    let k = (off - start) as usize;
+                                    if a.get(k..k + texel) != b.get(k..k + texel) {
+                                        report.texels_differing += 1;
+                                    }
                                 }
                             }
                         }
