@@ -1,6 +1,8 @@
 //! Images in traces, as far as this version takes them: described, checked, placed in memory
 //! with the device's tiling, listed with their memory requirements by `gpusim check`, written
-//! back by the trace writer, and refused by `gpusim replay` (which does not create them yet).
+//! back by the trace writer, and replayed on a real driver by `gpusim replay`.
+
+mod support;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -61,13 +63,40 @@ fn the_trace_writer_writes_images_back() {
     }
 }
 
+/// The image examples replay on a real driver (lavapipe where the suite runs): images created
+/// and bound at the trace's offsets, transitioned, cleared and copied. On lavapipe (in order,
+/// coherent) every host read equals the reference run's in every iteration; under the layer the
+/// correct examples have no hazard, and each missing barrier is reported: the racing copy's
+/// read after write, or (the layer's call, which gpusim does not make yet) the layout
+/// transition that does not wait for the clear.
 #[test]
-fn replay_refuses_images_before_opening_a_device() {
-    let path = trace_file("replay");
-    let out = gpusim(&["replay", path.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("image `albedo`") && err.contains("images are not supported by gpusim replay yet"), "{err}");
+fn image_examples_replay_on_a_real_driver() {
+    if let Some(reason) = support::vulkan::unavailable() {
+        support::vulkan::skip("image_examples_replay_on_a_real_driver", &reason);
+        return;
+    }
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/images");
+    let mut names: Vec<String> = std::fs::read_dir(&dir).unwrap().filter_map(|e| e.ok()?.file_name().into_string().ok()).filter(|n| n.ends_with(".json") && !n.ends_with(".expect.json")).collect();
+    names.sort();
+    assert!(names.len() >= 7, "{names:?}");
+    for name in names {
+        let out = gpusim(&["replay", dir.join(&name).to_str().unwrap(), "--validate", "--iterations", "2", "--report", "json"]);
+        assert!(out.status.code().is_some_and(|c| c < 2), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(r["iterations_with_corruption"], 0, "{name}: lavapipe is in order and coherent");
+        assert!(r["validation_errors"].as_array().unwrap().is_empty(), "{name}: {}", r["validation_errors"]);
+        if r["replay"]["validation_layer"].is_null() {
+            continue;
+        }
+        // Layer 1.3.239 puts vkCmdUpdateBuffer at COPY (KhronosGroup/Vulkan-ValidationLayers#7406):
+        // the replay names that false positive, and it is left out here.
+        let ids: Vec<String> = r["hazards"].as_array().unwrap().iter().filter(|h| h["gpusim"]["call"] != "fill_stage").map(|h| format!("{} {}", h["id"].as_str().unwrap(), h["usage"].as_str().unwrap_or_default())).collect();
+        match name.as_str() {
+            "clear-then-copy-missing.json" => assert!(ids.iter().any(|h| h.contains("WRITE-AFTER-WRITE") && h.contains("IMAGE_LAYOUT_TRANSITION")), "{name}: {ids:?}"),
+            "upload-to-image-missing.json" => assert!(ids.iter().any(|h| h.contains("READ-AFTER-WRITE")), "{name}: {ids:?}"),
+            _ => assert!(ids.is_empty(), "{name}: {ids:?}"),
+        }
+    }
 }
 
 /// An image command runs on an image in the layout it names: checked in submission order, as

@@ -7,7 +7,7 @@
 //!     │                  │
 //!     │                  └─ subgroup size ──► sim_core reference_outcome (expected bytes)
 //!     ▼
-//!  objects::Objects (memory, buffers, pipelines, sync objects)
+//!  objects::Objects (memory, buffers, images, pipelines, sync objects)
 //!     ▼
 //!  record::record_all (command buffers, each command tagged with its trace place)
 //!     ▼
@@ -22,6 +22,7 @@
 pub mod device;
 pub mod error;
 pub mod hazards;
+mod images;
 pub mod layer;
 mod objects;
 mod record;
@@ -86,14 +87,12 @@ pub fn replay(w: &Workload, options: &ReplayOptions) -> Result<Replay, ReplayErr
     // is not run anywhere, and the device is not opened for it.
     let prog = sim_core::api::Program::new(w)?;
     sim_core::engine::stream::Stream::lower(&prog)?;
-    if let Some(im) = w.images.first() {
-        // The replay creates buffers only; an image's bytes in a real driver's layout would not
-        // be the reference run's either.
-        return Err(ReplayError::Unsupported { at: format!("image `{}`", im.name), message: "images are not supported by gpusim replay yet".into() });
-    }
     let session = Session::open(w, options.device.as_deref(), options.validate)?;
     let reference = sim_core::engine::reference_outcome(w, session.info.subgroup_size, &options.limits)?;
     let mut notes = session.notes.clone();
+    if !w.images.is_empty() {
+        notes.push("images are laid out as the driver chooses: their memory is not compared byte for byte with the reference run's; what the trace copies out of them into buffers is".into());
+    }
     let observed = {
         let mut objects = objects::Objects::new(&session, w, &mut notes)?;
         let cbs = record::record_all(&objects, w)?;

@@ -1,5 +1,6 @@
 //! The trace's objects made real: memory (with a memory type chosen by its properties),
-//! buffers bound at the trace's offsets, compute pipelines from SPIR-V with layouts derived from
+//! buffers and images bound at the trace's offsets (refused where the device needs another
+//! alignment), compute pipelines from SPIR-V with layouts derived from
 //! the shader's bindings, events, semaphores, fences and command pools. Everything is named
 //! after its trace id through `VK_EXT_debug_utils`, so the layer's messages name them.
 
@@ -50,6 +51,8 @@ pub(crate) struct Objects<'s> {
     pub(crate) s: &'s Session,
     pub(crate) memories: Vec<Memory>,
     pub(crate) buffers: Vec<vk::Buffer>,
+    /// The trace's images, bound at their offsets.
+    pub(crate) images: Vec<vk::Image>,
     pub(crate) pipelines: Vec<Pipeline>,
     pub(crate) events: Vec<vk::Event>,
     pub(crate) semaphores: Vec<vk::Semaphore>,
@@ -101,6 +104,7 @@ impl<'s> Objects<'s> {
             s,
             memories: Vec::new(),
             buffers: Vec::new(),
+            images: Vec::new(),
             pipelines: Vec::new(),
             events: Vec::new(),
             semaphores: Vec::new(),
@@ -133,6 +137,7 @@ impl<'s> Objects<'s> {
     fn make_memory(&mut self, w: &Workload, notes: &mut Vec<String>) -> Result<(), ReplayError> {
         let d = &self.s.device;
         self.buffers = vec![vk::Buffer::null(); w.buffers.len()];
+        self.images = vec![vk::Image::null(); w.images.len()];
         let mut staging_size = 0u64;
         // (asked properties, type chosen) -> memory objects: one note for each.
         let mut extra_properties: BTreeMap<(u32, u32), Vec<String>> = BTreeMap::new();
@@ -161,6 +166,26 @@ impl<'s> Objects<'s> {
                 end = end.max(bd.offset + r.size);
                 bound.push((buf, bd.offset));
             }
+            let mut bound_images = Vec::new();
+            for (i, im) in w.images.iter().enumerate().filter(|(_, im)| im.memory == m) {
+                let iat = format!("images[{}]", im.name);
+                // SAFETY: a valid create info (the loader checked the image as Vulkan does); the
+                // image is destroyed in Drop.
+                let image = unsafe { d.create_image(&crate::images::create_info(im), None) }.call_at("vkCreateImage", &iat)?;
+                self.images[i] = image;
+                self.s.name(image, &im.name);
+                // SAFETY: plain query of a live image.
+                let r = unsafe { d.get_image_memory_requirements(image) };
+                if im.offset % r.alignment.max(1) != 0 {
+                    return Err(ReplayError::Unsupported {
+                        at: format!("{iat}.offset"),
+                        message: format!("offset {} is not a multiple of {}, the alignment this device requires of the image's memory offset", im.offset, r.alignment),
+                    });
+                }
+                allowed &= r.memory_type_bits;
+                end = end.max(im.offset + r.size);
+                bound_images.push((image, im.offset));
+            }
             let Some(t) = self.s.memory_type(allowed, wanted) else {
                 let types: Vec<String> = (0..self.s.memory.memory_type_count).map(|i| format!("{i}: {}", flag_names(self.s.memory_type_flags(i)))).collect();
                 return Err(ReplayError::Unsupported {
@@ -182,6 +207,10 @@ impl<'s> Objects<'s> {
             unsafe { d.bind_buffer_memory(whole, memory, 0) }.call_at("vkBindBufferMemory", &at)?;
             for (buf, offset) in bound {
                 unsafe { d.bind_buffer_memory(buf, memory, offset) }.call_at("vkBindBufferMemory", &at)?;
+            }
+            for (image, offset) in bound_images {
+                // SAFETY: a live image and memory; the offset's alignment was checked above.
+                unsafe { d.bind_image_memory(image, memory, offset) }.call_at("vkBindImageMemory", &at)?;
             }
             if flags.contains(vk::MemoryPropertyFlags::HOST_VISIBLE) {
                 // SAFETY: host-visible memory, mapped once and unmapped when freed.
@@ -421,6 +450,9 @@ impl Drop for Objects<'_> {
             }
             for b in self.buffers.drain(..) {
                 d.destroy_buffer(b, None);
+            }
+            for i in self.images.drain(..) {
+                d.destroy_image(i, None);
             }
             for m in self.memories.drain(..) {
                 d.destroy_buffer(m.whole, None);

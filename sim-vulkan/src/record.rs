@@ -38,8 +38,11 @@ fn memory_barrier2(b: &MemoryBarrier2) -> vk::MemoryBarrier2<'static> {
         .dst_access_mask(access2(b.dst_access_mask))
 }
 
+/// The barriers of a dependency as synchronization2 structures: memory, buffer, image.
+type Barriers2 = (Vec<vk::MemoryBarrier2<'static>>, Vec<vk::BufferMemoryBarrier2<'static>>, Vec<vk::ImageMemoryBarrier2<'static>>);
+
 /// The barriers of `dep`, as synchronization2 structures.
-fn barriers2(o: &Objects<'_>, dep: &DependencyInfo) -> (Vec<vk::MemoryBarrier2<'static>>, Vec<vk::BufferMemoryBarrier2<'static>>) {
+fn barriers2(o: &Objects<'_>, dep: &DependencyInfo, at: &str) -> Result<Barriers2, ReplayError> {
     let mem = dep.memory_barriers.iter().map(memory_barrier2).collect();
     let buf = dep
         .buffer_memory_barriers
@@ -57,12 +60,16 @@ fn barriers2(o: &Objects<'_>, dep: &DependencyInfo) -> (Vec<vk::MemoryBarrier2<'
                 .size(b.size.unwrap_or(vk::WHOLE_SIZE))
         })
         .collect();
-    (mem, buf)
+    let img = dep.image_memory_barriers.iter().map(|b| crate::images::barrier2(b, o.images[b.image], at)).collect::<Result<_, _>>()?;
+    Ok((mem, buf, img))
 }
 
+/// The barriers of a dependency in the synchronization1 shape: the command's two stage masks,
+/// then memory, buffer and image barriers.
+type Barriers1 = (vk::PipelineStageFlags, vk::PipelineStageFlags, Vec<vk::MemoryBarrier<'static>>, Vec<vk::BufferMemoryBarrier<'static>>, Vec<vk::ImageMemoryBarrier<'static>>);
+
 /// The barriers of `dep` in the synchronization1 shape, with the command's two stage masks.
-#[allow(clippy::type_complexity)]
-fn barriers1(o: &Objects<'_>, dep: &DependencyInfo) -> (vk::PipelineStageFlags, vk::PipelineStageFlags, Vec<vk::MemoryBarrier<'static>>, Vec<vk::BufferMemoryBarrier<'static>>) {
+fn barriers1(o: &Objects<'_>, dep: &DependencyInfo, at: &str) -> Result<Barriers1, ReplayError> {
     let (src, dst) = (stages1(dep.src_stages()), stages1(dep.dst_stages()));
     let mem = dep.memory_barriers.iter().map(|b| vk::MemoryBarrier::default().src_access_mask(access1(b.src_access_mask)).dst_access_mask(access1(b.dst_access_mask))).collect();
     let buf = dep
@@ -79,7 +86,8 @@ fn barriers1(o: &Objects<'_>, dep: &DependencyInfo) -> (vk::PipelineStageFlags, 
                 .size(b.size.unwrap_or(vk::WHOLE_SIZE))
         })
         .collect();
-    (src, dst, mem, buf)
+    let img = dep.image_memory_barriers.iter().map(|b| crate::images::barrier1(b, o.images[b.image], at)).collect::<Result<_, _>>()?;
+    Ok((src, dst, mem, buf, img))
 }
 
 /// Records every command buffer of `w` once for each queue family it is submitted to (every
@@ -136,9 +144,27 @@ fn record(o: &Objects<'_>, w: &Workload, cb: usize, desc: &CommandBufferDesc, ha
         // SAFETY (each arm): recording into a command buffer in the recording state, with
         // live handles made by `Objects` and arrays that outlive the call.
         match c {
-            // The replay refuses workloads with images before it records anything.
-            Command::CopyBufferToImage { .. } | Command::CopyImageToBuffer { .. } | Command::ClearColorImage { .. } | Command::ClearDepthStencilImage { .. } => {
-                return Err(ReplayError::Unsupported { at: at(k), message: format!("{} is not supported by gpusim replay yet", c.vk_name()) });
+            Command::CopyBufferToImage { src, dst, dst_layout, regions } => {
+                let r: Vec<vk::BufferImageCopy> = regions.iter().map(crate::images::copy_region).collect();
+                let l = crate::images::layout(dst_layout, &at(k))?;
+                unsafe { d.cmd_copy_buffer_to_image(handle, o.buffers[*src], o.images[*dst], l, &r) }
+            }
+            Command::CopyImageToBuffer { src, src_layout, dst, regions } => {
+                let r: Vec<vk::BufferImageCopy> = regions.iter().map(crate::images::copy_region).collect();
+                let l = crate::images::layout(src_layout, &at(k))?;
+                unsafe { d.cmd_copy_image_to_buffer(handle, o.images[*src], l, o.buffers[*dst], &r) }
+            }
+            Command::ClearColorImage { image, layout, texel, ranges } => {
+                let colour = crate::images::clear_color(w.images[*image].layout.desc.format, texel);
+                let r: Vec<vk::ImageSubresourceRange> = ranges.iter().map(crate::images::range).collect();
+                let l = crate::images::layout(layout, &at(k))?;
+                unsafe { d.cmd_clear_color_image(handle, o.images[*image], l, &colour, &r) }
+            }
+            Command::ClearDepthStencilImage { image, layout, depth, stencil, ranges } => {
+                let value = vk::ClearDepthStencilValue { depth: *depth, stencil: *stencil };
+                let r: Vec<vk::ImageSubresourceRange> = ranges.iter().map(crate::images::range).collect();
+                let l = crate::images::layout(layout, &at(k))?;
+                unsafe { d.cmd_clear_depth_stencil_image(handle, o.images[*image], l, &value, &r) }
             }
             Command::FillBuffer { dst, offset, size, data } => unsafe { d.cmd_fill_buffer(handle, o.buffers[*dst], *offset, size.unwrap_or(vk::WHOLE_SIZE), *data) },
             Command::UpdateBuffer { dst, offset, data } => unsafe { d.cmd_update_buffer(handle, o.buffers[*dst], *offset, data) },
@@ -192,36 +218,37 @@ fn record(o: &Objects<'_>, w: &Workload, cb: usize, desc: &CommandBufferDesc, ha
                 }
             }
             Command::PipelineBarrier(dep) if dep.sync1 => {
-                let (src, dst, mem, buf) = barriers1(o, dep);
-                unsafe { d.cmd_pipeline_barrier(handle, src, dst, vk::DependencyFlags::empty(), &mem, &buf, &[]) };
+                let (src, dst, mem, buf, img) = barriers1(o, dep, &at(k))?;
+                unsafe { d.cmd_pipeline_barrier(handle, src, dst, vk::DependencyFlags::empty(), &mem, &buf, &img) };
             }
             Command::PipelineBarrier(dep) => {
-                let (mem, buf) = barriers2(o, dep);
-                let info = vk::DependencyInfo::default().memory_barriers(&mem).buffer_memory_barriers(&buf);
+                let (mem, buf, img) = barriers2(o, dep, &at(k))?;
+                let info = vk::DependencyInfo::default().memory_barriers(&mem).buffer_memory_barriers(&buf).image_memory_barriers(&img);
                 unsafe { d.cmd_pipeline_barrier2(handle, &info) };
             }
             Command::SetEvent { event, dependency } if dependency.sync1 => unsafe { d.cmd_set_event(handle, o.events[*event], stages1(dependency.src_stages())) },
             Command::SetEvent { event, dependency } => {
-                let (mem, buf) = barriers2(o, dependency);
-                let info = vk::DependencyInfo::default().memory_barriers(&mem).buffer_memory_barriers(&buf);
+                let (mem, buf, img) = barriers2(o, dependency, &at(k))?;
+                let info = vk::DependencyInfo::default().memory_barriers(&mem).buffer_memory_barriers(&buf).image_memory_barriers(&img);
                 unsafe { d.cmd_set_event2(handle, o.events[*event], &info) };
             }
             Command::WaitEvents { events, dependency } if dependency.sync1 => {
-                let (src, dst, mem, buf) = barriers1(o, dependency);
+                let (src, dst, mem, buf, img) = barriers1(o, dependency, &at(k))?;
                 let ev: Vec<vk::Event> = events.iter().map(|&e| o.events[e]).collect();
-                unsafe { d.cmd_wait_events(handle, &ev, src, dst, &mem, &buf, &[]) };
+                unsafe { d.cmd_wait_events(handle, &ev, src, dst, &mem, &buf, &img) };
             }
             Command::WaitEvents { events, dependency } => {
-                let (mem, buf) = barriers2(o, dependency);
+                let (mem, buf, img) = barriers2(o, dependency, &at(k))?;
                 let ev: Vec<vk::Event> = events.iter().map(|&e| o.events[e]).collect();
                 // One VkDependencyInfo per event, split as the trace gave them.
-                let split: Vec<(usize, usize)> = if dependency.per_event.len() == events.len() { dependency.per_event.iter().map(|&(m, b, _)| (m, b)).collect() } else { vec![(mem.len(), buf.len())] };
-                let (mut mi, mut bi) = (0, 0);
+                let split: Vec<(usize, usize, usize)> = if dependency.per_event.len() == events.len() { dependency.per_event.clone() } else { vec![(mem.len(), buf.len(), img.len())] };
+                let (mut mi, mut bi, mut ii) = (0, 0, 0);
                 let mut infos = Vec::new();
-                for &(m, b) in &split {
-                    infos.push(vk::DependencyInfo::default().memory_barriers(&mem[mi..mi + m]).buffer_memory_barriers(&buf[bi..bi + b]));
+                for &(m, b, i) in &split {
+                    infos.push(vk::DependencyInfo::default().memory_barriers(&mem[mi..mi + m]).buffer_memory_barriers(&buf[bi..bi + b]).image_memory_barriers(&img[ii..ii + i]));
                     mi += m;
                     bi += b;
+                    ii += i;
                 }
                 while infos.len() < ev.len() {
                     infos.push(infos[0]);
