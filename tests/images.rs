@@ -359,3 +359,26 @@ fn optimal_images_may_share_a_page_whatever_their_compression() {
         assert_eq!(r["images"][1]["compressed"], false, "{p}: STORAGE images are kept uncompressed");
     }
 }
+
+/// `gpusim check` names every buffer or linear image bound within bufferImageGranularity of an
+/// optimal image in the same memory (Vulkan's "Buffer-Image Granularity": they alias), and what
+/// the profile's machine makes of it; a profile with a finer granularity finds fewer.
+#[test]
+fn check_names_resources_closer_than_buffer_image_granularity() {
+    let path = trace_file("placement");
+    let json = |profile: &str| -> serde_json::Value {
+        let out = gpusim(&["check", path.to_str().unwrap(), "--profile", profile, "--report", "json"]);
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let pairs = |v: &serde_json::Value| -> Vec<(String, String)> { v["placement"].as_array().unwrap().iter().map(|c| (c["resource"].as_str().unwrap().to_string(), c["image"].as_str().unwrap().to_string())).collect() };
+    // seed-vram (65536): page 0 holds A, depth and the linear staging image; albedo and big
+    // share page 1 with no linear resource.
+    assert_eq!(pairs(&json("seed-vram")), [("A".to_string(), "depth".to_string()), ("staging".to_string(), "depth".to_string())]);
+    // nvidia-like (1024): A ends at 4096 and depth starts at 8192; staging at 16384 is pages
+    // away from depth's end.
+    let fine = json("nvidia-like");
+    assert!(pairs(&fine).iter().all(|(r, _)| r != "A"), "{fine}");
+    let text = String::from_utf8_lossy(&gpusim(&["check", path.to_str().unwrap(), "--profile", "seed-l2"]).stdout).into_owned();
+    assert!(text.contains("Placement (bufferImageGranularity 65536 on seed-l2):\n  `A` shares a page with optimal image `depth` in memory `dev`"), "{text}");
+    assert!(text.contains("seed-l2 keeps compression metadata per 64 KiB page"), "{text}");
+}

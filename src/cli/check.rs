@@ -64,6 +64,12 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, CliError> {
             });
             if !t.workload.images.is_empty() {
                 v["images"] = images_json(&t.workload);
+                v["placement"] = serde_json::Value::Array(
+                    granularity_conflicts(&t.workload, &profile)
+                        .iter()
+                        .map(|c| serde_json::json!({"resource": c.linear, "image": c.image, "memory": c.memory, "granularity": profile.limits.buffer_image_granularity, "overlap": c.overlap}))
+                        .collect(),
+                );
             }
             super::print_out(&format!("{}\n", serde_json::to_string_pretty(&v)?))?;
         }
@@ -78,6 +84,7 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, CliError> {
                 }
             }
             o.push_str(&images_text(&t.workload));
+            o.push_str(&placement_text(&t.workload, &profile));
             super::print_out(&o)?;
         }
     }
@@ -131,5 +138,59 @@ fn images_text(w: &sim_core::api::Workload) -> String {
             im.offset
         ));
     }
+    o
+}
+
+/// A linear resource (a buffer or a linear image) bound within `bufferImageGranularity` of an
+/// optimal image in the same memory: Vulkan's "Buffer-Image Granularity" says they alias.
+struct GranularityConflict {
+    /// The buffer or linear image.
+    linear: String,
+    /// The optimal image.
+    image: String,
+    /// The memory object.
+    memory: String,
+    /// Whether their bytes overlap (aliasing outright), not only their pages.
+    overlap: bool,
+}
+
+/// Every linear resource that shares a `bufferImageGranularity`-sized page of its memory with
+/// an optimal image, on `profile`'s device.
+fn granularity_conflicts(w: &sim_core::api::Workload, profile: &sim_core::profile::Profile) -> Vec<GranularityConflict> {
+    let g = profile.limits.buffer_image_granularity.max(1);
+    let linear_images = w.images.iter().filter(|im| im.layout.desc.tiling == sim_rop::Tiling::Linear).map(|im| (im.name.as_str(), im.memory, im.offset, im.layout.size));
+    let linear: Vec<(&str, usize, u64, u64)> = w.buffers.iter().map(|b| (b.name.as_str(), b.memory, b.offset, b.size)).chain(linear_images).collect();
+    let mut out = Vec::new();
+    for im in w.images.iter().filter(|im| im.layout.desc.tiling == sim_rop::Tiling::Optimal) {
+        let (a, n) = (im.offset, im.layout.size);
+        for &(name, m, b, size) in linear.iter().filter(|l| l.1 == im.memory && l.3 > 0) {
+            // The pages each spans; sharing one is the conflict.
+            let (pa, pb) = ((a / g, (a + n - 1) / g), (b / g, (b + size - 1) / g));
+            if pa.0 <= pb.1 && pb.0 <= pa.1 {
+                out.push(GranularityConflict { linear: name.to_string(), image: im.name.clone(), memory: w.memories[m].name.clone(), overlap: a < b + size && b < a + n });
+            }
+        }
+    }
+    out
+}
+
+/// [`granularity_conflicts`] for a person, with what the profile's machine makes of each.
+fn placement_text(w: &sim_core::api::Workload, profile: &sim_core::profile::Profile) -> String {
+    let conflicts = granularity_conflicts(w, profile);
+    if conflicts.is_empty() {
+        return String::new();
+    }
+    let g = profile.limits.buffer_image_granularity;
+    let consequence = match profile.machine.rop.compression.metadata {
+        sim_core::profile::MetadataPlacement::PerPage => format!("{} keeps compression metadata per 64 KiB page, so their bytes are read through the image's page's metadata", profile.name),
+        sim_core::profile::MetadataPlacement::PerImage => format!("{} keeps compression metadata with the image, so only bytes that alias a compressed image read its stored tiles", profile.name),
+        sim_core::profile::MetadataPlacement::None => format!("{} compresses nothing, so nothing shows here; other devices may", profile.name),
+    };
+    let mut o = format!("\nPlacement (bufferImageGranularity {g} on {}):\n", profile.name);
+    for c in &conflicts {
+        let how = if c.overlap { "aliases" } else { "shares a page with" };
+        o.push_str(&format!("  `{}` {how} optimal image `{}` in memory `{}`: Vulkan leaves their contents undefined.\n", c.linear, c.image, c.memory));
+    }
+    o.push_str(&format!("  {consequence}.\n"));
     o
 }
