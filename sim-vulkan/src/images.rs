@@ -130,30 +130,38 @@ pub(crate) fn create_info(im: &ImageBinding) -> vk::ImageCreateInfo<'static> {
         .initial_layout(if im.initial_layout == "PREINITIALIZED" { vk::ImageLayout::PREINITIALIZED } else { vk::ImageLayout::UNDEFINED })
 }
 
+/// An image barrier's old and new layouts and its subresources, as both shapes take them.
+fn transition(b: &ImageMemoryBarrier, at: &str) -> Result<(vk::ImageLayout, vk::ImageLayout, vk::ImageSubresourceRange), ReplayError> {
+    Ok((layout(&b.old_layout, at)?, layout(&b.new_layout, at)?, range(&b.range)))
+}
+
 /// An image barrier in the synchronization2 shape.
 pub(crate) fn barrier2(b: &ImageMemoryBarrier, image: vk::Image, at: &str) -> Result<vk::ImageMemoryBarrier2<'static>, ReplayError> {
+    let (old, new, subresources) = transition(b, at)?;
     Ok(vk::ImageMemoryBarrier2::default()
         .src_stage_mask(vk::PipelineStageFlags2::from_raw(b.barrier.src_stage_mask.bits()))
         .src_access_mask(vk::AccessFlags2::from_raw(b.barrier.src_access_mask.bits()))
         .dst_stage_mask(vk::PipelineStageFlags2::from_raw(b.barrier.dst_stage_mask.bits()))
         .dst_access_mask(vk::AccessFlags2::from_raw(b.barrier.dst_access_mask.bits()))
-        .old_layout(layout(&b.old_layout, at)?)
-        .new_layout(layout(&b.new_layout, at)?)
+        .old_layout(old)
+        .new_layout(new)
         .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
         .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
         .image(image)
-        .subresource_range(range(&b.range)))
+        .subresource_range(subresources))
 }
 
 /// An image barrier in the synchronization1 shape (the command carries the stage masks).
 pub(crate) fn barrier1(b: &ImageMemoryBarrier, image: vk::Image, at: &str) -> Result<vk::ImageMemoryBarrier<'static>, ReplayError> {
+    let (old, new, subresources) = transition(b, at)?;
+    let ignored = vk::QUEUE_FAMILY_IGNORED;
     Ok(vk::ImageMemoryBarrier::default()
         .src_access_mask(vk::AccessFlags::from_raw(b.barrier.src_access_mask.bits() as u32))
         .dst_access_mask(vk::AccessFlags::from_raw(b.barrier.dst_access_mask.bits() as u32))
-        .old_layout(layout(&b.old_layout, at)?)
-        .new_layout(layout(&b.new_layout, at)?)
-        .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-        .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+        .old_layout(old)
+        .new_layout(new)
+        .src_queue_family_index(ignored)
+        .dst_queue_family_index(ignored)
         .image(image)
-        .subresource_range(range(&b.range)))
+        .subresource_range(subresources))
 }
