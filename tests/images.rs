@@ -382,3 +382,31 @@ fn check_names_resources_closer_than_buffer_image_granularity() {
     assert!(text.contains("Placement (bufferImageGranularity 65536 on seed-l2):\n  `A` shares a page with optimal image `depth` in memory `dev`"), "{text}");
     assert!(text.contains("seed-l2 keeps compression metadata per 64 KiB page"), "{text}");
 }
+
+/// The host reaches device memory through the GPU's page tables: where compression metadata is
+/// kept per page (seed-l2), a host read of a fast-cleared image's memory sees the texels; where
+/// it is kept with the image (radv-gfx10), the stored bytes (a compressed tile's payload, then
+/// what the slot held), which is why an optimal image's bytes are not for the host to read.
+#[test]
+fn the_host_reads_image_memory_through_per_page_metadata_only() {
+    let trace = r#"{"gpusim_trace": 1, "name": "host-reads-image",
+ "memory": [{"id": "mapped", "size": 4096, "properties": "HOST_VISIBLE|HOST_COHERENT"}],
+ "images": [{"id": "img", "memory": "mapped", "offset": 0, "format": "R8G8B8A8_UNORM", "extent": [32, 32, 1], "usage": "TRANSFER_DST"}],
+ "command_buffers": [{"id": "cb0", "commands": [
+   {"cmd": "pipeline_barrier", "image_memory_barriers": [{"src_stage_mask": "NONE", "src_access_mask": "NONE", "dst_stage_mask": "CLEAR", "dst_access_mask": "TRANSFER_WRITE", "old_layout": "UNDEFINED", "new_layout": "TRANSFER_DST_OPTIMAL", "image": "img"}]},
+   {"cmd": "clear_color_image", "image": "img", "image_layout": "TRANSFER_DST_OPTIMAL", "color": {"float32": [1.0, 1.0, 1.0, 1.0]}, "ranges": [{"aspect_mask": "COLOR"}]},
+   {"cmd": "pipeline_barrier", "memory_barriers": [{"src_stage_mask": "CLEAR", "src_access_mask": "TRANSFER_WRITE", "dst_stage_mask": "HOST", "dst_access_mask": "HOST_READ"}]}
+ ]}],
+ "fences": ["f"],
+ "timeline": [{"op": "queue_submit", "queue": "q0", "command_buffers": ["cb0"], "fence": "f"}, {"op": "wait_for_fences", "fences": ["f"]},
+              {"op": "host_read", "memory": "mapped", "offset": 0, "size": 4096, "label": "texels"}]}"#;
+    let r = report_of(trace, "seed-l2", "host");
+    assert_eq!(r["images"][0]["tiles"]["fast_cleared"], 16, "{}", r["images"]);
+    assert_eq!(r["host_reads"][0]["data_hex"].as_str().unwrap(), "ff".repeat(4096));
+    let r = report_of(trace, "radv-gfx10", "host");
+    assert_eq!(r["images"][0]["tiles"]["compressed"], 16, "{}", r["images"]);
+    let hex = r["host_reads"][0]["data_hex"].as_str().unwrap();
+    assert_ne!(hex, "ff".repeat(4096), "the host reads the stored tiles");
+    // Each 256-byte slot: the 8:1 payload in its first 32 bytes, then the zeroes it held.
+    assert_eq!(&hex[64..512], "00".repeat(224));
+}

@@ -773,6 +773,15 @@ impl Machine {
         }
     }
 
+    /// Device memory as the host reaches it through a mapping: through the compression
+    /// metadata where it is kept per page (the host's accesses pass the GPU's page tables too),
+    /// the stored bytes otherwise.
+    pub fn host_memory(&mut self) -> Under<'_> {
+        let decode = self.decodes(None);
+        let Machine { vram, meta, .. } = self;
+        Under { below: Below::Vram(vram), codec: decode.map(|clears| (meta, clears)) }
+    }
+
     /// A fast clear of the tiles of `[addr, addr + len)` to fast-clear value `k` by writer
     /// `tag`: metadata only.
     pub fn fast_clear(&mut self, addr: u64, len: u64, k: u8, tag: Tag) {

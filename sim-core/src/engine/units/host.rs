@@ -67,7 +67,7 @@ impl HostUnit {
         let drain = matches!(w.timeline[t], HostOp::QueueSubmit { .. } | HostOp::WaitForFences(_) | HostOp::ResetFences(_) | HostOp::SetEvent(_));
         let mut cycles = base;
         if drain {
-            let r = self.side.device_visible_event(&mut cx.machine.vram).map_err(host_err)?;
+            let r = self.side.device_visible_event(&mut cx.machine.host_memory()).map_err(host_err)?;
             cycles += timing.cycles(&r);
         }
         let push_nodes = |cx: &mut Cx<'_, '_, '_>| cx.cp.push(cx.stream, t, cx.clock.now, cx.profile, cx.profile.policies);
@@ -110,13 +110,13 @@ impl HostUnit {
             HostOp::HostWrite { memory, offset, data } => {
                 cx.observers.writes.push((cx.prog.host_tags[t], cx.prog.memory_base[*memory] + offset, data.len() as u64));
                 cx.observers.tell_writes();
-                let r = self.side.write(*memory, *offset, data, cx.prog.host_tags[t], &mut cx.machine.vram).map_err(host_err)?;
+                let r = self.side.write(*memory, *offset, data, cx.prog.host_tags[t], &mut cx.machine.host_memory()).map_err(host_err)?;
                 cycles += timing.cycles(&r);
             }
             HostOp::HostRead { memory, offset, size, .. } => {
                 let mut bytes = vec![0u8; *size as usize];
                 let mut tags = vec![0; *size as usize];
-                let r = self.side.read(*memory, *offset, &mut bytes, &mut tags, &mut cx.machine.vram).map_err(host_err)?;
+                let r = self.side.read(*memory, *offset, &mut bytes, &mut tags, &mut cx.machine.host_memory()).map_err(host_err)?;
                 cycles += timing.cycles(&r);
                 cx.observers.host_read(t, bytes, &tags).map_err(|m| exec_err(format!("timeline[{t}]"), m))?;
             }
@@ -126,11 +126,11 @@ impl HostUnit {
                 }
             }
             HostOp::FlushMappedMemoryRanges(r) => {
-                let r = self.side.flush_mapped_ranges(&host_ranges(r), &mut cx.machine.vram).map_err(host_err)?;
+                let r = self.side.flush_mapped_ranges(&host_ranges(r), &mut cx.machine.host_memory()).map_err(host_err)?;
                 cycles += timing.cycles(&r);
             }
             HostOp::InvalidateMappedMemoryRanges(r) => {
-                let r = self.side.invalidate_mapped_ranges(&host_ranges(r), &mut cx.machine.vram).map_err(host_err)?;
+                let r = self.side.invalidate_mapped_ranges(&host_ranges(r), &mut cx.machine.host_memory()).map_err(host_err)?;
                 cycles += timing.cycles(&r);
             }
         }
@@ -145,7 +145,7 @@ impl HostUnit {
     /// there. A host write never flushed then counts only where it lands over a later device
     /// write, the lost update a real eviction would make.
     pub(crate) fn end(&mut self, prog: &Program<'_>, machine: &mut Machine) -> Result<(), WorkloadError> {
-        self.side.device_visible_event(&mut machine.vram).map_err(|e| exec_err("end of run", e))?;
+        self.side.device_visible_event(&mut machine.host_memory()).map_err(|e| exec_err("end of run", e))?;
         machine.drain().map_err(|e| exec_err("end of run", e))?;
         let held: Vec<sim_host::MappedRange> = prog
             .workload
@@ -156,7 +156,7 @@ impl HostUnit {
             .map(|(i, _)| sim_host::MappedRange::new(i, 0, sim_host::WHOLE_SIZE))
             .collect();
         if !held.is_empty() {
-            self.side.flush_mapped_ranges(&held, &mut machine.vram).map_err(|e| exec_err("end of run", e))?;
+            self.side.flush_mapped_ranges(&held, &mut machine.host_memory()).map_err(|e| exec_err("end of run", e))?;
         }
         Ok(())
     }
