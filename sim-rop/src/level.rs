@@ -316,34 +316,39 @@ impl<'a, N: MemoryLevel + ?Sized> Codec<'a, N> {
     /// Writes every compressed or cleared tile of `[base, base + len)` back raw and marks it so:
     /// a decompression (the layout transitions that need one). Returns the tiles it rewrote.
     pub fn decompress(&mut self, base: u64, len: u64) -> Result<(u64, AccessReport), AccessError> {
-        let mut report = AccessReport::default();
-        let mut n = 0;
-        for a in self.meta.slots(base, len) {
-            let Some(t) = self.meta.tile(a) else { continue };
-            if t.state == TileState::Raw {
-                continue;
-            }
-            let d = self.load(&t, &mut report)?;
-            report.merge(&self.next.write(t.slot_addr, &d.bytes, Tags::Words(&d.tags), None)?);
-            self.meta.set(t.slot_addr, TileState::Raw, None);
-            n += 1;
-        }
-        Ok((n, report))
+        self.rewrite(base, len, |s| s != TileState::Raw, |c, t, d, report| {
+            report.merge(&c.next.write(t.slot_addr, &d.bytes, Tags::Words(&d.tags), None)?);
+            c.meta.set(t.slot_addr, TileState::Raw, None);
+            Ok(())
+        })
     }
 
     /// Writes every fast-cleared tile of `[base, base + len)` as its compressed form, so that
     /// units that do not understand fast clears read it (AMD's fast-clear eliminate). Returns
     /// the tiles it rewrote.
     pub fn eliminate_fast_clears(&mut self, base: u64, len: u64) -> Result<(u64, AccessReport), AccessError> {
+        self.rewrite(base, len, |s| matches!(s, TileState::Clear(_)), |c, t, d, report| c.store(t, d, report))
+    }
+
+    /// Decodes every tile of `[base, base + len)` whose state `wanted` picks and hands it to
+    /// `write` to store again: the loop a decompression and an eliminate share. Returns the
+    /// tiles rewritten.
+    fn rewrite(
+        &mut self,
+        base: u64,
+        len: u64,
+        wanted: impl Fn(TileState) -> bool,
+        mut write: impl FnMut(&mut Self, &TileInfo, Decoded, &mut AccessReport) -> Result<(), AccessError>,
+    ) -> Result<(u64, AccessReport), AccessError> {
         let mut report = AccessReport::default();
         let mut n = 0;
         for a in self.meta.slots(base, len) {
             let Some(t) = self.meta.tile(a) else { continue };
-            if !matches!(t.state, TileState::Clear(_)) {
+            if !wanted(t.state) {
                 continue;
             }
             let d = self.load(&t, &mut report)?;
-            self.store(&t, d, &mut report)?;
+            write(self, &t, d, &mut report)?;
             n += 1;
         }
         Ok((n, report))

@@ -120,6 +120,14 @@ pub struct ImageBinding {
     pub initial_layout: String,
 }
 
+impl ImageBinding {
+    /// Whether its usage names `usage` (`STORAGE`; the trace may spell it
+    /// `VK_IMAGE_USAGE_STORAGE_BIT`).
+    pub fn has_usage(&self, usage: &str) -> bool {
+        self.usage.split('|').map(|u| u.trim().trim_start_matches("VK_IMAGE_USAGE_").trim_end_matches("_BIT")).any(|u| u == usage)
+    }
+}
+
 /// How a dispatch binding is accessed (VkDescriptorType).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DescriptorType {

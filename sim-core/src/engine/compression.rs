@@ -38,7 +38,7 @@ pub fn compressible(im: &ImageBinding, profile: &Profile) -> bool {
     profile.machine.rop.compression.enabled()
         && im.layout.desc.tiling == Tiling::Optimal
         && im.layout.desc.format.aspects() == [RopAspect::Color]
-        && !im.usage.split('|').any(|u| u.trim().trim_start_matches("VK_IMAGE_USAGE_").trim_end_matches("_BIT") == "STORAGE")
+        && !im.has_usage("STORAGE")
 }
 
 /// The profile's fast-clear values as texel bytes of `im`'s format.
@@ -150,7 +150,7 @@ pub(crate) fn transitions<'p>(prog: &Program<'_>, profile: &'p Profile, inst: us
         if rows.is_empty() {
             continue;
         }
-        let base = prog.buffer_addr(prog.image_resource(ib.image), 0);
+        let base = image_bytes(prog, ib.image).0;
         let ranges: Vec<(u64, u64)> = im.layout.range_bytes(&ib.range).unwrap_or_default().into_iter().map(|(o, n)| (base + o, n)).collect();
         if ranges.first().is_some_and(|&r| node_barriers.iter().any(|(b, range)| *b == ib.barrier && *range == Some(r))) {
             out.push(Transition { image: ib.image, rows, ranges });
@@ -254,7 +254,7 @@ pub(crate) fn finish(machine: &mut Machine, prog: &Program<'_>, profile: &Profil
 pub(crate) fn count_differing(reports: &mut [ImageReport], prog: &Program<'_>, sim: &sim_caches::BackingStore, reference: &sim_caches::BackingStore) -> Result<(), AccessError> {
     for (i, report) in reports.iter_mut().enumerate() {
         let im = &prog.workload.images[i];
-        let base = prog.buffer_addr(prog.image_resource(i), 0);
+        let base = image_bytes(prog, i).0;
         let optimal = im.layout.desc.tiling == Tiling::Optimal;
         let rows_per_band = if optimal { sim_rop::layout::TILE_DIM } else { 1 };
         let (mut a, mut b, mut ta, mut tb) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());

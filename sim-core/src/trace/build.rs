@@ -641,7 +641,7 @@ impl Builder<'_> {
     /// Refuses a command on an image created without the usage it needs.
     fn image_usage(&self, image: usize, usage: &str, at: &str, vuid: &str) -> R<()> {
         let im = &self.w.images[image];
-        if im.usage.split('|').map(|u| u.trim().trim_start_matches("VK_IMAGE_USAGE_").trim_end_matches("_BIT")).any(|u| u == usage) {
+        if im.has_usage(usage) {
             Ok(())
         } else {
             fail(at, format!("image `{}` was created without {usage} in its usage ({}: {vuid})", im.name, im.usage))

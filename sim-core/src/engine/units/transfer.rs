@@ -113,8 +113,8 @@ impl TransferEngine {
     /// Starts the transfer of queue item `i` (command instance `inst`): its first chunk moves
     /// after the engine's start latency, when the engine is free.
     pub(crate) fn start_action(&mut self, i: usize, inst: usize, cx: &mut Cx<'_, '_, '_>) {
-        let (r, at) = self.start(cx.prog, i, inst, cx.now());
-        self.runs[r].fast_clear = crate::engine::compression::fast_clear(cx.prog, cx.profile, inst);
+        let fast_clear = crate::engine::compression::fast_clear(cx.prog, cx.profile, inst);
+        let (r, at) = self.start(cx.prog, i, inst, fast_clear, cx.now());
         let unit = cx.clock.units.transfer();
         cx.clock.schedule(at, unit, Ev::Transfer(r));
     }
@@ -152,13 +152,13 @@ impl TransferEngine {
         Ok(())
     }
 
-    /// Takes the transfer command of queue item `item` (instance `inst`) at cycle `now`: the run
-    /// to step, and the cycle of its first step (after the engine's start latency, when it is
-    /// free).
-    fn start(&mut self, prog: &Program<'_>, item: usize, inst: usize, now: u64) -> (usize, u64) {
+    /// Takes the transfer command of queue item `item` (instance `inst`, a fast clear to value
+    /// `fast_clear` when the profile makes it one) at cycle `now`: the run to step, and the
+    /// cycle of its first step (after the engine's start latency, when it is free).
+    fn start(&mut self, prog: &Program<'_>, item: usize, inst: usize, fast_clear: Option<u8>, now: u64) -> (usize, u64) {
         let mut chunks = prog.action(inst).map(|a| crate::engine::chunks::transfer_chunks(inst, &a.work)).unwrap_or_default();
         shuffle_windows(&mut chunks, &mut self.rng);
-        self.runs.push(TransferRun { item, inst, fast_clear: None, chunks, next: 0 });
+        self.runs.push(TransferRun { item, inst, fast_clear, chunks, next: 0 });
         (self.runs.len() - 1, (now + self.launch_cycles).max(self.free_at))
     }
 
