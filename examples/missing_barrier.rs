@@ -28,6 +28,7 @@ fn workload(with_barrier: bool) -> Result<Workload, WorkloadError> {
             BufferBinding { set: 0, binding: 1, buffer: b, offset: 0, range: None },
         ],
         push_constants: vec![],
+        images: Vec::new(),
     });
     let cb = w.command_buffer("cb0", commands);
     let fence = w.fence("f0");

@@ -34,6 +34,7 @@ fn read_fill_copy(copy_bytes: u64, dst_access: A) -> Workload {
                     BufferBinding { set: 0, binding: 1, buffer: b, offset: 0, range: None },
                 ],
                 push_constants: vec![],
+                images: Vec::new(),
             },
             // The fill overwrites what the dispatch read: an execution dependency is enough.
             Command::PipelineBarrier(DependencyInfo::memory(S::COMPUTE_SHADER, A::NONE, S::CLEAR, A::NONE)),

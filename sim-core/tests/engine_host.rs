@@ -55,7 +55,7 @@ fn upload_and_add(props: MemoryProperties, flush: bool) -> Workload {
     let cb = w.command_buffer(
         "cb0",
         vec![
-            Command::Dispatch { pipeline: p, group_count: [(N / 256) as u32, 1, 1], base_group: [0; 3], bindings: vec![bind(0, input), bind(1, out)], push_constants: vec![] },
+            Command::Dispatch { pipeline: p, group_count: [(N / 256) as u32, 1, 1], base_group: [0; 3], bindings: vec![bind(0, input), bind(1, out)], push_constants: vec![], images: Vec::new() },
             Command::PipelineBarrier(DependencyInfo::memory(S::COMPUTE_SHADER, A::SHADER_STORAGE_WRITE, S::HOST, A::HOST_READ)),
         ],
     );
@@ -103,7 +103,7 @@ fn gpu_to_host(props: MemoryProperties, cache_first: bool, barrier: bool, invali
     if cache_first {
         w.host(HostOp::HostRead { memory: mem, offset: 0, size: N, label: "before".into(), expect: None });
     }
-    let mut cmds = vec![Command::Dispatch { pipeline: p, group_count: [(N / 256) as u32, 1, 1], base_group: [0; 3], bindings: vec![bind(0, input), bind(1, out)], push_constants: vec![] }];
+    let mut cmds = vec![Command::Dispatch { pipeline: p, group_count: [(N / 256) as u32, 1, 1], base_group: [0; 3], bindings: vec![bind(0, input), bind(1, out)], push_constants: vec![], images: Vec::new() }];
     if barrier {
         cmds.push(Command::PipelineBarrier(DependencyInfo::memory(S::COMPUTE_SHADER, A::SHADER_STORAGE_WRITE, S::HOST, A::HOST_READ)));
     }
@@ -170,7 +170,7 @@ fn partial_line(share_atom: bool) -> Workload {
     let cb = w.command_buffer(
         "cb0",
         vec![
-            Command::Dispatch { pipeline: p, group_count: [1, 1, 1], base_group: [0; 3], bindings: vec![bind(0, gpu_part)], push_constants: vec![] },
+            Command::Dispatch { pipeline: p, group_count: [1, 1, 1], base_group: [0; 3], bindings: vec![bind(0, gpu_part)], push_constants: vec![], images: Vec::new() },
             Command::PipelineBarrier(DependencyInfo::memory(S::COMPUTE_SHADER, A::SHADER_STORAGE_WRITE, S::HOST, A::HOST_READ | A::HOST_WRITE)),
         ],
     );
@@ -223,7 +223,7 @@ fn a_fence_after_a_handled_transfer_does_not_hide_a_missing_host_read_barrier() 
         let mut cmds = vec![
             Command::FillBuffer { dst: src, offset: 0, size: None, data: 7 },
             Command::PipelineBarrier(DependencyInfo::memory(S::CLEAR, A::TRANSFER_WRITE, S::COMPUTE_SHADER, A::SHADER_STORAGE_READ)),
-            Command::Dispatch { pipeline: add, group_count: [(N / 4 / 64) as u32, 1, 1], base_group: [0; 3], bindings: vec![bind(0, src), bind(1, dst)], push_constants: vec![] },
+            Command::Dispatch { pipeline: add, group_count: [(N / 4 / 64) as u32, 1, 1], base_group: [0; 3], bindings: vec![bind(0, src), bind(1, dst)], push_constants: vec![], images: Vec::new() },
         ];
         if host_barrier {
             cmds.push(Command::PipelineBarrier(DependencyInfo::memory(S::COMPUTE_SHADER, A::SHADER_STORAGE_WRITE, S::HOST, A::HOST_READ)));

@@ -32,7 +32,7 @@ fn storage(set_binding: (u32, u32), buffer: BufferId) -> BufferBinding {
 }
 
 fn dispatch(pipeline: PipelineId, groups: u32, bindings: Vec<BufferBinding>, _unused: u32) -> Command {
-    Command::Dispatch { pipeline, group_count: [groups, 1, 1], base_group: [0; 3], bindings, push_constants: Vec::new() }
+    Command::Dispatch { pipeline, group_count: [groups, 1, 1], base_group: [0; 3], bindings, push_constants: Vec::new(), images: Vec::new() }
 }
 
 fn barrier(src: S, src_access: A, dst: S, dst_access: A) -> Command {

@@ -61,7 +61,7 @@ fn fill_copy_dispatch() -> Workload {
             Command::PipelineBarrier(DependencyInfo::memory(S::CLEAR, A::TRANSFER_WRITE, S::COPY, A::TRANSFER_READ)),
             Command::CopyBuffer { src: a, dst: b, regions: vec![BufferCopy { src_offset: 0, dst_offset: 0, size: 4096 }] },
             Command::PipelineBarrier(DependencyInfo::memory(S::COPY, A::TRANSFER_WRITE, S::COMPUTE_SHADER, A::SHADER_STORAGE_READ)),
-            Command::Dispatch { pipeline: p, group_count: [16, 1, 1], base_group: [0; 3], bindings: vec![bind(0, b), bind(1, c)], push_constants: vec![] },
+            Command::Dispatch { pipeline: p, group_count: [16, 1, 1], base_group: [0; 3], bindings: vec![bind(0, b), bind(1, c)], push_constants: vec![], images: Vec::new() },
         ],
     );
     w.submit(0, vec![cb], Some(f));

@@ -37,6 +37,7 @@ fn uniform_reads() -> Workload {
                     BufferBinding { set: 0, binding: 1, buffer: out, offset: 0, range: None },
                 ],
                 push_constants: vec![],
+                images: Vec::new(),
             },
         ],
     );
@@ -145,7 +146,7 @@ fn split_barrier() -> Workload {
             Command::FillBuffer { dst: a, offset: 0, size: None, data: 7 },
             Command::SetEvent { event: e, dependency: dep.clone() },
             Command::WaitEvents { events: vec![e], dependency: dep },
-            Command::Dispatch { pipeline: p, group_count: [16, 1, 1], base_group: [0; 3], bindings: vec![bind(0, a), bind(1, b)], push_constants: vec![] },
+            Command::Dispatch { pipeline: p, group_count: [16, 1, 1], base_group: [0; 3], bindings: vec![bind(0, a), bind(1, b)], push_constants: vec![], images: Vec::new() },
         ],
     );
     w.submit(0, vec![cb], Some(f));
@@ -303,7 +304,7 @@ fn main() {
     let cb = w.command_buffer(
         "cb",
         vec![
-            Command::Dispatch { pipeline: p, group_count: [16, 1, 1], base_group: [0; 3], bindings: vec![BufferBinding { set: 0, binding: 0, buffer: c, offset: 0, range: None }], push_constants: vec![] },
+            Command::Dispatch { pipeline: p, group_count: [16, 1, 1], base_group: [0; 3], bindings: vec![BufferBinding { set: 0, binding: 0, buffer: c, offset: 0, range: None }], push_constants: vec![], images: Vec::new() },
             Command::PipelineBarrier(DependencyInfo::memory(S::COMPUTE_SHADER, A::SHADER_STORAGE_WRITE, S::HOST, A::HOST_READ)),
         ],
     );

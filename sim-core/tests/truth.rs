@@ -16,7 +16,7 @@ fn storage(binding: u32, buffer: BufferId) -> BufferBinding {
 }
 
 fn dispatch(pipeline: PipelineId, groups: u32, bindings: Vec<BufferBinding>) -> Command {
-    Command::Dispatch { pipeline, group_count: [groups, 1, 1], base_group: [0; 3], bindings, push_constants: Vec::new() }
+    Command::Dispatch { pipeline, group_count: [groups, 1, 1], base_group: [0; 3], bindings, push_constants: Vec::new(), images: Vec::new() }
 }
 
 fn barrier(src: S, src_access: A, dst: S, dst_access: A) -> Command {

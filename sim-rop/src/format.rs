@@ -120,6 +120,20 @@ pub enum Texel {
     Stencil(u8),
 }
 
+impl Texel {
+    /// The four 32-bit words a shader reads for this texel: f32 bits for [`Texel::Float`] (the
+    /// UNORM, SRGB, SFLOAT and depth planes), the integers for [`Texel::Uint`], and a stencil
+    /// value as `[S, 0, 0, 1]` ("Conversion to RGBA"). Channels the format lacks are already 0
+    /// and alpha 1 in the texel, as [`Format::decode`] gives it.
+    pub fn words(&self) -> [u32; 4] {
+        match *self {
+            Texel::Float(v) => v.map(f32::to_bits),
+            Texel::Uint(v) => v,
+            Texel::Stencil(s) => [u32::from(s), 0, 0, 1],
+        }
+    }
+}
+
 impl fmt::Display for Format {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -227,6 +241,20 @@ impl Format {
         }
     }
 
+    /// The bytes of one texel of the colour plane that a shader store of four words writes:
+    /// f32 bits for the float formats, converted as [`Format::encode`] converts a clear value
+    /// (UNORM clamped to 0..=1 and rounded to nearest, SRGB encoded first, half floats rounded
+    /// to nearest even), u32 for the UINT formats; channels the format lacks are dropped.
+    /// `None` for depth and stencil formats.
+    pub fn encode_words(self, words: [u32; 4]) -> Option<Vec<u8>> {
+        let value = match self.class(Aspect::Color) {
+            _ if self.is_depth_stencil() => return None,
+            NumericClass::Uint => ClearValue::Uint(words),
+            NumericClass::Unorm | NumericClass::Sfloat => ClearValue::Float(words.map(f32::from_bits)),
+        };
+        self.encode(Aspect::Color, &value)
+    }
+
     /// The value of one texel of the plane of `aspect` from its bytes (`bytes.len()` must be
     /// [`Format::plane_bytes`]). Unused channels read as 0, alpha as 1, as a shader reads them.
     pub fn decode(self, aspect: Aspect, bytes: &[u8]) -> Texel {
@@ -324,5 +352,84 @@ mod tests {
         // 1 + 2^-11 lies halfway between 1 and the next half: ties go to the even one.
         let c = ClearValue::Float([1.0 + 2f32.powi(-11), 65504.0, 1e6, -2.0]);
         assert_eq!(Format::R16G16B16A16_SFLOAT.encode(Aspect::Color, &c), Some(vec![0x00, 0x3c, 0xff, 0x7b, 0x00, 0x7c, 0x00, 0xc0]));
+    }
+
+    /// The colour formats.
+    fn colour_formats() -> impl Iterator<Item = Format> {
+        FORMATS.into_iter().filter(|f| !f.is_depth_stencil())
+    }
+
+    #[test]
+    fn texels_read_as_shader_words() {
+        assert_eq!(Texel::Float([1.0, -0.0, 0.5, 1.0]).words(), [0x3f80_0000, 0x8000_0000, 0x3f00_0000, 0x3f80_0000]);
+        assert_eq!(Texel::Uint([7, 0, 0, 1]).words(), [7, 0, 0, 1]);
+        assert_eq!(Texel::Stencil(200).words(), [200, 0, 0, 1]);
+        let one = 1.0f32.to_bits();
+        assert_eq!(Format::R32_SFLOAT.decode(Aspect::Color, &2.0f32.to_le_bytes()).words(), [2.0f32.to_bits(), 0, 0, one]);
+        assert_eq!(Format::R32G32_SFLOAT.decode(Aspect::Color, &[0; 8]).words(), [0, 0, 0, one]);
+        assert_eq!(Format::R32_UINT.decode(Aspect::Color, &[9, 0, 0, 0]).words(), [9, 0, 0, 1]);
+        assert_eq!(Format::B8G8R8A8_UNORM.decode(Aspect::Color, &[0, 0, 255, 0]).words(), [one, 0, 0, 0]);
+    }
+
+    /// Every texel's bytes decode to words that encode back to the same bytes: exhaustively for
+    /// the 8-bit channels and the half floats (NaNs aside), on chosen bit patterns for 32 bits.
+    #[test]
+    fn every_colour_texel_round_trips_through_shader_words() {
+        let check = |f: Format, bytes: &[u8]| {
+            let words = f.decode(Aspect::Color, bytes).words();
+            assert_eq!(f.encode_words(words).as_deref(), Some(bytes), "{f}: {words:x?}");
+        };
+        for f in [Format::R8G8B8A8_UNORM, Format::B8G8R8A8_UNORM, Format::R8G8B8A8_SRGB] {
+            for b in 0..=255u8 {
+                check(f, &[b, 255 - b, b ^ 0x55, b.rotate_left(3)]);
+            }
+        }
+        for h in 0..=u16::MAX {
+            if !half::f16::from_bits(h).is_nan() {
+                let [lo, hi] = h.to_le_bytes();
+                check(Format::R16G16B16A16_SFLOAT, &[lo, hi, 0, 0xbc, lo, hi, 0, 0]);
+            }
+        }
+        let patterns = [0u32, 0x8000_0000, 1, 0x007f_ffff, 0x3f80_0000, 0xbf00_0001, 0x7f7f_ffff, 0x7f80_0000, 0xff80_0000, 0x7fc0_0001, 0xdead_beef, u32::MAX];
+        for f in colour_formats().filter(|f| f.plane_bytes(Aspect::Color).unwrap() / f.channels() as u32 == 4) {
+            for k in 0..patterns.len() {
+                let bytes: Vec<u8> = (0..f.channels()).flat_map(|c| patterns[(k + c) % patterns.len()].to_le_bytes()).collect();
+                check(f, &bytes);
+            }
+        }
+        // And words a shader computes come back as the texel's value: exactly for 32-bit
+        // channels, to the nearest representable value for the narrower ones.
+        let words = [0.25f32, 0.5, 0.75, 1.0].map(f32::to_bits);
+        for f in colour_formats() {
+            let bytes = f.encode_words(words).unwrap();
+            assert_eq!(bytes.len() as u32, f.plane_bytes(Aspect::Color).unwrap(), "{f}");
+            let back = f.decode(Aspect::Color, &bytes).words();
+            if f == Format::R32_UINT {
+                assert_eq!(back, [words[0], 0, 0, 1]);
+                continue;
+            }
+            for (c, (&b, &w)) in back.iter().zip(&words).enumerate() {
+                let want = if c < f.channels() { f32::from_bits(w) } else if c == 3 { 1.0 } else { 0.0 };
+                assert!((f32::from_bits(b) - want).abs() < 0.01, "{f} channel {c}: {back:x?}");
+            }
+        }
+    }
+
+    #[test]
+    fn shader_words_encode_with_the_formats_rounding() {
+        let w = |v: [f32; 4]| v.map(f32::to_bits);
+        // UNORM: clamped, then rounded to nearest; NaN writes 0.
+        assert_eq!(Format::R8G8B8A8_UNORM.encode_words(w([-1.0, 2.0, 0.5, f32::NAN])), Some(vec![0, 255, 128, 0]));
+        assert_eq!(Format::B8G8R8A8_UNORM.encode_words(w([1.0, 0.0, 0.0, 1.0])), Some(vec![0, 0, 255, 255]));
+        // sRGB: colour encoded, alpha linear.
+        assert_eq!(Format::R8G8B8A8_SRGB.encode_words(w([0.5, 0.5, 0.5, 0.5])), Some(vec![188, 188, 188, 128]));
+        // Half floats: ties to even.
+        assert_eq!(Format::R16G16B16A16_SFLOAT.encode_words(w([1.0 + 2f32.powi(-11), 65504.0, 1e6, -2.0])), Some(vec![0x00, 0x3c, 0xff, 0x7b, 0x00, 0x7c, 0x00, 0xc0]));
+        // Floats: the bits; channels the format lacks are dropped.
+        assert_eq!(Format::R32G32_SFLOAT.encode_words([1, 2, 3, 4]), Some(vec![1, 0, 0, 0, 2, 0, 0, 0]));
+        assert_eq!(Format::R32_UINT.encode_words([0xdead_beef, 1, 2, 3]), Some(0xdead_beefu32.to_le_bytes().to_vec()));
+        for f in [Format::D32_SFLOAT, Format::D24_UNORM_S8_UINT, Format::D32_SFLOAT_S8_UINT] {
+            assert_eq!(f.encode_words([0; 4]), None, "{f}");
+        }
     }
 }

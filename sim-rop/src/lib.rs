@@ -13,14 +13,19 @@
 //!   cache whose lines are tile slots) or in front of a reader that understands the metadata.
 //! - [`fragment`]: per-fragment operations as pure functions: depth and stencil tests, stencil
 //!   operations, blending, colour write masks.
+//! - [`sampler`]: the texture unit's arithmetic as pure functions: the LOD and mip levels of a
+//!   sample, its texels and weights after wrapping (its [`sampler::Footprint`]), and the filter
+//!   that combines the decoded texels into the words a shader reads.
 
 pub mod codec;
 pub mod format;
 pub mod fragment;
 pub mod layout;
 pub mod level;
+pub mod sampler;
 
 pub use codec::{Encoded, MAX_CLEAR_VALUES, TileState};
 pub use format::{Aspect, ClearValue, Format, Texel};
 pub use layout::{ImageDesc, ImageError, ImageLayout, ImageType, SubresourceRange, Tiling, TilingParams};
 pub use level::{Codec, Metadata, MetadataError, TileInfo};
+pub use sampler::{AddressMode, BorderColor, Filter, Footprint, MipmapMode, Sampler, Tap, filter};

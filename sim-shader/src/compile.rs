@@ -12,6 +12,10 @@
 //! a register holding a per-lane byte offset. Function calls are inlined, which is how pointer
 //! arguments work without run-time pointers; naga forbids recursion, and a depth limit guards
 //! against anything else.
+//!
+//! Images and samplers are handles, which naga lets come only from global variables (passed on,
+//! perhaps, as function arguments): like pointers they never exist at run time, each handle
+//! expression is resolved here to the index of its binding.
 
 use naga::proc::Layouter;
 use naga::valid::{FunctionInfo, ModuleInfo};
@@ -60,11 +64,14 @@ fn reserve(words: &mut u32, size: u32, max_bytes: u64) -> Option<u32> {
     Some(base as u32)
 }
 
-/// A compiled expression: a value in registers, or a pointer known at compile time.
+/// A compiled expression: a value in registers, a pointer known at compile time, or an image
+/// or sampler handle (the index of its binding).
 #[derive(Clone, Debug)]
 enum Val {
     Reg(Reg),
     Ptr(Ptr),
+    Image(u32),
+    Sampler(u32),
 }
 
 #[derive(Clone, Debug)]
@@ -108,6 +115,8 @@ enum GlobalLoc {
     WorkGroup { base: u32 },
     Push,
     Buffer(u32),
+    Image(u32),
+    Sampler(u32),
     Unsupported(String),
 }
 
@@ -116,6 +125,9 @@ pub(crate) struct Compiler<'m> {
     info: &'m ModuleInfo,
     /// Byte ranges of the `Coherent` members of partly coherent storage blocks (SPIR-V only).
     coherent_members: &'m CoherentMembers,
+    /// The module comes from GLSL or SPIR-V, whose front ends give the float layer of a sampled
+    /// arrayed texture as a truncating conversion to i32 (see [`Compiler::layer`]).
+    float_layers: bool,
     layouter: Layouter,
     source: Option<&'m str>,
     name: &'m str,
@@ -160,6 +172,26 @@ fn col_stride(rows: naga::VectorSize) -> u32 {
     if vsize(rows) == 2 { 8 } else { 16 }
 }
 
+/// The simulator's name for a storage format naga gives, if it supports it.
+fn storage_format(f: naga::StorageFormat) -> Option<StorageFormat> {
+    use naga::StorageFormat as N;
+    Some(match f {
+        N::Rgba8Unorm => StorageFormat::Rgba8Unorm,
+        N::Rgba8Uint => StorageFormat::Rgba8Uint,
+        N::Rgba8Sint => StorageFormat::Rgba8Sint,
+        N::R32Uint => StorageFormat::R32Uint,
+        N::R32Sint => StorageFormat::R32Sint,
+        N::R32Float => StorageFormat::R32Float,
+        N::Rg32Float => StorageFormat::Rg32Float,
+        N::Rgba16Float => StorageFormat::Rgba16Float,
+        N::Rgba32Float => StorageFormat::Rgba32Float,
+        N::Rgba32Uint => StorageFormat::Rgba32Uint,
+        N::Rgba32Sint => StorageFormat::Rgba32Sint,
+        N::Bgra8Unorm => StorageFormat::Bgra8Unorm,
+        _ => return None,
+    })
+}
+
 /// Compile one compute entry point.
 pub(crate) fn compile_entry_point(
     module: &naga::Module,
@@ -168,6 +200,7 @@ pub(crate) fn compile_entry_point(
     name: &str,
     ep_index: usize,
     coherent_members: &CoherentMembers,
+    float_layers: bool,
 ) -> R<Program> {
     let mut layouter = Layouter::default();
     layouter.update(module.to_ctx()).map_err(|e| ShaderError::Validation {
@@ -179,6 +212,7 @@ pub(crate) fn compile_entry_point(
         module,
         info,
         coherent_members,
+        float_layers,
         layouter,
         source,
         name,
@@ -206,6 +240,11 @@ pub(crate) fn compile_entry_point(
     let mut plain = vec![false; c.bindings.len()];
     let mut atomic = vec![false; c.bindings.len()];
     for op in &c.code {
+        if let Op::Image { op: ImageOp::Store, image, .. } = *op
+            && let Some(b) = c.bindings.get_mut(image as usize)
+        {
+            b.written = true;
+        }
         let (i, store, is_atomic) = match *op {
             Op::Store { space: Space::Buffer(i), atomic, .. } => (i, true, atomic),
             Op::Atomic { space: Space::Buffer(i), .. } => (i, true, true),
@@ -707,26 +746,107 @@ impl<'m> Compiler<'m> {
                                 atomic_only: false,
                                 coherent_ranges: match kind {
                                     BindingKind::StorageBuffer { .. } => self.coherent_members.get(&(rb.group, rb.binding)).cloned().unwrap_or_default(),
-                                    BindingKind::UniformBuffer => Vec::new(),
+                                    _ => Vec::new(),
                                 },
                             }));
                             GlobalLoc::Unused
                         }
                         None => GlobalLoc::Unsupported("buffer variable without a binding".into()),
                     },
-                    other => GlobalLoc::Unsupported(format!("global variable in address space {other:?} (textures, samplers and ray tracing are not supported)")),
+                    naga::AddressSpace::Handle => {
+                        let span = module.global_variables.get_span(g);
+                        let fallback = || format!("global `{}`", var.name.clone().unwrap_or_default());
+                        // Refused at the declaration: the type is what is unsupported, whichever
+                        // expression uses it.
+                        let kind = self.handle_kind(var.ty).map_err(|what| self.unsupported_at(what, span, fallback()))?;
+                        let Some(ref rb) = var.binding else {
+                            return Err(self.unsupported_at("texture or sampler without a binding", span, fallback()));
+                        };
+                        buffers.push((g, BindingInfo {
+                            group: rb.group,
+                            binding: rb.binding,
+                            kind,
+                            static_size: 0,
+                            runtime_stride: None,
+                            name: var.name.clone(),
+                            coherent: false,
+                            written: false,
+                            atomic_only: false,
+                            coherent_ranges: Vec::new(),
+                        }));
+                        GlobalLoc::Unused
+                    }
+                    other => GlobalLoc::Unsupported(format!("global variable in address space {other:?}")),
                 }
             };
             self.globals.push(loc);
         }
-        buffers.sort_by_key(|(_, b)| (b.group, b.binding));
+        // An image and a sampler sharing a (group, binding) (a combined image sampler given as
+        // two variables): the image first.
+        buffers.sort_by_key(|(_, b)| (b.group, b.binding, b.kind == BindingKind::Sampler));
         for (i, (g, b)) in buffers.into_iter().enumerate() {
-            self.globals[g.index()] = GlobalLoc::Buffer(i as u32);
+            let i = i as u32;
+            self.globals[g.index()] = match b.kind {
+                BindingKind::StorageBuffer { .. } | BindingKind::UniformBuffer => GlobalLoc::Buffer(i),
+                BindingKind::SampledImage { .. } | BindingKind::StorageImage { .. } => GlobalLoc::Image(i),
+                BindingKind::Sampler => GlobalLoc::Sampler(i),
+            };
             self.bindings.push(b);
         }
-        // Unsupported globals (textures, samplers) are reported where an expression uses
-        // them, so the error names the construct (e.g. the ImageSample) rather than the variable.
+        // Other unsupported globals are reported where an expression uses them, so the error
+        // names the construct rather than the variable.
         Ok(())
+    }
+
+    /// The binding kind of an image or sampler variable's type, or what makes it unsupported.
+    fn handle_kind(&self, ty: Handle<naga::Type>) -> Result<BindingKind, String> {
+        use naga::{ImageClass as C, ImageDimension as D};
+        Ok(match *self.inner(ty) {
+            TypeInner::Image { dim, arrayed, class } => {
+                let dim = match dim {
+                    D::D1 => ImageDim::D1,
+                    D::D2 => ImageDim::D2,
+                    D::D3 => ImageDim::D3,
+                    D::Cube => return Err(format!("cube texture (texture_cube{}, samplerCube)", if arrayed { "_array" } else { "" })),
+                };
+                match class {
+                    C::Sampled { multi: true, .. } => return Err("multisampled texture (texture_multisampled_2d, texture2DMS)".into()),
+                    C::Sampled { kind, multi: false } => {
+                        let sample = match kind {
+                            naga::ScalarKind::Float => SampleKind::Float,
+                            naga::ScalarKind::Uint => SampleKind::Uint,
+                            naga::ScalarKind::Sint => SampleKind::Sint,
+                            other => return Err(format!("texture of {other:?} texels")),
+                        };
+                        BindingKind::SampledImage { dim, arrayed, sample }
+                    }
+                    C::Depth { .. } => return Err("depth texture (texture_depth_*: depth comparison is not supported)".into()),
+                    C::External => return Err("external texture (texture_external)".into()),
+                    C::Storage { format, access } => {
+                        let format = storage_format(format).ok_or_else(|| {
+                            let wgsl = format!("{format:?}").to_lowercase();
+                            format!("storage texture format {wgsl} (supported: rgba8unorm, rgba8uint, rgba8sint, r32uint, r32sint, r32float, rg32float, rgba16float, rgba32float, rgba32uint, rgba32sint, bgra8unorm)")
+                        })?;
+                        use naga::StorageAccess as A;
+                        let access = if access.contains(A::ATOMIC) {
+                            return Err("storage texture with atomic access (texture atomics)".into());
+                        } else if access.contains(A::LOAD | A::STORE) {
+                            StorageAccess::ReadWrite
+                        } else if access.contains(A::STORE) {
+                            StorageAccess::Write
+                        } else {
+                            StorageAccess::Read
+                        };
+                        BindingKind::StorageImage { dim, arrayed, format, access }
+                    }
+                }
+            }
+            TypeInner::Sampler { comparison: true } => return Err("sampler_comparison (comparison sampler)".into()),
+            TypeInner::Sampler { comparison: false } => BindingKind::Sampler,
+            TypeInner::BindingArray { .. } => return Err("binding array of textures or samplers".into()),
+            TypeInner::AccelerationStructure { .. } | TypeInner::RayQuery { .. } => return Err("acceleration structure (ray tracing)".into()),
+            ref other => return Err(format!("handle of type {other:?}")),
+        })
     }
 
     fn runtime_stride(&self, t: &TypeInner) -> Option<u32> {
@@ -959,8 +1079,16 @@ impl<'m> Compiler<'m> {
             S::Call { function, ref arguments, result } => {
                 self.call(ix, function, arguments, result)?;
             }
-            S::ImageStore { .. } => return Err(self.unsupported_stmt("statement ImageStore (textures come with the graphics path)")),
-            S::ImageAtomic { .. } => return Err(self.unsupported_stmt("statement ImageAtomic")),
+            S::ImageStore { image, coordinate, array_index, value } => {
+                let image = self.image_of(ix, image)?;
+                let coords = self.reg(ix, coordinate)?;
+                let n = self.comps_of(ix, coordinate)?;
+                let (layer, layer_kind) = self.layer(ix, array_index, false)?;
+                let nv = self.comps_of(ix, value)?;
+                let value = self.reg(ix, value)?;
+                self.emit(Op::Image { op: ImageOp::Store, image, dst: NO_REG, coords, n, layer, layer_kind, level: NO_REG, value, nv });
+            }
+            S::ImageAtomic { .. } => return Err(self.unsupported_stmt("storage texture atomic (textureAtomic*)")),
             S::RayQuery { .. } => return Err(self.unsupported_stmt("ray query")),
             S::RayPipelineFunction(_) => return Err(self.unsupported_stmt("ray pipeline function")),
             S::SubgroupBallot { .. } => return Err(self.unsupported_stmt("subgroup operation subgroupBallot")),
@@ -1072,13 +1200,14 @@ impl<'m> Compiler<'m> {
         match self.expr(ix, h)? {
             Val::Reg(r) => Ok(r),
             Val::Ptr(_) => Err(self.unsupported_expr(ix, h, "pointer used as a value")),
+            Val::Image(_) | Val::Sampler(_) => Err(self.unsupported_expr(ix, h, "texture or sampler used as a value")),
         }
     }
 
     fn ptr(&mut self, ix: &mut Inst<'m>, h: Handle<naga::Expression>) -> R<Ptr> {
         match self.expr(ix, h)? {
             Val::Ptr(p) => Ok(p),
-            Val::Reg(_) => Err(self.unsupported_expr(ix, h, "value used as a pointer")),
+            Val::Reg(_) | Val::Image(_) | Val::Sampler(_) => Err(self.unsupported_expr(ix, h, "value used as a pointer")),
         }
     }
 
@@ -1163,6 +1292,8 @@ impl<'m> Compiler<'m> {
                     GlobalLoc::WorkGroup { base } => (Space::WorkGroup, base, size),
                     GlobalLoc::Push => (Space::Push, 0, size),
                     GlobalLoc::Buffer(b) => (Space::Buffer(b), 0, BOUND_SIZE),
+                    GlobalLoc::Image(b) => return Ok(Val::Image(b)),
+                    GlobalLoc::Sampler(b) => return Ok(Val::Sampler(b)),
                     GlobalLoc::Unsupported(what) => return Err(self.unsupported_expr(ix, h, what)),
                     GlobalLoc::Unused => return Err(self.internal("use of a global the validator saw as unused")),
                 };
@@ -1201,6 +1332,7 @@ impl<'m> Compiler<'m> {
                         self.emit(Op::DynIndex { dst, base: b, index: idx, elem, count });
                         Val::Reg(dst)
                     }
+                    Val::Image(_) | Val::Sampler(_) => return Err(self.unsupported_expr(ix, h, "index into a texture or sampler")),
                 }
             }
             E::AccessIndex { base, index } => match self.expr(ix, base)? {
@@ -1214,6 +1346,7 @@ impl<'m> Compiler<'m> {
                     // A component of a value is an alias of its registers: no code.
                     Val::Reg(b + comp)
                 }
+                Val::Image(_) | Val::Sampler(_) => return Err(self.unsupported_expr(ix, h, "index into a texture or sampler")),
             },
             E::Unary { op, expr } => {
                 let a = self.reg(ix, expr)?;
@@ -1294,9 +1427,92 @@ impl<'m> Compiler<'m> {
                 self.emit(Op::ArrayLength { dst, binding, offset: p.off, stride });
                 Val::Reg(dst)
             }
-            E::ImageSample { .. } => return Err(self.unsupported_expr(ix, h, "expression ImageSample (texture sampling comes with the graphics path)")),
-            E::ImageLoad { .. } => return Err(self.unsupported_expr(ix, h, "expression ImageLoad")),
-            E::ImageQuery { .. } => return Err(self.unsupported_expr(ix, h, "expression ImageQuery")),
+            E::ImageSample { image, sampler, gather, coordinate, array_index, offset, level, depth_ref, clamp_to_edge } => {
+                use naga::SampleLevel as L;
+                let refuse = |what: &str| Err(self.unsupported_expr(ix, h, what));
+                if gather.is_some() {
+                    return refuse("textureGather");
+                }
+                if depth_ref.is_some() {
+                    return refuse("textureSampleCompare (depth comparison)");
+                }
+                if offset.is_some() {
+                    return refuse("texture sampling with an offset");
+                }
+                if clamp_to_edge {
+                    return refuse("textureSampleBaseClampToEdge");
+                }
+                let lod = match level {
+                    L::Exact(l) => Some(l),
+                    L::Zero => None,
+                    L::Auto => return refuse("textureSample (implicit level of detail, fragment shaders only; use textureSampleLevel)"),
+                    L::Bias(_) => return refuse("textureSampleBias"),
+                    L::Gradient { .. } => return refuse("textureSampleGrad"),
+                };
+                let image = self.image_of(ix, image)?;
+                let sampler = match self.expr(ix, sampler)? {
+                    Val::Sampler(s) => s,
+                    _ => return Err(self.unsupported_expr(ix, h, "sampler that is not a sampler binding")),
+                };
+                if self.kind_of_expr(ix, coordinate)? != Kind::F32 {
+                    return Err(self.unsupported_expr(ix, h, "texture sampling at non-float coordinates"));
+                }
+                let coords = self.reg(ix, coordinate)?;
+                let n = self.comps_of(ix, coordinate)?;
+                let (layer, layer_kind) = self.layer(ix, array_index, true)?;
+                let level = match lod {
+                    Some(l) if self.kind_of_expr(ix, l)? == Kind::F32 => self.reg(ix, l)?,
+                    Some(_) => return Err(self.unsupported_expr(ix, h, "integer level of detail")),
+                    None => NO_REG,
+                };
+                let dst = self.alloc(4);
+                let op = ImageOp::SampleLevel { sampler };
+                self.emit(Op::Image { op, image, dst, coords, n, layer, layer_kind, level, value: NO_REG, nv: 0 });
+                Val::Reg(dst)
+            }
+            E::ImageLoad { image, coordinate, array_index, sample, level } => {
+                if sample.is_some() {
+                    return Err(self.unsupported_expr(ix, h, "textureLoad of a sample (multisampled texture)"));
+                }
+                let image = self.image_of(ix, image)?;
+                let coords = self.reg(ix, coordinate)?;
+                let n = self.comps_of(ix, coordinate)?;
+                let (layer, layer_kind) = self.layer(ix, array_index, false)?;
+                let level = match level {
+                    Some(l) => self.reg(ix, l)?,
+                    None => NO_REG,
+                };
+                let dst = self.alloc(4);
+                let op = ImageOp::Load;
+                self.emit(Op::Image { op, image, dst, coords, n, layer, layer_kind, level, value: NO_REG, nv: 0 });
+                Val::Reg(dst)
+            }
+            E::ImageQuery { image, query } => {
+                let image = self.image_of(ix, image)?;
+                let (query, level) = match query {
+                    naga::ImageQuery::Size { level } => {
+                        let n = match self.bindings.get(image as usize).map(|b| b.kind) {
+                            Some(BindingKind::SampledImage { dim, .. } | BindingKind::StorageImage { dim, .. }) => dim.coords(),
+                            _ => return Err(self.internal("image binding")),
+                        };
+                        let level = match level {
+                            Some(l) => self.reg(ix, l)?,
+                            None => NO_REG,
+                        };
+                        (ImageQueryOp::Size { n }, level)
+                    }
+                    naga::ImageQuery::NumLevels => (ImageQueryOp::NumLevels, NO_REG),
+                    naga::ImageQuery::NumLayers => (ImageQueryOp::NumLayers, NO_REG),
+                    naga::ImageQuery::NumSamples => return Err(self.unsupported_expr(ix, h, "textureNumSamples (multisampled texture)")),
+                };
+                let n = match query {
+                    ImageQueryOp::Size { n } => n,
+                    _ => 1,
+                };
+                let dst = self.alloc(n);
+                self.emit(Op::ImageQuery { query, image, dst, level });
+                Val::Reg(dst)
+            }
             E::Derivative { .. } => return Err(self.unsupported_expr(ix, h, "derivative (not available in compute shaders)")),
             E::RayQueryVertexPositions { .. } | E::RayQueryProceedResult | E::RayQueryGetIntersection { .. } => {
                 return Err(self.unsupported_expr(ix, h, "ray query"));
@@ -1304,6 +1520,28 @@ impl<'m> Compiler<'m> {
             E::SubgroupBallotResult | E::SubgroupOperationResult { .. } => return Err(self.unsupported_expr(ix, h, "subgroup operation")),
             E::CooperativeLoad { .. } | E::CooperativeMultiplyAdd { .. } => return Err(self.unsupported_expr(ix, h, "cooperative matrix")),
         })
+    }
+
+    /// The image binding an image expression refers to.
+    fn image_of(&mut self, ix: &mut Inst<'m>, h: Handle<naga::Expression>) -> R<u32> {
+        match self.expr(ix, h)? {
+            Val::Image(b) => Ok(b),
+            _ => Err(self.unsupported_expr(ix, h, "texture that is not a texture binding")),
+        }
+    }
+
+    /// The register and kind of an image access's array layer, or NO_REG. When sampling a
+    /// module from GLSL or SPIR-V, whose front ends turn the float layer (the last coordinate)
+    /// into an i32 by a truncating conversion, the float before the conversion is taken instead,
+    /// for Vulkan's round-to-nearest-even. (A layer the front end folded to a constant is
+    /// already truncated.) WGSL's layer is an integer the shader gives.
+    fn layer(&mut self, ix: &mut Inst<'m>, array_index: Option<Handle<naga::Expression>>, sampling: bool) -> R<(Reg, Kind)> {
+        let Some(a) = array_index else { return Ok((NO_REG, Kind::I32)) };
+        let a = match ix.func.expressions[a] {
+            naga::Expression::As { expr, kind: naga::ScalarKind::Sint, convert: Some(4) } if sampling && self.float_layers && self.kind_of_expr(ix, expr)? == Kind::F32 => expr,
+            _ => a,
+        };
+        Ok((self.reg(ix, a)?, self.kind_of_expr(ix, a)?))
     }
 
     /// Element type and stride of an indexable pointee.

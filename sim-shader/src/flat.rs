@@ -1,10 +1,12 @@
 //! The functional reference: a dispatch run to completion against plain byte buffers, with
 //! workgroups in linear id order and, within a workgroup, subgroups stepped round-robin one
-//! step at a time. Deterministic by construction.
+//! step at a time. Deterministic by construction. Image requests go to a handler the caller
+//! gives ([`FlatImages`]), since what a texel holds (format, filtering) is the caller's.
 
 use crate::error::ShaderError;
-use crate::interp::{DEFAULT_MAX_INSTRUCTIONS, ExecStats, MemOp, MemRequest, Step, WorkgroupConfig};
+use crate::interp::{DEFAULT_MAX_INSTRUCTIONS, ExecStats, ImageRequest, ImageShape, MemOp, MemRequest, Step, WorkgroupConfig};
 use crate::module::ComputePipeline;
+use crate::program::BindingKind;
 
 /// A buffer bound for a flat dispatch.
 #[derive(Clone, Debug)]
@@ -39,6 +41,26 @@ impl Default for FlatOptions {
     }
 }
 
+/// The images of a flat dispatch: their shapes and what performs their requests.
+#[derive(Default)]
+pub struct FlatImages<'a> {
+    /// Shape of the image bound to each entry of [`ComputePipeline::bindings`], in that order
+    /// (see [`WorkgroupConfig::image_shapes`]; may be empty when the entry point uses no image).
+    pub shapes: &'a [ImageShape],
+    /// Performs an image request and returns what [`crate::Workgroup::complete_image`] takes:
+    /// one texel per lane of a load or sample, nothing for a store. Without one, a dispatch that
+    /// makes an image request fails with [`ShaderError::Dispatch`] (image queries need only the
+    /// shapes).
+    #[allow(clippy::type_complexity)]
+    pub handler: Option<&'a mut dyn FnMut(&ImageRequest) -> Result<Vec<[u32; 4]>, ShaderError>>,
+}
+
+impl std::fmt::Debug for FlatImages<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FlatImages").field("shapes", &self.shapes).field("handler", &self.handler.as_ref().map(|_| "FnMut")).finish()
+    }
+}
+
 /// Totals of a flat dispatch.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FlatStats {
@@ -63,7 +85,8 @@ pub fn run_dispatch_flat(
     run_dispatch_flat_with(pipeline, group_count, bindings, push_constants, &options)
 }
 
-/// [`run_dispatch_flat`] with explicit options.
+/// [`run_dispatch_flat`] with explicit options (and no images: see
+/// [`run_dispatch_flat_images`]).
 pub fn run_dispatch_flat_with(
     pipeline: &ComputePipeline,
     group_count: [u32; 3],
@@ -71,16 +94,34 @@ pub fn run_dispatch_flat_with(
     push_constants: &[u8],
     options: &FlatOptions,
 ) -> Result<FlatStats, ShaderError> {
-    // Map each pipeline binding to the buffer given for it.
+    run_dispatch_flat_images(pipeline, group_count, bindings, push_constants, options, FlatImages::default())
+}
+
+/// [`run_dispatch_flat_with`] for an entry point that uses images: their shapes, and the
+/// handler that performs image requests, come from `images`. `bindings` holds the buffers only
+/// (images and samplers have none).
+pub fn run_dispatch_flat_images(
+    pipeline: &ComputePipeline,
+    group_count: [u32; 3],
+    bindings: &mut [FlatBinding],
+    push_constants: &[u8],
+    options: &FlatOptions,
+    mut images: FlatImages<'_>,
+) -> Result<FlatStats, ShaderError> {
+    // Map each pipeline buffer binding to the buffer given for it (images and samplers to none).
     let mut map = Vec::new();
     for b in pipeline.bindings() {
+        if !matches!(b.kind, BindingKind::StorageBuffer { .. } | BindingKind::UniformBuffer) {
+            map.push(usize::MAX);
+            continue;
+        }
         let i = bindings
             .iter()
             .position(|f| f.group == b.group && f.binding == b.binding)
             .ok_or_else(|| ShaderError::Dispatch(format!("no buffer bound at group {} binding {}", b.group, b.binding)))?;
         map.push(i);
     }
-    let sizes: Vec<u64> = map.iter().map(|&i| bindings[i].bytes.len() as u64).collect();
+    let sizes: Vec<u64> = map.iter().map(|&i| bindings.get(i).map_or(0, |b| b.bytes.len() as u64)).collect();
     let mut stats = FlatStats::default();
     if group_count.contains(&0) {
         return Ok(stats);
@@ -91,6 +132,7 @@ pub fn run_dispatch_flat_with(
         subgroup_size: options.subgroup_size,
         push_constants,
         binding_sizes: &sizes,
+        image_shapes: images.shapes,
         max_instructions: options.max_instructions,
     };
     let mut wg = pipeline.workgroup(&config)?;
@@ -113,6 +155,14 @@ pub fn run_dispatch_flat_with(
                                 results.clear();
                                 perform(req, bindings, &map, &mut results)?;
                                 wg.complete(i, &results)?;
+                                progressed = true;
+                            }
+                            Step::Image(req) => {
+                                let handler = images.handler.as_mut().ok_or_else(|| {
+                                    ShaderError::Dispatch(format!("an image request to group {} binding {}, but no image handler was given", req.group, req.binding))
+                                })?;
+                                let texels = handler(req)?;
+                                wg.complete_image(i, &texels)?;
                                 progressed = true;
                             }
                             Step::Barrier { .. } => progressed = true,

@@ -26,9 +26,13 @@
 //!   enclosing block, since no lane is left to run the rest of it.
 //! - calls are inlined: the call saves `exec` and restores it after the callee.
 //!
-//! **Yields.** Only buffer accesses (uniform and storage) and barriers leave the interpreter;
-//! the subgroup records what it waits for and the caller completes it. Workgroup, push-constant
-//! and lane memory are performed in place (and counted).
+//! **Yields.** Only buffer accesses (uniform and storage), image accesses (loads, samples and
+//! stores) and barriers leave the interpreter; the subgroup records what it waits for and the
+//! caller completes it. Workgroup, push-constant and lane memory are performed in place (and
+//! counted), and image queries (`textureDimensions`, `textureNumLevels`, `textureNumLayers`)
+//! are answered from the [`ImageShape`]s given at dispatch. An image access is checked against
+//! the shape as a buffer access is against the bound size: lanes out of range are dropped from
+//! the request (loads read zero), and a request with no lane left is not made.
 
 use std::sync::Arc;
 
@@ -47,10 +51,27 @@ pub struct WorkgroupConfig<'a> {
     /// Push-constant bytes (shorter than the block reads as zero).
     pub push_constants: &'a [u8],
     /// Byte size of the range bound to each entry of [`crate::ComputePipeline::bindings`], in
-    /// that order; used for bounds checks and `arrayLength`.
+    /// that order; used for bounds checks and `arrayLength` (anything, e.g. 0, for images and
+    /// samplers).
     pub binding_sizes: &'a [u64],
+    /// Shape of the image bound to each entry of [`crate::ComputePipeline::bindings`], in that
+    /// order (ignored for buffers and samplers; may be empty when the entry point uses no
+    /// image). Used for bounds checks, layer clamping and image queries.
+    pub image_shapes: &'a [ImageShape],
     /// Instructions a subgroup may execute before [`ShaderError::StepLimit`].
     pub max_instructions: u64,
+}
+
+/// The shape of the image view bound to an image binding.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ImageShape {
+    /// Width, height and depth of level 0 of the view: at least 1 in each dimension the image
+    /// has (the others are not read).
+    pub extent: [u32; 3],
+    /// Mip levels of the view, at least 1 (a storage image's view has 1).
+    pub levels: u32,
+    /// Array layers of the view: at least 1 for an arrayed image (not read otherwise).
+    pub layers: u32,
 }
 
 /// Default instruction limit per subgroup: generous, but stops a runaway loop in seconds.
@@ -61,6 +82,8 @@ pub const DEFAULT_MAX_INSTRUCTIONS: u64 = 1 << 30;
 pub enum Step<'a> {
     /// A buffer access the caller must perform, then call [`Workgroup::complete`].
     Memory(&'a MemRequest),
+    /// An image access the caller must perform, then call [`Workgroup::complete_image`].
+    Image(&'a ImageRequest),
     /// A barrier. For `control` barriers the subgroup is parked until every subgroup of the
     /// workgroup has arrived (or finished); stepping it returns [`Step::Blocked`] until then.
     Barrier {
@@ -150,6 +173,63 @@ impl MemRequest {
     }
 }
 
+/// One lane's part of an image access.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ImageLane {
+    /// Lane index within the subgroup.
+    pub lane: u32,
+    /// Load and Store: integer texel coordinates (x, y, z; unused dimensions 0), always inside
+    /// the level (out-of-range lanes are dropped from the request). SampleLevel: 0.
+    pub texel: [u32; 3],
+    /// Array layer (0 for a non-arrayed image). Load and Store: in range. SampleLevel: Vulkan's
+    /// rule, the float layer rounded to nearest (ties to even) and clamped to
+    /// `[0, layers - 1]` (an integer layer, as WGSL gives, is clamped).
+    pub layer: u32,
+    /// Load: the mip level (in range). Store and SampleLevel: 0.
+    pub level: u32,
+    /// SampleLevel: normalized coordinates (unused dimensions 0.0). Load and Store: 0.0.
+    pub coords: [f32; 3],
+    /// SampleLevel: the explicit level of detail (0.0 otherwise).
+    pub lod: f32,
+}
+
+/// An image access for the caller to perform. Reused between steps; read it before the next
+/// call into the workgroup.
+#[derive(Clone, Debug)]
+pub struct ImageRequest {
+    /// Load, sample or store.
+    pub op: ImageOp,
+    /// Index into [`crate::ComputePipeline::bindings`] of the image.
+    pub binding_index: u32,
+    /// Descriptor set / bind group of the image.
+    pub group: u32,
+    /// Binding number of the image.
+    pub binding: u32,
+    /// The image binding's kind ([`BindingKind::SampledImage`] or [`BindingKind::StorageImage`]).
+    pub kind: BindingKind,
+    /// Active, in-range lanes in ascending lane order.
+    pub lanes: Vec<ImageLane>,
+    /// Store: four 32-bit words per lane in `lanes` order (f32 bits for float formats, u32 or
+    /// i32 bits for integer ones; components the shader did not give are 0, alpha 1). Empty
+    /// otherwise.
+    pub values: Vec<[u32; 4]>,
+}
+
+impl ImageRequest {
+    fn empty() -> Self {
+        ImageRequest { op: ImageOp::Load, binding_index: 0, group: 0, binding: 0, kind: BindingKind::Sampler, lanes: Vec::new(), values: Vec::new() }
+    }
+
+    /// Number of texels [`Workgroup::complete_image`] expects: one per lane for loads and
+    /// samples, none for stores.
+    pub fn result_len(&self) -> usize {
+        match self.op {
+            ImageOp::Store => 0,
+            _ => self.lanes.len(),
+        }
+    }
+}
+
 /// Execution statistics, for timing models and lane-operation throughput.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ExecStats {
@@ -167,6 +247,11 @@ pub struct ExecStats {
     pub out_of_bounds: u64,
     /// Barriers reported.
     pub barriers: u64,
+    /// Image requests (loads, samples, stores) handed to the caller.
+    pub image_requests: u64,
+    /// Lanes of image loads and stores dropped as out of range (loads read zero, stores
+    /// discarded).
+    pub image_out_of_bounds: u64,
 }
 
 impl ExecStats {
@@ -179,6 +264,8 @@ impl ExecStats {
         self.memory_requests += o.memory_requests;
         self.out_of_bounds += o.out_of_bounds;
         self.barriers += o.barriers;
+        self.image_requests += o.image_requests;
+        self.image_out_of_bounds += o.image_out_of_bounds;
     }
 }
 
@@ -195,6 +282,16 @@ enum Pending {
     None,
     Load { dst: Reg, n: u32 },
     Atomic { dst: Reg, cmp: bool },
+    /// An image load or sample: four words per lane to `dst`.
+    ImageRead { dst: Reg },
+    /// An image store.
+    ImageWrite,
+}
+
+impl Pending {
+    fn is_image(self) -> bool {
+        matches!(self, Pending::ImageRead { .. } | Pending::ImageWrite)
+    }
 }
 
 struct Subgroup {
@@ -206,6 +303,7 @@ struct Subgroup {
     state: State,
     pending: Pending,
     req: MemRequest,
+    img: ImageRequest,
     stats: ExecStats,
 }
 
@@ -213,6 +311,8 @@ struct Shared {
     wg: Vec<u32>,
     push: Vec<u32>,
     sizes: Vec<u32>,
+    /// Shape of each binding's image (default for buffers and samplers).
+    shapes: Vec<ImageShape>,
 }
 
 /// One workgroup in flight: its shared memory and its subgroups, each stepped independently.
@@ -228,6 +328,7 @@ pub struct Workgroup {
 
 enum Yield {
     Memory,
+    Image,
     Barrier(bool, BarrierFlags),
     Done,
 }
@@ -253,6 +354,25 @@ impl Workgroup {
                 cfg.binding_sizes.len(),
                 prog.bindings.len()
             )));
+        }
+        let mut shapes = vec![ImageShape::default(); prog.bindings.len()];
+        let images: Vec<usize> = prog.bindings.iter().enumerate().filter(|(_, b)| matches!(b.kind, BindingKind::SampledImage { .. } | BindingKind::StorageImage { .. })).map(|(i, _)| i).collect();
+        if !images.is_empty() {
+            if cfg.image_shapes.len() != prog.bindings.len() {
+                return Err(ShaderError::Dispatch(format!("{} image shapes given for {} bindings (one per binding, images or not)", cfg.image_shapes.len(), prog.bindings.len())));
+            }
+            for i in images {
+                let s = cfg.image_shapes[i];
+                let b = &prog.bindings[i];
+                let (BindingKind::SampledImage { dim, arrayed, .. } | BindingKind::StorageImage { dim, arrayed, .. }) = b.kind else { continue };
+                if s.extent[..dim.coords() as usize].contains(&0) || s.levels == 0 || (arrayed && s.layers == 0) {
+                    return Err(ShaderError::Dispatch(format!(
+                        "image at group {} binding {} has an empty shape {s:?} (the extents of its dimensions, its levels and, if arrayed, its layers are at least 1)",
+                        b.group, b.binding
+                    )));
+                }
+                shapes[i] = s;
+            }
         }
         let [x, y, z] = prog.workgroup_size;
         let invocations = (x as usize) * (y as usize) * (z as usize);
@@ -287,11 +407,12 @@ impl Workgroup {
                 state: State::Running,
                 pending: Pending::None,
                 req: MemRequest::empty(),
+                img: ImageRequest::empty(),
                 stats: ExecStats::default(),
             });
         }
         let mut wg = Workgroup {
-            shared: Shared { wg: vec![0; prog.workgroup_words as usize], push, sizes },
+            shared: Shared { wg: vec![0; prog.workgroup_words as usize], push, sizes, shapes },
             prog,
             w,
             id: cfg.workgroup_id,
@@ -402,13 +523,14 @@ impl Workgroup {
         &self.shared.wg
     }
 
-    /// Run subgroup `sg` until its next memory operation, barrier, or end.
+    /// Run subgroup `sg` until its next buffer or image access, barrier, or end.
     pub fn step(&mut self, sg: usize) -> Result<Step<'_>, ShaderError> {
         let state = self.sgs.get(sg).ok_or_else(|| ShaderError::Protocol(format!("no subgroup {sg}")))?.state;
         match state {
             State::Done => return Ok(Step::Done),
             State::Waiting => {
-                return Err(ShaderError::Protocol(format!("subgroup {sg} is waiting for complete()")));
+                let what = if self.sgs[sg].pending.is_image() { "complete_image()" } else { "complete()" };
+                return Err(ShaderError::Protocol(format!("subgroup {sg} is waiting for {what}")));
             }
             State::Parked => {
                 if self.sgs.iter().all(|s| matches!(s.state, State::Parked | State::Done)) {
@@ -437,6 +559,11 @@ impl Workgroup {
                 sub.stats.memory_requests += 1;
                 Step::Memory(&sub.req)
             }
+            Yield::Image => {
+                sub.state = State::Waiting;
+                sub.stats.image_requests += 1;
+                Step::Image(&sub.img)
+            }
             Yield::Barrier(control, flags) => {
                 sub.stats.barriers += 1;
                 if control {
@@ -454,7 +581,43 @@ impl Workgroup {
     /// The memory request subgroup `sg` yielded and has not completed yet, if any: a driver may
     /// perform it later than the step that yielded it (after the compute before it).
     pub fn pending_request(&self, sg: usize) -> Option<&MemRequest> {
-        self.sgs.get(sg).filter(|s| s.state == State::Waiting).map(|s| &s.req)
+        self.sgs.get(sg).filter(|s| s.state == State::Waiting && !s.pending.is_image()).map(|s| &s.req)
+    }
+
+    /// The pending image request of subgroup `sg`, if it waits on one (the image analogue of
+    /// [`Workgroup::pending_request`]).
+    pub fn pending_image(&self, sg: usize) -> Option<&ImageRequest> {
+        self.sgs.get(sg).filter(|s| s.state == State::Waiting && s.pending.is_image()).map(|s| &s.img)
+    }
+
+    /// Completes a subgroup's pending image request: for Load and SampleLevel `texels` holds one
+    /// texel (four words: f32 bits for [`SampleKind::Float`] images and float storage formats,
+    /// u32 or i32 bits otherwise) per lane of the request, in its order; for Store it is empty.
+    /// A subgroup that waits on no image request, or a wrong number of texels, is a
+    /// [`ShaderError::Protocol`] error, as with [`Workgroup::complete`].
+    pub fn complete_image(&mut self, sg: usize, texels: &[[u32; 4]]) -> Result<(), ShaderError> {
+        let w = self.w;
+        let sub = self.sgs.get_mut(sg).ok_or_else(|| ShaderError::Protocol(format!("no subgroup {sg}")))?;
+        if sub.state != State::Waiting {
+            return Err(ShaderError::Protocol(format!("subgroup {sg} has no request to complete")));
+        }
+        if !sub.pending.is_image() {
+            return Err(ShaderError::Protocol(format!("subgroup {sg} waits for a buffer request: complete it with complete()")));
+        }
+        let want = sub.img.result_len();
+        if texels.len() != want {
+            return Err(ShaderError::Protocol(format!("complete_image() got {} texels, request needs {want}", texels.len())));
+        }
+        if let Pending::ImageRead { dst } = sub.pending {
+            for (la, t) in sub.img.lanes.iter().zip(texels) {
+                for (c, &v) in t.iter().enumerate() {
+                    *sub.regs.get_mut((dst as usize + c) * w + la.lane as usize).ok_or_else(|| internal("image result"))? = v;
+                }
+            }
+        }
+        sub.pending = Pending::None;
+        sub.state = State::Running;
+        Ok(())
     }
 
     /// Finish the memory request subgroup `sg` yielded: `results` holds the loaded bytes (loads)
@@ -465,12 +628,15 @@ impl Workgroup {
         if sub.state != State::Waiting {
             return Err(ShaderError::Protocol(format!("subgroup {sg} has no request to complete")));
         }
+        if sub.pending.is_image() {
+            return Err(ShaderError::Protocol(format!("subgroup {sg} waits for an image request: complete it with complete_image()")));
+        }
         let want = sub.req.result_len();
         if results.len() != want {
             return Err(ShaderError::Protocol(format!("complete() got {} bytes, request needs {want}", results.len())));
         }
         match sub.pending {
-            Pending::None => {}
+            Pending::None | Pending::ImageRead { .. } | Pending::ImageWrite => {}
             Pending::Load { dst, n } => {
                 let mut at = 0;
                 for la in &sub.req.lanes {
@@ -860,6 +1026,34 @@ fn run(prog: &Program, w: usize, sg: &mut Subgroup, sh: &mut Shared, limit: u64)
             Op::CaseEnd { acc, fall } => {
                 sg.masks[acc as usize] = if fall { sg.exec } else { 0 };
             }
+            Op::Image { op, image, dst, coords, n, layer, layer_kind, level, value, nv } => {
+                if sg.exec == 0 {
+                    continue;
+                }
+                let a = ImageArgs { op, image, dst, coords, n, layer, layer_kind, level, value, nv };
+                if begin_image(prog, w, sg, sh, &a)? {
+                    sg.pending = if dst == NO_REG { Pending::ImageWrite } else { Pending::ImageRead { dst } };
+                    return Ok(Yield::Image);
+                }
+            }
+            Op::ImageQuery { query, image, dst, level } => {
+                let shape = *sh.shapes.get(image as usize).ok_or_else(|| internal("image shape"))?;
+                match query {
+                    ImageQueryOp::Size { n } => {
+                        let (lo, d) = split(&mut sg.regs, dst, n, w)?;
+                        for l in 0..w {
+                            let lv = if level == NO_REG { 0 } else { row(lo, level, 0, w)?[l] };
+                            for c in 0..n as usize {
+                                d[c * w + l] = level_extent(shape.extent[c], lv);
+                            }
+                        }
+                    }
+                    ImageQueryOp::NumLevels | ImageQueryOp::NumLayers => {
+                        let (_, d) = split(&mut sg.regs, dst, 1, w)?;
+                        d.fill(if query == ImageQueryOp::NumLevels { shape.levels } else { shape.layers });
+                    }
+                }
+            }
             Op::Barrier { control, flags } => {
                 if sg.exec == 0 {
                     continue;
@@ -873,6 +1067,108 @@ fn run(prog: &Program, w: usize, sg: &mut Subgroup, sh: &mut Shared, limit: u64)
             }
         }
     }
+}
+
+/// Word `c` of register `r` of lane `l`.
+#[inline(always)]
+fn word(regs: &[u32], r: Reg, c: usize, l: usize, w: usize) -> Result<u32, ShaderError> {
+    regs.get((r as usize + c) * w + l).copied().ok_or_else(|| internal("operand register"))
+}
+
+/// Extent of mip level `level` of a dimension whose level 0 is `extent`: at least 1.
+fn level_extent(extent: u32, level: u32) -> u32 {
+    extent.checked_shr(level).unwrap_or(0).max(1)
+}
+
+/// Operands of an [`Op::Image`].
+struct ImageArgs {
+    op: ImageOp,
+    image: u32,
+    dst: Reg,
+    coords: Reg,
+    n: u32,
+    layer: Reg,
+    layer_kind: Kind,
+    level: Reg,
+    value: Reg,
+    nv: u32,
+}
+
+/// Fill the subgroup's image request; returns false if no lane is in range. Loads and stores
+/// drop lanes whose coordinates, layer or level are out of range (a load's read zero); a
+/// sample keeps every lane, its layer clamped.
+fn begin_image(prog: &Program, w: usize, sg: &mut Subgroup, sh: &Shared, a: &ImageArgs) -> Result<bool, ShaderError> {
+    let info = prog.bindings.get(a.image as usize).ok_or_else(|| internal("image binding index"))?;
+    let shape = *sh.shapes.get(a.image as usize).ok_or_else(|| internal("image shape"))?;
+    let float_texels = match info.kind {
+        BindingKind::SampledImage { sample, .. } => sample == SampleKind::Float,
+        BindingKind::StorageImage { format, .. } => format.texel_kind() == SampleKind::Float,
+        _ => return Err(internal("image access to a binding that is not an image")),
+    };
+    let n = a.n.min(3) as usize;
+    let Subgroup { img, regs, stats, exec, .. } = &mut *sg;
+    img.op = a.op;
+    img.binding_index = a.image;
+    img.group = info.group;
+    img.binding = info.binding;
+    img.kind = info.kind;
+    img.lanes.clear();
+    img.values.clear();
+    for l in lanes(*exec) {
+        let mut lane = ImageLane { lane: l as u32, texel: [0; 3], layer: 0, level: 0, coords: [0.0; 3], lod: 0.0 };
+        if let ImageOp::SampleLevel { .. } = a.op {
+            for c in 0..n {
+                lane.coords[c] = f32::from_bits(word(regs, a.coords, c, l, w)?);
+            }
+            if a.level != NO_REG {
+                lane.lod = f32::from_bits(word(regs, a.level, 0, l, w)?);
+            }
+            if a.layer != NO_REG {
+                let v = word(regs, a.layer, 0, l, w)?;
+                let layer = match a.layer_kind {
+                    // `as` saturates, and NaN has become 0 by `max`.
+                    Kind::F32 => f32::from_bits(v).round_ties_even().max(0.0) as u32,
+                    Kind::I32 => (v as i32).max(0) as u32,
+                    _ => v,
+                };
+                lane.layer = layer.min(shape.layers.saturating_sub(1));
+            }
+            img.lanes.push(lane);
+            continue;
+        }
+        // Load and store: integer coordinates (i32 or u32; a negative i32 reads as a huge u32,
+        // out of range either way).
+        lane.level = if a.level == NO_REG { 0 } else { word(regs, a.level, 0, l, w)? };
+        let mut inside = lane.level < shape.levels;
+        for c in 0..n {
+            lane.texel[c] = word(regs, a.coords, c, l, w)?;
+            inside &= lane.texel[c] < level_extent(shape.extent[c], lane.level);
+        }
+        if a.layer != NO_REG {
+            lane.layer = word(regs, a.layer, 0, l, w)?;
+            inside &= lane.layer < shape.layers;
+        }
+        if !inside {
+            stats.image_out_of_bounds += 1;
+            // A load out of range reads zero.
+            if a.dst != NO_REG {
+                for c in 0..4 {
+                    *regs.get_mut((a.dst as usize + c) * w + l).ok_or_else(|| internal("image destination"))? = 0;
+                }
+            }
+            continue;
+        }
+        if a.op == ImageOp::Store {
+            let one = if float_texels { 1f32.to_bits() } else { 1 };
+            let mut v = [0, 0, 0, one];
+            for (c, x) in v.iter_mut().enumerate().take(a.nv.min(4) as usize) {
+                *x = word(regs, a.value, c, l, w)?;
+            }
+            img.values.push(v);
+        }
+        img.lanes.push(lane);
+    }
+    Ok(!img.lanes.is_empty())
 }
 
 /// Fill the subgroup's request for a buffer access; returns false if no lane is in range.

@@ -318,9 +318,10 @@ impl Module {
             },
         })?;
         let mut programs = Vec::new();
+        let float_layers = !matches!(given, Err(SourceText::Wgsl(_)));
         for (i, ep) in module.entry_points.iter().enumerate() {
             if ep.stage == naga::ShaderStage::Compute {
-                programs.push(Arc::new(compile_entry_point(&module, &info, source, name, i, coherent_members)?));
+                programs.push(Arc::new(compile_entry_point(&module, &info, source, name, i, coherent_members, float_layers)?));
             }
         }
         let source = Arc::new(match given {
@@ -402,8 +403,10 @@ impl ComputePipeline {
         self.prog.workgroup_size.iter().fold(1u32, |n, &s| n.saturating_mul(s))
     }
 
-    /// Buffer bindings the entry point uses, sorted by (group, binding). Memory requests and
-    /// [`WorkgroupConfig::binding_sizes`] refer to bindings by their index in this list.
+    /// Bindings the entry point uses (buffers, images and samplers), sorted by (group, binding)
+    /// (an image before a sampler of the same (group, binding)). Memory and image requests,
+    /// [`WorkgroupConfig::binding_sizes`] and [`WorkgroupConfig::image_shapes`] refer to
+    /// bindings by their index in this list.
     pub fn bindings(&self) -> &[BindingInfo] {
         &self.prog.bindings
     }

@@ -240,21 +240,158 @@ pub enum BindingKind {
     },
     /// A uniform buffer.
     UniformBuffer,
+    /// A sampled image (WGSL `texture_1d/2d/2d_array/3d<T>`; GLSL `texture2D` etc.), read by
+    /// `textureLoad` and `textureSampleLevel`.
+    SampledImage {
+        /// Dimensionality of the image.
+        dim: ImageDim,
+        /// An array of layers (`texture_2d_array`, `texture2DArray`).
+        arrayed: bool,
+        /// What the shader reads from it: f32, u32 or i32 words.
+        sample: SampleKind,
+    },
+    /// A storage image (WGSL `texture_storage_*<format, access>`; GLSL `image2D`), read by
+    /// `textureLoad` and written by `textureStore`.
+    StorageImage {
+        /// Dimensionality of the image.
+        dim: ImageDim,
+        /// An array of layers (`texture_storage_2d_array`, `image2DArray`).
+        arrayed: bool,
+        /// The texel format the shader declares.
+        format: StorageFormat,
+        /// The access the shader declares.
+        access: StorageAccess,
+    },
+    /// A sampler (WGSL `sampler`). `sampler_comparison` is refused at compile time.
+    ///
+    /// naga's SPIR-V front end does not accept combined image samplers (a sampling or fetch
+    /// through one fails to load), so an image and a sampler are always two bindings of their
+    /// own; should a front end give one as two variables of the same (group, binding), they are
+    /// reflected as two bindings, the image first.
+    Sampler,
 }
 
-/// One buffer binding used by the entry point.
+/// Dimensionality of an image binding (cube images are refused at compile time).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ImageDim {
+    /// One-dimensional: coordinates `x`.
+    D1,
+    /// Two-dimensional: coordinates `x, y`.
+    D2,
+    /// Three-dimensional: coordinates `x, y, z`.
+    D3,
+}
+
+impl ImageDim {
+    /// Number of coordinates (1, 2 or 3).
+    pub(crate) fn coords(self) -> u32 {
+        match self {
+            ImageDim::D1 => 1,
+            ImageDim::D2 => 2,
+            ImageDim::D3 => 3,
+        }
+    }
+}
+
+/// What a sampled image gives the shader: the type of the words of a texel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SampleKind {
+    /// `f32` words (`texture_2d<f32>`, `texture2D`).
+    Float,
+    /// `u32` words (`texture_2d<u32>`, `utexture2D`).
+    Uint,
+    /// `i32` words (`texture_2d<i32>`, `itexture2D`).
+    Sint,
+}
+
+/// The access a storage image is declared with (`atomic` access is refused at compile time).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StorageAccess {
+    /// `read` (GLSL `readonly`): `textureLoad` only.
+    Read,
+    /// `write` (GLSL `writeonly`): `textureStore` only.
+    Write,
+    /// `read_write` (GLSL without a qualifier): both.
+    ReadWrite,
+}
+
+/// The storage formats the simulator supports (named as Vulkan names them, see
+/// [`StorageFormat::vk_name`]): anything else is refused at compile time with a located error
+/// naming the format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StorageFormat {
+    /// `rgba8unorm`: four 8-bit unsigned normalized channels, read and written as f32.
+    Rgba8Unorm,
+    /// `rgba8uint`: four 8-bit unsigned integer channels.
+    Rgba8Uint,
+    /// `rgba8sint`: four 8-bit signed integer channels.
+    Rgba8Sint,
+    /// `r32uint`: one 32-bit unsigned integer channel.
+    R32Uint,
+    /// `r32sint`: one 32-bit signed integer channel.
+    R32Sint,
+    /// `r32float`: one 32-bit float channel.
+    R32Float,
+    /// `rg32float`: two 32-bit float channels.
+    Rg32Float,
+    /// `rgba16float`: four 16-bit float channels, read and written as f32.
+    Rgba16Float,
+    /// `rgba32float`: four 32-bit float channels.
+    Rgba32Float,
+    /// `rgba32uint`: four 32-bit unsigned integer channels.
+    Rgba32Uint,
+    /// `rgba32sint`: four 32-bit signed integer channels.
+    Rgba32Sint,
+    /// `bgra8unorm`: four 8-bit unsigned normalized channels stored blue first, read and
+    /// written as f32 (red first, as every format is seen by the shader).
+    Bgra8Unorm,
+}
+
+impl StorageFormat {
+    /// The Vulkan name of the format, without the `VK_FORMAT_` prefix: `"R8G8B8A8_UNORM"`,
+    /// `"R32_UINT"`, `"R32G32B32A32_SFLOAT"`, `"B8G8R8A8_UNORM"`, ...
+    pub fn vk_name(self) -> &'static str {
+        match self {
+            StorageFormat::Rgba8Unorm => "R8G8B8A8_UNORM",
+            StorageFormat::Rgba8Uint => "R8G8B8A8_UINT",
+            StorageFormat::Rgba8Sint => "R8G8B8A8_SINT",
+            StorageFormat::R32Uint => "R32_UINT",
+            StorageFormat::R32Sint => "R32_SINT",
+            StorageFormat::R32Float => "R32_SFLOAT",
+            StorageFormat::Rg32Float => "R32G32_SFLOAT",
+            StorageFormat::Rgba16Float => "R16G16B16A16_SFLOAT",
+            StorageFormat::Rgba32Float => "R32G32B32A32_SFLOAT",
+            StorageFormat::Rgba32Uint => "R32G32B32A32_UINT",
+            StorageFormat::Rgba32Sint => "R32G32B32A32_SINT",
+            StorageFormat::Bgra8Unorm => "B8G8R8A8_UNORM",
+        }
+    }
+
+    /// The type of the words the shader reads and writes.
+    pub(crate) fn texel_kind(self) -> SampleKind {
+        match self {
+            StorageFormat::Rgba8Uint | StorageFormat::R32Uint | StorageFormat::Rgba32Uint => SampleKind::Uint,
+            StorageFormat::Rgba8Sint | StorageFormat::R32Sint | StorageFormat::Rgba32Sint => SampleKind::Sint,
+            _ => SampleKind::Float,
+        }
+    }
+}
+
+/// One binding used by the entry point: a buffer, an image or a sampler.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BindingInfo {
     /// Descriptor set / bind group.
     pub group: u32,
     /// Binding number within the group.
     pub binding: u32,
-    /// Storage or uniform.
+    /// Storage or uniform buffer, image or sampler.
     pub kind: BindingKind,
     /// Byte size of the fixed-size part of the variable's type (the whole type if it has no
-    /// runtime-sized array). The bound range should be at least this large.
+    /// runtime-sized array). The bound range should be at least this large. 0 for images and
+    /// samplers.
     pub static_size: u32,
-    /// Stride of the trailing runtime-sized array, if the type ends in one.
+    /// Stride of the trailing runtime-sized array, if the type ends in one (`None` for images
+    /// and samplers).
     pub runtime_stride: Option<u32>,
     /// Variable name in the shader, if any.
     pub name: Option<String>,
@@ -270,8 +407,9 @@ pub struct BindingInfo {
     /// is a runtime-sized array). Accesses inside them are made at the coherence point, the rest
     /// as usual. Empty otherwise.
     pub coherent_ranges: Vec<std::ops::Range<u32>>,
-    /// The entry point stores to it (a plain or atomic store somewhere in its code). A storage
-    /// buffer that is writable but never written is only read.
+    /// The entry point stores to it (a plain or atomic store somewhere in its code; for a
+    /// storage image, a `textureStore`). A storage buffer or image that is writable but never
+    /// written is only read.
     pub written: bool,
     /// Every access the entry point makes to it is atomic (atomicLoad, atomicStore or a
     /// read-modify-write), and it makes at least one. Two atomic operations on the same bytes
@@ -368,10 +506,42 @@ pub(crate) enum Op {
     CaseBegin { sel: Reg, start: u32, len: u32, default: bool, acc: u32, entry: u32, minus: [u32; 3], target: u32 },
     /// End of a switch case: `masks[acc] = fall ? exec : 0`.
     CaseEnd { acc: u32, fall: bool },
+    /// An image access (load, sample or store) of the image at binding index `image`; yields an
+    /// image request unless no active lane is in range. `coords` holds `n` coordinates (i32 or
+    /// u32 bits for load and store, f32 for sample); `layer` the array layer or NO_REG
+    /// (`layer_kind` F32: a float layer, rounded to nearest even); `level` the mip level (load)
+    /// or the f32 level of detail (sample), or NO_REG for 0; `value` the `nv` components stored.
+    /// Loads and samples write four words at `dst`.
+    Image {
+        op: ImageOp,
+        image: u32,
+        dst: Reg,
+        coords: Reg,
+        n: u32,
+        layer: Reg,
+        layer_kind: Kind,
+        level: Reg,
+        value: Reg,
+        nv: u32,
+    },
+    /// An image query answered from the bound image's shape: `dst` receives `n` words.
+    ImageQuery { query: ImageQueryOp, image: u32, dst: Reg, level: Reg },
     /// A barrier; yields to the caller.
     Barrier { control: bool, flags: BarrierFlags },
     /// End of the entry point.
     Done,
+}
+
+/// What an [`Op::ImageQuery`] asks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ImageQueryOp {
+    /// `textureDimensions`: the first `n` extents of the level in the `level` register (level
+    /// 0 if NO_REG).
+    Size { n: u32 },
+    /// `textureNumLevels`.
+    NumLevels,
+    /// `textureNumLayers`.
+    NumLayers,
 }
 
 /// A compiled compute entry point.
@@ -394,4 +564,22 @@ pub(crate) struct Program {
     pub inputs: Vec<(Reg, Input)>,
     /// Selector values of switch cases, referenced by `CaseBegin`.
     pub case_values: Vec<u32>,
+}
+
+/// Kind of image access.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ImageOp {
+    /// `textureLoad` / `texelFetch` / `imageLoad`: each lane's texel at integer coordinates and
+    /// level.
+    Load,
+    /// `textureSampleLevel` (GLSL `textureLod` and the like, with an explicit level of detail):
+    /// normalized coordinates, an explicit level of detail, filtered by the sampler at binding
+    /// index `sampler`.
+    SampleLevel {
+        /// Index into [`crate::ComputePipeline::bindings`] of the sampler.
+        sampler: u32,
+    },
+    /// `textureStore` / `imageStore`: each lane's value written at integer coordinates (level 0
+    /// of the view).
+    Store,
 }

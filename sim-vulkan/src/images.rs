@@ -130,6 +130,51 @@ pub(crate) fn create_info(im: &ImageBinding) -> vk::ImageCreateInfo<'static> {
         .initial_layout(if im.initial_layout == "PREINITIALIZED" { vk::ImageLayout::PREINITIALIZED } else { vk::ImageLayout::UNDEFINED })
 }
 
+/// The create info of a view of `image` (`im` in the trace) over `range`, an array view when
+/// `arrayed`, in the image's format.
+pub(crate) fn view_info(im: &ImageBinding, image: vk::Image, range: &SubresourceRange, arrayed: bool) -> vk::ImageViewCreateInfo<'static> {
+    let view_type = match (im.layout.desc.image_type, arrayed) {
+        (ImageType::D1, false) => vk::ImageViewType::TYPE_1D,
+        (ImageType::D1, true) => vk::ImageViewType::TYPE_1D_ARRAY,
+        (ImageType::D2, false) => vk::ImageViewType::TYPE_2D,
+        (ImageType::D2, true) => vk::ImageViewType::TYPE_2D_ARRAY,
+        (ImageType::D3, _) => vk::ImageViewType::TYPE_3D,
+    };
+    vk::ImageViewCreateInfo::default().image(image).view_type(view_type).format(format(im.layout.desc.format)).subresource_range(self::range(range))
+}
+
+/// The create info of a sampler.
+pub(crate) fn sampler_info(s: &sim_rop::Sampler) -> vk::SamplerCreateInfo<'static> {
+    use sim_rop::{AddressMode, BorderColor, Filter, MipmapMode};
+    let filter = |f: Filter| if f == Filter::Linear { vk::Filter::LINEAR } else { vk::Filter::NEAREST };
+    let mode = |m: AddressMode| match m {
+        AddressMode::Repeat => vk::SamplerAddressMode::REPEAT,
+        AddressMode::MirroredRepeat => vk::SamplerAddressMode::MIRRORED_REPEAT,
+        AddressMode::ClampToEdge => vk::SamplerAddressMode::CLAMP_TO_EDGE,
+        AddressMode::ClampToBorder => vk::SamplerAddressMode::CLAMP_TO_BORDER,
+        AddressMode::MirrorClampToEdge => vk::SamplerAddressMode::MIRROR_CLAMP_TO_EDGE,
+    };
+    let border = match s.border_color {
+        BorderColor::FloatTransparentBlack => vk::BorderColor::FLOAT_TRANSPARENT_BLACK,
+        BorderColor::IntTransparentBlack => vk::BorderColor::INT_TRANSPARENT_BLACK,
+        BorderColor::FloatOpaqueBlack => vk::BorderColor::FLOAT_OPAQUE_BLACK,
+        BorderColor::IntOpaqueBlack => vk::BorderColor::INT_OPAQUE_BLACK,
+        BorderColor::FloatOpaqueWhite => vk::BorderColor::FLOAT_OPAQUE_WHITE,
+        BorderColor::IntOpaqueWhite => vk::BorderColor::INT_OPAQUE_WHITE,
+    };
+    vk::SamplerCreateInfo::default()
+        .mag_filter(filter(s.mag_filter))
+        .min_filter(filter(s.min_filter))
+        .mipmap_mode(if s.mipmap_mode == MipmapMode::Linear { vk::SamplerMipmapMode::LINEAR } else { vk::SamplerMipmapMode::NEAREST })
+        .address_mode_u(mode(s.address_mode[0]))
+        .address_mode_v(mode(s.address_mode[1]))
+        .address_mode_w(mode(s.address_mode[2]))
+        .mip_lod_bias(s.mip_lod_bias)
+        .min_lod(s.min_lod)
+        .max_lod(s.max_lod)
+        .border_color(border)
+}
+
 /// An image barrier's old and new layouts and its subresources, as both shapes take them.
 fn transition(b: &ImageMemoryBarrier, at: &str) -> Result<(vk::ImageLayout, vk::ImageLayout, vk::ImageSubresourceRange), ReplayError> {
     Ok((layout(&b.old_layout, at)?, layout(&b.new_layout, at)?, range(&b.range)))

@@ -37,6 +37,29 @@ pub(crate) struct Pipeline {
     module: vk::ShaderModule,
 }
 
+/// An image view a dispatch binds: its image, first level, levels, first layer and layers, and
+/// whether it is an array view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct ViewKey {
+    pub(crate) image: usize,
+    pub(crate) range: [u32; 4],
+    pub(crate) arrayed: bool,
+}
+
+impl ViewKey {
+    /// The view descriptor `desc` of a dispatch of `pipeline` binds (none for a sampler): an
+    /// array view where the shader declares an array image (or, for a binding it does not use,
+    /// where the view has several layers).
+    pub(crate) fn of(w: &Workload, pipeline: usize, desc: &sim_core::api::ImageDescriptor) -> Option<ViewKey> {
+        let image = desc.image?;
+        let arrayed = match w.pipelines[pipeline].1.bindings().iter().find(|i| i.group == desc.set && i.binding == desc.binding).map(|i| i.kind) {
+            Some(BindingKind::SampledImage { arrayed, .. } | BindingKind::StorageImage { arrayed, .. }) => arrayed,
+            _ => desc.range.layer_count > 1,
+        };
+        Some(ViewKey { image, range: [desc.range.base_mip_level, desc.range.level_count, desc.range.base_array_layer, desc.range.layer_count], arrayed })
+    }
+}
+
 /// A host-visible buffer that device-local memory is zeroed from and read back into.
 pub(crate) struct Staging {
     pub(crate) buffer: vk::Buffer,
@@ -53,6 +76,10 @@ pub(crate) struct Objects<'s> {
     pub(crate) buffers: Vec<vk::Buffer>,
     /// The trace's images, bound at their offsets.
     pub(crate) images: Vec<vk::Image>,
+    /// The trace's samplers.
+    pub(crate) samplers: Vec<vk::Sampler>,
+    /// One view per image, subresources and arrayness dispatches bind.
+    pub(crate) views: HashMap<ViewKey, vk::ImageView>,
     pub(crate) pipelines: Vec<Pipeline>,
     pub(crate) events: Vec<vk::Event>,
     pub(crate) semaphores: Vec<vk::Semaphore>,
@@ -105,6 +132,8 @@ impl<'s> Objects<'s> {
             memories: Vec::new(),
             buffers: Vec::new(),
             images: Vec::new(),
+            samplers: Vec::new(),
+            views: HashMap::new(),
             pipelines: Vec::new(),
             events: Vec::new(),
             semaphores: Vec::new(),
@@ -115,6 +144,7 @@ impl<'s> Objects<'s> {
         };
         o.make_memory(w, notes)?;
         o.make_pipelines(w)?;
+        o.make_views(w)?;
         o.make_sync(w)?;
         Ok(o)
     }
@@ -269,12 +299,44 @@ impl<'s> Objects<'s> {
         Ok(())
     }
 
+    /// The samplers, and a view for every image, subresources and arrayness a dispatch binds
+    /// (made once, however many dispatches bind it).
+    fn make_views(&mut self, w: &Workload) -> Result<(), ReplayError> {
+        let d = &self.s.device;
+        for sm in &w.samplers {
+            let info = crate::images::sampler_info(&sm.sampler);
+            // SAFETY: valid create info.
+            let handle = unsafe { d.create_sampler(&info, None) }.call_at("vkCreateSampler", format!("samplers[{}]", sm.name))?;
+            self.s.name(handle, &sm.name);
+            self.samplers.push(handle);
+        }
+        for cb in &w.command_buffers {
+            for c in &cb.commands {
+                let Command::Dispatch { pipeline, images, .. } = c else { continue };
+                for desc in images {
+                    let Some(key) = ViewKey::of(w, *pipeline, desc) else { continue };
+                    if self.views.contains_key(&key) {
+                        continue;
+                    }
+                    let image = key.image;
+                    let im = &w.images[image];
+                    let info = crate::images::view_info(im, self.images[image], &desc.range, key.arrayed);
+                    // SAFETY: valid create info on a bound image.
+                    let view = unsafe { d.create_image_view(&info, None) }.call_at("vkCreateImageView", format!("{}: a view of image `{}`", cb.name, im.name))?;
+                    self.views.insert(key, view);
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn make_pipelines(&mut self, w: &Workload) -> Result<(), ReplayError> {
         let d = &self.s.device;
         let l = &self.s.limits;
         // Which pipelines a dispatch with a base workgroup uses (they need DISPATCH_BASE).
         let mut base = vec![false; w.pipelines.len()];
         let (mut storage, mut uniform, mut sets) = (0u32, 0u32, 0u32);
+        let (mut sampled, mut storage_images, mut samplers) = (0u32, 0u32, 0u32);
         let families = self.s.queues.iter().map(|q| q.1).collect::<std::collections::BTreeSet<_>>().len() as u32;
         for cb in &w.command_buffers {
             for c in &cb.commands {
@@ -287,6 +349,9 @@ impl<'s> Objects<'s> {
                         match b.kind {
                             BindingKind::UniformBuffer => uniform += families,
                             BindingKind::StorageBuffer { .. } => storage += families,
+                            BindingKind::SampledImage { .. } => sampled += families,
+                            BindingKind::StorageImage { .. } => storage_images += families,
+                            BindingKind::Sampler => samplers += families,
                         }
                     }
                     sets += families * p.bindings().iter().map(|b| b.group + 1).max().unwrap_or(0);
@@ -300,6 +365,11 @@ impl<'s> Objects<'s> {
         }
         if uniform > 0 {
             sizes.push(vk::DescriptorPoolSize { ty: vk::DescriptorType::UNIFORM_BUFFER, descriptor_count: uniform });
+        }
+        for (ty, n) in [(vk::DescriptorType::SAMPLED_IMAGE, sampled), (vk::DescriptorType::STORAGE_IMAGE, storage_images), (vk::DescriptorType::SAMPLER, samplers)] {
+            if n > 0 {
+                sizes.push(vk::DescriptorPoolSize { ty, descriptor_count: n });
+            }
         }
         if sets > 0 {
             let info = vk::DescriptorPoolCreateInfo::default().max_sets(sets).pool_sizes(&sizes);
@@ -330,6 +400,9 @@ impl<'s> Objects<'s> {
                 let ty = match b.kind {
                     BindingKind::UniformBuffer => vk::DescriptorType::UNIFORM_BUFFER,
                     BindingKind::StorageBuffer { .. } => vk::DescriptorType::STORAGE_BUFFER,
+                    BindingKind::SampledImage { .. } => vk::DescriptorType::SAMPLED_IMAGE,
+                    BindingKind::StorageImage { .. } => vk::DescriptorType::STORAGE_IMAGE,
+                    BindingKind::Sampler => vk::DescriptorType::SAMPLER,
                 };
                 bindings.insert((b.group, b.binding), ty);
             }
@@ -430,6 +503,12 @@ impl Drop for Objects<'_> {
             }
             if self.descriptor_pool != vk::DescriptorPool::null() {
                 d.destroy_descriptor_pool(self.descriptor_pool, None);
+            }
+            for (_, v) in self.views.drain() {
+                d.destroy_image_view(v, None);
+            }
+            for sm in self.samplers.drain(..) {
+                d.destroy_sampler(sm, None);
             }
             for p in self.pipelines.drain(..) {
                 d.destroy_pipeline(p.pipeline, None);

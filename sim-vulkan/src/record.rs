@@ -172,7 +172,7 @@ fn record(o: &Objects<'_>, w: &Workload, cb: usize, desc: &CommandBufferDesc, ha
                 let r: Vec<vk::BufferCopy> = regions.iter().map(|r| vk::BufferCopy { src_offset: r.src_offset, dst_offset: r.dst_offset, size: r.size }).collect();
                 unsafe { d.cmd_copy_buffer(handle, o.buffers[*src], o.buffers[*dst], &r) }
             }
-            Command::Dispatch { pipeline, group_count, base_group, bindings, push_constants } => {
+            Command::Dispatch { pipeline, group_count, base_group, bindings, push_constants, images } => {
                 let l = &o.s.limits;
                 for k2 in 0..3 {
                     if group_count[k2] > l.max_compute_work_group_count[k2] {
@@ -203,8 +203,28 @@ fn record(o: &Objects<'_>, w: &Workload, cb: usize, desc: &CommandBufferDesc, ha
                         infos.push([vk::DescriptorBufferInfo { buffer: o.buffers[b.buffer], offset: b.offset, range: b.range.unwrap_or(vk::WHOLE_SIZE) }]);
                         targets.push((sets[b.set as usize], b.binding, ty));
                     }
-                    let writes: Vec<vk::WriteDescriptorSet> =
+                    let mut writes: Vec<vk::WriteDescriptorSet> =
                         targets.iter().zip(&infos).map(|(&(set, binding, ty), info)| vk::WriteDescriptorSet::default().dst_set(set).dst_binding(binding).descriptor_type(ty).buffer_info(info)).collect();
+                    // Image and sampler descriptors: the view made for them, the layout they name.
+                    let mut image_infos = Vec::new();
+                    let mut image_targets = Vec::new();
+                    for (i, desc) in images.iter().enumerate() {
+                        let Some(&ty) = p.bindings.get(&(desc.set, desc.binding)) else { continue };
+                        if desc.descriptor_type == sim_core::api::ImageDescriptorType::CombinedImageSampler {
+                            return Err(ReplayError::Unsupported { at: format!("{}.images[{i}]", at(k)), message: "combined image samplers are not replayed yet (the replay's SPIR-V, written by naga, samples through separate images and samplers)".into() });
+                        }
+                        let mut info = vk::DescriptorImageInfo::default();
+                        if let Some(s) = desc.sampler {
+                            info = info.sampler(o.samplers[s]);
+                        }
+                        if let Some(key) = crate::objects::ViewKey::of(w, *pipeline, desc) {
+                            let view = *o.views.get(&key).ok_or_else(|| ReplayError::Unsupported { at: format!("{}.images[{i}]", at(k)), message: "no view was made for this descriptor".into() })?;
+                            info = info.image_view(view).image_layout(crate::images::layout(&desc.layout, &at(k))?);
+                        }
+                        image_infos.push([info]);
+                        image_targets.push((sets[desc.set as usize], desc.binding, ty));
+                    }
+                    writes.extend(image_targets.iter().zip(&image_infos).map(|(&(set, binding, ty), info)| vk::WriteDescriptorSet::default().dst_set(set).dst_binding(binding).descriptor_type(ty).image_info(info)));
                     unsafe { d.update_descriptor_sets(&writes, &[]) };
                     unsafe { d.cmd_bind_descriptor_sets(handle, vk::PipelineBindPoint::COMPUTE, p.layout, 0, &sets, &[]) };
                 }

@@ -41,7 +41,7 @@ pub fn story(with_barrier: bool) -> Result<Workload, CliError> {
         cmds.push(Command::PipelineBarrier(DependencyInfo::memory(S::CLEAR, A::TRANSFER_WRITE, S::COMPUTE_SHADER, A::SHADER_STORAGE_READ)));
     }
     let bind = |binding, buffer| BufferBinding { set: 0, binding, buffer, offset: 0, range: None };
-    cmds.push(Command::Dispatch { pipeline: p, group_count: [16, 1, 1], base_group: [0; 3], bindings: vec![bind(0, a), bind(1, b)], push_constants: vec![] });
+    cmds.push(Command::Dispatch { pipeline: p, group_count: [16, 1, 1], base_group: [0; 3], bindings: vec![bind(0, a), bind(1, b)], push_constants: vec![], images: Vec::new() });
     cmds.push(Command::PipelineBarrier(DependencyInfo::memory(S::COMPUTE_SHADER, A::SHADER_STORAGE_WRITE, S::HOST, A::HOST_READ)));
     let cb = w.command_buffer("cb0", cmds);
     let f = w.fence("f0");

@@ -114,6 +114,8 @@ pub enum Work<'w> {
         bindings: &'w [BufferBinding],
         /// Push-constant bytes.
         push_constants: &'w [u8],
+        /// Image and sampler descriptors.
+        images: &'w [crate::api::workload::ImageDescriptor],
     },
 }
 

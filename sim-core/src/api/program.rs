@@ -523,7 +523,7 @@ fn check_command(w: &Workload, c: &Command) -> Result<(), String> {
                 return Err(format!("a range names subresources image `{}` does not have", im.name));
             }
         }
-        Command::Dispatch { pipeline, group_count, bindings, .. } => {
+        Command::Dispatch { pipeline, group_count, bindings, images, .. } => {
             let (name, p) = w.pipelines.get(*pipeline).ok_or_else(|| format!("unknown pipeline index {pipeline}"))?;
             // In u128: three u32 counts can pass 2^64, and a wrapped product would pass the cap.
             let groups = group_count.iter().map(|&g| g as u128).product::<u128>();
@@ -537,7 +537,21 @@ fn check_command(w: &Workload, c: &Command) -> Result<(), String> {
                     return Err(format!("bindings[{i}]: range [{}, +{range}) is outside buffer `{}` of {} bytes", bd.offset, b.name, b.size));
                 }
             }
-            check_bindings(p, bindings).map_err(|m| format!("pipeline `{name}`: {m}"))?;
+            for (i, d) in images.iter().enumerate() {
+                if let Some(im) = d.image {
+                    let im = w.images.get(im).ok_or_else(|| format!("images[{i}]: unknown image index {im}"))?;
+                    if im.layout.range_bytes(&d.range).is_none() {
+                        return Err(format!("images[{i}]: the view names subresources image `{}` does not have", im.name));
+                    }
+                }
+                if d.sampler.is_some_and(|s| s >= w.samplers.len()) {
+                    return Err(format!("images[{i}]: unknown sampler index"));
+                }
+                if d.image.is_none() != (d.descriptor_type == crate::api::ImageDescriptorType::Sampler) {
+                    return Err(format!("images[{i}]: a {} descriptor {} an image", d.descriptor_type.vk_name(), if d.image.is_none() { "needs" } else { "takes no" }));
+                }
+            }
+            check_bindings(p, bindings, images).map_err(|m| format!("pipeline `{name}`: {m}"))?;
         }
         Command::PipelineBarrier(dep) | Command::SetEvent { dependency: dep, .. } | Command::WaitEvents { dependency: dep, .. } => {
             for b in &dep.image_memory_barriers {
@@ -581,14 +595,22 @@ fn check_command(w: &Workload, c: &Command) -> Result<(), String> {
 /// is large enough. A descriptor for a binding the entry point does not use (declared but not
 /// accessed, or not declared at all) is valid in Vulkan, whose pipeline layout may hold more
 /// than a shader reads, and is ignored.
-pub fn check_bindings(p: &ComputePipeline, bindings: &[BufferBinding]) -> Result<(), String> {
+pub fn check_bindings(p: &ComputePipeline, bindings: &[BufferBinding], images: &[crate::api::ImageDescriptor]) -> Result<(), String> {
     for info in p.bindings() {
-        let found: Vec<_> = bindings.iter().filter(|b| b.set == info.group && b.binding == info.binding).collect();
-        if found.is_empty() {
+        let at = |set: u32, binding: u32| set == info.group && binding == info.binding;
+        let buffers = bindings.iter().filter(|b| at(b.set, b.binding)).count();
+        let views = images.iter().filter(|d| at(d.set, d.binding)).count();
+        let found = buffers + views;
+        if found == 0 {
             return Err(format!("binding (set {}, binding {}) used by the shader is not bound", info.group, info.binding));
         }
-        if found.len() > 1 {
+        if found > 1 {
             return Err(format!("binding (set {}, binding {}) is bound twice", info.group, info.binding));
+        }
+        let is_buffer = matches!(info.kind, BindingKind::StorageBuffer { .. } | BindingKind::UniformBuffer);
+        if is_buffer != (buffers == 1) {
+            let (declared, bound) = if is_buffer { ("a buffer", "an image or sampler") } else { ("an image or sampler", "a buffer") };
+            return Err(format!("binding (set {}, binding {}) is {declared} in the shader, and {bound} is bound there", info.group, info.binding));
         }
     }
     Ok(())
@@ -627,7 +649,7 @@ fn lower<'w>(prog: &Program<'w>, c: &'w Command) -> Option<Action<'w>> {
                 regions: regions.iter().map(|r| CopyRange { src_addr: prog.buffer_addr(*src, r.src_offset), src_offset: r.src_offset, dst_addr: prog.buffer_addr(*dst, r.dst_offset), size: r.size }).collect(),
             },
         },
-        Command::Dispatch { pipeline, group_count, base_group, bindings, push_constants } => {
+        Command::Dispatch { pipeline, group_count, base_group, bindings, push_constants, images } => {
             let info = w.pipelines[*pipeline].1.bindings();
             // A storage buffer the entry point stores to is written (one write standing for its
             // reads too, as in the layer); one it never stores to is read; a uniform buffer is
@@ -640,12 +662,32 @@ fn lower<'w>(prog: &Program<'w>, c: &'w Command) -> Option<Action<'w>> {
                         BindingKind::UniformBuffer => A::UNIFORM_READ,
                         BindingKind::StorageBuffer { .. } if i.written => A::SHADER_STORAGE_WRITE,
                         BindingKind::StorageBuffer { .. } => A::SHADER_STORAGE_READ,
+                        // Images and samplers are bound by image descriptors, never here.
+                        _ => return None,
                     };
                     let len = b.range.unwrap_or(w.buffers[b.buffer].size.saturating_sub(b.offset));
                     Some(Usage { buffer: b.buffer, range: at(b.buffer, b.offset, len), usage: stage_access(S::COMPUTE_SHADER, access), coherent: i.coherent || i.atomic_only, atomic_only: i.atomic_only })
                 })
-                .collect();
-            Action { vk_name: c.vk_name(), stages: S::COMPUTE_SHADER, usages, work: Work::Dispatch { pipeline: *pipeline, group_count: *group_count, base_group: *base_group, bindings, push_constants } }
+                .collect::<Vec<_>>();
+            // An image the shader samples is a sampled read of the view's bytes; one it stores to
+            // is a storage write (standing for its reads too, as for buffers); one it only loads
+            // from is a storage read.
+            let mut usages = usages;
+            for d in images {
+                let (Some(image), Some(i)) = (d.image, info.iter().find(|i| i.group == d.set && i.binding == d.binding)) else { continue };
+                let access = match i.kind {
+                    BindingKind::SampledImage { .. } => A::SHADER_SAMPLED_READ,
+                    BindingKind::StorageImage { .. } if i.written => A::SHADER_STORAGE_WRITE,
+                    BindingKind::StorageImage { .. } => A::SHADER_STORAGE_READ,
+                    _ => continue,
+                };
+                let r = prog.image_resource(image);
+                let base = prog.buffer_addr(r, 0);
+                for (o, n) in w.images[image].layout.range_bytes(&d.range).unwrap_or_default() {
+                    usages.push(Usage { buffer: r, range: base + o..base + o + n, usage: stage_access(S::COMPUTE_SHADER, access), coherent: false, atomic_only: false });
+                }
+            }
+            Action { vk_name: c.vk_name(), stages: S::COMPUTE_SHADER, usages, work: Work::Dispatch { pipeline: *pipeline, group_count: *group_count, base_group: *base_group, bindings, push_constants, images } }
         }
         Command::CopyBufferToImage { src, dst, regions, .. } => {
             let (ranges, usages) = image_copy(prog, *src, *dst, regions, true);

@@ -152,6 +152,63 @@ pub struct BufferBinding {
     pub range: Option<u64>,
 }
 
+/// Index of a sampler in [`Workload::samplers`].
+pub type SamplerId = usize;
+
+/// A VkSampler: its name in traces and reports, and its state.
+#[derive(Clone, Debug)]
+pub struct SamplerDesc {
+    /// Its id in traces and reports.
+    pub name: String,
+    /// Filters, address modes, level-of-detail clamps and border colour.
+    pub sampler: sim_rop::Sampler,
+}
+
+/// How an image descriptor is accessed (VkDescriptorType).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ImageDescriptorType {
+    /// VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE: read through the texture path.
+    SampledImage,
+    /// VK_DESCRIPTOR_TYPE_STORAGE_IMAGE: read and written through the storage path.
+    StorageImage,
+    /// VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER: a sampled image and its sampler.
+    CombinedImageSampler,
+    /// VK_DESCRIPTOR_TYPE_SAMPLER: a sampler alone.
+    Sampler,
+}
+
+impl ImageDescriptorType {
+    /// Vulkan's name without `VK_DESCRIPTOR_TYPE_`.
+    pub fn vk_name(self) -> &'static str {
+        match self {
+            ImageDescriptorType::SampledImage => "SAMPLED_IMAGE",
+            ImageDescriptorType::StorageImage => "STORAGE_IMAGE",
+            ImageDescriptorType::CombinedImageSampler => "COMBINED_IMAGE_SAMPLER",
+            ImageDescriptorType::Sampler => "SAMPLER",
+        }
+    }
+}
+
+/// One image or sampler descriptor of a dispatch: an image view (its image, the subresources
+/// it views and the layout it is accessed in), a sampler, or both.
+#[derive(Clone, Debug)]
+pub struct ImageDescriptor {
+    /// Descriptor set index (WGSL `@group`).
+    pub set: u32,
+    /// Binding index.
+    pub binding: u32,
+    /// How it is accessed.
+    pub descriptor_type: ImageDescriptorType,
+    /// The image viewed (none for a sampler alone).
+    pub image: Option<ImageId>,
+    /// The layout the view is accessed in (empty for a sampler alone).
+    pub layout: String,
+    /// The subresources the view covers: its first level and levels, first layer and layers.
+    pub range: sim_rop::SubresourceRange,
+    /// The sampler (a sampler or a combined image sampler).
+    pub sampler: Option<SamplerId>,
+}
+
 /// A region of vkCmdCopyBuffer (VkBufferCopy).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BufferCopy {
@@ -368,6 +425,8 @@ pub enum Command {
         bindings: Vec<BufferBinding>,
         /// Push-constant bytes.
         push_constants: Vec<u8>,
+        /// Image and sampler descriptors.
+        images: Vec<ImageDescriptor>,
     },
     /// vkCmdPipelineBarrier2.
     PipelineBarrier(DependencyInfo),
@@ -526,6 +585,8 @@ pub struct Workload {
     pub buffers: Vec<BufferDesc>,
     /// Images.
     pub images: Vec<ImageBinding>,
+    /// Samplers.
+    pub samplers: Vec<SamplerDesc>,
     /// Compute pipelines, each with a name.
     pub pipelines: Vec<(String, Arc<ComputePipeline>)>,
     /// Command buffers.

@@ -4,13 +4,15 @@
 
 use sim_shader::{BindingKind, ComputePipeline, LaneAccess};
 
+use std::sync::Arc;
+
 use crate::api::program::Program;
-use crate::api::workload::{BufferBinding, BufferId};
+use crate::api::workload::{BufferBinding, BufferId, ImageDescriptor};
 
 /// A pipeline binding resolved for one dispatch.
 #[derive(Clone, Debug)]
 pub struct Bound {
-    /// The buffer bound.
+    /// The buffer bound (an image's resource index, for an image binding).
     pub buffer: BufferId,
     /// Device address of the first byte of the bound range.
     pub base: u64,
@@ -25,6 +27,11 @@ pub struct Bound {
     /// Otherwise, the byte ranges (from the start of the bound range) of the `Coherent` members
     /// of a partly coherent block: accesses inside them are made at the coherence point.
     pub coherent_ranges: Vec<std::ops::Range<u64>>,
+    /// An image binding's view (`buffer` is then the image's resource index, and the bound range
+    /// the whole image, `base` its first byte).
+    pub view: Option<Arc<View>>,
+    /// A sampler binding's sampler (or a combined image sampler's).
+    pub sampler: Option<sim_rop::Sampler>,
 }
 
 impl Bound {
@@ -48,11 +55,48 @@ impl Bound {
     }
 }
 
+/// An image view bound to a dispatch: the image, where it lies and which subresources it covers.
+#[derive(Clone, Debug)]
+pub struct View {
+    /// The workload's image index.
+    pub image: usize,
+    /// The image's placement.
+    pub layout: sim_rop::ImageLayout,
+    /// The subresources the view covers (colour).
+    pub range: sim_rop::SubresourceRange,
+}
+
+impl View {
+    /// The view as the interpreter sees it: level 0's extent, levels and layers.
+    pub fn shape(&self) -> sim_shader::ImageShape {
+        sim_shader::ImageShape { extent: self.layout.desc.level_extent(self.range.base_mip_level), levels: self.range.level_count, layers: self.range.layer_count }
+    }
+}
+
 /// Resolves the pipeline's bindings (in the pipeline's order) against a dispatch's descriptors.
-/// Assumes [`check_bindings`] and the program's range checks passed.
-pub fn resolve(prog: &Program<'_>, p: &ComputePipeline, bindings: &[BufferBinding]) -> Result<Vec<Bound>, String> {
+/// Assumes [`check_bindings`](crate::api::program::check_bindings) and the program's range checks passed.
+pub fn resolve(prog: &Program<'_>, p: &ComputePipeline, bindings: &[BufferBinding], images: &[ImageDescriptor]) -> Result<Vec<Bound>, String> {
     let mut out = Vec::new();
     for info in p.bindings() {
+        if !matches!(info.kind, BindingKind::StorageBuffer { .. } | BindingKind::UniformBuffer) {
+            let d = images
+                .iter()
+                .find(|d| d.set == info.group && d.binding == info.binding)
+                .ok_or_else(|| format!("binding (set {}, binding {}) is not bound", info.group, info.binding))?;
+            let sampler = d.sampler.map(|s| prog.workload.samplers[s].sampler);
+            let bound = match (d.image, info.kind) {
+                (Some(image), BindingKind::SampledImage { .. } | BindingKind::StorageImage { .. }) => {
+                    let im = &prog.workload.images[image];
+                    let r = prog.image_resource(image);
+                    let view = View { image, layout: im.layout.clone(), range: d.range };
+                    Bound { buffer: r, base: prog.buffer_addr(r, 0), buffer_offset: 0, range: im.layout.size, kind: info.kind, coherent: false, coherent_ranges: Vec::new(), view: Some(Arc::new(view)), sampler }
+                }
+                (_, BindingKind::Sampler) if sampler.is_some() => Bound { buffer: 0, base: 0, buffer_offset: 0, range: 0, kind: info.kind, coherent: false, coherent_ranges: Vec::new(), view: None, sampler },
+                _ => return Err(format!("binding (set {}, binding {}) holds a {} descriptor, which the shader's declaration cannot take", info.group, info.binding, d.descriptor_type.vk_name())),
+            };
+            out.push(bound);
+            continue;
+        }
         let b = bindings
             .iter()
             .find(|b| b.set == info.group && b.binding == info.binding)
@@ -70,6 +114,8 @@ pub fn resolve(prog: &Program<'_>, p: &ComputePipeline, bindings: &[BufferBindin
             coherent: info.coherent,
             // The last member of a block runs to the end of the binding (`u32::MAX`).
             coherent_ranges: info.coherent_ranges.iter().map(|r| r.start as u64..if r.end == u32::MAX { u64::MAX } else { r.end as u64 }).collect(),
+            view: None,
+            sampler: None,
         });
     }
     Ok(out)
@@ -136,7 +182,7 @@ mod tests {
 
     #[test]
     fn coherence_splits_at_the_coherent_members() {
-        let mut b = Bound { buffer: 0, base: 0, buffer_offset: 0, range: 4096, kind: BindingKind::StorageBuffer { read_only: false }, coherent: false, coherent_ranges: vec![0..256, 512..u64::MAX] };
+        let mut b = Bound { buffer: 0, base: 0, buffer_offset: 0, range: 4096, kind: BindingKind::StorageBuffer { read_only: false }, coherent: false, coherent_ranges: vec![0..256, 512..u64::MAX], view: None, sampler: None };
         assert_eq!(b.coherence_from(100, 1000), (true, 256));
         assert_eq!(b.coherence_from(256, 1000), (false, 512));
         assert_eq!(b.coherence_from(300, 400), (false, 400));

@@ -237,7 +237,7 @@ mod tests {
     #[test]
     fn a_run_across_a_coherent_member_is_split_there() {
         let base = 1024;
-        let bound = [Bound { buffer: 0, base, buffer_offset: 0, range: 1024, kind: BindingKind::StorageBuffer { read_only: false }, coherent: false, coherent_ranges: std::iter::once(0..256).collect() }];
+        let bound = [Bound { buffer: 0, base, buffer_offset: 0, range: 1024, kind: BindingKind::StorageBuffer { read_only: false }, coherent: false, coherent_ranges: std::iter::once(0..256).collect(), view: None, sampler: None }];
         let lanes: Vec<LaneAccess> = (0..4).map(|i| LaneAccess { lane: i, offset: 248 + 4 * i as u64, size: 4 }).collect();
         let mut req = MemRequest {
             op: MemOp::Load,

@@ -56,6 +56,7 @@ pub(crate) mod limits;
 pub(crate) mod mapped;
 pub(crate) mod record;
 pub(crate) mod exec;
+pub(crate) mod texture;
 pub mod machine;
 pub mod oracle;
 pub(crate) mod order;

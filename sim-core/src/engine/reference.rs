@@ -6,11 +6,12 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 
 use sim_caches::{AccessError, BackingStore, MemoryLevel, Tag, Tags, word_span};
-use sim_shader::{BindingKind, MemOp, Step, WorkgroupConfig};
+use sim_shader::{BindingKind, ImageShape, MemOp, Step, WorkgroupConfig};
 
 use crate::engine::bindings::resolve;
 use crate::api::error::WorkloadError;
 use crate::engine::exec::{Port, Scratch, lane_reads, perform, tags_fingerprint};
+use crate::engine::texture::{TexScratch, perform_image};
 use crate::engine::machine::Served;
 use crate::api::program::Program;
 use crate::engine::stream::{NodeKind, Stream};
@@ -40,9 +41,11 @@ pub struct Reference {
 pub struct DispatchAccesses {
     /// Loads through uniform buffers.
     pub uniform_reads: RangeSet,
-    /// Loads through storage buffers.
+    /// Loads through storage buffers and storage images.
     pub storage_reads: RangeSet,
-    /// Plain stores through storage buffers.
+    /// Texel reads through sampled images (the texture path).
+    pub sampled_reads: RangeSet,
+    /// Plain stores through storage buffers and storage images.
     pub storage_writes: RangeSet,
     /// Plain loads at the coherence point (`Coherent` buffers).
     pub coherent_reads: RangeSet,
@@ -57,8 +60,8 @@ pub struct DispatchAccesses {
 
 impl DispatchAccesses {
     /// Every set, plain and atomic.
-    pub fn sets(&self) -> [&RangeSet; 7] {
-        [&self.uniform_reads, &self.storage_reads, &self.storage_writes, &self.coherent_reads, &self.coherent_writes, &self.atomic_reads, &self.atomic_writes]
+    pub fn sets(&self) -> [&RangeSet; 8] {
+        [&self.uniform_reads, &self.storage_reads, &self.sampled_reads, &self.storage_writes, &self.coherent_reads, &self.coherent_writes, &self.atomic_reads, &self.atomic_writes]
     }
 
     /// Whether the dispatch performed an atomic: what it accessed may then depend on which
@@ -173,7 +176,8 @@ impl Port for Noting<'_> {
             _ if self.atomic => &mut self.log.atomic_reads,
             (_, true) => &mut self.log.coherent_reads,
             (BindingKind::UniformBuffer, false) => &mut self.log.uniform_reads,
-            (BindingKind::StorageBuffer { .. }, false) => &mut self.log.storage_reads,
+            (BindingKind::SampledImage { .. }, false) => &mut self.log.sampled_reads,
+            (_, false) => &mut self.log.storage_reads,
         };
         set.add(addr, addr + data.len() as u64);
         self.flat.load(cu, kind, coherent, addr, data, tags)
@@ -322,6 +326,7 @@ fn reference_run_inner(
         capture,
         subgroup_size,
         scratch: Scratch { atomics_last_lane_first: order == ExecutionOrder::Reversed, ..Scratch::default() },
+        tex: TexScratch::default(),
         budget: InstructionBudget::new(limits, "the reference run".into()),
         accesses: note_accesses.then(HashMap::new),
         order,
@@ -386,6 +391,7 @@ struct Ctx<'c> {
     capture: &'c HashSet<ReadKey>,
     subgroup_size: u32,
     scratch: Scratch,
+    tex: TexScratch,
     budget: InstructionBudget,
     /// Where to note each dispatch's accesses, when asked.
     accesses: Option<HashMap<usize, DispatchAccesses>>,
@@ -415,7 +421,7 @@ fn run_command(
     truth: &mut ReadTruth,
     ctx: &mut Ctx<'_>,
 ) -> Result<(), WorkloadError> {
-    let Ctx { capture, subgroup_size, scratch, budget, accesses, order } = ctx;
+    let Ctx { capture, subgroup_size, scratch, tex, budget, accesses, order } = ctx;
     let order = *order;
     let (capture, subgroup_size) = (*capture, *subgroup_size);
     let w = prog.workload;
@@ -446,10 +452,11 @@ fn run_command(
                 mem.write(c.dst, &data, Tags::One(ins.tag), None).map_err(|e| exec(&e))?;
             }
         }
-        Work::Dispatch { pipeline, group_count, base_group, bindings, push_constants } => {
+        Work::Dispatch { pipeline, group_count, base_group, bindings, push_constants, images } => {
             let p = &w.pipelines[*pipeline].1;
-            let bound = resolve(prog, p, bindings).map_err(|m| WorkloadError::Invalid { at: ins.at.to_string(), message: m })?;
+            let bound = resolve(prog, p, bindings, images).map_err(|m| WorkloadError::Invalid { at: ins.at.to_string(), message: m })?;
             let sizes: Vec<u64> = bound.iter().map(|b| b.range).collect();
+            let shapes: Vec<ImageShape> = bound.iter().map(|b| b.view.as_ref().map(|v| v.shape()).unwrap_or_default()).collect();
             let mut noted = accesses.as_ref().map(|_| DispatchAccesses::default());
             let [gx, gy, gz] = *group_count;
             let total = gx as u64 * gy as u64 * gz as u64;
@@ -465,6 +472,7 @@ fn run_command(
                     subgroup_size,
                     push_constants,
                     binding_sizes: &sizes,
+                    image_shapes: &shapes,
                     max_instructions: budget.subgroup_limit(),
                 };
                 let mut wg = p.workgroup(&cfg).map_err(|e| exec(&e))?;
@@ -495,6 +503,25 @@ fn run_command(
                                     }
                                 }
                                 wg.complete(sg, &scratch.results).map_err(|e| exec(&e))?;
+                            }
+                            // An image request is recorded as the byte request it lowers to.
+                            Step::Image(ir) => {
+                                let performed = match noted.as_mut() {
+                                    Some(log) => perform_image(&mut Noting { flat: Flat(mem), log, atomic: false }, 0, ir, &bound, ins.tag, scratch, tex),
+                                    None => perform_image(&mut Flat(mem), 0, ir, &bound, ins.tag, scratch, tex),
+                                }
+                                .map_err(|e| exec(&e))?;
+                                let req = tex.req.as_ref().expect("lowered");
+                                if req.op == MemOp::Load {
+                                    let key = ReadKey { inst: inst as u32, a: wg_index as u32, b: sg as u32, c: loads[sg] };
+                                    loads[sg] += 1;
+                                    let print = ReadPrint { bytes: performed.fingerprint, addrs: performed.addrs, writers: tags_fingerprint(performed.addrs, &scratch.tags) };
+                                    record_read(truth, key, print, MAX_RECORDED_READS, || ins.at.to_string(), "a shader that never ends?")?;
+                                    if capture.contains(&key) {
+                                        truth.captured.insert(key, lane_reads(req, &bound, scratch));
+                                    }
+                                }
+                                wg.complete_image(sg, &tex.words).map_err(|e| exec(&e))?;
                             }
                             Step::Done => done[sg] = true,
                             Step::Barrier { .. } | Step::Blocked => {}

@@ -557,6 +557,15 @@ impl Lowering<'_, '_> {
             Command::CopyImageToBuffer { src, src_layout, regions, .. } => regions.iter().try_for_each(|r| check(*src, src_layout, of(r), "VUID-vkCmdCopyImageToBuffer-srcImageLayout-00189")),
             Command::ClearColorImage { image, layout, ranges, .. } => ranges.iter().try_for_each(|r| check(*image, layout, *r, "VUID-vkCmdClearColorImage-imageLayout-00004")),
             Command::ClearDepthStencilImage { image, layout, ranges, .. } => ranges.iter().try_for_each(|r| check(*image, layout, *r, "VUID-vkCmdClearDepthStencilImage-imageLayout-00011")),
+            // A view the shader uses must be in the layout its descriptor names.
+            Command::Dispatch { pipeline, images, .. } => {
+                let info = w.pipelines[*pipeline].1.bindings();
+                images
+                    .iter()
+                    .filter(|d| info.iter().any(|i| i.group == d.set && i.binding == d.binding))
+                    .filter_map(|d| d.image.map(|image| (image, d)))
+                    .try_for_each(|(image, d)| check(image, &d.layout, d.range, "VUID-vkCmdDispatch-None-09600"))
+            }
             _ => Ok(()),
         }
     }

@@ -426,6 +426,7 @@ pub fn build_weakened(ops: &[Op], weaken: &[Weaken]) -> Workload {
                     base_group: [0; 3],
                     bindings: vec![bind(0, shared_buf)],
                     push_constants: vec![],
+                    images: Vec::new(),
                 });
                 let writes = (0..lines).map(|l| HostOp::HostWrite { memory: shared, offset: l * LINE + LINE / 2, data: vec![0xB0 | (l as u8 & 0xF); (LINE / 2) as usize] }).collect();
                 segs.push((0, Wait::Fence, false, vec![Vec::new()], writes));
@@ -545,7 +546,7 @@ pub fn build_weakened(ops: &[Op], weaken: &[Weaken]) -> Workload {
         if let Op::Halves { src, dst } = *op {
             // Two writers of one buffer at once, each of its own bytes.
             let cb = cbs.last_mut().unwrap();
-            cb.push(Command::Dispatch { pipeline: halves, group_count: half_groups, base_group: [0; 3], bindings: vec![bind(0, bufs[dst])], push_constants: vec![] });
+            cb.push(Command::Dispatch { pipeline: halves, group_count: half_groups, base_group: [0; 3], bindings: vec![bind(0, bufs[dst])], push_constants: vec![], images: Vec::new() });
             let regions = (0..lines).map(|l| BufferCopy { src_offset: l * LINE + LINE / 2, dst_offset: l * LINE + LINE / 2, size: LINE / 2 }).collect();
             cb.push(Command::CopyBuffer { src: bufs[src], dst: bufs[dst], regions });
             if reset_after {
@@ -557,14 +558,15 @@ pub fn build_weakened(ops: &[Op], weaken: &[Weaken]) -> Workload {
             Op::Fill { dst, value } => Command::FillBuffer { dst: bufs[dst], offset: 0, size: None, data: value },
             Op::Update { dst, word, value } => Command::UpdateBuffer { dst: bufs[dst], offset: word * 4, data: value.to_le_bytes().to_vec() },
             Op::Copy { src, dst } => Command::CopyBuffer { src: bufs[src], dst: bufs[dst], regions: vec![BufferCopy { src_offset: 0, dst_offset: 0, size: BYTES }] },
-            Op::Add { src, dst } => Command::Dispatch { pipeline: add, group_count: groups, base_group: [0; 3], bindings: vec![bind(0, bufs[src]), bind(1, bufs[dst])], push_constants: vec![] },
-            Op::Uniform { src, dst } => Command::Dispatch { pipeline: uni, group_count: groups, base_group: [0; 3], bindings: vec![bind(0, bufs[src]), bind(1, bufs[dst])], push_constants: vec![] },
+            Op::Add { src, dst } => Command::Dispatch { pipeline: add, group_count: groups, base_group: [0; 3], bindings: vec![bind(0, bufs[src]), bind(1, bufs[dst])], push_constants: vec![], images: Vec::new() },
+            Op::Uniform { src, dst } => Command::Dispatch { pipeline: uni, group_count: groups, base_group: [0; 3], bindings: vec![bind(0, bufs[src]), bind(1, bufs[dst])], push_constants: vec![], images: Vec::new() },
             Op::Winner { src, dst } => Command::Dispatch {
                 pipeline: winner,
                 group_count: groups,
                 base_group: [0; 3],
                 bindings: vec![bind(0, bufs[src]), bind(1, bufs[dst]), bind(2, bufs[COUNTER])],
                 push_constants: vec![],
+                images: Vec::new(),
             },
             Op::Pick { a, b, dst } => Command::Dispatch {
                 pipeline: pick,
@@ -572,6 +574,7 @@ pub fn build_weakened(ops: &[Op], weaken: &[Weaken]) -> Workload {
                 base_group: [0; 3],
                 bindings: vec![bind(0, bufs[a]), bind(1, bufs[b]), bind(2, bufs[dst]), bind(3, bufs[COUNTER])],
                 push_constants: vec![],
+                images: Vec::new(),
             },
             Op::ClearImage { img, colour } => Command::ClearColorImage {
                 image: images[img],

@@ -118,6 +118,7 @@ pub fn matmul(n: u32) -> Result<Workload, WorkloadError> {
                 base_group: [0; 3],
                 bindings: vec![bind(0, 0, a), bind(0, 1, b), bind(0, 2, c), bind(0, 3, dims)],
                 push_constants: Vec::new(),
+                images: Vec::new(),
             },
             Command::PipelineBarrier(DependencyInfo::memory(S::COMPUTE_SHADER, A::SHADER_STORAGE_WRITE, S::HOST, A::HOST_READ)),
         ],
@@ -146,7 +147,7 @@ pub fn stream(bytes: u64) -> Result<Workload, WorkloadError> {
     let bind = |binding, buffer| BufferBinding { set: 0, binding, buffer, offset: 0, range: None };
     let cb = w.command_buffer(
         "cb0",
-        vec![Command::Dispatch { pipeline: p, group_count: [gx, gy, 1], base_group: [0; 3], bindings: vec![bind(0, a), bind(1, b), bind(2, c)], push_constants: Vec::new() }],
+        vec![Command::Dispatch { pipeline: p, group_count: [gx, gy, 1], base_group: [0; 3], bindings: vec![bind(0, a), bind(1, b), bind(2, c)], push_constants: Vec::new(), images: Vec::new() }],
     );
     let fence = w.fence("f0");
     w.submit(0, vec![cb], Some(fence));
@@ -167,7 +168,7 @@ pub fn gather(table_bytes: u64, invocations: u32) -> Result<Workload, WorkloadEr
         vec![
             Command::FillBuffer { dst: table, offset: 0, size: None, data: 0x0102_0304 },
             Command::PipelineBarrier(DependencyInfo::memory(S::CLEAR, A::TRANSFER_WRITE, S::COMPUTE_SHADER, A::SHADER_STORAGE_READ)),
-            Command::Dispatch { pipeline: p, group_count: [invocations / 64, 1, 1], base_group: [0; 3], bindings: vec![bind(0, table), bind(1, sums)], push_constants: Vec::new() },
+            Command::Dispatch { pipeline: p, group_count: [invocations / 64, 1, 1], base_group: [0; 3], bindings: vec![bind(0, table), bind(1, sums)], push_constants: Vec::new(), images: Vec::new() },
         ],
     );
     let fence = w.fence("f0");

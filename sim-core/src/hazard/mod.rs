@@ -135,6 +135,7 @@ struct Usages {
     storage_read: StageAccess,
     storage_write: StageAccess,
     uniform_read: StageAccess,
+    sampled_read: StageAccess,
     host_read: StageAccess,
     host_write: StageAccess,
     /// Every device usage: what vkQueueSubmit makes host writes visible to.
@@ -152,6 +153,7 @@ impl Usages {
             storage_read: u(S::COMPUTE_SHADER, A::SHADER_STORAGE_READ),
             storage_write: u(S::COMPUTE_SHADER, A::SHADER_STORAGE_WRITE),
             uniform_read: u(S::COMPUTE_SHADER, A::UNIFORM_READ),
+            sampled_read: u(S::COMPUTE_SHADER, A::SHADER_SAMPLED_READ),
             host_read: u(S::HOST, A::HOST_READ),
             host_write: u(S::HOST, A::HOST_WRITE),
             all_device,
@@ -713,7 +715,7 @@ impl Walk<'_, '_> {
         match &action.work {
             // A dispatch with atomics may access other bytes in another execution: its bound
             // ranges, as without a run.
-            Work::Dispatch { bindings, .. } if self.exact.is_some() && !self.exact.and_then(|e| e.get(&inst)).is_some_and(|d| d.atomics()) => {
+            Work::Dispatch { bindings, images, .. } if self.exact.is_some() && !self.exact.and_then(|e| e.get(&inst)).is_some_and(|d| d.atomics()) => {
                 let Some(noted) = self.exact.and_then(|e| e.get(&inst)) else { return Vec::new() };
                 // Atomic accesses first: where the dispatch also accessed the same bytes plainly,
                 // the plain access is recorded after them and is what later accesses meet.
@@ -722,6 +724,7 @@ impl Walk<'_, '_> {
                     (&noted.atomic_writes, self.u.storage_write, true, true),
                     (&noted.uniform_reads, self.u.uniform_read, false, false),
                     (&noted.storage_reads, self.u.storage_read, false, false),
+                    (&noted.sampled_reads, self.u.sampled_read, false, false),
                     (&noted.storage_writes, self.u.storage_write, false, false),
                     (&noted.coherent_reads, self.u.storage_read, true, false),
                     (&noted.coherent_writes, self.u.storage_write, true, false),
@@ -730,14 +733,23 @@ impl Walk<'_, '_> {
                 for (set, usage, coherent, atomic) in kinds {
                     for r in set.iter() {
                         // Named after the binding whose bound range holds it (the first, when
-                        // bindings alias).
+                        // bindings alias), or the image whose view it is.
                         let mut pos = r.start;
                         while pos < r.end {
-                            let owner = bindings.iter().find_map(|b| {
-                                let len = b.range.unwrap_or(w.buffers[b.buffer].size.saturating_sub(b.offset));
-                                let start = p.buffer_addr(b.buffer, b.offset);
-                                (start <= pos && pos < start + len).then_some((b.buffer, start + len))
-                            });
+                            let owner = bindings
+                                .iter()
+                                .find_map(|b| {
+                                    let len = b.range.unwrap_or(w.buffers[b.buffer].size.saturating_sub(b.offset));
+                                    let start = p.buffer_addr(b.buffer, b.offset);
+                                    (start <= pos && pos < start + len).then_some((b.buffer, start + len))
+                                })
+                                .or_else(|| {
+                                    images.iter().filter_map(|d| d.image).find_map(|i| {
+                                        let r = p.image_resource(i);
+                                        let start = p.buffer_addr(r, 0);
+                                        (start <= pos && pos < start + w.images[i].layout.size).then_some((r, start + w.images[i].layout.size))
+                                    })
+                                });
                             let Some((buffer, end)) = owner else { break };
                             let end = end.min(r.end);
                             out.push(Access { range: pos..end, usage, buffer, coherent, atomic: atomic.then_some(buffer) });

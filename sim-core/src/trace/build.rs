@@ -132,6 +132,9 @@ const IMAGE_LAYOUTS: &[&str] = &[
     "PRESENT_SRC_KHR",
 ];
 
+/// The simulator's maxSamplerLodBias (every built-in profile's device reports at least 15).
+const MAX_SAMPLER_LOD_BIAS: f32 = 15.0;
+
 /// Image usages a trace may name.
 const IMAGE_USAGES: &[&str] = &["TRANSFER_SRC", "TRANSFER_DST", "SAMPLED", "STORAGE", "COLOR_ATTACHMENT", "DEPTH_STENCIL_ATTACHMENT", "TRANSIENT_ATTACHMENT", "INPUT_ATTACHMENT"];
 
@@ -246,6 +249,7 @@ pub fn build(t: &schema::Trace, base: Option<&Path>, stem: &str) -> R<(Workload,
     b.memory(t)?;
     b.buffers(t)?;
     b.images(t)?;
+    b.samplers(t)?;
     b.shader_list(t)?;
     b.w.events = t.events.clone();
     b.w.fences = t.fences.clone();
@@ -598,6 +602,62 @@ impl Builder<'_> {
             Some(Size::Bytes(n)) => Some(n),
         };
         Ok(BufferMemoryBarrier { barrier, buffer, offset: b.offset, size })
+    }
+
+    /// The samplers, checked as Vulkan's valid usage checks `VkSamplerCreateInfo` (what the
+    /// simulator does not model, anisotropy, depth comparison and unnormalized coordinates, is
+    /// refused by name).
+    fn samplers(&mut self, t: &schema::Trace) -> R<()> {
+        ids(t.samplers.iter().map(|s| s.id.as_str()), "samplers", "sampler")?;
+        for (i, s) in t.samplers.iter().enumerate() {
+            let path = format!("samplers[{i}]");
+            if let Some(other) = self.bufs.get(&s.id).map(|_| "buffer").or(self.w.images.iter().any(|im| im.name == s.id).then_some("image")) {
+                return fail(format!("{path}.id"), format!("`{}` is already the id of a {other}", s.id));
+            }
+            fn pick<T>(v: &Option<String>, default: T, parse: fn(&str) -> Option<T>, at: String, expected: &str) -> R<T> {
+                match v {
+                    None => Ok(default),
+                    Some(n) => parse(n.trim_start_matches("VK_FILTER_").trim_start_matches("VK_SAMPLER_MIPMAP_MODE_").trim_start_matches("VK_SAMPLER_ADDRESS_MODE_").trim_start_matches("VK_BORDER_COLOR_"))
+                        .ok_or_else(|| (at, format!("unknown value `{n}` (expected {expected})"))),
+                }
+            }
+            use sim_rop::{AddressMode, BorderColor, Filter, MipmapMode};
+            let filters = "NEAREST or LINEAR";
+            let modes = "REPEAT, MIRRORED_REPEAT, CLAMP_TO_EDGE, CLAMP_TO_BORDER or MIRROR_CLAMP_TO_EDGE";
+            let d = sim_rop::Sampler::default();
+            let sampler = sim_rop::Sampler {
+                mag_filter: pick(&s.mag_filter, d.mag_filter, Filter::parse, format!("{path}.mag_filter"), filters)?,
+                min_filter: pick(&s.min_filter, d.min_filter, Filter::parse, format!("{path}.min_filter"), filters)?,
+                mipmap_mode: pick(&s.mipmap_mode, d.mipmap_mode, MipmapMode::parse, format!("{path}.mipmap_mode"), filters)?,
+                address_mode: [
+                    pick(&s.address_mode_u, d.address_mode[0], AddressMode::parse, format!("{path}.address_mode_u"), modes)?,
+                    pick(&s.address_mode_v, d.address_mode[1], AddressMode::parse, format!("{path}.address_mode_v"), modes)?,
+                    pick(&s.address_mode_w, d.address_mode[2], AddressMode::parse, format!("{path}.address_mode_w"), modes)?,
+                ],
+                mip_lod_bias: s.mip_lod_bias.unwrap_or(d.mip_lod_bias),
+                min_lod: s.min_lod.unwrap_or(d.min_lod),
+                max_lod: s.max_lod.unwrap_or(d.max_lod),
+                border_color: pick(&s.border_color, d.border_color, BorderColor::parse, format!("{path}.border_color"), "FLOAT_TRANSPARENT_BLACK, INT_TRANSPARENT_BLACK, FLOAT_OPAQUE_BLACK, INT_OPAQUE_BLACK, FLOAT_OPAQUE_WHITE or INT_OPAQUE_WHITE")?,
+            };
+            for (v, f) in [(sampler.mip_lod_bias, "mip_lod_bias"), (sampler.min_lod, "min_lod"), (sampler.max_lod, "max_lod")] {
+                if !v.is_finite() {
+                    return fail(format!("{path}.{f}"), format!("{f} must be a finite number, not {v}"));
+                }
+            }
+            if sampler.mip_lod_bias.abs() > MAX_SAMPLER_LOD_BIAS {
+                return fail(format!("{path}.mip_lod_bias"), format!("|{}| exceeds maxSamplerLodBias, {MAX_SAMPLER_LOD_BIAS} (VUID-VkSamplerCreateInfo-mipLodBias-01069)", sampler.mip_lod_bias));
+            }
+            if sampler.max_lod < sampler.min_lod {
+                return fail(format!("{path}.max_lod"), format!("max_lod {} is below min_lod {} (VUID-VkSamplerCreateInfo-maxLod-01973)", sampler.max_lod, sampler.min_lod));
+            }
+            for (on, f, what) in [(s.anisotropy_enable, "anisotropy_enable", "anisotropic filtering"), (s.compare_enable, "compare_enable", "depth comparison"), (s.unnormalized_coordinates, "unnormalized_coordinates", "unnormalized coordinates")] {
+                if on == Some(true) {
+                    return fail(format!("{path}.{f}"), format!("{what} is not supported yet by the engine"));
+                }
+            }
+            self.w.samplers.push(crate::api::SamplerDesc { name: s.id.clone(), sampler });
+        }
+        Ok(())
     }
 
     /// An image memory barrier: its masks, image, layouts (a known layout; not PREINITIALIZED or
@@ -1088,27 +1148,35 @@ impl Builder<'_> {
         let mut bindings = Vec::new();
         let list = c.bindings.as_deref().unwrap_or_default();
         check_len(list, &format!("{path}.bindings"))?;
+        let mut images = Vec::new();
         for (i, b) in list.iter().enumerate() {
             let bp = format!("{path}.bindings[{i}]");
-            if b.image.is_some() || b.layout.is_some() {
-                return fail(bp, "image bindings are not supported yet by the engine (images are not)");
+            let declared = p.bindings().iter().find(|x| x.group == b.set && x.binding == b.binding);
+            let image_type = b.descriptor_type.as_deref().map(|t| t.trim_start_matches("VK_DESCRIPTOR_TYPE_")).is_some_and(|t| matches!(t, "SAMPLED_IMAGE" | "STORAGE_IMAGE" | "COMBINED_IMAGE_SAMPLER" | "SAMPLER"));
+            if b.image.is_some() || b.sampler.is_some() || b.layout.is_some() || image_type {
+                images.push(self.image_descriptor(b, declared.map(|d| d.kind), &bp)?);
+                continue;
             }
-            let Some(id) = &b.buffer else { return fail(bp, "a binding needs `buffer`") };
+            for (set, f) in [(b.subresource_range.is_some(), "subresource_range"), (b.view_type.is_some(), "view_type"), (b.format.is_some(), "format")] {
+                if set {
+                    return fail(format!("{bp}.{f}"), format!("`{f}` belongs to an image binding, and this one binds a buffer"));
+                }
+            }
+            let Some(id) = &b.buffer else { return fail(bp, "a binding needs `buffer`, or `image` or `sampler`") };
             let buffer = lookup(&self.bufs, id, &format!("{bp}.buffer"), "buffer")?;
             let range = self.buffer_range(buffer, b.offset, b.range, &format!("{bp}.offset"), &format!("{bp}.range"))?;
             if range == 0 {
                 return fail(format!("{bp}.range"), "the bound range is empty");
             }
-            let declared = p.bindings().iter().find(|x| x.group == b.set && x.binding == b.binding);
             if let Some(t) = &b.descriptor_type {
                 let short = t.trim_start_matches("VK_DESCRIPTOR_TYPE_");
                 let kind_ok = match short {
                     "STORAGE_BUFFER" => declared.is_none_or(|d| matches!(d.kind, BindingKind::StorageBuffer { .. })),
                     "UNIFORM_BUFFER" => declared.is_none_or(|d| matches!(d.kind, BindingKind::UniformBuffer)),
-                    "STORAGE_BUFFER_DYNAMIC" | "UNIFORM_BUFFER_DYNAMIC" | "STORAGE_IMAGE" | "SAMPLED_IMAGE" | "COMBINED_IMAGE_SAMPLER" | "UNIFORM_TEXEL_BUFFER" | "STORAGE_TEXEL_BUFFER" | "SAMPLER" | "INPUT_ATTACHMENT" => {
-                        return fail(format!("{bp}.descriptor_type"), format!("descriptor type `{t}` is not supported yet by the engine (STORAGE_BUFFER and UNIFORM_BUFFER are)"));
+                    "STORAGE_BUFFER_DYNAMIC" | "UNIFORM_BUFFER_DYNAMIC" | "UNIFORM_TEXEL_BUFFER" | "STORAGE_TEXEL_BUFFER" | "INPUT_ATTACHMENT" => {
+                        return fail(format!("{bp}.descriptor_type"), format!("descriptor type `{t}` is not supported yet by the engine (STORAGE_BUFFER, UNIFORM_BUFFER, SAMPLED_IMAGE, STORAGE_IMAGE, COMBINED_IMAGE_SAMPLER and SAMPLER are)"));
                     }
-                    _ => return fail(format!("{bp}.descriptor_type"), format!("unknown descriptor type `{t}` (expected STORAGE_BUFFER or UNIFORM_BUFFER)")),
+                    _ => return fail(format!("{bp}.descriptor_type"), format!("unknown descriptor type `{t}` (expected STORAGE_BUFFER, UNIFORM_BUFFER, SAMPLED_IMAGE, STORAGE_IMAGE, COMBINED_IMAGE_SAMPLER or SAMPLER)")),
                 };
                 if !kind_ok {
                     return fail(format!("{bp}.descriptor_type"), format!("descriptor type `{t}` does not match the shader's declaration of (set {}, binding {})", b.set, b.binding));
@@ -1133,7 +1201,148 @@ impl Builder<'_> {
         if push_constants.len() > 256 {
             return fail(path, format!("{} bytes of push constants exceed the cap of 256", push_constants.len()));
         }
-        Ok(Command::Dispatch { pipeline, group_count, base_group, bindings, push_constants })
+        Ok(Command::Dispatch { pipeline, group_count, base_group, bindings, push_constants, images })
+    }
+
+    /// An image or sampler binding of a dispatch, checked as Vulkan's valid usage checks
+    /// `VkWriteDescriptorSet` (layouts and usages) and the dispatch (the view's type and numeric
+    /// format against the shader's declaration, `declared`, when the entry point uses it).
+    fn image_descriptor(&self, b: &schema::Binding, declared: Option<BindingKind>, bp: &str) -> R<crate::api::ImageDescriptor> {
+        use crate::api::ImageDescriptorType as T;
+        if b.buffer.is_some() || b.range.is_some() || b.offset != 0 {
+            return fail(bp, "an image or sampler binding names no buffer, offset or range");
+        }
+        let given = match b.descriptor_type.as_deref().map(|t| t.trim_start_matches("VK_DESCRIPTOR_TYPE_")) {
+            Some("SAMPLED_IMAGE") => Some(T::SampledImage),
+            Some("STORAGE_IMAGE") => Some(T::StorageImage),
+            Some("COMBINED_IMAGE_SAMPLER") => Some(T::CombinedImageSampler),
+            Some("SAMPLER") => Some(T::Sampler),
+            Some(other) => return fail(format!("{bp}.descriptor_type"), format!("descriptor type `{other}` binds a buffer, and this binding names an image or sampler")),
+            None => None,
+        };
+        // From the shader when the trace does not say: an image with a sampler is a combined
+        // image sampler.
+        let kind = match (given, declared, b.image.is_some(), b.sampler.is_some()) {
+            (Some(t), ..) => t,
+            (None, _, true, true) => T::CombinedImageSampler,
+            (None, _, false, true) => T::Sampler,
+            (None, Some(BindingKind::StorageImage { .. }), ..) => T::StorageImage,
+            (None, Some(BindingKind::SampledImage { .. }), ..) => T::SampledImage,
+            (None, None, ..) => {
+                return fail(bp, "give `descriptor_type` (SAMPLED_IMAGE or STORAGE_IMAGE): the shader does not use this binding, so it cannot tell")
+            }
+            (None, Some(_), ..) => return fail(bp, format!("the shader declares (set {}, binding {}) as a buffer or sampler, and this binding names an image", b.set, b.binding)),
+        };
+        let matches = match (kind, declared) {
+            (_, None) => true,
+            (T::SampledImage | T::CombinedImageSampler, Some(BindingKind::SampledImage { .. })) => true,
+            // A SPIR-V combined image sampler is an image and a sampler at one binding.
+            (T::CombinedImageSampler | T::Sampler, Some(BindingKind::Sampler)) => true,
+            (T::StorageImage, Some(BindingKind::StorageImage { .. })) => true,
+            _ => false,
+        };
+        if !matches {
+            return fail(format!("{bp}.descriptor_type"), format!("descriptor type {} does not match the shader's declaration of (set {}, binding {})", kind.vk_name(), b.set, b.binding));
+        }
+        let sampler = match (&b.sampler, kind) {
+            (Some(id), T::Sampler | T::CombinedImageSampler) => match self.w.samplers.iter().position(|s| &s.name == id) {
+                Some(k) => Some(k),
+                None => return fail(format!("{bp}.sampler"), format!("unknown sampler `{id}`")),
+            },
+            (None, T::Sampler | T::CombinedImageSampler) => return fail(bp, format!("a {} binding needs `sampler`", kind.vk_name())),
+            (Some(_), _) => return fail(format!("{bp}.sampler"), format!("a {} binding takes no sampler", kind.vk_name())),
+            (None, _) => None,
+        };
+        if kind == T::Sampler {
+            for (set, f) in [(b.image.is_some(), "image"), (b.layout.is_some(), "layout"), (b.subresource_range.is_some(), "subresource_range"), (b.view_type.is_some(), "view_type"), (b.format.is_some(), "format")] {
+                if set {
+                    return fail(format!("{bp}.{f}"), format!("a SAMPLER binding takes no `{f}`"));
+                }
+            }
+            return Ok(crate::api::ImageDescriptor { set: b.set, binding: b.binding, descriptor_type: kind, image: None, layout: String::new(), range: sim_rop::SubresourceRange { aspects: [true, false, false], base_mip_level: 0, level_count: 0, base_array_layer: 0, layer_count: 0 }, sampler });
+        }
+        let image = self.image(&b.image, &format!("{bp}.image"), bp, &format!("a {} binding", kind.vk_name()), "image")?;
+        let im = &self.w.images[image];
+        let desc = im.layout.desc;
+        let Some(layout) = &b.layout else { return fail(bp, format!("a {} binding needs `layout`, the layout the image is in when the shader reads it", kind.vk_name())) };
+        let layout = layout.trim_start_matches("VK_IMAGE_LAYOUT_").to_string();
+        let (layouts, vuid_layout, usage, vuid_usage): (&[&str], _, _, _) = match kind {
+            T::StorageImage => (&["GENERAL"], "VUID-VkWriteDescriptorSet-descriptorType-04152", "STORAGE", "VUID-VkWriteDescriptorSet-descriptorType-00339"),
+            T::SampledImage => (&["SHADER_READ_ONLY_OPTIMAL", "READ_ONLY_OPTIMAL", "GENERAL", "DEPTH_STENCIL_READ_ONLY_OPTIMAL", "DEPTH_READ_ONLY_OPTIMAL", "STENCIL_READ_ONLY_OPTIMAL"], "VUID-VkWriteDescriptorSet-descriptorType-04149", "SAMPLED", "VUID-VkWriteDescriptorSet-descriptorType-00337"),
+            _ => (&["SHADER_READ_ONLY_OPTIMAL", "READ_ONLY_OPTIMAL", "GENERAL", "DEPTH_STENCIL_READ_ONLY_OPTIMAL", "DEPTH_READ_ONLY_OPTIMAL", "STENCIL_READ_ONLY_OPTIMAL"], "VUID-VkWriteDescriptorSet-descriptorType-04150", "SAMPLED", "VUID-VkWriteDescriptorSet-descriptorType-00337"),
+        };
+        if !layouts.contains(&layout.as_str()) {
+            return fail(format!("{bp}.layout"), format!("`{layout}` is not a layout a {} descriptor takes ({}: {vuid_layout})", kind.vk_name(), layouts.join(", ")));
+        }
+        self.image_usage(image, usage, &format!("{bp}.image"), vuid_usage)?;
+        if let Some(f) = &b.format {
+            let f = f.trim_start_matches("VK_FORMAT_");
+            if f != desc.format.name() {
+                return fail(format!("{bp}.format"), format!("a view of format {f} on a {} image is not supported yet by the engine (views take their image's format)", desc.format));
+            }
+        }
+        let range = match &b.subresource_range {
+            Some(r) => self.subresource_range(image, r, &format!("{bp}.subresource_range"))?,
+            None => sim_rop::SubresourceRange::whole(&desc),
+        };
+        if range.aspects != [true, false, false] {
+            return fail(format!("{bp}.subresource_range"), "a shader reads the colour aspect of a colour image; depth and stencil images in shaders are not supported yet by the engine");
+        }
+        if kind == T::StorageImage && range.level_count != 1 {
+            return fail(format!("{bp}.subresource_range"), format!("a storage image descriptor views one level, not {} (Vulkan's storage image descriptors take views of one level)", range.level_count));
+        }
+        // The view's type: as the trace says, else as the shader declares, else as the image is.
+        let image_dim = match desc.image_type {
+            sim_rop::ImageType::D1 => sim_shader::ImageDim::D1,
+            sim_rop::ImageType::D2 => sim_shader::ImageDim::D2,
+            sim_rop::ImageType::D3 => sim_shader::ImageDim::D3,
+        };
+        let shader = match declared {
+            Some(BindingKind::SampledImage { dim, arrayed, .. } | BindingKind::StorageImage { dim, arrayed, .. }) => Some((dim, arrayed)),
+            _ => None,
+        };
+        let view = match &b.view_type {
+            Some(v) => match v.trim_start_matches("VK_IMAGE_VIEW_TYPE_") {
+                "1D" => (sim_shader::ImageDim::D1, false),
+                "2D" => (sim_shader::ImageDim::D2, false),
+                "3D" => (sim_shader::ImageDim::D3, false),
+                "1D_ARRAY" => (sim_shader::ImageDim::D1, true),
+                "2D_ARRAY" => (sim_shader::ImageDim::D2, true),
+                "CUBE" | "CUBE_ARRAY" => return fail(format!("{bp}.view_type"), "cube views are not supported yet by the engine"),
+                other => return fail(format!("{bp}.view_type"), format!("unknown view type `{other}` (expected 1D, 2D, 3D, 1D_ARRAY or 2D_ARRAY)")),
+            },
+            None => shader.unwrap_or((image_dim, range.layer_count > 1)),
+        };
+        if view.0 != image_dim {
+            return fail(format!("{bp}.view_type"), format!("a {:?} view of a {:?} image is not supported (VUID-VkImageViewCreateInfo-subResourceRange-01021)", view.0, desc.image_type));
+        }
+        if !view.1 && range.layer_count != 1 {
+            return fail(format!("{bp}.subresource_range"), format!("a view that is not an array views one layer, not {} (VUID-VkImageViewCreateInfo-imageViewType-04973); view a 2D_ARRAY", range.layer_count));
+        }
+        if let Some((dim, arrayed)) = shader
+            && (dim, arrayed) != view
+        {
+            return fail(bp, format!("the shader declares (set {}, binding {}) as a {dim:?}{} image, and the view is {:?}{} (VUID-vkCmdDispatch-viewType-07752)", b.set, b.binding, if arrayed { " array" } else { "" }, view.0, if view.1 { " array" } else { "" }));
+        }
+        // The view's numeric format against the shader's sampled type or storage format.
+        let class = desc.format.class(sim_rop::Aspect::Color);
+        match declared {
+            Some(BindingKind::SampledImage { sample, .. }) => {
+                let ok = match sample {
+                    sim_shader::SampleKind::Float => class != sim_rop::format::NumericClass::Uint,
+                    sim_shader::SampleKind::Uint => class == sim_rop::format::NumericClass::Uint,
+                    sim_shader::SampleKind::Sint => false,
+                };
+                if !ok {
+                    return fail(bp, format!("the shader reads (set {}, binding {}) as {sample:?} texels, and image `{}` is {} (VUID-vkCmdDispatch-format-07753)", b.set, b.binding, im.name, desc.format));
+                }
+            }
+            Some(BindingKind::StorageImage { format, .. }) if format.vk_name() != desc.format.name() => {
+                return fail(bp, format!("the shader declares (set {}, binding {}) as a {} storage image, and image `{}` is {} (the view's format must be the shader's: VUID-vkCmdDispatch-format-07753)", b.set, b.binding, format.vk_name(), im.name, desc.format));
+            }
+            _ => {}
+        }
+        Ok(crate::api::ImageDescriptor { set: b.set, binding: b.binding, descriptor_type: kind, image: Some(image), layout, range, sampler })
     }
 
     /// Every command submitted to `queue` must be one its family supports: vkCmdDispatch needs

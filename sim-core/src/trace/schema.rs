@@ -75,9 +75,12 @@ pub struct Trace {
     /// Buffers.
     #[serde(default)]
     pub buffers: Vec<Buffer>,
-    /// Images, bound to memory (placed with the tiling, not yet used by any command).
+    /// Images, bound to memory (placed with the profile's tiling).
     #[serde(default)]
     pub images: Vec<Image>,
+    /// Samplers.
+    #[serde(default)]
+    pub samplers: Vec<Sampler>,
     /// Shaders.
     #[serde(default)]
     pub shaders: Vec<Shader>,
@@ -169,6 +172,59 @@ pub struct Image {
     /// VkImageCreateFlags names.
     #[serde(default)]
     pub flags: Option<Flags>,
+}
+
+/// A sampler (`VkSamplerCreateInfo` in snake_case).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sampler {
+    /// Id.
+    pub id: String,
+    /// NEAREST (default) or LINEAR.
+    #[serde(default)]
+    pub mag_filter: Option<String>,
+    /// NEAREST (default) or LINEAR.
+    #[serde(default)]
+    pub min_filter: Option<String>,
+    /// NEAREST (default) or LINEAR.
+    #[serde(default)]
+    pub mipmap_mode: Option<String>,
+    /// REPEAT (default), MIRRORED_REPEAT, CLAMP_TO_EDGE, CLAMP_TO_BORDER, MIRROR_CLAMP_TO_EDGE.
+    #[serde(default)]
+    pub address_mode_u: Option<String>,
+    /// As `address_mode_u`.
+    #[serde(default)]
+    pub address_mode_v: Option<String>,
+    /// As `address_mode_u`.
+    #[serde(default)]
+    pub address_mode_w: Option<String>,
+    /// Added to the level of detail (default 0).
+    #[serde(default)]
+    pub mip_lod_bias: Option<f32>,
+    /// Lowest level of detail (default 0).
+    #[serde(default)]
+    pub min_lod: Option<f32>,
+    /// Highest level of detail (default VK_LOD_CLAMP_NONE, 1000).
+    #[serde(default)]
+    pub max_lod: Option<f32>,
+    /// FLOAT_TRANSPARENT_BLACK (default), INT_TRANSPARENT_BLACK, FLOAT_OPAQUE_BLACK, ...
+    #[serde(default)]
+    pub border_color: Option<String>,
+    /// Anisotropic filtering (only false is accepted).
+    #[serde(default)]
+    pub anisotropy_enable: Option<bool>,
+    /// Ignored unless `anisotropy_enable`.
+    #[serde(default)]
+    pub max_anisotropy: Option<f32>,
+    /// Depth comparison (only false is accepted).
+    #[serde(default)]
+    pub compare_enable: Option<bool>,
+    /// Ignored unless `compare_enable`.
+    #[serde(default)]
+    pub compare_op: Option<String>,
+    /// Unnormalized coordinates (only false is accepted).
+    #[serde(default)]
+    pub unnormalized_coordinates: Option<bool>,
 }
 
 /// A memory allocation.
@@ -481,19 +537,32 @@ pub struct Binding {
     /// The buffer bound.
     #[serde(default)]
     pub buffer: Option<String>,
-    /// An image bound (not supported yet).
+    /// An image viewed.
     #[serde(default)]
     pub image: Option<String>,
     /// Image layout (images only).
     #[serde(default)]
     pub layout: Option<String>,
+    /// A sampler (a sampler alone, or with `image` a combined image sampler).
+    #[serde(default)]
+    pub sampler: Option<String>,
+    /// The subresources an image binding views (default: the whole image).
+    #[serde(default)]
+    pub subresource_range: Option<SubresourceRange>,
+    /// The view's type (`2D`, `2D_ARRAY`, ...; default from the image and the shader).
+    #[serde(default)]
+    pub view_type: Option<String>,
+    /// The view's format (only the image's own format is accepted).
+    #[serde(default)]
+    pub format: Option<String>,
     /// Offset (default 0).
     #[serde(default)]
     pub offset: u64,
     /// Range (default WHOLE_SIZE).
     #[serde(default)]
     pub range: Option<Size>,
-    /// STORAGE_BUFFER or UNIFORM_BUFFER; checked against the shader.
+    /// STORAGE_BUFFER, UNIFORM_BUFFER, SAMPLED_IMAGE, STORAGE_IMAGE, COMBINED_IMAGE_SAMPLER or
+    /// SAMPLER; checked against the shader.
     #[serde(default)]
     pub descriptor_type: Option<String>,
 }

@@ -242,6 +242,7 @@ pub fn to_trace(w: &Workload, stem: &str, description: Option<&str>) -> Result<W
         ("memory", Some(J::Arr(memory))),
         ("buffers", Some(J::Arr(buffers))),
         ("images", (!w.images.is_empty()).then_some(J::Arr(images))),
+        ("samplers", (!w.samplers.is_empty()).then(|| J::Arr(w.samplers.iter().map(sampler).collect()))),
         ("shaders", Some(J::Arr(shaders))),
         ("events", Some(J::strs(&w.events))),
         ("semaphores", Some(J::strs(&w.semaphores))),
@@ -369,6 +370,24 @@ fn subresource_range(r: &sim_rop::SubresourceRange) -> J {
     ])
 }
 
+/// A VkSamplerCreateInfo: every field, so the trace says what it samples with.
+fn sampler(s: &crate::api::SamplerDesc) -> J {
+    let v = &s.sampler;
+    J::Obj(vec![
+        ("id", J::s(s.name.as_str())),
+        ("mag_filter", J::s(v.mag_filter.vk_name())),
+        ("min_filter", J::s(v.min_filter.vk_name())),
+        ("mipmap_mode", J::s(v.mipmap_mode.vk_name())),
+        ("address_mode_u", J::s(v.address_mode[0].vk_name())),
+        ("address_mode_v", J::s(v.address_mode[1].vk_name())),
+        ("address_mode_w", J::s(v.address_mode[2].vk_name())),
+        ("mip_lod_bias", J::Float(v.mip_lod_bias)),
+        ("min_lod", J::Float(v.min_lod)),
+        ("max_lod", J::Float(v.max_lod)),
+        ("border_color", J::s(v.border_color.vk_name())),
+    ])
+}
+
 /// A VkBufferImageCopy.
 fn buffer_image_region(r: &crate::api::BufferImageCopy) -> J {
     let xyz = |v: &[u32; 3]| J::Arr(v.iter().map(|&x| J::Num(u64::from(x))).collect());
@@ -471,12 +490,23 @@ fn command(w: &Workload, c: &Command, buf: &dyn Fn(usize) -> J) -> J {
             ("depth_stencil", J::Obj(vec![("depth", J::Float(*depth)), ("stencil", J::Num(u64::from(*stencil)))])),
             ("ranges", J::Arr(ranges.iter().map(subresource_range).collect())),
         ]),
-        Command::Dispatch { pipeline, group_count, base_group, bindings, push_constants } => {
+        Command::Dispatch { pipeline, group_count, base_group, bindings, push_constants, images } => {
             let xyz = |v: &[u32; 3]| J::Arr(v.iter().map(|&x| J::Num(x as u64)).collect());
-            let bindings = bindings
+            let mut bindings: Vec<J> = bindings
                 .iter()
                 .map(|b| members(vec![("set", Some(J::Num(b.set as u64))), ("binding", Some(J::Num(b.binding as u64))), ("buffer", Some(buf(b.buffer))), ("offset", (b.offset != 0).then_some(J::Num(b.offset))), ("range", b.range.map(J::Num))]))
                 .collect();
+            bindings.extend(images.iter().map(|d| {
+                members(vec![
+                    ("set", Some(J::Num(u64::from(d.set)))),
+                    ("binding", Some(J::Num(u64::from(d.binding)))),
+                    ("descriptor_type", Some(J::s(d.descriptor_type.vk_name()))),
+                    ("image", d.image.map(|i| J::s(w.images[i].name.as_str()))),
+                    ("layout", d.image.map(|_| J::s(d.layout.as_str()))),
+                    ("subresource_range", d.image.map(|_| subresource_range(&d.range))),
+                    ("sampler", d.sampler.map(|s| J::s(w.samplers[s].name.as_str()))),
+                ])
+            }));
             let (pk, pv) = payload("push_constants", push_constants);
             members(vec![
                 ("cmd", Some(J::s("dispatch"))),

@@ -16,12 +16,13 @@
 use std::sync::Arc;
 
 use sim_caches::{AccessError, Tag};
-use sim_shader::{BindingKind, ComputePipeline, MemOp, Step, Workgroup, WorkgroupConfig};
+use sim_shader::{BindingKind, ComputePipeline, ImageShape, MemOp, Step, Workgroup, WorkgroupConfig};
 
 use crate::api::action::Work;
 use crate::api::error::WorkloadError;
 use crate::engine::bindings::{Bound, resolve};
 use crate::engine::exec::{Port, Scratch, perform};
+use crate::engine::texture::{TexScratch, perform_image};
 use crate::engine::machine::{Machine, PathName, Served};
 use crate::engine::oracle::Load;
 use crate::engine::record::ReadKey;
@@ -35,6 +36,7 @@ struct DispatchRun {
     pipeline: Arc<ComputePipeline>,
     bound: Arc<Vec<Bound>>,
     sizes: Vec<u64>,
+    shapes: Vec<ImageShape>,
     push: Vec<u8>,
     group_count: [u32; 3],
     base_group: [u32; 3],
@@ -112,6 +114,7 @@ pub(crate) struct ComputeUnits {
     jitter_cycles: u64,
     /// A memory request's lanes and results, reused from request to request.
     scratch: Scratch,
+    tex: TexScratch,
     /// Shader instructions executed (summed over subgroups) by finished workgroups.
     instructions: u64,
     /// Lane-operations executed by finished workgroups.
@@ -138,6 +141,7 @@ impl ComputeUnits {
             launch_cycles: u64::from(timing.dispatch_launch_cycles),
             jitter_cycles: u64::from(timing.latency_jitter_cycles),
             scratch: Scratch::default(),
+            tex: TexScratch::default(),
             instructions: 0,
             lane_ops: 0,
         }
@@ -178,6 +182,7 @@ impl ComputeUnits {
                 subgroup_size: self.subgroup_size,
                 push_constants: &dr.push,
                 binding_sizes: &dr.sizes,
+                image_shapes: &dr.shapes,
                 max_instructions,
             };
             let wg = dr.pipeline.workgroup(&cfg).map_err(|e| (dr.inst, e))?;
@@ -235,18 +240,20 @@ impl ComputeUnits {
     /// Starts dispatch `work` of command instance `inst`, queue item `i`: its workgroups are
     /// placed as slots free up; an empty dispatch is released at once.
     pub(crate) fn start_action(&mut self, i: usize, inst: usize, work: &Work<'_>, cx: &mut Cx<'_, '_, '_>) -> Result<(), WorkloadError> {
-        let Work::Dispatch { pipeline, group_count, base_group, bindings, push_constants } = work else { return Ok(()) };
+        let Work::Dispatch { pipeline, group_count, base_group, bindings, push_constants, images } = work else { return Ok(()) };
         let ins = &cx.prog.instances[inst];
         let p = cx.prog.workload.pipelines[*pipeline].1.clone();
-        let bound = resolve(cx.prog, &p, bindings).map_err(|m| WorkloadError::Invalid { at: ins.at.to_string(), message: m })?;
+        let bound = resolve(cx.prog, &p, bindings, images).map_err(|m| WorkloadError::Invalid { at: ins.at.to_string(), message: m })?;
         let total_wg = group_count.iter().map(|&g| g as u64).product();
         let sizes = bound.iter().map(|b| b.range).collect();
+        let shapes = bound.iter().map(|b| b.view.as_ref().map(|v| v.shape()).unwrap_or_default()).collect();
         let has_work = self.start(DispatchRun {
             item: i,
             inst,
             pipeline: p,
             bound: Arc::new(bound),
             sizes,
+            shapes,
             push: push_constants.to_vec(),
             group_count: *group_count,
             base_group: *base_group,
@@ -310,7 +317,7 @@ impl ComputeUnits {
         };
         // What the subgroup reached happens when the instructions before it are done.
         let (compute, next) = match step {
-            Step::Memory(_) => (self.compute_cycles(s, sg, wg, cpi, cx)?, Deferred::Memory),
+            Step::Memory(_) | Step::Image(_) => (self.compute_cycles(s, sg, wg, cpi, cx)?, Deferred::Memory),
             Step::Barrier { control: false, .. } => {
                 let compute = self.compute_cycles(s, sg, wg, cpi, cx)?;
                 self.schedule_step(cx, cx.now() + 1 + compute, s, sg);
@@ -343,13 +350,22 @@ impl ComputeUnits {
         let d = self.slots[s].dispatch;
         let inst = self.dispatches[d].inst;
         let at = || cx.prog.instances[inst].at.to_string();
-        let req = wg.pending_request(sg).ok_or_else(|| exec_err(at(), "a deferred memory request is gone"))?;
         let tag = cx.prog.instances[inst].tag;
         let bound = self.dispatches[d].bound.clone();
         let cu = self.slots[s].cu;
         let now = cx.now();
         let mut port = SimPort { m: cx.machine, now, rng: &mut self.cu_rng[cu], writes: &mut cx.observers.writes };
-        let performed = perform(&mut port, cu, req, &bound, tag, &mut self.scratch).map_err(|e| exec_err(cx.prog.instances[inst].at.to_string(), e))?;
+        // An image request is performed as the byte request it lowers to, and observed as one.
+        let (performed, req, image) = match wg.pending_image(sg) {
+            Some(ir) => {
+                let performed = perform_image(&mut port, cu, ir, &bound, tag, &mut self.scratch, &mut self.tex).map_err(|e| exec_err(at(), e))?;
+                (performed, self.tex.req.as_ref().expect("lowered"), true)
+            }
+            None => {
+                let req = wg.pending_request(sg).ok_or_else(|| exec_err(at(), "a deferred memory request is gone"))?;
+                (perform(&mut port, cu, req, &bound, tag, &mut self.scratch).map_err(|e| exec_err(at(), e))?, req, false)
+            }
+        };
         cx.observers.tell_writes();
         if req.op == MemOp::Load && !req.atomic {
             let slot = &mut self.slots[s];
@@ -358,7 +374,11 @@ impl ComputeUnits {
             let load = Load { key, inst, req, bound: &bound, scratch: &self.scratch, performed: &performed, cycle: now };
             cx.observers.load(&load);
         }
-        wg.complete(sg, &self.scratch.results).map_err(|e| exec_err(cx.prog.instances[inst].at.to_string(), e))?;
+        if image {
+            wg.complete_image(sg, &self.tex.words).map_err(|e| exec_err(cx.prog.instances[inst].at.to_string(), e))?;
+        } else {
+            wg.complete(sg, &self.scratch.results).map_err(|e| exec_err(cx.prog.instances[inst].at.to_string(), e))?;
+        }
         self.schedule_step(cx, now + performed.latency.max(1), s, sg);
         Ok(())
     }
@@ -448,8 +468,7 @@ impl Port for SimPort<'_> {
         let j = self.jitter();
         let (t, served) = match kind {
             _ if coherent => self.m.coherent(cu, self.now, addr, Some((data, tags)), None, j)?,
-            BindingKind::UniformBuffer => self.m.load(PathName::Uniform, cu, self.now, addr, data, tags, j)?,
-            BindingKind::StorageBuffer { .. } => self.m.load(PathName::Storage, cu, self.now, addr, data, tags, j)?,
+            kind => self.m.load(path_of(kind), cu, self.now, addr, data, tags, j)?,
         };
         Ok((t.latency, served))
     }
@@ -464,11 +483,7 @@ impl Port for SimPort<'_> {
     }
 
     fn prefetch(&mut self, cu: usize, kind: BindingKind, coherent: bool, addr: u64) {
-        let path = match kind {
-            _ if coherent => PathName::Coherent,
-            BindingKind::UniformBuffer => PathName::Uniform,
-            BindingKind::StorageBuffer { .. } => PathName::Storage,
-        };
+        let path = if coherent { PathName::Coherent } else { path_of(kind) };
         self.m.prefetch_load(path, cu, addr);
     }
 
@@ -480,5 +495,15 @@ impl Port for SimPort<'_> {
             n.copy_from_slice(&v.to_le_bytes());
         })?;
         Ok(t.latency)
+    }
+}
+
+/// The path a shader load through a binding of `kind` takes: a uniform buffer the U$'s, a sampled
+/// image the texture path, a storage buffer or image the storage path.
+fn path_of(kind: BindingKind) -> PathName {
+    match kind {
+        BindingKind::UniformBuffer => PathName::Uniform,
+        BindingKind::SampledImage { .. } => PathName::Sampled,
+        _ => PathName::Storage,
     }
 }
