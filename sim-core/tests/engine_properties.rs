@@ -35,6 +35,7 @@ fn op() -> impl Strategy<Value = Op> {
         (0..IMAGES, 0..4usize).prop_map(|(img, colour)| Op::ClearImage { img, colour }),
         (b.clone(), 0..IMAGES).prop_map(|(src, img)| Op::ToImage { src, img }),
         (0..IMAGES, b.clone()).prop_map(|(img, dst)| Op::FromImage { img, dst }),
+        (0..IMAGES, b.clone()).prop_map(|(img, dst)| Op::SampleImage { img, dst }),
         (0..2usize, prop_oneof![Just(Wait::Fence), Just(Wait::QueueIdle), Just(Wait::DeviceIdle)], any::<bool>())
             .prop_map(|(queue, wait, gated)| Op::Handoff { queue, wait: if gated { Wait::Fence } else { wait }, gated: gated && queue == 1 }),
     ]

@@ -93,11 +93,19 @@ pub fn replay(w: &Workload, options: &ReplayOptions) -> Result<Replay, ReplayErr
     if !w.images.is_empty() {
         notes.push("images are laid out as the driver chooses: their memory is not compared byte for byte with the reference run's; what the trace copies out of them into buffers is".into());
     }
+    // An image created PREINITIALIZED leaves that layout at its first transition and never
+    // returns to it: a second iteration of the same command buffers would transition it from a
+    // layout it no longer has.
+    let mut iterations = options.iterations;
+    if iterations > 1 && w.images.iter().any(|im| im.initial_layout == "PREINITIALIZED") {
+        iterations = 1;
+        notes.push(format!("{} iterations asked for, 1 made: an image created PREINITIALIZED cannot be put back in that layout for another", options.iterations));
+    }
     let observed = {
         let mut objects = objects::Objects::new(&session, w, &mut notes)?;
         let cbs = record::record_all(&objects, w)?;
         let mut runner = run::Runner::new(&mut objects, cbs)?;
-        runner.run(w, &reference, options.iterations)?
+        runner.run(w, &reference, iterations)?
     };
     let messages = session.capture().take();
     let (hazards, validation_errors) = hazards::classify(w, messages);

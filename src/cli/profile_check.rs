@@ -253,7 +253,7 @@ fn text(p: &Profile, args: &CheckArgs, failure: Option<&Failure>, rows: Option<&
                 let ops = |x: &[sim_core::profile::table::OpSpec]| if x.is_empty() { "-".to_string() } else { x.iter().map(|o| o.to_string()).collect::<Vec<_>>().join(", ") };
                 let _ = writeln!(o, "  {}: src {}; dst {}", row.access, ops(&row.src), ops(&row.dst));
             }
-            let _ = writeln!(o, "(attachment and shader-image rows wait for the programs that use them: the programs clear, upload and read back images, but do not draw or sample them yet)");
+            let _ = writeln!(o, "(attachment rows wait for the programs that use them: the programs clear, upload, sample and read back images, but do not draw yet)");
         }
     }
     o

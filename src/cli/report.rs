@@ -800,8 +800,15 @@ pub fn text_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules, inv:
                 let _ = writeln!(o, "  `{}` (timeline[{}]): {} bytes, same as the reference run{exp}.", h.label, h.timeline, h.data.len());
             } else {
                 let _ = write!(o, "  `{}` (timeline[{}]): {} of {} bytes differ from the reference run", h.label, h.timeline, h.differing_bytes, h.data.len());
-                if let Some((off, seen, expd)) = &h.first_difference {
-                    let _ = write!(o, "; from offset {off} the host saw {} where the reference saw {}", writer_text(w, seen), writer_text(w, expd));
+                match &h.first_difference {
+                    // The same writer in both runs: it wrote other bytes, from inputs that differed.
+                    Some((off, seen, expd)) if seen == expd => {
+                        let _ = write!(o, "; from offset {off} both runs read what {} wrote, and it wrote other values (its inputs were wrong)", writer_text(w, seen));
+                    }
+                    Some((off, seen, expd)) => {
+                        let _ = write!(o, "; from offset {off} the host saw {} where the reference saw {}", writer_text(w, seen), writer_text(w, expd));
+                    }
+                    None => {}
                 }
                 if let Some(k) = h.hazard {
                     let _ = write!(o, "; hazard H{} explains it", k + 1);

@@ -512,7 +512,7 @@ impl Lowering<'_, '_> {
     /// Performs the layout transitions of `dep`'s image barriers, in submission order: each
     /// subresource must be in the barrier's old layout, or the old layout is UNDEFINED (its
     /// contents may be discarded).
-    fn transition(&mut self, dep: &DependencyInfo, at: &str) -> Result<(), WorkloadError> {
+    fn transition(&mut self, dep: &DependencyInfo, at: &str, when: &str) -> Result<(), WorkloadError> {
         let w = self.prog.workload;
         for ib in &dep.image_memory_barriers {
             let im = &w.images[ib.image];
@@ -521,7 +521,7 @@ impl Lowering<'_, '_> {
                 if ib.old_layout != "UNDEFINED" && *now != ib.old_layout {
                     return Err(WorkloadError::Invalid {
                         at: at.to_string(),
-                        message: format!("VUID-VkImageMemoryBarrier2-oldLayout-01197: the barrier's old_layout is {}, but image `{}` ({} level {level} layer {layer}) is in {now}", ib.old_layout, im.name, a.vk_name()),
+                        message: format!("VUID-VkImageMemoryBarrier2-oldLayout-01197: the barrier's old_layout is {}, but image `{}` ({} level {level} layer {layer}) is in {now} when {when} runs", ib.old_layout, im.name, a.vk_name()),
                     });
                 }
                 *now = ib.new_layout.clone();
@@ -532,7 +532,7 @@ impl Lowering<'_, '_> {
 
     /// Refuses an image command whose image is not in the layout it names (checked in
     /// submission order, as the layer checks it at vkQueueSubmit).
-    fn check_layout(&self, cmd: &Command, at: &str) -> Result<(), WorkloadError> {
+    fn check_layout(&self, cmd: &Command, at: &str, when: &str) -> Result<(), WorkloadError> {
         let w = self.prog.workload;
         let check = |image: usize, layout: &str, range: sim_rop::SubresourceRange, vuid: &str| -> Result<(), WorkloadError> {
             let im = &w.images[image];
@@ -541,7 +541,7 @@ impl Lowering<'_, '_> {
                 if now != layout {
                     return Err(WorkloadError::Invalid {
                         at: at.to_string(),
-                        message: format!("{vuid}: image `{}` ({} level {level} layer {layer}) is in {now} when {} runs, not in {layout} as the command says (an image memory barrier transitions it)", im.name, a.vk_name(), cmd.vk_name()),
+                        message: format!("{vuid}: image `{}` ({} level {level} layer {layer}) is in {now} when {} {when} runs, not in {layout} as the command says (an image memory barrier transitions it)", im.name, a.vk_name(), cmd.vk_name()),
                     });
                 }
             }
@@ -683,7 +683,7 @@ impl Lowering<'_, '_> {
         let cmd = &prog.workload.command_buffers[ins.cb].commands[ins.index];
         let label = format!("{} {}", cmd.vk_name(), ins.at);
         let place = format!("command_buffers[{}].commands[{}]", ins.at.command_buffer, ins.index);
-        self.check_layout(cmd, &place)?;
+        self.check_layout(cmd, &place, &ins.at.to_string())?;
         if let Some(action) = prog.action(inst) {
             self.push(queue, NodeKind::Action { inst, stage: action.stage() }, Vec::new());
             if self.wait_after_copy && matches!(action.work, Work::Copy { .. }) {
@@ -694,7 +694,7 @@ impl Lowering<'_, '_> {
         // Every command that is not an action is a synchronization command.
         let Some(sync) = prog.sync_command(inst) else { return Ok(()) };
         if let SyncCommand::Barrier(dep) | SyncCommand::WaitEvents { dependency: dep, .. } = sync {
-            self.transition(dep, &place)?;
+            self.transition(dep, &place, &label)?;
         }
         match sync {
             SyncCommand::Barrier(dep) => {

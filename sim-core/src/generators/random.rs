@@ -52,6 +52,19 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
 }
 "#;
 
+/// Samples texel `i` of a 32x32 image at its centre (a linear sampler there reads that texel
+/// with weight 1, its neighbours with 0) and stores it as the 8-bit channels it decoded from.
+const SAMPLE: &str = r#"
+@group(0) @binding(0) var src: texture_2d<f32>;
+@group(0) @binding(1) var smp: sampler;
+@group(0) @binding(2) var<storage, read_write> dst: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let xy = vec2<f32>(f32(id.x % 32u), f32(id.x / 32u));
+    dst[id.x] = pack4x8unorm(textureSampleLevel(src, smp, (xy + vec2<f32>(0.5)) / 32.0, 0.0));
+}
+"#;
+
 const UNIFORM: &str = r#"
 struct U { v: array<vec4<u32>, 16> }
 @group(0) @binding(0) var<uniform> u: U;
@@ -203,6 +216,14 @@ pub enum Op {
         /// Destination buffer index.
         dst: usize,
     },
+    /// A dispatch samples every texel of an image (SHADER_READ_ONLY_OPTIMAL, through the texture
+    /// caches, a linear sampler at texel centres) into a whole buffer.
+    SampleImage {
+        /// Image index.
+        img: usize,
+        /// Destination buffer index.
+        dst: usize,
+    },
     /// A dispatch writes the first half of every 64-byte line of a HOST_COHERENT buffer; after
     /// the host waits for it, the host writes the second halves, and the next submission runs.
     HostBeside,
@@ -237,7 +258,8 @@ impl Op {
             (s, (s + 1 + rng.below(BUFFERS as u64 - 1) as usize) % BUFFERS)
         };
         let img = |rng: &mut Rng| rng.below(IMAGES as u64) as usize;
-        match rng.below(23) {
+        match rng.below(24) {
+            23 => Op::SampleImage { img: img(rng), dst: b(rng) },
             20 => Op::ClearImage { img: img(rng), colour: rng.below(CLEAR_COLOURS.len() as u64) as usize },
             21 => Op::ToImage { src: b(rng), img: img(rng) },
             22 => Op::FromImage { img: img(rng), dst: b(rng) },
@@ -295,6 +317,7 @@ impl Op {
             Op::ClearImage { img, colour } => format!("vkCmdClearColorImage I{img} to {:?}", CLEAR_COLOURS[*colour]),
             Op::ToImage { src, img } => format!("vkCmdCopyBufferToImage B{src} -> I{img}"),
             Op::FromImage { img, dst } => format!("vkCmdCopyImageToBuffer I{img} -> B{dst}"),
+            Op::SampleImage { img, dst } => format!("vkCmdDispatch sample: B{dst}[i] = texel i of I{img}, sampled"),
             Op::Split => "a new vkQueueSubmit on the same queue".into(),
             Op::Handoff { queue, wait, gated } => format!(
                 "the host waits ({}) and submits to q{queue}{}",
@@ -349,6 +372,7 @@ fn usage(op: &Op) -> (S, A, A) {
         Op::ToImage { .. } | Op::FromImage { .. } => (S::COPY, A::TRANSFER_READ, A::TRANSFER_WRITE),
         Op::Copy { .. } => (S::COPY, A::TRANSFER_READ, A::TRANSFER_WRITE),
         Op::Add { .. } => (S::COMPUTE_SHADER, A::SHADER_STORAGE_READ, A::SHADER_STORAGE_WRITE),
+        Op::SampleImage { .. } => (S::COMPUTE_SHADER, A::SHADER_SAMPLED_READ, A::SHADER_STORAGE_WRITE),
         Op::Uniform { .. } => (S::COMPUTE_SHADER, A::UNIFORM_READ, A::SHADER_STORAGE_WRITE),
         Op::Winner { .. } | Op::Pick { .. } => (S::COMPUTE_SHADER, A::SHADER_STORAGE_READ, A::SHADER_STORAGE_WRITE),
         Op::Halves { .. } => (S::COMPUTE_SHADER | S::COPY, A::TRANSFER_READ, A::SHADER_STORAGE_WRITE | A::TRANSFER_WRITE),
@@ -367,6 +391,11 @@ pub fn build_weakened(ops: &[Op], weaken: &[Weaken]) -> Workload {
     let winner = w.wgsl_pipeline("winner", WINNER, "main").unwrap();
     let halves = w.wgsl_pipeline("first_halves", FIRST_HALVES, "main").unwrap();
     let pick = w.wgsl_pipeline("pick", PICK, "main").unwrap();
+    let sample = w.wgsl_pipeline("sample", SAMPLE, "main").unwrap();
+    w.samplers.push(crate::api::SamplerDesc {
+        name: "linear".into(),
+        sampler: sim_rop::Sampler { mag_filter: sim_rop::Filter::Linear, min_filter: sim_rop::Filter::Linear, address_mode: [sim_rop::AddressMode::ClampToEdge; 3], ..sim_rop::Sampler::default() },
+    });
     w.queue("q1");
     // Host-visible memory the device and the host write halves of each line of.
     let shared = w.memory("H", BYTES, MemoryProperties::parse("HOST_VISIBLE|HOST_COHERENT").unwrap());
@@ -446,7 +475,7 @@ pub fn build_weakened(ops: &[Op], weaken: &[Weaken]) -> Workload {
             Op::Halves { src, dst } => (vec![src], vec![dst]),
             Op::ClearImage { img, .. } => (vec![], vec![image_resource(img)]),
             Op::ToImage { src, img } => (vec![src], vec![image_resource(img)]),
-            Op::FromImage { img, dst } => (vec![image_resource(img)], vec![dst]),
+            Op::FromImage { img, dst } | Op::SampleImage { img, dst } => (vec![image_resource(img)], vec![dst]),
             Op::ViaEvent { .. } | Op::Split | Op::Handoff { .. } | Op::HostBeside => unreachable!("handled above"),
         };
         // The image the op uses, and the layout it needs it in: a layout transition is a write
@@ -454,6 +483,7 @@ pub fn build_weakened(ops: &[Op], weaken: &[Weaken]) -> Workload {
         let transition = match *op {
             Op::ClearImage { img, .. } | Op::ToImage { img, .. } => Some((img, "TRANSFER_DST_OPTIMAL")),
             Op::FromImage { img, .. } => Some((img, "TRANSFER_SRC_OPTIMAL")),
+            Op::SampleImage { img, .. } => Some((img, "SHADER_READ_ONLY_OPTIMAL")),
             _ => None,
         }
         .filter(|&(img, want)| layouts[img] != want);
@@ -584,6 +614,25 @@ pub fn build_weakened(ops: &[Op], weaken: &[Weaken]) -> Workload {
             },
             Op::ToImage { src, img } => Command::CopyBufferToImage { src: bufs[src], dst: images[img], dst_layout: "TRANSFER_DST_OPTIMAL".into(), regions: vec![whole_image()] },
             Op::FromImage { img, dst } => Command::CopyImageToBuffer { src: images[img], src_layout: "TRANSFER_SRC_OPTIMAL".into(), dst: bufs[dst], regions: vec![whole_image()] },
+            Op::SampleImage { img, dst } => Command::Dispatch {
+                pipeline: sample,
+                group_count: [IMAGE_SIDE * IMAGE_SIDE / 64, 1, 1],
+                base_group: [0; 3],
+                bindings: vec![bind(2, bufs[dst])],
+                push_constants: vec![],
+                images: vec![
+                    ImageDescriptor {
+                        set: 0,
+                        binding: 0,
+                        descriptor_type: ImageDescriptorType::SampledImage,
+                        image: Some(images[img]),
+                        layout: "SHADER_READ_ONLY_OPTIMAL".into(),
+                        range: sim_rop::SubresourceRange::whole(&w.images[images[img]].layout.desc),
+                        sampler: None,
+                    },
+                    ImageDescriptor { set: 0, binding: 1, descriptor_type: ImageDescriptorType::Sampler, image: None, layout: String::new(), range: sim_rop::SubresourceRange::whole(&w.images[images[img]].layout.desc), sampler: Some(0) },
+                ],
+            },
             Op::Halves { .. } | Op::ViaEvent { .. } | Op::Split | Op::Handoff { .. } | Op::HostBeside => unreachable!("handled above"),
         };
         cbs.last_mut().unwrap().push(cmd);
@@ -662,7 +711,7 @@ fn random_image(w: &mut Workload, k: usize) -> ImageId {
     };
     let layout = sim_rop::ImageLayout::new(desc, &sim_rop::TilingParams::default()).expect("a valid image");
     let memory = w.memory(format!("I{k}"), layout.size, MemoryProperties::parse("DEVICE_LOCAL").unwrap());
-    w.images.push(ImageBinding { name: format!("I{k}"), memory, offset: 0, layout, usage: "TRANSFER_SRC|TRANSFER_DST".into(), initial_layout: "UNDEFINED".into() });
+    w.images.push(ImageBinding { name: format!("I{k}"), memory, offset: 0, layout, usage: "TRANSFER_SRC|TRANSFER_DST|SAMPLED".into(), initial_layout: "UNDEFINED".into() });
     w.images.len() - 1
 }
 

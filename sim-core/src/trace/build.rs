@@ -611,8 +611,8 @@ impl Builder<'_> {
         ids(t.samplers.iter().map(|s| s.id.as_str()), "samplers", "sampler")?;
         for (i, s) in t.samplers.iter().enumerate() {
             let path = format!("samplers[{i}]");
-            if let Some(other) = self.bufs.get(&s.id).map(|_| "buffer").or(self.w.images.iter().any(|im| im.name == s.id).then_some("image")) {
-                return fail(format!("{path}.id"), format!("`{}` is already the id of a {other}", s.id));
+            if let Some(other) = self.bufs.get(&s.id).map(|_| "a buffer").or(self.w.images.iter().any(|im| im.name == s.id).then_some("an image")) {
+                return fail(format!("{path}.id"), format!("`{}` is already the id of {other}", s.id));
             }
             fn pick<T>(v: &Option<String>, default: T, parse: fn(&str) -> Option<T>, at: String, expected: &str) -> R<T> {
                 match v {
@@ -622,6 +622,19 @@ impl Builder<'_> {
                 }
             }
             use sim_rop::{AddressMode, BorderColor, Filter, MipmapMode};
+            // Read as f64 so that a value past f32's range is named as the limit it breaks.
+            let lod = |v: Option<f64>, default: f32, f: &str| -> R<f32> {
+                match v {
+                    None => Ok(default),
+                    Some(v) if f == "mip_lod_bias" && v.abs() > f64::from(MAX_SAMPLER_LOD_BIAS) => {
+                        fail(format!("{path}.{f}"), format!("|{v}| exceeds maxSamplerLodBias, {MAX_SAMPLER_LOD_BIAS} (VUID-VkSamplerCreateInfo-mipLodBias-01069)"))
+                    }
+                    Some(v) if v.abs() > f64::from(sim_rop::sampler::LOD_CLAMP_NONE) => {
+                        fail(format!("{path}.{f}"), format!("{f} {v} is beyond VK_LOD_CLAMP_NONE ({}), the largest level of detail that means anything", sim_rop::sampler::LOD_CLAMP_NONE))
+                    }
+                    Some(v) => Ok(v as f32),
+                }
+            };
             let filters = "NEAREST or LINEAR";
             let modes = "REPEAT, MIRRORED_REPEAT, CLAMP_TO_EDGE, CLAMP_TO_BORDER or MIRROR_CLAMP_TO_EDGE";
             let d = sim_rop::Sampler::default();
@@ -634,19 +647,11 @@ impl Builder<'_> {
                     pick(&s.address_mode_v, d.address_mode[1], AddressMode::parse, format!("{path}.address_mode_v"), modes)?,
                     pick(&s.address_mode_w, d.address_mode[2], AddressMode::parse, format!("{path}.address_mode_w"), modes)?,
                 ],
-                mip_lod_bias: s.mip_lod_bias.unwrap_or(d.mip_lod_bias),
-                min_lod: s.min_lod.unwrap_or(d.min_lod),
-                max_lod: s.max_lod.unwrap_or(d.max_lod),
+                mip_lod_bias: lod(s.mip_lod_bias, d.mip_lod_bias, "mip_lod_bias")?,
+                min_lod: lod(s.min_lod, d.min_lod, "min_lod")?,
+                max_lod: lod(s.max_lod, d.max_lod, "max_lod")?,
                 border_color: pick(&s.border_color, d.border_color, BorderColor::parse, format!("{path}.border_color"), "FLOAT_TRANSPARENT_BLACK, INT_TRANSPARENT_BLACK, FLOAT_OPAQUE_BLACK, INT_OPAQUE_BLACK, FLOAT_OPAQUE_WHITE or INT_OPAQUE_WHITE")?,
             };
-            for (v, f) in [(sampler.mip_lod_bias, "mip_lod_bias"), (sampler.min_lod, "min_lod"), (sampler.max_lod, "max_lod")] {
-                if !v.is_finite() {
-                    return fail(format!("{path}.{f}"), format!("{f} must be a finite number, not {v}"));
-                }
-            }
-            if sampler.mip_lod_bias.abs() > MAX_SAMPLER_LOD_BIAS {
-                return fail(format!("{path}.mip_lod_bias"), format!("|{}| exceeds maxSamplerLodBias, {MAX_SAMPLER_LOD_BIAS} (VUID-VkSamplerCreateInfo-mipLodBias-01069)", sampler.mip_lod_bias));
-            }
             if sampler.max_lod < sampler.min_lod {
                 return fail(format!("{path}.max_lod"), format!("max_lod {} is below min_lod {} (VUID-VkSamplerCreateInfo-maxLod-01973)", sampler.max_lod, sampler.min_lod));
             }
@@ -712,18 +717,21 @@ impl Builder<'_> {
     fn subresource_range(&self, image: usize, r: &schema::SubresourceRange, path: &str) -> R<sim_rop::SubresourceRange> {
         let desc = &self.w.images[image].layout.desc;
         let aspects = aspect_mask(&r.aspect_mask, desc.format, &format!("{path}.aspect_mask"))?;
-        let count = |c: &Option<Size>, base: u32, total: u32, f: &str, vuid: &str| -> R<u32> {
+        // (base field, count field, what, the VUID of a base past the end, of a zero count)
+        let count = |c: &Option<Size>, base: u32, total: u32, f: (&str, &str, &str, &str, &str)| -> R<u32> {
+            let (base_field, count_field, what, past, zero) = f;
             if base >= total {
-                return fail(format!("{path}.base_{f}"), format!("base {base} is past the image's {total} ({vuid})"));
+                return fail(format!("{path}.{base_field}"), format!("{what} {base} is past the image's {total} ({past})"));
             }
             match c {
                 None | Some(Size::Whole) => Ok(total - base),
-                Some(Size::Bytes(n)) if *n == 0 || base as u64 + n > total as u64 => fail(format!("{path}.{f}_count"), format!("{n} from {base} is not within the image's {total} ({vuid})")),
+                Some(Size::Bytes(0)) => fail(format!("{path}.{count_field}"), format!("a count of 0 {what}s names nothing ({zero}; \"WHOLE_SIZE\" or leaving it out means the rest, as VK_REMAINING_*)")),
+                Some(Size::Bytes(n)) if base as u64 + n > total as u64 => fail(format!("{path}.{count_field}"), format!("{n} {what}s from {base} are not within the image's {total} ({past})")),
                 Some(Size::Bytes(n)) => Ok(*n as u32),
             }
         };
-        let level_count = count(&r.level_count, r.base_mip_level, desc.mip_levels, "mip_level", "VUID-VkImageSubresourceRange-baseMipLevel-01486")?;
-        let layer_count = count(&r.layer_count, r.base_array_layer, desc.array_layers, "array_layer", "VUID-VkImageSubresourceRange-baseArrayLayer-01488")?;
+        let level_count = count(&r.level_count, r.base_mip_level, desc.mip_levels, ("base_mip_level", "level_count", "level", "VUID-VkImageSubresourceRange-baseMipLevel-01486", "VUID-VkImageSubresourceRange-levelCount-01720"))?;
+        let layer_count = count(&r.layer_count, r.base_array_layer, desc.array_layers, ("base_array_layer", "layer_count", "layer", "VUID-VkImageSubresourceRange-baseArrayLayer-01488", "VUID-VkImageSubresourceRange-layerCount-01721"))?;
         Ok(sim_rop::SubresourceRange { aspects, base_mip_level: r.base_mip_level, level_count, base_array_layer: r.base_array_layer, layer_count })
     }
 
@@ -1163,6 +1171,11 @@ impl Builder<'_> {
                 }
             }
             let Some(id) = &b.buffer else { return fail(bp, "a binding needs `buffer`, or `image` or `sampler`") };
+            if let Some(d) = declared
+                && !matches!(d.kind, BindingKind::StorageBuffer { .. } | BindingKind::UniformBuffer)
+            {
+                return fail(format!("{bp}.buffer"), format!("the shader declares (set {}, binding {}) as {}, and this binding names a buffer", b.set, b.binding, kind_name(d.kind)));
+            }
             let buffer = lookup(&self.bufs, id, &format!("{bp}.buffer"), "buffer")?;
             let range = self.buffer_range(buffer, b.offset, b.range, &format!("{bp}.offset"), &format!("{bp}.range"))?;
             if range == 0 {
@@ -1217,7 +1230,11 @@ impl Builder<'_> {
             Some("STORAGE_IMAGE") => Some(T::StorageImage),
             Some("COMBINED_IMAGE_SAMPLER") => Some(T::CombinedImageSampler),
             Some("SAMPLER") => Some(T::Sampler),
-            Some(other) => return fail(format!("{bp}.descriptor_type"), format!("descriptor type `{other}` binds a buffer, and this binding names an image or sampler")),
+            Some(other @ ("STORAGE_BUFFER" | "UNIFORM_BUFFER" | "STORAGE_BUFFER_DYNAMIC" | "UNIFORM_BUFFER_DYNAMIC" | "UNIFORM_TEXEL_BUFFER" | "STORAGE_TEXEL_BUFFER")) => {
+                return fail(format!("{bp}.descriptor_type"), format!("descriptor type `{other}` binds a buffer, and this binding names an image or sampler"));
+            }
+            Some("INPUT_ATTACHMENT") => return fail(format!("{bp}.descriptor_type"), "descriptor type `INPUT_ATTACHMENT` is not supported yet by the engine (input attachments come with render passes)"),
+            Some(other) => return fail(format!("{bp}.descriptor_type"), format!("unknown descriptor type `{other}` (expected SAMPLED_IMAGE, STORAGE_IMAGE, COMBINED_IMAGE_SAMPLER or SAMPLER for an image or sampler binding)")),
             None => None,
         };
         // From the shader when the trace does not say: an image with a sampler is a combined
@@ -1231,7 +1248,7 @@ impl Builder<'_> {
             (None, None, ..) => {
                 return fail(bp, "give `descriptor_type` (SAMPLED_IMAGE or STORAGE_IMAGE): the shader does not use this binding, so it cannot tell")
             }
-            (None, Some(_), ..) => return fail(bp, format!("the shader declares (set {}, binding {}) as a buffer or sampler, and this binding names an image", b.set, b.binding)),
+            (None, Some(d), ..) => return fail(bp, format!("the shader declares (set {}, binding {}) as {}, and this binding names an image", b.set, b.binding, kind_name(d))),
         };
         let matches = match (kind, declared) {
             (_, None) => true,
@@ -1241,8 +1258,13 @@ impl Builder<'_> {
             (T::StorageImage, Some(BindingKind::StorageImage { .. })) => true,
             _ => false,
         };
-        if !matches {
-            return fail(format!("{bp}.descriptor_type"), format!("descriptor type {} does not match the shader's declaration of (set {}, binding {})", kind.vk_name(), b.set, b.binding));
+        if let (false, Some(d)) = (matches, declared) {
+            // Where the trace gave the type, the type is wrong; where it did not, what it binds.
+            let (at, what) = match given {
+                Some(_) => (format!("{bp}.descriptor_type"), format!("descriptor type {}", kind.vk_name())),
+                None => (bp.to_string(), format!("this binding (a {} by what it names)", kind.vk_name())),
+            };
+            return fail(at, format!("{what} does not match the shader's declaration of (set {}, binding {}) as {}", b.set, b.binding, kind_name(d)));
         }
         let sampler = match (&b.sampler, kind) {
             (Some(id), T::Sampler | T::CombinedImageSampler) => match self.w.samplers.iter().position(|s| &s.name == id) {
@@ -1261,7 +1283,10 @@ impl Builder<'_> {
             }
             return Ok(crate::api::ImageDescriptor { set: b.set, binding: b.binding, descriptor_type: kind, image: None, layout: String::new(), range: sim_rop::SubresourceRange { aspects: [true, false, false], base_mip_level: 0, level_count: 0, base_array_layer: 0, layer_count: 0 }, sampler });
         }
-        let image = self.image(&b.image, &format!("{bp}.image"), bp, &format!("a {} binding", kind.vk_name()), "image")?;
+        if b.image.is_none() {
+            return fail(bp, format!("a {} binding needs `image`", kind.vk_name()));
+        }
+        let image = self.image(&b.image, &format!("{bp}.image"), bp, "image binding", "image")?;
         let im = &self.w.images[image];
         let desc = im.layout.desc;
         let Some(layout) = &b.layout else { return fail(bp, format!("a {} binding needs `layout`, the layout the image is in when the shader reads it", kind.vk_name())) };
@@ -1314,15 +1339,17 @@ impl Builder<'_> {
             None => shader.unwrap_or((image_dim, range.layer_count > 1)),
         };
         if view.0 != image_dim {
-            return fail(format!("{bp}.view_type"), format!("a {:?} view of a {:?} image is not supported (VUID-VkImageViewCreateInfo-subResourceRange-01021)", view.0, desc.image_type));
+            return fail(format!("{bp}.view_type"), format!("a {} view of a {} image is not supported (VUID-VkImageViewCreateInfo-subResourceRange-01021)", view_name(view), view_name((image_dim, false))));
         }
         if !view.1 && range.layer_count != 1 {
-            return fail(format!("{bp}.subresource_range"), format!("a view that is not an array views one layer, not {} (VUID-VkImageViewCreateInfo-imageViewType-04973); view a 2D_ARRAY", range.layer_count));
+            let at = if b.subresource_range.is_some() { format!("{bp}.subresource_range") } else { bp.to_string() };
+            let how = if shader.is_some_and(|(_, arrayed)| !arrayed) { "name one layer in `subresource_range`, or declare the shader's image an array" } else { "name one layer in `subresource_range`, or give `view_type` an array type" };
+            return fail(at, format!("a {} view views one layer, and this one views {} of image `{}` (VUID-VkImageViewCreateInfo-imageViewType-04973): {how}", view_name(view), range.layer_count, im.name));
         }
-        if let Some((dim, arrayed)) = shader
-            && (dim, arrayed) != view
+        if let Some(declared) = shader
+            && declared != view
         {
-            return fail(bp, format!("the shader declares (set {}, binding {}) as a {dim:?}{} image, and the view is {:?}{} (VUID-vkCmdDispatch-viewType-07752)", b.set, b.binding, if arrayed { " array" } else { "" }, view.0, if view.1 { " array" } else { "" }));
+            return fail(bp, format!("the shader declares (set {}, binding {}) as a {} image, and the view is {} (VUID-vkCmdDispatch-viewType-07752)", b.set, b.binding, view_name(declared), view_name(view)));
         }
         // The view's numeric format against the shader's sampled type or storage format.
         let class = desc.format.class(sim_rop::Aspect::Color);
@@ -1751,5 +1778,29 @@ impl QueueCaps {
     /// Whether transfer commands run here: any of GRAPHICS, COMPUTE and TRANSFER allows them.
     fn transfer(self) -> bool {
         self.graphics || self.compute || self.transfer
+    }
+}
+
+/// Vulkan's name of an image view type (`2D`, `2D_ARRAY`), for messages.
+fn view_name((dim, arrayed): (sim_shader::ImageDim, bool)) -> &'static str {
+    use sim_shader::ImageDim::*;
+    match (dim, arrayed) {
+        (D1, false) => "1D",
+        (D1, true) => "1D_ARRAY",
+        (D2, false) => "2D",
+        (D2, true) => "2D_ARRAY",
+        (D3, false) => "3D",
+        (D3, true) => "3D_ARRAY",
+    }
+}
+
+/// What a shader declares at a binding, for messages: `a storage buffer`, `a sampled 2D image`.
+fn kind_name(kind: BindingKind) -> String {
+    match kind {
+        BindingKind::StorageBuffer { .. } => "a storage buffer".into(),
+        BindingKind::UniformBuffer => "a uniform buffer".into(),
+        BindingKind::SampledImage { dim, arrayed, .. } => format!("a sampled {} image", view_name((dim, arrayed))),
+        BindingKind::StorageImage { dim, arrayed, format, .. } => format!("a {} storage {} image", format.vk_name(), view_name((dim, arrayed))),
+        BindingKind::Sampler => "a sampler".into(),
     }
 }

@@ -200,13 +200,13 @@ pub struct Sampler {
     pub address_mode_w: Option<String>,
     /// Added to the level of detail (default 0).
     #[serde(default)]
-    pub mip_lod_bias: Option<f32>,
+    pub mip_lod_bias: Option<f64>,
     /// Lowest level of detail (default 0).
     #[serde(default)]
-    pub min_lod: Option<f32>,
+    pub min_lod: Option<f64>,
     /// Highest level of detail (default VK_LOD_CLAMP_NONE, 1000).
     #[serde(default)]
-    pub max_lod: Option<f32>,
+    pub max_lod: Option<f64>,
     /// FLOAT_TRANSPARENT_BLACK (default), INT_TRANSPARENT_BLACK, FLOAT_OPAQUE_BLACK, ...
     #[serde(default)]
     pub border_color: Option<String>,
@@ -418,13 +418,13 @@ pub struct SubresourceRange {
     /// First level (default 0).
     #[serde(default)]
     pub base_mip_level: u32,
-    /// Levels (default: the rest; `REMAINING_MIP_LEVELS`).
+    /// Levels (default, or `"WHOLE_SIZE"`: the rest, as VK_REMAINING_MIP_LEVELS).
     #[serde(default)]
     pub level_count: Option<Size>,
     /// First layer (default 0).
     #[serde(default)]
     pub base_array_layer: u32,
-    /// Layers (default: the rest; `REMAINING_ARRAY_LAYERS`).
+    /// Layers (default, or `"WHOLE_SIZE"`: the rest, as VK_REMAINING_ARRAY_LAYERS).
     #[serde(default)]
     pub layer_count: Option<Size>,
 }
