@@ -394,10 +394,17 @@ pub fn run(args: RunArgs) -> Result<ExitCode, CliError> {
     let code = emit(&t, &p, &r, &s, &inv, args.report, args.timeline.as_deref(), args.out.as_deref())?;
     if let Some(dir) = &args.pictures {
         let files = super::pictures::write(dir, &r.pictures)?;
-        let note = match (t.workload.images.len(), files.len()) {
-            (0, _) => "note: --pictures: the trace has no images".to_string(),
-            (n, k) if r.pictures.len() < n => format!("wrote {k} pictures of {} image(s) to {}; {} image(s) larger than {} texels are left out", r.pictures.len(), dir.display(), n - r.pictures.len(), sim_core::engine::compression::MAX_PICTURE_TEXELS),
-            (_, k) => format!("wrote {k} pictures of {} image(s) to {}", r.pictures.len(), dir.display()),
+        // Images first, then the buffers the trace says hold texels.
+        let w = &t.workload;
+        let views = w.buffers.iter().filter(|b| b.picture.is_some()).count();
+        let shown_buffers = r.pictures.iter().filter(|p| w.buffers.iter().any(|b| b.picture.is_some() && b.name == p.image)).count();
+        let shown_images = r.pictures.len() - shown_buffers;
+        let what = if views == 0 { format!("{shown_images} image(s)") } else { format!("{shown_images} image(s) and {shown_buffers} buffer(s)") };
+        let left_out = w.images.len() + views - r.pictures.len();
+        let note = match (w.images.len() + views, files.len()) {
+            (0, _) => "note: --pictures: the trace has no images (and no buffer with an `image_view`)".to_string(),
+            (_, k) if left_out > 0 => format!("wrote {k} pictures of {what} to {}; {left_out} larger than {} texels are left out", dir.display(), sim_core::engine::compression::MAX_PICTURE_TEXELS),
+            (_, k) => format!("wrote {k} pictures of {what} to {}", dir.display()),
         };
         super::print_err(&note);
     }

@@ -101,6 +101,20 @@ pub struct BufferDesc {
     pub offset: u64,
     /// Size in bytes.
     pub size: u64,
+    /// The texels its bytes hold, when the trace says how to see them as a picture.
+    pub picture: Option<BufferPicture>,
+}
+
+/// A buffer's bytes seen as a picture (the trace's `image_view` of a buffer): rows of texels of
+/// one format from its first byte, as a buffer-image copy lays them out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BufferPicture {
+    /// The texel format (a colour format).
+    pub format: sim_rop::Format,
+    /// Width and height in texels.
+    pub extent: [u32; 2],
+    /// Texels from the start of a row to the next (at least the width).
+    pub row_length: u32,
 }
 
 /// A VkImage bound to a memory object at an offset, placed by its layout.
@@ -621,7 +635,7 @@ impl Workload {
 
     /// Creates a buffer bound to `memory` at `offset`.
     pub fn buffer(&mut self, name: impl Into<String>, memory: MemoryId, offset: u64, size: u64) -> BufferId {
-        self.buffers.push(BufferDesc { name: name.into(), memory, offset, size });
+        self.buffers.push(BufferDesc { name: name.into(), memory, offset, size, picture: None });
         self.buffers.len() - 1
     }
 

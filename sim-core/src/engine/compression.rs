@@ -337,7 +337,7 @@ pub const MAX_PICTURE_TEXELS: u64 = 1 << 22;
 /// of a run and of the reference run, for pictures.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Picture {
-    /// The image's id.
+    /// The image's id (or the buffer's, for a buffer the trace says holds texels).
     pub image: String,
     /// Its format.
     pub format: sim_rop::Format,
@@ -380,8 +380,9 @@ pub(crate) fn tile_states(machine: &Machine, prog: &Program<'_>, profile: &Profi
         .collect()
 }
 
-/// The pictures of every image of `prog` small enough to picture: texels from `sim` (decoded)
-/// and `reference`, with the tile states [`tile_states`] took.
+/// The pictures of every image of `prog` small enough to picture, then of every buffer the trace
+/// says holds texels: texels from `sim` (decoded) and `reference`, with the tile states
+/// [`tile_states`] took.
 pub(crate) fn pictures(prog: &Program<'_>, sim: &sim_caches::BackingStore, reference: &sim_caches::BackingStore, mut tiles: Vec<Option<Vec<sim_rop::TileState>>>) -> Result<Vec<Picture>, AccessError> {
     let mut out = Vec::new();
     for (i, im) in prog.workload.images.iter().enumerate() {
@@ -406,6 +407,25 @@ pub(crate) fn pictures(prog: &Program<'_>, sim: &sim_caches::BackingStore, refer
             }
         }
         out.push(Picture { image: im.name.clone(), format: im.layout.desc.format, aspect, extent: [w, h], simulated: a, reference: b, tiles: tiles.get_mut(i).and_then(Option::take) });
+    }
+    // Buffers the trace says hold texels: rows from their first byte.
+    for (i, buf) in prog.workload.buffers.iter().enumerate() {
+        let Some(p) = buf.picture else { continue };
+        let [w, h] = p.extent;
+        if u64::from(w) * u64::from(h) > MAX_PICTURE_TEXELS {
+            continue;
+        }
+        let texel = u64::from(p.format.plane_bytes(RopAspect::Color).unwrap_or(4));
+        let (mut a, mut b) = (vec![0; (u64::from(w) * u64::from(h) * texel) as usize], vec![0; (u64::from(w) * u64::from(h) * texel) as usize]);
+        let row = (u64::from(w) * texel) as usize;
+        let mut tags = vec![0; sim_caches::word_span(0, row) + 1];
+        for y in 0..h as usize {
+            let addr = prog.buffer_addr(i, y as u64 * u64::from(p.row_length) * texel);
+            let words = sim_caches::word_span(addr, row);
+            sim.peek(addr, &mut a[y * row..(y + 1) * row], &mut tags[..words])?;
+            reference.peek(addr, &mut b[y * row..(y + 1) * row], &mut tags[..words])?;
+        }
+        out.push(Picture { image: buf.name.clone(), format: p.format, aspect: RopAspect::Color, extent: [w, h], simulated: a, reference: b, tiles: None });
     }
     Ok(out)
 }

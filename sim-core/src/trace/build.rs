@@ -380,7 +380,10 @@ impl Builder<'_> {
                 // The engine compares whole memory objects: leave out the one holding it.
                 self.w.memories[m].compare = false;
             }
-            self.w.buffer(b.id.clone(), m, b.offset, b.size);
+            let k = self.w.buffer(b.id.clone(), m, b.offset, b.size);
+            if let Some(v) = &b.image_view {
+                self.w.buffers[k].picture = Some(buffer_picture(v, b.size, &format!("{path}.image_view"))?);
+            }
         }
         Ok(())
     }
@@ -1803,4 +1806,27 @@ fn kind_name(kind: BindingKind) -> String {
         BindingKind::StorageImage { dim, arrayed, format, .. } => format!("a {} storage {} image", format.vk_name(), view_name((dim, arrayed))),
         BindingKind::Sampler => "a sampler".into(),
     }
+}
+
+/// A buffer's `image_view`: a colour format, a non-empty extent whose rows fit in the buffer.
+fn buffer_picture(v: &schema::BufferImageView, size: u64, path: &str) -> R<crate::api::BufferPicture> {
+    let format = sim_rop::Format::parse(v.format.trim_start_matches("VK_FORMAT_")).ok_or_else(|| (format!("{path}.format"), format!("unknown or unsupported format `{}`", v.format)))?;
+    if format.is_depth_stencil() {
+        return fail(format!("{path}.format"), format!("a buffer's picture takes a colour format, not {format}"));
+    }
+    let extent: [u32; 2] = v.extent.as_slice().try_into().map_err(|_| (format!("{path}.extent"), format!("a picture's extent is [width, height], not {} numbers", v.extent.len())))?;
+    if extent.contains(&0) {
+        return fail(format!("{path}.extent"), "a picture's width and height must not be zero");
+    }
+    let row_length = match v.row_length {
+        None | Some(0) => extent[0],
+        Some(r) if r < extent[0] => return fail(format!("{path}.row_length"), format!("a row of {r} texels is shorter than the width, {}", extent[0])),
+        Some(r) => r,
+    };
+    let texel = u64::from(format.plane_bytes(sim_rop::Aspect::Color).unwrap_or(4));
+    let need = (u64::from(extent[1]) - 1) * u64::from(row_length) * texel + u64::from(extent[0]) * texel;
+    if need > size {
+        return fail(format!("{path}.extent"), format!("{}x{} texels of {format} at {row_length} texels a row need {need} bytes; the buffer has {size}", extent[0], extent[1]));
+    }
+    Ok(crate::api::BufferPicture { format, extent, row_length })
 }

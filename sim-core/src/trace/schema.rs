@@ -281,6 +281,22 @@ pub struct Buffer {
     /// `false` leaves the buffer's memory object out of the final comparison.
     #[serde(default)]
     pub compare: Option<bool>,
+    /// Its bytes are texels: how `--pictures` shows them.
+    #[serde(default)]
+    pub image_view: Option<BufferImageView>,
+}
+
+/// A buffer's bytes seen as texels, laid out as a buffer-image copy lays them out.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BufferImageView {
+    /// A colour format (`R8G8B8A8_UNORM`).
+    pub format: String,
+    /// Width and height in texels.
+    pub extent: Vec<u32>,
+    /// Texels from a row to the next (default, or 0: the width), as `buffer_row_length`.
+    #[serde(default)]
+    pub row_length: Option<u32>,
 }
 
 /// A shader.

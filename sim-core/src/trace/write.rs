@@ -186,7 +186,22 @@ pub fn to_trace(w: &Workload, stem: &str, description: Option<&str>) -> Result<W
     let buffers = w
         .buffers
         .iter()
-        .map(|b| members(vec![("id", Some(J::s(b.name.as_str()))), ("memory", Some(J::s(w.memories[b.memory].name.as_str()))), ("offset", (b.offset != 0).then_some(J::Num(b.offset))), ("size", Some(J::Num(b.size)))]))
+        .map(|b| {
+            let picture = b.picture.map(|p| {
+                J::Obj(vec![
+                    ("format", J::s(p.format.name())),
+                    ("extent", J::Arr(p.extent.iter().map(|&x| J::Num(u64::from(x))).collect())),
+                    ("row_length", J::Num(u64::from(p.row_length))),
+                ])
+            });
+            members(vec![
+                ("id", Some(J::s(b.name.as_str()))),
+                ("memory", Some(J::s(w.memories[b.memory].name.as_str()))),
+                ("offset", (b.offset != 0).then_some(J::Num(b.offset))),
+                ("size", Some(J::Num(b.size))),
+                ("image_view", picture),
+            ])
+        })
         .collect();
     let images = w
         .images
