@@ -91,9 +91,26 @@ pub(crate) fn copy_region(r: &BufferImageCopy) -> vk::BufferImageCopy {
         buffer_offset: r.buffer_offset,
         buffer_row_length: r.buffer_row_length,
         buffer_image_height: r.buffer_image_height,
-        image_subresource: vk::ImageSubresourceLayers { aspect_mask: aspect(s.aspect), mip_level: s.mip_level, base_array_layer: s.base_array_layer, layer_count: s.layer_count },
+        image_subresource: layers(s),
         image_offset: vk::Offset3D { x: r.image_offset[0] as i32, y: r.image_offset[1] as i32, z: r.image_offset[2] as i32 },
         image_extent: vk::Extent3D { width: r.image_extent[0], height: r.image_extent[1], depth: r.image_extent[2] },
+    }
+}
+
+/// A VkImageSubresourceLayers.
+fn layers(s: &sim_core::api::SubresourceLayers) -> vk::ImageSubresourceLayers {
+    vk::ImageSubresourceLayers { aspect_mask: aspect(s.aspect), mip_level: s.mip_level, base_array_layer: s.base_array_layer, layer_count: s.layer_count }
+}
+
+/// A region of vkCmdCopyImage.
+pub(crate) fn image_copy(r: &sim_core::api::ImageCopy) -> vk::ImageCopy {
+    let offset = |o: [u32; 3]| vk::Offset3D { x: o[0] as i32, y: o[1] as i32, z: o[2] as i32 };
+    vk::ImageCopy {
+        src_subresource: layers(&r.src_subresource),
+        src_offset: offset(r.src_offset),
+        dst_subresource: layers(&r.dst_subresource),
+        dst_offset: offset(r.dst_offset),
+        extent: vk::Extent3D { width: r.extent[0], height: r.extent[1], depth: r.extent[2] },
     }
 }
 

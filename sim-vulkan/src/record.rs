@@ -154,6 +154,11 @@ fn record(o: &Objects<'_>, w: &Workload, cb: usize, desc: &CommandBufferDesc, ha
                 let l = crate::images::layout(src_layout, &at(k))?;
                 unsafe { d.cmd_copy_image_to_buffer(handle, o.images[*src], l, o.buffers[*dst], &r) }
             }
+            Command::CopyImage { src, src_layout, dst, dst_layout, regions } => {
+                let r: Vec<vk::ImageCopy> = regions.iter().map(crate::images::image_copy).collect();
+                let (sl, dl) = (crate::images::layout(src_layout, &at(k))?, crate::images::layout(dst_layout, &at(k))?);
+                unsafe { d.cmd_copy_image(handle, o.images[*src], sl, o.images[*dst], dl, &r) }
+            }
             Command::ClearColorImage { image, layout, texel, ranges } => {
                 let colour = crate::images::clear_color(w.images[*image].layout.desc.format, texel);
                 let r: Vec<vk::ImageSubresourceRange> = ranges.iter().map(crate::images::range).collect();

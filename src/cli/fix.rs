@@ -95,7 +95,22 @@ fn fix_once(text: &str, prog: &Program<'_>, hazards: &[Hazard], amend: bool) -> 
     // timeline index -> host operations to insert before it.
     let mut host_ops: BTreeMap<usize, Vec<V>> = BTreeMap::new();
     let (mut fixed, mut unfixable) = (0, Vec::new());
+    // Image barriers whose layout transitions must be ordered after an earlier access, or before
+    // a later one: widened in place, since no barrier inserted beside one can reach into its
+    // transition.
+    let mut image_widenings: Vec<sim_core::hazard::diagnose::ImageWidening> = Vec::new();
     for (i, h) in hazards.iter().enumerate() {
+        if let Some(iw) = sim_core::hazard::diagnose::image_widening(prog, h) {
+            let cmd = w.command_buffers.iter().find(|c| c.name == iw.command.command_buffer).and_then(|c| c.commands.get(iw.command.command));
+            if matches!(cmd, Some(sim_core::api::Command::PipelineBarrier(_))) {
+                image_widenings.push(iw);
+                fixed += 1;
+            } else {
+                let d = diagnose(prog, h);
+                unfixable.push(format!("H{}: {} (the transition is an event wait's: widen its image barrier, and its vkCmdSetEvent2's, by hand)", i + 1, d.diagnosis));
+            }
+            continue;
+        }
         let d = diagnose(prog, h);
         match d.suggested {
             Suggestion::Barrier { .. } if amend && !d.amend.is_empty() => amendments.push(d.amend),
@@ -148,6 +163,7 @@ fn fix_once(text: &str, prog: &Program<'_>, hazards: &[Hazard], amend: bool) -> 
     }
     let mut edits = Edits::default();
     widen_commands(text, &root, w, &amendments, &unit, &mut edits)?;
+    widen_image_barriers(text, &root, &image_widenings, &unit, &mut edits)?;
     for ((cb, index), list) in barriers {
         let commands = command_buffer(&root, text, &cb)?.get("commands").filter(|c| c.is_array()).ok_or_else(|| format!("command buffer `{cb}` has no commands list"))?;
         splice::array_insert(text, commands, index, &list, &unit, &mut edits);
@@ -530,6 +546,40 @@ fn widen_commands(text: &str, root: &Node, w: &Workload, amendments: &[Vec<Amend
             mask_add(text, cmd, "src_stage_mask", Mask::Stage(cmd_src), style, unit, edits);
             mask_add(text, cmd, "dst_stage_mask", Mask::Stage(cmd_dst), style, unit, edits);
         }
+    }
+    Ok(())
+}
+
+/// Widens the image barriers of pipeline barriers as `widenings` say (those of one barrier
+/// merged): their masks, or for a synchronization1 command the stage bits in its own two masks.
+fn widen_image_barriers(text: &str, root: &Node, widenings: &[sim_core::hazard::diagnose::ImageWidening], unit: &str, edits: &mut Edits) -> Result<(), CliError> {
+    let mut merged: BTreeMap<(String, usize, usize), MemoryBarrier2> = BTreeMap::new();
+    for iw in widenings {
+        let e = merged.entry((iw.command.command_buffer.clone(), iw.command.command, iw.index)).or_default();
+        *e = or(*e, iw.add);
+    }
+    // Stage bits of a synchronization1 command, per command.
+    let mut sync1: BTreeMap<(String, usize), (S, S)> = BTreeMap::new();
+    for ((cb, k, index), add) in merged {
+        let cmd = command_buffer(root, text, &cb)?.get("commands").and_then(|c| c.items().get(k)).ok_or_else(|| format!("command {k} of command buffer `{cb}` is not in the trace"))?;
+        let is_sync1 = cmd.get("src_stage_mask").is_some();
+        let style = Style::of(text, cmd, is_sync1);
+        let el = cmd.get("image_memory_barriers").and_then(|l| l.items().get(index)).ok_or_else(|| format!("command {k} of command buffer `{cb}` has no image memory barrier {index}"))?;
+        if is_sync1 {
+            let e = sync1.entry((cb.clone(), k)).or_default();
+            (e.0, e.1) = (e.0 | add.src_stage_mask, e.1 | add.dst_stage_mask);
+        } else {
+            mask_add(text, el, "src_stage_mask", Mask::Stage(add.src_stage_mask), style, unit, edits);
+            mask_add(text, el, "dst_stage_mask", Mask::Stage(add.dst_stage_mask), style, unit, edits);
+        }
+        mask_add(text, el, "src_access_mask", Mask::Access(add.src_access_mask), style, unit, edits);
+        mask_add(text, el, "dst_access_mask", Mask::Access(add.dst_access_mask), style, unit, edits);
+    }
+    for ((cb, k), (src, dst)) in sync1 {
+        let cmd = command_buffer(root, text, &cb)?.get("commands").and_then(|c| c.items().get(k)).ok_or_else(|| format!("command {k} of command buffer `{cb}` is not in the trace"))?;
+        let style = Style::of(text, cmd, true);
+        mask_add(text, cmd, "src_stage_mask", Mask::Stage(src), style, unit, edits);
+        mask_add(text, cmd, "dst_stage_mask", Mask::Stage(dst), style, unit, edits);
     }
     Ok(())
 }

@@ -919,7 +919,16 @@ pub fn hazard_texts<'h>(w: &Workload, hazards: impl IntoIterator<Item = &'h sim_
             let mut text = hazard_sentence(w, h);
             if let Some(prog) = &prog {
                 let d = sim_core::hazard::diagnose::diagnose(prog, h);
-                let fix = if d.amend.is_empty() { suggestion_text(&d.suggested) } else { amend_text(w, &d.amend) };
+                let fix = match sim_core::hazard::diagnose::image_widening(prog, h) {
+                    // A layout transition: its own image barrier is what to widen.
+                    Some(i) => {
+                        let m = &i.add;
+                        let masks: Vec<String> = [("srcStageMask", m.src_stage_mask.to_string()), ("srcAccessMask", m.src_access_mask.to_string()), ("dstStageMask", m.dst_stage_mask.to_string()), ("dstAccessMask", m.dst_access_mask.to_string())].into_iter().filter(|(_, v)| v != "NONE").map(|(k, v)| format!("{v} to its {k}")).collect();
+                        format!("widen {} (image memory barrier {}): add {}", command_text(w, &i.command), i.index, masks.join(", "))
+                    }
+                    None if d.amend.is_empty() => suggestion_text(&d.suggested),
+                    None => amend_text(w, &d.amend),
+                };
                 text.push_str(&format!("\n  Why: {}.\n  Fix: {fix}.", d.diagnosis));
             }
             text
@@ -1007,6 +1016,8 @@ fn hazard_sentence(w: &Workload, h: &sim_core::hazard::Hazard) -> String {
             "and no barrier made that write available to the host (a dependency with HOST and HOST_READ in its second scope, before the fence or wait)".to_string()
         }
         _ if matches!(h.at, sim_core::hazard::Place::Host { .. }) => "and nothing ordered the two".to_string(),
+        // A layout transition (at its barrier) is ordered after what its barrier's first scope holds.
+        _ if h.usage.is_layout_transition() => "and the first scope of the barrier that transitions the layout (its srcStageMask and srcAccessMask) does not hold that write, so the transition is not ordered after it".to_string(),
         _ => format!("and no memory dependency made that write available and visible to {}", h.usage),
     };
     format!(

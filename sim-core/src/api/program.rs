@@ -359,6 +359,7 @@ impl<'w> Program<'w> {
             | Command::CopyBuffer { .. }
             | Command::CopyBufferToImage { .. }
             | Command::CopyImageToBuffer { .. }
+            | Command::CopyImage { .. }
             | Command::ClearColorImage { .. }
             | Command::ClearDepthStencilImage { .. }
             | Command::Dispatch { .. } => return None,
@@ -514,6 +515,31 @@ fn check_command(w: &Workload, c: &Command) -> Result<(), String> {
                     && (0..3).all(|d| r.image_extent[d] > 0 && r.image_offset[d] as u64 + r.image_extent[d] as u64 <= level[d] as u64);
                 if !inside {
                     return Err(format!("regions[{k}]: the texels are not within image `{}`", im.name));
+                }
+            }
+        }
+        Command::CopyImage { src, dst, regions, .. } => {
+            let (si, di) = (w.images.get(*src).ok_or_else(|| format!("unknown image index {src}"))?, w.images.get(*dst).ok_or_else(|| format!("unknown image index {dst}"))?);
+            if regions.is_empty() {
+                return Err("a copy needs at least one region".into());
+            }
+            if si.layout.desc.format.plane_bytes(sim_rop::Aspect::Color) != di.layout.desc.format.plane_bytes(sim_rop::Aspect::Color) {
+                return Err(format!("images `{}` and `{}` are not size-compatible", si.name, di.name));
+            }
+            let inside = |im: &crate::api::ImageBinding, s: &crate::api::SubresourceLayers, o: [u32; 3], e: [u32; 3]| {
+                let level = im.layout.desc.level_extent(s.mip_level);
+                s.mip_level < im.layout.desc.mip_levels
+                    && s.layer_count > 0
+                    && s.base_array_layer as u64 + s.layer_count as u64 <= im.layout.desc.array_layers as u64
+                    && im.layout.desc.format.plane_bytes(s.aspect).is_some()
+                    && (0..3).all(|d| e[d] > 0 && o[d] as u64 + e[d] as u64 <= level[d] as u64)
+            };
+            for (k, r) in regions.iter().enumerate() {
+                if r.src_subresource.layer_count != r.dst_subresource.layer_count || r.src_subresource.aspect != r.dst_subresource.aspect {
+                    return Err(format!("regions[{k}]: the source's and destination's subresources differ in aspect or layers"));
+                }
+                if !inside(si, &r.src_subresource, r.src_offset, r.extent) || !inside(di, &r.dst_subresource, r.dst_offset, r.extent) {
+                    return Err(format!("regions[{k}]: the texels are not within images `{}` and `{}`", si.name, di.name));
                 }
             }
         }
@@ -697,6 +723,10 @@ fn lower<'w>(prog: &Program<'w>, c: &'w Command) -> Option<Action<'w>> {
             let (ranges, usages) = image_copy(prog, *dst, *src, regions, false);
             Action { vk_name: c.vk_name(), stages: S::COPY, usages, work: Work::Copy { src: prog.image_resource(*src), dst: *dst, regions: ranges } }
         }
+        Command::CopyImage { src, dst, regions, .. } => {
+            let (ranges, usages) = copy_between_images(prog, *src, *dst, regions);
+            Action { vk_name: c.vk_name(), stages: S::COPY, usages, work: Work::Copy { src: prog.image_resource(*src), dst: prog.image_resource(*dst), regions: ranges } }
+        }
         Command::ClearColorImage { image, texel, ranges, .. } => {
             let planes = [(sim_rop::Aspect::Color, texel.clone())];
             clear_action(prog, c.vk_name(), *image, ranges, &planes)
@@ -793,6 +823,55 @@ fn image_copy(prog: &Program<'_>, buffer: usize, image: usize, regions: &[crate:
         } else {
             usages.extend(image_usages);
             usages.push(buffer_usage(write));
+        }
+    }
+    (runs, usages)
+}
+
+/// A vkCmdCopyImage as runs of contiguous bytes on both sides (a run ends at a tile's edge of
+/// either optimal image, or a row's end), in the order of the regions, layers, slices, rows and
+/// texels; and its usages: the source's subresources read, the destination's written.
+fn copy_between_images(prog: &Program<'_>, src: usize, dst: usize, regions: &[crate::api::ImageCopy]) -> (Vec<CopyRange>, Vec<Usage>) {
+    let (si, di) = (&prog.workload.images[src], &prog.workload.images[dst]);
+    let (sr, dr) = (prog.image_resource(src), prog.image_resource(dst));
+    let (sbase, dbase) = (prog.buffer_addr(sr, 0), prog.buffer_addr(dr, 0));
+    let tile = sim_rop::layout::TILE_DIM;
+    // Texels from x to the end of its run: a tile's edge in an optimal image, else the row's end.
+    let run = |im: &crate::api::ImageBinding, x: u32, left: u32| if im.layout.desc.tiling == sim_rop::Tiling::Optimal { (tile - x % tile).min(left) } else { left };
+    let (mut runs, mut usages): (Vec<CopyRange>, Vec<Usage>) = (Vec::new(), Vec::new());
+    let (read, write) = (stage_access(S::COPY, A::TRANSFER_READ), stage_access(S::COPY, A::TRANSFER_WRITE));
+    for g in regions {
+        let (s, d) = (g.src_subresource, g.dst_subresource);
+        let b = u64::from(si.layout.desc.format.plane_bytes(s.aspect).unwrap_or(1));
+        let [ex, ey, ez] = g.extent;
+        for l in 0..s.layer_count {
+            for z in 0..ez {
+                for y in 0..ey {
+                    let mut x = 0;
+                    while x < ex {
+                        let (sx, dx) = (g.src_offset[0] + x, g.dst_offset[0] + x);
+                        let n = run(si, sx, ex - x).min(run(di, dx, ex - x));
+                        let (Some(so), Some(dof)) = (
+                            si.layout.texel_offset(s.aspect, s.mip_level, s.base_array_layer + l, [sx, g.src_offset[1] + y, g.src_offset[2] + z]),
+                            di.layout.texel_offset(d.aspect, d.mip_level, d.base_array_layer + l, [dx, g.dst_offset[1] + y, g.dst_offset[2] + z]),
+                        ) else {
+                            break;
+                        };
+                        let size = u64::from(n) * b;
+                        match runs.last_mut() {
+                            Some(p) if p.src_addr + p.size == sbase + so && p.dst_addr + p.size == dbase + dof => p.size += size,
+                            _ => runs.push(CopyRange { src_addr: sbase + so, src_offset: so, dst_addr: dbase + dof, size }),
+                        }
+                        x += n;
+                    }
+                }
+            }
+        }
+        for (im, r, base, sub, u) in [(si, sr, sbase, s, read), (di, dr, dbase, d, write)] {
+            let mut aspects = [false; 3];
+            aspects[sub.aspect as usize] = true;
+            let range = sim_rop::SubresourceRange { aspects, base_mip_level: sub.mip_level, level_count: 1, base_array_layer: sub.base_array_layer, layer_count: sub.layer_count };
+            usages.extend(im.layout.range_bytes(&range).unwrap_or_default().into_iter().map(|(o, n)| Usage { buffer: r, range: base + o..base + o + n, usage: u, coherent: false, atomic_only: false }));
         }
     }
     (runs, usages)

@@ -296,6 +296,21 @@ pub struct BufferImageCopy {
     pub image_extent: [u32; 3],
 }
 
+/// A VkImageCopy region: texels of one subresource of the source to one of the destination.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ImageCopy {
+    /// The source's subresources.
+    pub src_subresource: SubresourceLayers,
+    /// First texel in the source.
+    pub src_offset: [u32; 3],
+    /// The destination's subresources (as many layers as the source's).
+    pub dst_subresource: SubresourceLayers,
+    /// First texel in the destination.
+    pub dst_offset: [u32; 3],
+    /// Texels copied.
+    pub extent: [u32; 3],
+}
+
 /// A VkDependencyInfo: the barriers of a pipeline barrier, set_event or wait_events.
 #[derive(Clone, Debug, Default)]
 pub struct DependencyInfo {
@@ -403,6 +418,19 @@ pub enum Command {
         /// The regions.
         regions: Vec<BufferImageCopy>,
     },
+    /// vkCmdCopyImage.
+    CopyImage {
+        /// Source image.
+        src: ImageId,
+        /// The layout the source is in.
+        src_layout: String,
+        /// Destination image.
+        dst: ImageId,
+        /// The layout the destination is in.
+        dst_layout: String,
+        /// The regions.
+        regions: Vec<ImageCopy>,
+    },
     /// vkCmdClearColorImage.
     ClearColorImage {
         /// The image.
@@ -476,6 +504,7 @@ impl Command {
             Command::CopyBuffer { .. } => "vkCmdCopyBuffer",
             Command::CopyBufferToImage { .. } => "vkCmdCopyBufferToImage",
             Command::CopyImageToBuffer { .. } => "vkCmdCopyImageToBuffer",
+            Command::CopyImage { .. } => "vkCmdCopyImage",
             Command::ClearColorImage { .. } => "vkCmdClearColorImage",
             Command::ClearDepthStencilImage { .. } => "vkCmdClearDepthStencilImage",
             Command::Dispatch { .. } => "vkCmdDispatch",

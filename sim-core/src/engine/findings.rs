@@ -655,6 +655,17 @@ pub(crate) fn explain(findings: &mut [Finding], prog: &Program<'_>, profile: &Pr
                 "on {}, the bytes came through {}; the invalidate discarded the host's writes before any flush, so they never reached device memory",
                 profile.name, f.via
             ));
+        } else if let Some(h) = f.hazard.map(|i| &hazards[i])
+            && h.usage.is_layout_transition()
+        {
+            // The transition's own barrier is what lacked the write: its first scope, widened.
+            f.table_rows = Some(format!(
+                "on {}, the bytes came through {}; the barrier that transitions the layout, with {} in its first scope, would have performed, by the barrier table, {} before the transition",
+                profile.name,
+                f.via,
+                h.prior_usage,
+                profile.barriers.ops_text(h.prior_usage, crate::sync::Scope::First)
+            ));
         } else if let Some(h) = f.hazard.map(|i| &hazards[i]) {
             let side = |u: crate::sync::StageAccess, scope: crate::sync::Scope| profile.barriers.ops_text(u, scope);
             f.table_rows = Some(format!(

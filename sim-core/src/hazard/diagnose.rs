@@ -196,6 +196,12 @@ pub fn diagnose(prog: &Program<'_>, h: &Hazard) -> Diagnosis {
         dst_access_mask: name(dst_access),
     };
     match (&h.prior, &h.at) {
+        (Place::Command(p), Place::Command(a)) if h.usage.is_layout_transition() && queue_of(prog, p.submit) == queue_of(prog, a.submit) => {
+            transition_after(prog, h, p, a, memory).unwrap_or_else(|| command_pair(prog, h, p, a, memory, barrier))
+        }
+        (Place::Command(p), Place::Command(a)) if h.prior_usage.is_layout_transition() && queue_of(prog, p.submit) == queue_of(prog, a.submit) => {
+            transition_before(prog, h, p, a, memory).unwrap_or_else(|| command_pair(prog, h, p, a, memory, barrier))
+        }
         (Place::Command(p), Place::Command(a)) => command_pair(prog, h, p, a, memory, barrier),
         (Place::Host { timeline }, Place::Command(a)) => {
             // A host write the device read without a flush: flush the atoms it wrote.
@@ -470,6 +476,167 @@ fn command_pair(prog: &Program<'_>, h: &Hazard, p: &CommandRef, a: &CommandRef, 
     };
     let sentence = if wait && sentence.starts_with(&this) { format!("{sentence} (the wait's masks; its first scope is also limited to what came before the matching vkCmdSetEvent)") } else { sentence };
     Diagnosis { amend: amendments(prog, h, ip, &between, memory), barrier_at: Some(at), diagnosis: sentence, suggested }
+}
+
+/// The image barriers of the synchronization command at `c` that transition the layout of
+/// `h`'s image, on some of `h`'s bytes: for each, the index of the dependency part it is in (a
+/// synchronization2 wait's event, `None` otherwise), its index within that part's image
+/// barriers, and the barrier.
+pub fn transitions_at<'w>(prog: &Program<'w>, c: &CommandRef, h: &Hazard) -> Vec<(Option<usize>, usize, &'w crate::api::workload::ImageMemoryBarrier)> {
+    let Some(image) = prog.resource_by_name(&h.resource).and_then(|r| prog.resource_image(r)) else { return Vec::new() };
+    let layout = &prog.workload.images[image].layout;
+    let on_bytes = |b: &crate::api::workload::ImageMemoryBarrier| layout.range_bytes(&b.range).unwrap_or_default().iter().any(|&(o, n)| o < h.offset + h.size && h.offset < o + n);
+    let Some(inst) = prog.instance_of(c) else { return Vec::new() };
+    let (dep, wait) = match prog.sync_command(inst) {
+        Some(SyncCommand::Barrier(d)) => (d, false),
+        Some(SyncCommand::WaitEvents { dependency, .. }) => (dependency, true),
+        _ => return Vec::new(),
+    };
+    // A synchronization2 wait lists each event's dependency in turn.
+    let mut parts: Vec<(Option<usize>, usize)> = Vec::new();
+    if wait && !dep.sync1 && !dep.per_event.is_empty() {
+        for (k, &(_, _, n)) in dep.per_event.iter().enumerate() {
+            parts.extend((0..n).map(|j| (Some(k), j)));
+        }
+    }
+    dep.image_memory_barriers
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.image == image && b.old_layout != b.new_layout && on_bytes(b))
+        .map(|(i, b)| {
+            let (part, index) = parts.get(i).copied().unwrap_or((None, i));
+            (part, index, b)
+        })
+        .collect()
+}
+
+/// The bits to add to an image barrier's masks `b` so that its layout transition comes after
+/// `h`'s prior access: that access's stage in its srcStageMask and, for a write, its access in
+/// its srcAccessMask (the transition writes the image's bytes, so a write must be made
+/// available first, a read only be done).
+pub fn transition_widening(h: &Hazard, b: &MemoryBarrier2, memory: bool) -> MemoryBarrier2 {
+    let (ps, pa) = (h.prior_usage.stage(), h.prior_usage.access());
+    let stage = if first_scope_stages(b.src_stage_mask, None).intersects(ps) { S::NONE } else { ps };
+    let access = if memory && !MemoryBarrier2::new(b.src_stage_mask | stage, b.src_access_mask, S::NONE, A::NONE).first_usages().contains(h.prior_usage) { pa } else { A::NONE };
+    MemoryBarrier2::new(stage, access.difference(b.src_access_mask), S::NONE, A::NONE)
+}
+
+/// How to widen the image barrier whose layout transition is one of `h`'s accesses
+/// ([`crate::sync::StageAccess::IMAGE_LAYOUT_TRANSITION`]): when it is the hazardous access (a
+/// write after write or after read at a pipeline barrier or event wait), the transition's own
+/// first scope must hold the earlier access; when it is the earlier one, its second scope must
+/// hold the later access.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ImageWidening {
+    /// The command (a pipeline barrier or an event wait).
+    pub command: CommandRef,
+    /// For a synchronization2 vkCmdWaitEvents2 of several events: which event's dependency
+    /// holds the image barrier (`dependencies[k]` in the trace).
+    pub dependency: Option<usize>,
+    /// The image barrier's index in that dependency's `image_memory_barriers`.
+    pub index: usize,
+    /// The bits to add to its masks.
+    pub add: MemoryBarrier2,
+}
+
+/// The [`ImageWidening`] that removes `h`, when its hazardous access is a layout transition
+/// on the queue of its earlier access (`None` otherwise; an event wait must be widened together
+/// with the vkCmdSetEvent2 it waits for).
+pub fn image_widening(prog: &Program<'_>, h: &Hazard) -> Option<ImageWidening> {
+    let (Place::Command(p), Place::Command(a)) = (&h.prior, &h.at) else { return None };
+    if queue_of(prog, p.submit) != queue_of(prog, a.submit) {
+        return None;
+    }
+    let memory = h.prior_usage.is_write() && h.id != "SYNC-HAZARD-WRITE-AFTER-READ" && h.id != "SYNC-HAZARD-WRITE-RACING-READ";
+    let (at, add) = if h.usage.is_layout_transition() {
+        let &(dependency, index, b) = transitions_at(prog, a, h).first()?;
+        (ImageWidening { command: a.clone(), dependency, index, add: MemoryBarrier2::default() }, transition_widening(h, &b.barrier, memory))
+    } else if h.prior_usage.is_layout_transition() {
+        let &(dependency, index, b) = transitions_at(prog, p, h).first()?;
+        (ImageWidening { command: p.clone(), dependency, index, add: MemoryBarrier2::default() }, transition_visible(h, &b.barrier, memory))
+    } else {
+        return None;
+    };
+    (add != MemoryBarrier2::default()).then_some(ImageWidening { add, ..at })
+}
+
+/// The bits to add to an image barrier's masks `b` so that the later access of `h` is in the
+/// second scope of its layout transition (`h`'s prior access): its stage in the dstStageMask
+/// and, after a write (the transition is one), its access in the dstAccessMask.
+pub fn transition_visible(h: &Hazard, b: &MemoryBarrier2, memory: bool) -> MemoryBarrier2 {
+    let (ds, da) = (h.usage.stage(), h.usage.access());
+    let stage = if second_scope_stages(b.dst_stage_mask, None).intersects(ds) { S::NONE } else { ds };
+    let access = if memory && !MemoryBarrier2::new(S::NONE, A::NONE, b.dst_stage_mask | stage, b.dst_access_mask).second_usages().contains(h.usage) { da } else { A::NONE };
+    MemoryBarrier2::new(S::NONE, A::NONE, stage, access.difference(b.dst_access_mask))
+}
+
+/// An access (at `a`) not in the second scope of the layout transition it follows on its queue
+/// (at `p`): the transition's write is made available and visible to its barrier's second scope
+/// only. A barrier after it chains from that scope (its dstStageMask); the transition's own
+/// barrier can be widened instead.
+fn transition_before(prog: &Program<'_>, h: &Hazard, p: &CommandRef, a: &CommandRef, memory: bool) -> Option<Diagnosis> {
+    let &(_, index, b) = transitions_at(prog, p, h).first()?;
+    let m = &b.barrier;
+    let add = transition_visible(h, m, memory);
+    let what = format!("the image memory barrier {index} of {}, which transitions {} from {} to {}", describe(prog, p), h.resource, b.old_layout, b.new_layout);
+    let later = describe(prog, a);
+    let mut sentence = if !add.dst_stage_mask.is_empty() {
+        format!("{what}, has dstStageMask {}, which does not contain {}, the stage of {later}", name(m.dst_stage_mask), h.usage.stage())
+    } else if !add.dst_access_mask.is_empty() {
+        format!("{what}, has dstAccessMask {}, but the access is {}: the transition's write is not made visible to it", name(m.dst_access_mask), h.usage)
+    } else {
+        format!("{what}, does not order {later} after its transition")
+    };
+    sentence.push_str(": a layout transition is made available and visible to its barrier's second scope only, and no later barrier chained from that scope makes it visible to this access");
+    let suggested = Suggestion::Barrier {
+        insert_before: Some(a.clone()),
+        insert_after: None,
+        src_stage_mask: name(m.dst_stage_mask),
+        src_access_mask: name(A::NONE),
+        dst_stage_mask: name(h.usage.stage()),
+        dst_access_mask: name(if memory { h.usage.access() } else { A::NONE }),
+    };
+    Some(Diagnosis { barrier_at: Some(p.clone()), diagnosis: sentence, suggested, amend: Vec::new() })
+}
+
+/// A layout transition (at the barrier or event wait `a`) not ordered after the earlier
+/// access `p` on its queue: the transition's own barrier is what falls short, as the validation
+/// layer checks it (its first scope, chained or not, must hold the earlier access).
+fn transition_after(prog: &Program<'_>, h: &Hazard, p: &CommandRef, a: &CommandRef, memory: bool) -> Option<Diagnosis> {
+    let &(_, index, b) = transitions_at(prog, a, h).first()?;
+    let this = describe(prog, a);
+    let wait = matches!(prog.instance_of(a).and_then(|i| prog.sync_command(i)), Some(SyncCommand::WaitEvents { .. }));
+    let m = &b.barrier;
+    let add = transition_widening(h, m, memory);
+    let what = format!("the image memory barrier {index} of {this}, which transitions {} from {} to {}", h.resource, b.old_layout, b.new_layout);
+    let prior = describe(prog, p);
+    let mut sentence = if !add.src_stage_mask.is_empty() {
+        format!("{what}, has srcStageMask {}, which does not contain {}, the stage of {prior}", name(m.src_stage_mask), h.prior_usage.stage())
+    } else if !add.src_access_mask.is_empty() {
+        format!("{what}, has srcAccessMask {}, which does not include {} ({prior}'s {}), so the write is not made available before the transition", name(m.src_access_mask), h.prior_usage.access(), h.prior_usage)
+    } else {
+        format!("{what}, does not have {prior} in its first scope")
+    };
+    sentence.push_str(": a layout transition writes the image's bytes once its barrier's first scope is done, so it is ordered after no access outside that scope");
+    if wait {
+        sentence.push_str(" (an event wait's first scope is also limited to what came before the matching vkCmdSetEvent)");
+    }
+    let widen: Vec<String> = [("srcStageMask", name(add.src_stage_mask)), ("srcAccessMask", name(add.src_access_mask))].into_iter().filter(|(_, v)| v != "NONE").map(|(k, v)| format!("{v} to its {k}")).collect();
+    if !widen.is_empty() {
+        sentence.push_str(&format!("; widen that image barrier: add {}", widen.join(" and ")));
+    }
+    // Inserted before the transition's barrier, a barrier from the earlier access to the
+    // transition's first execution scope orders them through the chain (where that scope is
+    // not empty; else only widening the image barrier does).
+    let suggested = Suggestion::Barrier {
+        insert_before: Some(a.clone()),
+        insert_after: None,
+        src_stage_mask: name(h.prior_usage.stage()),
+        src_access_mask: name(if memory { h.prior_usage.access() } else { A::NONE }),
+        dst_stage_mask: name(m.src_stage_mask),
+        dst_access_mask: name(A::NONE),
+    };
+    Some(Diagnosis { barrier_at: Some(a.clone()), diagnosis: sentence, suggested, amend: Vec::new() })
 }
 
 /// `[offset, offset + size)` of a memory object of `total` bytes, widened to whole atoms of

@@ -17,7 +17,11 @@
 //!   after write, write after read, write after write, with the most-recent-access rules), and
 //!   against every other queue's accesses this queue is not ordered after (the racing hazards);
 //!   then recorded. Barriers update the context, events record the ranges their first scope
-//!   held at vkCmdSetEvent2 and apply the wait's barriers to those alone;
+//!   held at vkCmdSetEvent2 and apply the wait's barriers to those alone. An image barrier that
+//!   changes the layout (from UNDEFINED too) also writes its subresources' bytes, as the layer's
+//!   `SYNC_IMAGE_LAYOUT_TRANSITION` does ([`StageAccess::IMAGE_LAYOUT_TRANSITION`]): checked at
+//!   the barrier against what its first scope does not hold, then their most recent write,
+//!   visible to its second scope;
 //! - a semaphore signal keeps a copy of the queue's context; the wait imports it, every access in
 //!   the signal's first scope given the wait's second scopes, and the rest none;
 //! - a fence wait, vkQueueWaitIdle and vkDeviceWaitIdle retire the accesses they wait for from
@@ -57,6 +61,10 @@ use crate::sync::{AccessFlags2 as A, MemoryBarrier2, PipelineStageFlags2 as S, S
 pub use range_map::RangeMap;
 pub use state::{AccessState, HazardKind, QueueId, Scopes, Tag};
 use state::{Conflict, HOST};
+
+/// The byte ranges a command's layout transitions write, each with the scopes of the barrier
+/// that transitions it.
+type Transitioned = Vec<(Range<u64>, Scopes)>;
 
 /// Where an access was made.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -779,17 +787,24 @@ impl Walk<'_, '_> {
     /// waits for the sets the stream paired it with (a host set covers no device access).
     fn sync_command(&mut self, q: QueueId, node: usize, inst: usize) {
         match self.prog.sync_command(inst) {
-            Some(SyncCommand::Barrier(dep)) => self.barrier(q, dep, None),
+            Some(SyncCommand::Barrier(dep)) => self.barrier(q, dep, None, inst),
             Some(SyncCommand::SetEvent { dependency, .. }) => {
                 let tag = self.new_tag(Origin::Instance(inst));
                 let scope = self.set_event(q, dependency, tag);
                 self.event_scopes.insert(node, scope);
             }
             Some(SyncCommand::WaitEvents { dependency, .. }) => {
+                let mut waited = false;
                 for set in self.stream.nodes[node].explicit.clone() {
                     if let Some(scope) = self.event_scopes.get(&set).cloned() {
-                        self.barrier(q, dependency, Some(&scope));
+                        self.barrier(q, dependency, Some(&scope), inst);
+                        waited = true;
                     }
+                }
+                if !waited && dependency.image_memory_barriers.iter().any(|b| b.old_layout != b.new_layout) {
+                    // A wait on an event no device command set (the host set it): its first
+                    // scope holds no device access, but its layout transitions still happen.
+                    self.barrier(q, dependency, Some(&EventScope::default()), inst);
                 }
             }
             Some(SyncCommand::ResetEvent { .. }) | None => {}
@@ -885,7 +900,89 @@ impl Walk<'_, '_> {
     /// when `event` is given). All barriers of the command act on the state as it was before it:
     /// the stored ranges are cut at every barrier's and the event scope's edges, and each piece
     /// gets the barriers covering it at once.
-    fn barrier(&mut self, q: QueueId, dep: &DependencyInfo, event: Option<&EventScope>) {
+    ///
+    /// An image barrier whose old layout differs from its new one also transitions the layout
+    /// of its subresources (the layer's `SYNC_IMAGE_LAYOUT_TRANSITION`): a write of their bytes
+    /// by the command `inst`, checked against the accesses before it as the barrier's first
+    /// scope holds them (a write not in its first access scope is a write after write, a read
+    /// not in its first execution scope a write after read, reported at the barrier), then
+    /// recorded as their most recent write, made available and visible to its second scope.
+    fn barrier(&mut self, q: QueueId, dep: &DependencyInfo, event: Option<&EventScope>, inst: usize) {
+        let transitions = self.transitions(q, dep, event, inst);
+        self.apply_barrier(q, dep, event);
+        if let Some((tag, list)) = transitions {
+            let ctx = &mut self.queues[q as usize].context;
+            for (range, b) in list {
+                ctx.update(range, |s| s.record_transition(tag, q, b.dst_exec, b.dst_usages));
+            }
+        }
+    }
+
+    /// The layout transitions of `dep` (see [`Walk::barrier`]): checked against the state
+    /// before the command, hazards reported; the tag they are recorded with and, per range, the
+    /// scopes of the barrier that transitions it (`None`: no transition).
+    fn transitions(&mut self, q: QueueId, dep: &DependencyInfo, event: Option<&EventScope>, inst: usize) -> Option<(Tag, Transitioned)> {
+        let prog = self.prog;
+        let mut accesses: Vec<Access> = Vec::new();
+        let mut list: Vec<(usize, Range<u64>, Scopes)> = Vec::new();
+        for b in dep.image_memory_barriers.iter().filter(|b| b.old_layout != b.new_layout) {
+            let im = &prog.workload.images[b.image];
+            let resource = prog.image_resource(b.image);
+            let base = prog.buffer_addr(resource, 0);
+            let scopes = self.scopes(&b.barrier);
+            let bytes = im.layout.range_bytes(&b.range).unwrap_or_default();
+            if bytes.is_empty() {
+                continue;
+            }
+            let start = bytes.iter().map(|(o, _)| base + o).min().unwrap_or(base);
+            let end = bytes.iter().map(|(o, n)| base + o + n).max().unwrap_or(base);
+            let k = accesses.len();
+            accesses.push(Access { range: start..end, usage: StageAccess::IMAGE_LAYOUT_TRANSITION, buffer: resource, coherent: false, atomic: None });
+            for (o, n) in bytes {
+                list.push((k, base + o..base + o + n, scopes));
+            }
+        }
+        if list.is_empty() {
+            return None;
+        }
+        let usage = StageAccess::IMAGE_LAYOUT_TRANSITION;
+        let mut found: Vec<(usize, Conflict, Range<u64>, &'static str)> = Vec::new();
+        for (k, range, b) in &list {
+            for (r, s) in self.queues[q as usize].context.overlapping(range.clone()) {
+                let conflict = match event {
+                    None => s.detect_transition(q, b, |_| true, |_| true),
+                    Some(scope) => {
+                        // Only what the set had in its first scope, made before it.
+                        let entry = scope.map.overlapping(r.clone()).map(|(_, v)| *v).next().unwrap_or_default();
+                        s.detect_transition(q, b, |w| w.tag < scope.tag && entry.write == Some(w.tag), |rd| rd.tag < scope.tag && entry.reads.intersects(rd.usage.stage()))
+                    }
+                };
+                if let Some(c) = conflict {
+                    found.push((*k, c, r, c.kind.id()));
+                }
+            }
+            for (p, other) in self.queues.iter().enumerate() {
+                if p == q as usize {
+                    continue;
+                }
+                let known = self.queues[q as usize].known[p];
+                for (r, s) in other.context.overlapping(range.clone()) {
+                    if let Some(c) = s.detect_racing(usage, p as QueueId, known, None) {
+                        found.push((*k, c, r, c.kind.id()));
+                    }
+                }
+            }
+        }
+        if !found.is_empty() {
+            let at = prog.instances[inst].at.clone();
+            self.report(&at, &accesses, &found);
+        }
+        let tag = self.new_tag(Origin::Instance(inst));
+        Some((tag, list.into_iter().map(|(_, r, b)| (r, b)).collect()))
+    }
+
+    /// The memory dependencies of [`Walk::barrier`].
+    fn apply_barrier(&mut self, q: QueueId, dep: &DependencyInfo, event: Option<&EventScope>) {
         let mut barriers: Vec<(Option<Range<u64>>, Scopes)> = dep.memory_barriers.iter().map(|b| (None, self.scopes(b))).collect();
         for b in &dep.buffer_memory_barriers {
             let size = b.size.unwrap_or(self.prog.workload.buffers[b.buffer].size.saturating_sub(b.offset));
@@ -984,5 +1081,128 @@ impl Walk<'_, '_> {
             }
         }
         EventScope { tag, map }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A trace of one command buffer on one 32x32 colour image (and a buffer `out`), the
+    /// commands given.
+    fn hazards(commands: &str) -> Vec<Hazard> {
+        let text = format!(
+            r#"{{"gpusim_trace": 1, "memory": [{{"id": "vram", "size": 65536, "properties": "DEVICE_LOCAL"}}],
+            "buffers": [{{"id": "out", "memory": "vram", "offset": 0, "size": 4096, "usage": "TRANSFER_DST"}}],
+            "images": [{{"id": "img", "memory": "vram", "offset": 8192, "format": "R8G8B8A8_UNORM", "extent": [32, 32, 1], "usage": "TRANSFER_DST|TRANSFER_SRC"}}],
+            "events": ["e"],
+            "command_buffers": [{{"id": "cb", "commands": [{commands}]}}],
+            "timeline": [{{"op": "queue_submit", "command_buffers": ["cb"]}}]}}"#
+        );
+        let t = crate::trace::load_str(&text, None).expect("loads");
+        detect(&t.workload).expect("detects")
+    }
+
+    /// The fix `check` names for the one hazard of `commands`: the image barrier to widen.
+    fn widening(commands: &str) -> Option<diagnose::ImageWidening> {
+        let text = format!(
+            r#"{{"gpusim_trace": 1, "memory": [{{"id": "vram", "size": 65536, "properties": "DEVICE_LOCAL"}}],
+            "buffers": [{{"id": "out", "memory": "vram", "offset": 0, "size": 4096, "usage": "TRANSFER_DST"}}],
+            "images": [{{"id": "img", "memory": "vram", "offset": 8192, "format": "R8G8B8A8_UNORM", "extent": [32, 32, 1], "usage": "TRANSFER_DST|TRANSFER_SRC"}}],
+            "command_buffers": [{{"id": "cb", "commands": [{commands}]}}],
+            "timeline": [{{"op": "queue_submit", "command_buffers": ["cb"]}}]}}"#
+        );
+        let t = crate::trace::load_str(&text, None).expect("loads");
+        let prog = Program::new(&t.workload).expect("program");
+        let h = detect(&t.workload).expect("detects");
+        assert_eq!(h.len(), 1, "{h:?}");
+        diagnose::image_widening(&prog, &h[0])
+    }
+
+    fn barrier(src: &str, src_access: &str, dst: &str, dst_access: &str, old: &str, new: &str) -> String {
+        format!(
+            r#"{{"cmd": "pipeline_barrier", "image_memory_barriers": [{{"src_stage_mask": "{src}", "src_access_mask": "{src_access}", "dst_stage_mask": "{dst}", "dst_access_mask": "{dst_access}", "old_layout": "{old}", "new_layout": "{new}", "image": "img"}}]}}"#
+        )
+    }
+
+    const CLEAR: &str = r#"{"cmd": "clear_color_image", "image": "img", "image_layout": "TRANSFER_DST_OPTIMAL", "color": {"float32": [1, 0, 0, 1]}, "ranges": [{"aspect_mask": "COLOR"}]}"#;
+    const COPY: &str = r#"{"cmd": "copy_image_to_buffer", "src_image": "img", "src_image_layout": "TRANSFER_SRC_OPTIMAL", "dst_buffer": "out", "regions": [{"image_subresource": {"aspect_mask": "COLOR"}, "image_extent": [32, 32, 1]}]}"#;
+
+    fn first() -> String {
+        barrier("NONE", "NONE", "CLEAR", "TRANSFER_WRITE", "UNDEFINED", "TRANSFER_DST_OPTIMAL")
+    }
+
+    /// A transition that does not wait for the clear is a write after write at its barrier; the
+    /// copy after it, in the barrier's second scope, is clean (the transition is the latest
+    /// write, visible to it).
+    #[test]
+    fn a_transition_outside_the_first_scope_is_a_write_after_write_at_the_barrier() {
+        let h = hazards(&[first(), CLEAR.into(), barrier("NONE", "NONE", "COPY", "TRANSFER_READ", "TRANSFER_DST_OPTIMAL", "TRANSFER_SRC_OPTIMAL"), COPY.into()].join(","));
+        assert_eq!(h.len(), 1, "{h:?}");
+        assert_eq!((h[0].id, h[0].usage.to_string(), h[0].prior_usage.to_string()), ("SYNC-HAZARD-WRITE-AFTER-WRITE", "IMAGE_LAYOUT_TRANSITION".to_string(), "CLEAR_TRANSFER_WRITE".to_string()));
+        assert!(matches!(&h[0].at, Place::Command(c) if c.command == 2), "{h:?}");
+        assert!(matches!(&h[0].prior, Place::Command(c) if c.command == 1), "{h:?}");
+        assert_eq!((h[0].resource.as_str(), h[0].offset, h[0].size), ("img", 0, 4096));
+        // The stage without the access: not made available before the transition.
+        let h = hazards(&[first(), CLEAR.into(), barrier("CLEAR", "NONE", "COPY", "TRANSFER_READ", "TRANSFER_DST_OPTIMAL", "TRANSFER_SRC_OPTIMAL"), COPY.into()].join(","));
+        assert_eq!(h.iter().map(|h| h.id).collect::<Vec<_>>(), ["SYNC-HAZARD-WRITE-AFTER-WRITE"]);
+        assert!(h[0].usage.is_layout_transition());
+        // The fix: the transition's own barrier, widened by the clear's stage and access.
+        let w = widening(&[first(), CLEAR.into(), barrier("NONE", "NONE", "COPY", "TRANSFER_READ", "TRANSFER_DST_OPTIMAL", "TRANSFER_SRC_OPTIMAL"), COPY.into()].join(",")).expect("a widening");
+        assert_eq!((w.command.command, w.dependency, w.index), (2, None, 0));
+        assert_eq!(w.add, MemoryBarrier2::new(S::CLEAR, A::TRANSFER_WRITE, S::NONE, A::NONE));
+        // Both: clean.
+        assert!(hazards(&[first(), CLEAR.into(), barrier("CLEAR", "TRANSFER_WRITE", "COPY", "TRANSFER_READ", "TRANSFER_DST_OPTIMAL", "TRANSFER_SRC_OPTIMAL"), COPY.into()].join(",")).is_empty());
+    }
+
+    /// A copy outside the transition's second scope reads after the transition's write; a
+    /// transition after a read not in its first execution scope is a write after read; one from
+    /// UNDEFINED writes too; a barrier that keeps the layout is no transition.
+    #[test]
+    fn transitions_conflict_as_writes() {
+        let to_src = |dst: &str, access: &str| barrier("CLEAR", "TRANSFER_WRITE", dst, access, "TRANSFER_DST_OPTIMAL", "TRANSFER_SRC_OPTIMAL");
+        let h = hazards(&[first(), CLEAR.into(), to_src("COMPUTE_SHADER", "SHADER_SAMPLED_READ"), COPY.into()].join(","));
+        assert_eq!(h.len(), 1, "{h:?}");
+        assert_eq!((h[0].id, h[0].prior_usage), ("SYNC-HAZARD-READ-AFTER-WRITE", StageAccess::IMAGE_LAYOUT_TRANSITION));
+        // The fix: the transition's second scope widened to the copy.
+        let w = widening(&[first(), CLEAR.into(), to_src("COMPUTE_SHADER", "SHADER_SAMPLED_READ"), COPY.into()].join(",")).expect("a widening");
+        assert_eq!(w.add, MemoryBarrier2::new(S::NONE, A::NONE, S::COPY, A::TRANSFER_READ));
+        // The copy reads; a transition back to TRANSFER_DST that does not wait for it.
+        let back = |src: &str| barrier(src, "NONE", "CLEAR", "TRANSFER_WRITE", "TRANSFER_SRC_OPTIMAL", "TRANSFER_DST_OPTIMAL");
+        let h = hazards(&[first(), CLEAR.into(), to_src("COPY", "TRANSFER_READ"), COPY.into(), back("NONE")].join(","));
+        assert_eq!(h.iter().map(|h| (h.id, h.usage.to_string(), h.prior_usage.to_string())).collect::<Vec<_>>(), [("SYNC-HAZARD-WRITE-AFTER-READ", "IMAGE_LAYOUT_TRANSITION".into(), "COPY_TRANSFER_READ".into())]);
+        assert!(hazards(&[first(), CLEAR.into(), to_src("COPY", "TRANSFER_READ"), COPY.into(), back("COPY")].join(",")).is_empty());
+        // From UNDEFINED: the contents are discarded, a write all the same.
+        let discard = barrier("NONE", "NONE", "CLEAR", "TRANSFER_WRITE", "UNDEFINED", "TRANSFER_DST_OPTIMAL");
+        let h = hazards(&[first(), CLEAR.into(), discard, CLEAR.into()].join(","));
+        assert_eq!(h.iter().map(|h| (h.id, h.usage)).collect::<Vec<_>>(), [("SYNC-HAZARD-WRITE-AFTER-WRITE", StageAccess::IMAGE_LAYOUT_TRANSITION)]);
+        // The same layout: a memory dependency alone (here none), so the second clear meets the first.
+        let keep = barrier("NONE", "NONE", "CLEAR", "TRANSFER_WRITE", "TRANSFER_DST_OPTIMAL", "TRANSFER_DST_OPTIMAL");
+        let h = hazards(&[first(), CLEAR.into(), keep, CLEAR.into()].join(","));
+        assert_eq!(h.iter().map(|h| (h.id, h.usage.to_string())).collect::<Vec<_>>(), [("SYNC-HAZARD-WRITE-AFTER-WRITE", "CLEAR_TRANSFER_WRITE".into())]);
+        // Two transitions in a row on one queue are ordered (submission order).
+        let again = barrier("NONE", "NONE", "COPY", "TRANSFER_READ", "TRANSFER_DST_OPTIMAL", "TRANSFER_SRC_OPTIMAL");
+        assert!(hazards(&[first(), again, COPY.into()].join(",")).is_empty());
+    }
+
+    /// An event wait transitions the layout too, its first scope what the set had before it.
+    #[test]
+    fn an_event_wait_transitions_within_the_set_first_scope() {
+        let dep = |src: &str, access: &str| {
+            format!(
+                r#"{{"image_memory_barriers": [{{"src_stage_mask": "{src}", "src_access_mask": "{access}", "dst_stage_mask": "COPY", "dst_access_mask": "TRANSFER_READ", "old_layout": "TRANSFER_DST_OPTIMAL", "new_layout": "TRANSFER_SRC_OPTIMAL", "image": "img"}}]}}"#
+            )
+        };
+        let set = |d: &str| format!(r#"{{"cmd": "set_event", "event": "e", "dependency": {d}}}"#);
+        let wait = |d: &str| format!(r#"{{"cmd": "wait_events", "events": ["e"], "dependencies": [{d}]}}"#);
+        let good = dep("CLEAR", "TRANSFER_WRITE");
+        assert!(hazards(&[first(), CLEAR.into(), set(&good), wait(&good), COPY.into()].join(",")).is_empty());
+        // The clear after the set: outside the wait's first scope.
+        let h = hazards(&[first(), set(&good), CLEAR.into(), wait(&good), COPY.into()].join(","));
+        assert_eq!(h.iter().map(|h| (h.id, h.usage)).collect::<Vec<_>>(), [("SYNC-HAZARD-WRITE-AFTER-WRITE", StageAccess::IMAGE_LAYOUT_TRANSITION)]);
+        assert!(matches!(&h[0].at, Place::Command(c) if c.command == 3), "{h:?}");
+        let narrow = dep("CLEAR", "NONE");
+        let h = hazards(&[first(), CLEAR.into(), set(&narrow), wait(&narrow), COPY.into()].join(","));
+        assert_eq!(h.iter().map(|h| (h.id, h.usage)).collect::<Vec<_>>(), [("SYNC-HAZARD-WRITE-AFTER-WRITE", StageAccess::IMAGE_LAYOUT_TRANSITION)]);
     }
 }

@@ -208,6 +208,52 @@ impl AccessState {
         None
     }
 
+    /// The hazard of an image layout transition made by a barrier with scopes `b` on `queue`
+    /// (the layer's `DetectBarrierHazard`): the transition writes the range after the barrier's
+    /// first scope, so a read since the last write not in the first execution scope (nor
+    /// chained) is a write after read, and, when there is none, a last write not in the first
+    /// access scope (nor chained) a write after write. `write_in` and `read_in` say which
+    /// accesses the first scope can hold at all (an event's set limits them; true for a
+    /// pipeline barrier).
+    ///
+    /// Host writes made before the submission are ordered before every command of it (the
+    /// submission's implicit dependency); an earlier transition on the same queue is ordered
+    /// before this one (transitions execute in submission order, relative to each other); a
+    /// `Coherent` write or an atomic needs only the execution dependency.
+    pub fn detect_transition(&self, queue: QueueId, b: &Scopes, write_in: impl Fn(&WriteAccess) -> bool, read_in: impl Fn(&ReadAccess) -> bool) -> Option<Conflict> {
+        if !self.reads.is_empty() {
+            let held = |r: &ReadAccess| r.queue == HOST || (read_in(r) && ((r.queue == queue && b.src_exec.intersects(r.usage.stage())) || r.barriers.intersects(b.src_exec)));
+            let r = self.reads.iter().find(|r| !held(r))?;
+            return Some(Conflict { kind: HazardKind::WriteAfterRead, prior: r.tag, prior_usage: r.usage, available: false });
+        }
+        let w = self.write?;
+        if w.queue == HOST || (w.usage.is_layout_transition() && w.queue == queue) {
+            return None;
+        }
+        let chained = w.chain.intersects(b.src_exec);
+        let exec = (w.queue == queue && b.src_exec.intersects(w.usage.stage())) || w.exec.intersects(b.src_exec) || chained;
+        let held = write_in(&w) && ((w.queue == queue && b.src_usages.contains(w.usage)) || chained || (w.coherent && exec));
+        (!held).then_some(Conflict { kind: HazardKind::WriteAfterWrite, prior: w.tag, prior_usage: w.usage, available: w.available || w.coherent })
+    }
+
+    /// Records an image layout transition made by a barrier on `queue` whose second scopes are
+    /// `dst_exec` and `dst_usages`: the range's most recent write, already made available and
+    /// visible to that second scope, with no reads since.
+    pub fn record_transition(&mut self, tag: Tag, queue: QueueId, dst_exec: S, dst_usages: UsageSet) {
+        let write = WriteAccess {
+            usage: StageAccess::IMAGE_LAYOUT_TRANSITION,
+            tag,
+            queue,
+            barriers: dst_usages,
+            chain: dst_exec,
+            exec: dst_exec,
+            coherent: false,
+            available: true,
+            atomic: None,
+        };
+        *self = AccessState { write: Some(write), reads: Vec::new(), read_barriers: S::NONE };
+    }
+
     /// Records an access (`coherent`: made at the coherence point, through a `Coherent` storage
     /// buffer or as an atomic; `atomic`: an atomic operation, through that buffer).
     pub fn record(&mut self, usage: StageAccess, tag: Tag, queue: QueueId, coherent: bool, atomic: Atomic) {

@@ -294,11 +294,28 @@ fn usage_table() -> &'static UsageTable {
                 list.push((s, a));
             }
         }
+        assert!(list.len() < TRANSITION as usize, "the layout transition's index is free");
         UsageTable { list }
     })
 }
 
+/// The index of the image layout transition's pseudo usage ([`StageAccess::IMAGE_LAYOUT_TRANSITION`]):
+/// past every legal usage, within a [`UsageSet`].
+const TRANSITION: u8 = 127;
+
 impl StageAccess {
+    /// The image layout transition an image barrier (or an event wait's) performs: a write of
+    /// the subresources' bytes made after the barrier's first scope and before its second (the
+    /// validation layer's `SYNC_IMAGE_LAYOUT_TRANSITION`). A pseudo usage: no stage performs it
+    /// (its stage and access are `NONE`), no barrier's access scope names it, and it is not in
+    /// [`all_usages`]; it prints as `IMAGE_LAYOUT_TRANSITION`.
+    pub const IMAGE_LAYOUT_TRANSITION: StageAccess = StageAccess { index: TRANSITION };
+
+    /// True for [`StageAccess::IMAGE_LAYOUT_TRANSITION`].
+    pub fn is_layout_transition(self) -> bool {
+        self.index == TRANSITION
+    }
+
     /// The usage of `access` (a single synchronization2 part) by `stage` (a single non-meta
     /// stage), or `None` when that stage never performs that access.
     pub fn new(stage: S, access: A) -> Option<StageAccess> {
@@ -306,10 +323,16 @@ impl StageAccess {
     }
     /// The stage (one bit).
     pub fn stage(self) -> S {
+        if self.is_layout_transition() {
+            return S::NONE;
+        }
         usage_table().list[self.index as usize].0
     }
     /// The access (one bit).
     pub fn access(self) -> A {
+        if self.is_layout_transition() {
+            return A::NONE;
+        }
         usage_table().list[self.index as usize].1
     }
     /// Position in [`all_usages`], stable within a build (the bit in a [`UsageSet`]).
@@ -318,20 +341,26 @@ impl StageAccess {
     }
     /// True when the access writes.
     pub fn is_write(self) -> bool {
-        A::ALL_WRITES.contains(self.access())
+        self.is_layout_transition() || A::ALL_WRITES.contains(self.access())
     }
-    /// The name, e.g. `COMPUTE_SHADER_SHADER_STORAGE_WRITE`.
+    /// The name, e.g. `COMPUTE_SHADER_SHADER_STORAGE_WRITE` (`IMAGE_LAYOUT_TRANSITION`).
     pub fn name(self) -> String {
-        format!("{}_{}", self.stage(), self.access())
+        self.to_string()
     }
     /// Parses a usage name.
     pub fn parse(name: &str) -> Option<StageAccess> {
+        if name == "IMAGE_LAYOUT_TRANSITION" {
+            return Some(StageAccess::IMAGE_LAYOUT_TRANSITION);
+        }
         all_usages().find(|u| u.name() == name)
     }
 }
 
 impl fmt::Display for StageAccess {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_layout_transition() {
+            return f.write_str("IMAGE_LAYOUT_TRANSITION");
+        }
         write!(f, "{}_{}", self.stage(), self.access())
     }
 }

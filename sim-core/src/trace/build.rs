@@ -25,7 +25,6 @@ fn fail<T>(path: impl Into<String>, message: impl Into<String>) -> R<T> {
 
 /// Commands of Vulkan the trace format names but the engine cannot run yet.
 pub const NOT_YET_COMMANDS: &[&str] = &[
-    "copy_image",
     "blit_image",
     "resolve_image",
     "clear_attachments",
@@ -45,7 +44,21 @@ pub const NOT_YET_COMMANDS: &[&str] = &[
 ];
 
 /// The commands the engine runs.
-pub const COMMANDS: &[&str] = &["fill_buffer", "update_buffer", "copy_buffer", "pipeline_barrier", "dispatch", "set_event", "wait_events", "reset_event"];
+pub const COMMANDS: &[&str] = &[
+    "fill_buffer",
+    "update_buffer",
+    "copy_buffer",
+    "copy_buffer_to_image",
+    "copy_image_to_buffer",
+    "copy_image",
+    "clear_color_image",
+    "clear_depth_stencil_image",
+    "pipeline_barrier",
+    "dispatch",
+    "set_event",
+    "wait_events",
+    "reset_event",
+];
 
 /// The host operations the engine runs.
 pub const OPERATIONS: &[&str] = &[
@@ -66,6 +79,7 @@ fn vk_cmd(cmd: &str) -> &'static str {
     match cmd {
         "copy_buffer_to_image" => "vkCmdCopyBufferToImage",
         "copy_image_to_buffer" => "vkCmdCopyImageToBuffer",
+        "copy_image" => "vkCmdCopyImage",
         _ => "vkCmd",
     }
 }
@@ -75,6 +89,9 @@ fn region_fields(r: &schema::Region, rp: &str, cmd: &str, allowed: &[&str]) -> R
     let present = [
         ("src_offset", r.src_offset.is_some()),
         ("dst_offset", r.dst_offset.is_some()),
+        ("src_subresource", r.src_subresource.is_some()),
+        ("dst_subresource", r.dst_subresource.is_some()),
+        ("extent", r.extent.is_some()),
         ("size", r.size.is_some()),
         ("buffer_offset", r.buffer_offset.is_some()),
         ("buffer_row_length", r.buffer_row_length.is_some()),
@@ -738,6 +755,61 @@ impl Builder<'_> {
         Ok(sim_rop::SubresourceRange { aspects, base_mip_level: r.base_mip_level, level_count, base_array_layer: r.base_array_layer, layer_count })
     }
 
+    /// An image's subresource layers as a copy region names them: one aspect the format has, a
+    /// level and layers it has (`vuids`: the one-aspect rule, then the level's and the layers'
+    /// rules of `cmd`).
+    fn subresource_layers(&self, image: usize, sub: &schema::SubresourceLayers, sp: &str, cmd: &str, vuids: (&str, &str, &str)) -> R<crate::api::SubresourceLayers> {
+        let desc = self.w.images[image].layout.desc;
+        let aspects = aspect_mask(&sub.aspect_mask, desc.format, &format!("{sp}.aspect_mask"))?;
+        let aspect = match aspects {
+            [true, false, false] => sim_rop::Aspect::Color,
+            [false, true, false] => sim_rop::Aspect::Depth,
+            [false, false, true] => sim_rop::Aspect::Stencil,
+            _ => return fail(format!("{sp}.aspect_mask"), format!("a copy region names one aspect ({})", vuids.0)),
+        };
+        if sub.mip_level >= desc.mip_levels {
+            return fail(format!("{sp}.mip_level"), format!("level {} is past the image's {} (VUID-{}-{})", sub.mip_level, desc.mip_levels, vk_cmd(cmd), vuids.1));
+        }
+        let layers = sub.layer_count.unwrap_or(1);
+        if layers == 0 || sub.base_array_layer as u64 + layers as u64 > desc.array_layers as u64 {
+            return fail(format!("{sp}.layer_count"), format!("layers [{}, +{layers}) are not within the image's {} (VUID-{}-{})", sub.base_array_layer, desc.array_layers, vk_cmd(cmd), vuids.2));
+        }
+        Ok(crate::api::SubresourceLayers { aspect, mip_level: sub.mip_level, base_array_layer: sub.base_array_layer, layer_count: layers })
+    }
+
+    /// One region of vkCmdCopyImage, checked as Vulkan's valid usage checks `VkImageCopy`
+    /// against both images: one aspect each, the same on both sides, as many layers, and texels
+    /// within each side's level.
+    fn image_copy_region(&self, r: &schema::Region, src: usize, dst: usize, rp: &str) -> R<crate::api::ImageCopy> {
+        region_fields(r, rp, "copy_image", &["src_subresource", "src_offset", "dst_subresource", "dst_offset", "extent"])?;
+        let side = |f: &str, sub: &Option<schema::SubresourceLayers>, image: usize, vuids| -> R<crate::api::SubresourceLayers> {
+            let sub = sub.as_ref().ok_or_else(|| (rp.to_string(), format!("a copy_image region needs `{f}`")))?;
+            self.subresource_layers(image, sub, &format!("{rp}.{f}"), "copy_image", vuids)
+        };
+        let s = side("src_subresource", &r.src_subresource, src, ("VUID-VkImageCopy-aspectMask-00142", "srcSubresource-07967", "srcSubresource-07968"))?;
+        let d = side("dst_subresource", &r.dst_subresource, dst, ("VUID-VkImageCopy-aspectMask-00143", "dstSubresource-07967", "dstSubresource-07968"))?;
+        if s.aspect != d.aspect {
+            return fail(format!("{rp}.dst_subresource.aspect_mask"), format!("the source's aspect is {} and the destination's {} (VUID-VkImageCopy-srcSubresource-01699's same-aspect copy)", s.aspect.vk_name(), d.aspect.vk_name()));
+        }
+        if s.layer_count != d.layer_count {
+            return fail(format!("{rp}.dst_subresource.layer_count"), format!("{} layers from {} source layers (VUID-VkImageCopy-layerCount-08794)", d.layer_count, s.layer_count));
+        }
+        let texel = |o: Option<schema::Offset>, f: &str| match o {
+            None => Ok([0; 3]),
+            Some(schema::Offset::Texel(t)) => Ok(t),
+            Some(schema::Offset::Bytes(_)) => fail(format!("{rp}.{f}"), format!("a copy_image region's `{f}` is a texel [x, y, z], not a byte count")),
+        };
+        let (so, dof) = (texel(r.src_offset, "src_offset")?, texel(r.dst_offset, "dst_offset")?);
+        let extent = r.extent.ok_or_else(|| (rp.to_string(), "a copy_image region needs `extent`".to_string()))?;
+        for (image, sub, offset, f, vuid) in [(src, &s, so, "src_offset", "VUID-vkCmdCopyImage-srcOffset-00144"), (dst, &d, dof, "dst_offset", "VUID-vkCmdCopyImage-dstOffset-00150")] {
+            let level = self.w.images[image].layout.desc.level_extent(sub.mip_level);
+            if (0..3).any(|k| extent[k] == 0 || offset[k] as u64 + extent[k] as u64 > level[k] as u64) {
+                return fail(format!("{rp}.{f}"), format!("texels [{offset:?}, +{extent:?}) are not within level {}'s {level:?} of image `{}` ({vuid})", sub.mip_level, self.w.images[image].name));
+            }
+        }
+        Ok(crate::api::ImageCopy { src_subresource: s, src_offset: so, dst_subresource: d, dst_offset: dof, extent })
+    }
+
     /// One region of a copy between a buffer and an image, checked as Vulkan's valid usage
     /// checks `VkBufferImageCopy` against both.
     fn buffer_image_region(&self, r: &schema::Region, buffer: usize, image: usize, rp: &str, cmd: &str) -> R<crate::api::BufferImageCopy> {
@@ -745,20 +817,8 @@ impl Builder<'_> {
         let desc = self.w.images[image].layout.desc;
         let sub = r.image_subresource.as_ref().ok_or_else(|| (rp.to_string(), format!("a {cmd} region needs `image_subresource`")))?;
         let sp = format!("{rp}.image_subresource");
-        let aspects = aspect_mask(&sub.aspect_mask, desc.format, &format!("{sp}.aspect_mask"))?;
-        let aspect = match aspects {
-            [true, false, false] => sim_rop::Aspect::Color,
-            [false, true, false] => sim_rop::Aspect::Depth,
-            [false, false, true] => sim_rop::Aspect::Stencil,
-            _ => return fail(format!("{sp}.aspect_mask"), "a copy region names one aspect (VUID-VkBufferImageCopy-aspectMask-09103)"),
-        };
-        if sub.mip_level >= desc.mip_levels {
-            return fail(format!("{sp}.mip_level"), format!("level {} is past the image's {} (VUID-{}-imageSubresource-07967)", sub.mip_level, desc.mip_levels, vk_cmd(cmd)));
-        }
-        let layers = sub.layer_count.unwrap_or(1);
-        if layers == 0 || sub.base_array_layer as u64 + layers as u64 > desc.array_layers as u64 {
-            return fail(format!("{sp}.layer_count"), format!("layers [{}, +{layers}) are not within the image's {} (VUID-{}-imageSubresource-07968)", sub.base_array_layer, desc.array_layers, vk_cmd(cmd)));
-        }
+        let layers = self.subresource_layers(image, sub, &sp, cmd, ("VUID-VkBufferImageCopy-aspectMask-09103", "imageSubresource-07967", "imageSubresource-07968"))?;
+        let (aspect, layers) = (layers.aspect, layers.layer_count);
         let offset = r.image_offset.unwrap_or([0; 3]);
         let extent = r.image_extent.ok_or_else(|| (rp.to_string(), format!("a {cmd} region needs `image_extent`")))?;
         let level = desc.level_extent(sub.mip_level);
@@ -861,6 +921,7 @@ impl Builder<'_> {
             "copy_buffer" => &["src_buffer", "dst_buffer", "regions"],
             "copy_buffer_to_image" => &["src_buffer", "dst_image", "dst_image_layout", "regions"],
             "copy_image_to_buffer" => &["src_image", "src_image_layout", "dst_buffer", "regions"],
+            "copy_image" => &["src_image", "src_image_layout", "dst_image", "dst_image_layout", "regions"],
             "clear_color_image" => &["image", "image_layout", "color", "ranges"],
             "clear_depth_stencil_image" => &["image", "image_layout", "depth_stencil", "ranges"],
             "pipeline_barrier" => &["src_stage_mask", "dst_stage_mask", "dependency_flags", "memory_barriers", "buffer_memory_barriers", "image_memory_barriers"],
@@ -928,7 +989,12 @@ impl Builder<'_> {
                 for (i, r) in regions.iter().enumerate() {
                     let rp = format!("{path}.regions[{i}]");
                     region_fields(r, &rp, "copy_buffer", &["src_offset", "dst_offset", "size"])?;
-                    let (src_offset, dst_offset) = (r.src_offset.unwrap_or(0), r.dst_offset.unwrap_or(0));
+                    let bytes = |o: Option<schema::Offset>, f: &str| match o {
+                        None => Ok(0),
+                        Some(schema::Offset::Bytes(b)) => Ok(b),
+                        Some(schema::Offset::Texel(_)) => fail(format!("{rp}.{f}"), format!("a copy_buffer region's `{f}` is a byte count, not a texel")),
+                    };
+                    let (src_offset, dst_offset) = (bytes(r.src_offset, "src_offset")?, bytes(r.dst_offset, "dst_offset")?);
                     let size = r.size.ok_or_else(|| (rp.clone(), "a copy_buffer region needs `size`".to_string()))?;
                     if size == 0 {
                         return fail(format!("{rp}.size"), "a copy region's size must not be zero");
@@ -997,6 +1063,51 @@ impl Builder<'_> {
                 } else {
                     Command::CopyImageToBuffer { src: image, src_layout: layout, dst: buffer, regions: out }
                 }
+            }
+            "copy_image" => {
+                let src = self.image(&c.src_image, &format!("{path}.src_image"), path, name, "src_image")?;
+                let dst = self.image(&c.dst_image, &format!("{path}.dst_image"), path, name, "dst_image")?;
+                let layout = |l: &Option<String>, f: &str, want: &str, vuid: &str| -> R<String> {
+                    let l = l.as_ref().ok_or_else(|| (path.to_string(), format!("`copy_image` needs `{f}`")))?.trim_start_matches("VK_IMAGE_LAYOUT_").to_string();
+                    if l != want && l != "GENERAL" {
+                        return fail(format!("{path}.{f}"), format!("`{l}` is not a layout copy_image takes here ({want} or GENERAL: {vuid})"));
+                    }
+                    Ok(l)
+                };
+                let src_layout = layout(&c.src_image_layout, "src_image_layout", "TRANSFER_SRC_OPTIMAL", "VUID-vkCmdCopyImage-srcImageLayout-01917")?;
+                let dst_layout = layout(&c.dst_image_layout, "dst_image_layout", "TRANSFER_DST_OPTIMAL", "VUID-vkCmdCopyImage-dstImageLayout-01395")?;
+                self.image_usage(src, "TRANSFER_SRC", &format!("{path}.src_image"), "VUID-vkCmdCopyImage-srcImage-00126")?;
+                self.image_usage(dst, "TRANSFER_DST", &format!("{path}.dst_image"), "VUID-vkCmdCopyImage-dstImage-00131")?;
+                let (sf, df) = (self.w.images[src].layout.desc.format, self.w.images[dst].layout.desc.format);
+                // Size-compatible: the same bytes a texel (gpusim's formats have one plane size each).
+                if sf.plane_bytes(sim_rop::Aspect::Color) != df.plane_bytes(sim_rop::Aspect::Color) || sf.is_depth_stencil() != df.is_depth_stencil() || (sf.is_depth_stencil() && sf != df) {
+                    return fail(format!("{path}.dst_image"), format!("{sf} and {df} are not size-compatible (VUID-vkCmdCopyImage-srcImage-01548)"));
+                }
+                let regions = c.regions.as_deref().unwrap_or_default();
+                if regions.is_empty() {
+                    return fail(path, "`copy_image` needs at least one region in `regions`");
+                }
+                check_len(regions, &format!("{path}.regions"))?;
+                let mut out: Vec<crate::api::ImageCopy> = Vec::new();
+                for (i, r) in regions.iter().enumerate() {
+                    let rp = format!("{path}.regions[{i}]");
+                    let region = self.image_copy_region(r, src, dst, &rp)?;
+                    // Within one image, the source and destination texels must not overlap.
+                    if src == dst {
+                        for (j, other) in out.iter().chain(std::iter::once(&region)).enumerate() {
+                            let same = region.src_subresource.aspect == other.dst_subresource.aspect
+                                && region.src_subresource.mip_level == other.dst_subresource.mip_level
+                                && region.src_subresource.base_array_layer < other.dst_subresource.base_array_layer + other.dst_subresource.layer_count
+                                && other.dst_subresource.base_array_layer < region.src_subresource.base_array_layer + region.src_subresource.layer_count;
+                            let meets = (0..3).all(|k| region.src_offset[k] < other.dst_offset[k] + other.extent[k] && other.dst_offset[k] < region.src_offset[k] + region.extent[k]);
+                            if same && meets {
+                                return fail(rp, format!("its source texels overlap region {j}'s destination texels in image `{}` (VUID-vkCmdCopyImage-pRegions-00124)", self.w.images[src].name));
+                            }
+                        }
+                    }
+                    out.push(region);
+                }
+                Command::CopyImage { src, src_layout, dst, dst_layout, regions: out }
             }
             "clear_color_image" => {
                 let image = self.image(&c.image, &format!("{path}.image"), path, name, "image")?;

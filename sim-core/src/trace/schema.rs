@@ -512,12 +512,21 @@ pub struct Dependency {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Region {
-    /// srcOffset.
+    /// srcOffset: bytes (a buffer copy) or texels (an image copy).
     #[serde(default)]
-    pub src_offset: Option<u64>,
-    /// dstOffset.
+    pub src_offset: Option<Offset>,
+    /// dstOffset, as `src_offset`.
     #[serde(default)]
-    pub dst_offset: Option<u64>,
+    pub dst_offset: Option<Offset>,
+    /// srcSubresource (an image copy).
+    #[serde(default)]
+    pub src_subresource: Option<SubresourceLayers>,
+    /// dstSubresource (an image copy).
+    #[serde(default)]
+    pub dst_subresource: Option<SubresourceLayers>,
+    /// extent (an image copy).
+    #[serde(default)]
+    pub extent: Option<[u32; 3]>,
     /// size.
     #[serde(default)]
     pub size: Option<u64>,
@@ -539,6 +548,16 @@ pub struct Region {
     /// imageExtent.
     #[serde(default)]
     pub image_extent: Option<[u32; 3]>,
+}
+
+/// A copy region's offset: a byte count (VkBufferCopy) or a texel (VkImageCopy's x, y, z).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum Offset {
+    /// Bytes.
+    Bytes(u64),
+    /// A texel.
+    Texel([u32; 3]),
 }
 
 /// A descriptor binding of a dispatch.

@@ -403,24 +403,38 @@ fn sampler(s: &crate::api::SamplerDesc) -> J {
     ])
 }
 
+/// A VkImageSubresourceLayers.
+fn subresource_layers(s: &crate::api::SubresourceLayers) -> J {
+    let mut aspects = [false; 3];
+    aspects[s.aspect as usize] = true;
+    J::Obj(vec![
+        ("aspect_mask", aspect_mask(aspects)),
+        ("mip_level", J::Num(u64::from(s.mip_level))),
+        ("base_array_layer", J::Num(u64::from(s.base_array_layer))),
+        ("layer_count", J::Num(u64::from(s.layer_count))),
+    ])
+}
+
+/// A VkImageCopy.
+fn image_copy_region(r: &crate::api::ImageCopy) -> J {
+    let xyz = |v: &[u32; 3]| J::Arr(v.iter().map(|&x| J::Num(u64::from(x))).collect());
+    J::Obj(vec![
+        ("src_subresource", subresource_layers(&r.src_subresource)),
+        ("src_offset", xyz(&r.src_offset)),
+        ("dst_subresource", subresource_layers(&r.dst_subresource)),
+        ("dst_offset", xyz(&r.dst_offset)),
+        ("extent", xyz(&r.extent)),
+    ])
+}
+
 /// A VkBufferImageCopy.
 fn buffer_image_region(r: &crate::api::BufferImageCopy) -> J {
     let xyz = |v: &[u32; 3]| J::Arr(v.iter().map(|&x| J::Num(u64::from(x))).collect());
-    let mut aspects = [false; 3];
-    aspects[r.subresource.aspect as usize] = true;
     J::Obj(vec![
         ("buffer_offset", J::Num(r.buffer_offset)),
         ("buffer_row_length", J::Num(u64::from(r.buffer_row_length))),
         ("buffer_image_height", J::Num(u64::from(r.buffer_image_height))),
-        (
-            "image_subresource",
-            J::Obj(vec![
-                ("aspect_mask", aspect_mask(aspects)),
-                ("mip_level", J::Num(u64::from(r.subresource.mip_level))),
-                ("base_array_layer", J::Num(u64::from(r.subresource.base_array_layer))),
-                ("layer_count", J::Num(u64::from(r.subresource.layer_count))),
-            ]),
-        ),
+        ("image_subresource", subresource_layers(&r.subresource)),
         ("image_offset", xyz(&r.image_offset)),
         ("image_extent", xyz(&r.image_extent)),
     ])
@@ -473,6 +487,14 @@ fn command(w: &Workload, c: &Command, buf: &dyn Fn(usize) -> J) -> J {
             ("dst_image", J::s(w.images[*dst].name.as_str())),
             ("dst_image_layout", J::s(dst_layout.as_str())),
             ("regions", J::Arr(regions.iter().map(buffer_image_region).collect())),
+        ]),
+        Command::CopyImage { src, src_layout, dst, dst_layout, regions } => J::Obj(vec![
+            cmd("copy_image"),
+            ("src_image", J::s(w.images[*src].name.as_str())),
+            ("src_image_layout", J::s(src_layout.as_str())),
+            ("dst_image", J::s(w.images[*dst].name.as_str())),
+            ("dst_image_layout", J::s(dst_layout.as_str())),
+            ("regions", J::Arr(regions.iter().map(image_copy_region).collect())),
         ]),
         Command::CopyImageToBuffer { src, src_layout, dst, regions } => J::Obj(vec![
             cmd("copy_image_to_buffer"),
