@@ -610,6 +610,7 @@ pub fn text_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules, inv:
     if let Some(k) = s.directed {
         let h = &r.hazards[k];
         let name = |p: &sim_core::hazard::Place| match p {
+            sim_core::hazard::Place::Command(c) if h.usage.is_layout_transition() && *p == h.at => format!("the first command after {} (whose layout transition is the hazard) to access the image's bytes", command_text(w, c)),
             sim_core::hazard::Place::Command(c) => command_text(w, c),
             sim_core::hazard::Place::Host { timeline } => format!("the host operation at timeline[{timeline}]"),
         };

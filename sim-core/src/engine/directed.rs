@@ -85,6 +85,9 @@ pub(crate) fn direct(
     let (crate::hazard::Place::Command(p), crate::hazard::Place::Command(a)) = (&h.prior, &h.at) else { return None };
     let order = order::Order::new(prog, stream);
     let (ip, ia) = (prog.instance_of(p)?, prog.instance_of(a)?);
+    // A layout transition ordered after nothing is seen by the next command of its queue that
+    // accesses the transitioned bytes: the schedule is aimed at that command.
+    let (ia, usage) = if h.usage.is_layout_transition() { next_access(prog, stream, ia, h.device_range(prog)?)? } else { (ia, h.usage) };
     let (np, na) = (order.node_of(ip), order.node_of(ia));
     if np == usize::MAX || na == usize::MAX {
         return None;
@@ -100,8 +103,8 @@ pub(crate) fn direct(
         return None;
     }
     let range = h.device_range(prog)?;
-    if !h.usage.is_write()
-        && let Some(path) = reader_path(h.usage)
+    if !usage.is_write()
+        && let Some(path) = reader_path(usage)
         && let Some(cache) = sim.reader_cache(path)
         && (path != machine::PathName::ShaderTransferRead || runs_as_shader(prog, profile, ia))
     {
@@ -111,6 +114,17 @@ pub(crate) fn direct(
     // no caches, makes every access at once).
     profile.machine.l2.cache.as_ref()?;
     delay_legal(prog, stream, &order, accesses, h, (ip, np), (ia, na), range).then(|| Directed { delay: Some((ip, range, na)), ..directed(Direction::Delay) })
+}
+
+/// The first action after instance `inst` on its queue (in submission order) with a usage that
+/// meets device addresses `range`, and that usage.
+fn next_access(prog: &Program<'_>, stream: &stream::Stream, inst: usize, range: (u64, u64)) -> Option<(usize, crate::sync::StageAccess)> {
+    let queue = stream.nodes.iter().find(|n| matches!(&n.kind, stream::NodeKind::Sync(y) if y.inst == Some(inst)))?.queue;
+    let r = range.0..range.0 + range.1;
+    stream.nodes.iter().filter(|n| n.queue == queue).find_map(|n| match n.kind {
+        stream::NodeKind::Action { inst: x, .. } if x > inst => prog.action(x)?.usages.iter().find(|u| u.range.start < r.end && r.start < u.range.end).map(|u| (x, u.usage)),
+        _ => None,
+    })
 }
 
 /// Whether the driver runs some part of transfer instance `inst` as a shader.
