@@ -2,22 +2,13 @@
 //! samplings written into buffers, pictured as the run left them beside the reference run's, and
 //! the `image_view` field checked when the trace loads.
 
-use std::path::Path;
+mod support;
+
+use support::png_rgb;
 use std::process::Command;
 
 fn gpusim(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_gpusim")).args(args).output().unwrap()
-}
-
-/// Decodes the PNG at `path`: (width, height, RGB bytes).
-fn png_rgb(path: &Path) -> (u32, u32, Vec<u8>) {
-    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))));
-    let mut reader = decoder.read_info().unwrap();
-    let mut buf = vec![0; reader.output_buffer_size()];
-    let info = reader.next_frame(&mut buf).unwrap();
-    assert_eq!(info.color_type, png::ColorType::Rgb, "{}", path.display());
-    buf.truncate(info.buffer_size());
-    (info.width, info.height, buf)
 }
 
 /// The RGB of texel (x, y) of a 32x32 picture enlarged to 256 pixels: the centre of its square.

@@ -4,6 +4,8 @@
 
 mod support;
 
+use support::png_rgb;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -277,17 +279,6 @@ fn transitions_report_their_metadata_work() {
     .into_owned();
     assert!(text.contains("`img` (32x16x1 R8G8B8A8_UNORM): all 512 texels match the reference run; tiles at the end: 0 raw, 8 compressed, 0 fast-cleared."), "{text}");
     assert!(text.contains("metadata-init on 8 tile(s)"), "{text}");
-}
-
-/// Decodes the PNG at `path`: (width, height, RGB bytes).
-fn png_rgb(path: &std::path::Path) -> (u32, u32, Vec<u8>) {
-    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))));
-    let mut reader = decoder.read_info().unwrap();
-    let mut buf = vec![0; reader.output_buffer_size()];
-    let info = reader.next_frame(&mut buf).unwrap();
-    assert_eq!(info.color_type, png::ColorType::Rgb, "{}", path.display());
-    buf.truncate(info.buffer_size());
-    (info.width, info.height, buf)
 }
 
 /// `--pictures DIR` writes, per image, the simulated and reference texels, a difference heat

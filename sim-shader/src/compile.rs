@@ -240,7 +240,7 @@ pub(crate) fn compile_entry_point(
     let mut plain = vec![false; c.bindings.len()];
     let mut atomic = vec![false; c.bindings.len()];
     for op in &c.code {
-        if let Op::Image { op: ImageOp::Store, image, .. } = *op
+        if let Op::Image(ImageArgs { op: ImageOp::Store, image, .. }) = *op
             && let Some(b) = c.bindings.get_mut(image as usize)
         {
             b.written = true;
@@ -1086,7 +1086,7 @@ impl<'m> Compiler<'m> {
                 let (layer, layer_kind) = self.layer(ix, array_index, false)?;
                 let nv = self.comps_of(ix, value)?;
                 let value = self.reg(ix, value)?;
-                self.emit(Op::Image { op: ImageOp::Store, image, dst: NO_REG, coords, n, layer, layer_kind, level: NO_REG, value, nv });
+                self.emit(Op::Image(ImageArgs { op: ImageOp::Store, image, dst: NO_REG, coords, n, layer, layer_kind, level: NO_REG, value, nv }));
             }
             S::ImageAtomic { .. } => return Err(self.unsupported_stmt("storage texture atomic (textureAtomic*)")),
             S::RayQuery { .. } => return Err(self.unsupported_stmt("ray query")),
@@ -1467,7 +1467,7 @@ impl<'m> Compiler<'m> {
                 };
                 let dst = self.alloc(4);
                 let op = ImageOp::SampleLevel { sampler };
-                self.emit(Op::Image { op, image, dst, coords, n, layer, layer_kind, level, value: NO_REG, nv: 0 });
+                self.emit(Op::Image(ImageArgs { op, image, dst, coords, n, layer, layer_kind, level, value: NO_REG, nv: 0 }));
                 Val::Reg(dst)
             }
             E::ImageLoad { image, coordinate, array_index, sample, level } => {
@@ -1484,7 +1484,7 @@ impl<'m> Compiler<'m> {
                 };
                 let dst = self.alloc(4);
                 let op = ImageOp::Load;
-                self.emit(Op::Image { op, image, dst, coords, n, layer, layer_kind, level, value: NO_REG, nv: 0 });
+                self.emit(Op::Image(ImageArgs { op, image, dst, coords, n, layer, layer_kind, level, value: NO_REG, nv: 0 }));
                 Val::Reg(dst)
             }
             E::ImageQuery { image, query } => {

@@ -1026,13 +1026,12 @@ fn run(prog: &Program, w: usize, sg: &mut Subgroup, sh: &mut Shared, limit: u64)
             Op::CaseEnd { acc, fall } => {
                 sg.masks[acc as usize] = if fall { sg.exec } else { 0 };
             }
-            Op::Image { op, image, dst, coords, n, layer, layer_kind, level, value, nv } => {
+            Op::Image(a) => {
                 if sg.exec == 0 {
                     continue;
                 }
-                let a = ImageArgs { op, image, dst, coords, n, layer, layer_kind, level, value, nv };
                 if begin_image(prog, w, sg, sh, &a)? {
-                    sg.pending = if dst == NO_REG { Pending::ImageWrite } else { Pending::ImageRead { dst } };
+                    sg.pending = if a.dst == NO_REG { Pending::ImageWrite } else { Pending::ImageRead { dst: a.dst } };
                     return Ok(Yield::Image);
                 }
             }
@@ -1080,19 +1079,6 @@ fn level_extent(extent: u32, level: u32) -> u32 {
     extent.checked_shr(level).unwrap_or(0).max(1)
 }
 
-/// Operands of an [`Op::Image`].
-struct ImageArgs {
-    op: ImageOp,
-    image: u32,
-    dst: Reg,
-    coords: Reg,
-    n: u32,
-    layer: Reg,
-    layer_kind: Kind,
-    level: Reg,
-    value: Reg,
-    nv: u32,
-}
 
 /// Fill the subgroup's image request; returns false if no lane is in range. Loads and stores
 /// drop lanes whose coordinates, layer or level are out of range (a load's read zero); a

@@ -512,18 +512,7 @@ pub(crate) enum Op {
     /// (`layer_kind` F32: a float layer, rounded to nearest even); `level` the mip level (load)
     /// or the f32 level of detail (sample), or NO_REG for 0; `value` the `nv` components stored.
     /// Loads and samples write four words at `dst`.
-    Image {
-        op: ImageOp,
-        image: u32,
-        dst: Reg,
-        coords: Reg,
-        n: u32,
-        layer: Reg,
-        layer_kind: Kind,
-        level: Reg,
-        value: Reg,
-        nv: u32,
-    },
+    Image(ImageArgs),
     /// An image query answered from the bound image's shape: `dst` receives `n` words.
     ImageQuery { query: ImageQueryOp, image: u32, dst: Reg, level: Reg },
     /// A barrier; yields to the caller.
@@ -582,4 +571,19 @@ pub enum ImageOp {
     /// `textureStore` / `imageStore`: each lane's value written at integer coordinates (level 0
     /// of the view).
     Store,
+}
+
+/// The operands of an [`Op::Image`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ImageArgs {
+    pub op: ImageOp,
+    pub image: u32,
+    pub dst: Reg,
+    pub coords: Reg,
+    pub n: u32,
+    pub layer: Reg,
+    pub layer_kind: Kind,
+    pub level: Reg,
+    pub value: Reg,
+    pub nv: u32,
 }

@@ -496,11 +496,7 @@ fn run_command(
                                 if req.op == MemOp::Load && !req.atomic {
                                     let key = ReadKey { inst: inst as u32, a: wg_index as u32, b: sg as u32, c: loads[sg] };
                                     loads[sg] += 1;
-                                    let print = ReadPrint { bytes: performed.fingerprint, addrs: performed.addrs, writers: tags_fingerprint(performed.addrs, &scratch.tags) };
-                                    record_read(truth, key, print, MAX_RECORDED_READS, || ins.at.to_string(), "a shader that never ends?")?;
-                                    if capture.contains(&key) {
-                                        truth.captured.insert(key, lane_reads(req, &bound, scratch));
-                                    }
+                                    note_load(truth, capture, key, &performed, req, &bound, scratch, &|| ins.at.to_string())?;
                                 }
                                 wg.complete(sg, &scratch.results).map_err(|e| exec(&e))?;
                             }
@@ -515,11 +511,7 @@ fn run_command(
                                 if req.op == MemOp::Load {
                                     let key = ReadKey { inst: inst as u32, a: wg_index as u32, b: sg as u32, c: loads[sg] };
                                     loads[sg] += 1;
-                                    let print = ReadPrint { bytes: performed.fingerprint, addrs: performed.addrs, writers: tags_fingerprint(performed.addrs, &scratch.tags) };
-                                    record_read(truth, key, print, MAX_RECORDED_READS, || ins.at.to_string(), "a shader that never ends?")?;
-                                    if capture.contains(&key) {
-                                        truth.captured.insert(key, lane_reads(req, &bound, scratch));
-                                    }
+                                    note_load(truth, capture, key, &performed, req, &bound, scratch, &|| ins.at.to_string())?;
                                 }
                                 wg.complete_image(sg, &tex.words).map_err(|e| exec(&e))?;
                             }
@@ -538,6 +530,18 @@ fn run_command(
                 map.insert(inst, log);
             }
         }
+    }
+    Ok(())
+}
+
+/// Records load `key` of a dispatch (`at` names its command): its fingerprint, and its lanes'
+/// reads when `capture` asks for them.
+#[allow(clippy::too_many_arguments)]
+fn note_load(truth: &mut ReadTruth, capture: &HashSet<ReadKey>, key: ReadKey, performed: &crate::engine::exec::Performed, req: &sim_shader::MemRequest, bound: &[crate::engine::bindings::Bound], scratch: &Scratch, at: &dyn Fn() -> String) -> Result<(), WorkloadError> {
+    let print = ReadPrint { bytes: performed.fingerprint, addrs: performed.addrs, writers: tags_fingerprint(performed.addrs, &scratch.tags) };
+    record_read(truth, key, print, MAX_RECORDED_READS, at, "a shader that never ends?")?;
+    if capture.contains(&key) {
+        truth.captured.insert(key, lane_reads(req, bound, scratch));
     }
     Ok(())
 }
