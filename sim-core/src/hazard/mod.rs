@@ -39,7 +39,12 @@
 //! UNIFORM_READ; one the shader accesses only through atomics is accessed atomically, and two
 //! atomic accesses of the same bytes through the same buffer are never a hazard (the memory
 //! model's mutually-ordered atomics). Fills and updates are clear commands
-//! (CLEAR_TRANSFER_WRITE), copies read and write at the COPY stage.
+//! (CLEAR_TRANSFER_WRITE), copies read and write at the COPY stage. An image a shader samples is
+//! a SHADER_SAMPLED_READ of its view's bytes, one it stores to a SHADER_STORAGE_WRITE. An image
+//! barrier whose layouts differ (UNDEFINED included) transitions the layout: a write of its
+//! subresources' bytes at the barrier (IMAGE_LAYOUT_TRANSITION), checked against what its first
+//! scope does not hold (a write after write or after read there, as the layer reports it), and
+//! then the bytes' latest write, visible to its second scope.
 
 pub mod diagnose;
 pub mod range_map;
