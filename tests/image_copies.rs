@@ -1,6 +1,8 @@
 //! vkCmdCopyImage (`copy_image`): refused with a located message where Vulkan's valid usage
 //! refuses it, and written back by the trace writer as it was read.
 
+mod support;
+
 use serde_json::{Value, json};
 
 const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/images/copy-image-correct.json");
@@ -75,13 +77,7 @@ fn regions_are_checked_as_vk_image_copy() {
 fn copies_round_trip_through_the_writer() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     for name in ["copy-image-correct", "copy-image-missing"] {
-        let t = sim_core::trace::load(&root.join(format!("examples/images/{name}.json"))).unwrap();
-        let written = sim_core::trace::write::to_trace(&t.workload, name, None).unwrap();
-        assert!(written.text.contains("\"cmd\": \"copy_image\""), "{name}");
-        let again = sim_core::trace::load_str(&written.text, None).unwrap_or_else(|e| panic!("{e}\n{}", written.text));
-        let p = sim_core::profile::Profile::builtin("radv-gfx10").unwrap();
-        let (a, b) = (sim_core::engine::run_workload(&t.workload, &p, 3).unwrap(), sim_core::engine::run_workload(&again.workload, &p, 3).unwrap());
-        assert_eq!((a.cycles, a.stale_reads, a.corrupted_bytes, &a.findings), (b.cycles, b.stale_reads, b.corrupted_bytes, &b.findings), "{name}");
-        assert_eq!(sim_core::trace::write::to_trace(&again.workload, name, None).unwrap().text, written.text, "{name}: written twice, the same text");
+        let written = support::round_trip(&root.join(format!("examples/images/{name}.json")), name, "radv-gfx10");
+        assert!(written.contains("\"cmd\": \"copy_image\""), "{name}");
     }
 }

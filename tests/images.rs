@@ -148,13 +148,7 @@ fn layouts_are_checked_in_submission_order() {
 fn image_examples_round_trip_through_the_writer() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     for name in ["clear-then-copy-missing", "clear-then-copy-correct"] {
-        let t = sim_core::trace::load(&root.join(format!("examples/images/{name}.json"))).unwrap();
-        let written = sim_core::trace::write::to_trace(&t.workload, name, None).unwrap();
-        let again = sim_core::trace::load_str(&written.text, None).unwrap_or_else(|e| panic!("{e}\n{}", written.text));
-        let p = sim_core::profile::Profile::builtin("seed-vram").unwrap();
-        let (a, b) = (sim_core::engine::run_workload(&t.workload, &p, 3).unwrap(), sim_core::engine::run_workload(&again.workload, &p, 3).unwrap());
-        assert_eq!((a.cycles, a.stale_reads, a.corrupted_bytes, &a.findings), (b.cycles, b.stale_reads, b.corrupted_bytes, &b.findings), "{name}");
-        assert_eq!(sim_core::trace::write::to_trace(&again.workload, name, None).unwrap().text, written.text, "{name}: written twice, the same text");
+        support::round_trip(&root.join(format!("examples/images/{name}.json")), name, "seed-vram");
     }
 }
 

@@ -147,8 +147,9 @@ pub struct MemRequest {
     pub compares: Vec<u32>,
 }
 
-impl MemRequest {
-    fn empty() -> Self {
+/// An empty load of binding 0 (a request to fill in, or reuse).
+impl Default for MemRequest {
+    fn default() -> Self {
         MemRequest {
             op: MemOp::Load,
             binding_index: 0,
@@ -162,7 +163,9 @@ impl MemRequest {
             compares: Vec::new(),
         }
     }
+}
 
+impl MemRequest {
     /// Total bytes `complete` expects for this request.
     pub fn result_len(&self) -> usize {
         match self.op {
@@ -406,7 +409,7 @@ impl Workgroup {
                 lane: vec![0; prog.lane_words as usize * w],
                 state: State::Running,
                 pending: Pending::None,
-                req: MemRequest::empty(),
+                req: MemRequest::default(),
                 img: ImageRequest::empty(),
                 stats: ExecStats::default(),
             });

@@ -28,3 +28,17 @@ pub fn png_rgb(path: &Path) -> (u32, u32, Vec<u8>) {
     buf.truncate(info.buffer_size());
     (info.width, info.height, buf)
 }
+
+/// Writes the trace at `path` back with gpusim's trace writer (as `name`) and loads what it
+/// wrote: both run on `profile` (seed 3) to the same report, and writing the reloaded trace
+/// gives the same text. Returns the written text.
+pub fn round_trip(path: &Path, name: &str, profile: &str) -> String {
+    let t = sim_core::trace::load(path).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let written = sim_core::trace::write::to_trace(&t.workload, name, None).unwrap().text;
+    let again = sim_core::trace::load_str(&written, None).unwrap_or_else(|e| panic!("{name}: {e}\n{written}"));
+    assert_eq!(sim_core::trace::write::to_trace(&again.workload, name, None).unwrap().text, written, "{name}: written twice, the same text");
+    let p = sim_core::profile::Profile::builtin(profile).unwrap();
+    let report = |w: &sim_core::api::Workload| serde_json::to_string(&sim_core::engine::run_workload(w, &p, 3).unwrap()).unwrap();
+    assert_eq!(report(&again.workload), report(&t.workload), "{name}: the same report");
+    written
+}

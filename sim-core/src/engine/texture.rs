@@ -49,18 +49,7 @@ fn lower(ir: &ImageRequest, bound: &[Bound], tex: &mut TexScratch) -> Result<(),
             .texel_offset(Aspect::Color, view.range.base_mip_level + level, view.range.base_array_layer + layer, texel)
             .ok_or_else(|| format!("texel {texel:?} of level {level}, layer {layer} is outside the view"))
     };
-    let mut req = tex.req.take().unwrap_or_else(|| MemRequest {
-        op: MemOp::Load,
-        binding_index: 0,
-        group: 0,
-        binding: 0,
-        kind: ir.kind,
-        atomic: false,
-        lanes: Vec::new(),
-        data: Vec::new(),
-        operands: Vec::new(),
-        compares: Vec::new(),
-    });
+    let mut req = tex.req.take().unwrap_or_default();
     req.binding_index = ir.binding_index;
     req.group = ir.group;
     req.binding = ir.binding;
