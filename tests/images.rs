@@ -111,6 +111,13 @@ fn image_examples_replay_on_a_real_driver() {
             // The layer sees the second sampling read what the storage image write left
             // unavailable, as gpusim does.
             "storage-then-sample-missing.json" => assert_eq!(ids, ["SYNC-HAZARD-READ-AFTER-WRITE COMPUTE_SHADER_SHADER_SAMPLED_READ"], "{name}"),
+            // A read of contents a transition from UNDEFINED discarded: synchronized, and the
+            // layer tracks no contents; gpusim reports it, and says the layer does not.
+            "transition-keeps-contents-missing.json" => {
+                assert!(ids.is_empty(), "{name}: {ids:?}");
+                let gpusim: Vec<&str> = r["gpusim_check"].as_array().unwrap().iter().filter_map(|h| h["id"].as_str()).collect();
+                assert_eq!(gpusim, ["GPUSIM-READ-AFTER-DISCARD"], "{name}: {}", r["gpusim_check"]);
+            }
             _ => assert!(ids.is_empty(), "{name}: {ids:?}"),
         }
     }

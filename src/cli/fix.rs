@@ -77,7 +77,7 @@ fn fix_rounds(text: &str, base: &Path, profile: &Profile, prog: &Program<'_>, ha
 
 /// Whether no synchronization fixes `h`.
 fn is_unfixable(prog: &Program<'_>, h: &Hazard) -> bool {
-    matches!(diagnose(prog, h).suggested, Suggestion::HostOp { op: NO_FIX, .. })
+    matches!(diagnose(prog, h).suggested, Suggestion::HostOp { op: NO_FIX, .. } | Suggestion::OldLayout { old_layout: None, .. })
 }
 
 /// One round: every hazard's fix spliced into `text` (widening what stands between the two
@@ -99,6 +99,8 @@ fn fix_once(text: &str, prog: &Program<'_>, hazards: &[Hazard], amend: bool) -> 
     // a later one: widened in place, since no barrier inserted beside one can reach into its
     // transition.
     let mut image_widenings: Vec<sim_core::hazard::diagnose::ImageWidening> = Vec::new();
+    // (command buffer, command, image barrier) -> the old layout that keeps the contents.
+    let mut old_layouts: BTreeMap<(String, usize, usize), String> = BTreeMap::new();
     for (i, h) in hazards.iter().enumerate() {
         if let Some(iw) = sim_core::hazard::diagnose::image_widening(prog, h) {
             let cmd = w.command_buffers.iter().find(|c| c.name == iw.command.command_buffer).and_then(|c| c.commands.get(iw.command.command));
@@ -129,6 +131,22 @@ fn fix_once(text: &str, prog: &Program<'_>, hazards: &[Hazard], amend: bool) -> 
                 let list = barriers.entry((cb, index)).or_default();
                 if !list.iter().any(|b| matches!(b, V::Obj(ms) if ms.iter().any(|(_, v)| matches!(v, V::Arr(items) if items.contains(&masks))))) {
                     list.push(V::obj([("cmd", V::str("pipeline_barrier")), ("memory_barriers", V::Arr(vec![masks]))]));
+                }
+            }
+            Suggestion::OldLayout { command, image_barrier, old_layout } => {
+                let cmd = w.command_buffers.iter().find(|c| c.name == command.command_buffer).and_then(|c| c.commands.get(command.command));
+                match old_layout {
+                    Some(l) if matches!(cmd, Some(sim_core::api::Command::PipelineBarrier(_))) => {
+                        old_layouts.insert((command.command_buffer, command.command, image_barrier), l);
+                    }
+                    Some(_) => {
+                        unfixable.push(format!("H{}: {} (the transition is an event wait's: change its old_layout by hand)", i + 1, d.diagnosis));
+                        continue;
+                    }
+                    None => {
+                        unfixable.push(format!("H{}: {}", i + 1, d.diagnosis));
+                        continue;
+                    }
                 }
             }
             Suggestion::Semaphore { signal_submit, wait_submit, wait_stage_mask } => {
@@ -164,6 +182,17 @@ fn fix_once(text: &str, prog: &Program<'_>, hazards: &[Hazard], amend: bool) -> 
     let mut edits = Edits::default();
     widen_commands(text, &root, w, &amendments, &unit, &mut edits)?;
     widen_image_barriers(text, &root, &image_widenings, &unit, &mut edits)?;
+    for ((cb, k, index), layout) in old_layouts {
+        let cmd = command_buffer(&root, text, &cb)?.get("commands").and_then(|c| c.items().get(k)).ok_or_else(|| format!("command {k} of command buffer `{cb}` is not in the trace"))?;
+        let value = cmd
+            .get("image_memory_barriers")
+            .and_then(|l| l.items().get(index))
+            .and_then(|b| b.get("old_layout"))
+            .ok_or_else(|| format!("command {k} of command buffer `{cb}` has no image memory barrier {index} with an old_layout"))?;
+        // The trace's own spelling: with or without Vulkan's prefix.
+        let prefix = if value.as_str(text).is_some_and(|v| v.starts_with("VK_IMAGE_LAYOUT_")) { "VK_IMAGE_LAYOUT_" } else { "" };
+        edits.replace(value, serde_json::Value::from(format!("{prefix}{layout}")).to_string());
+    }
     for ((cb, index), list) in barriers {
         let commands = command_buffer(&root, text, &cb)?.get("commands").filter(|c| c.is_array()).ok_or_else(|| format!("command buffer `{cb}` has no commands list"))?;
         splice::array_insert(text, commands, index, &list, &unit, &mut edits);

@@ -757,6 +757,18 @@ pub fn text_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules, inv:
                 "\nNo hazard explains this corruption: the program reads compressed image memory as something else (a buffer\n\
                  aliasing an optimal image, or placed in its page against bufferImageGranularity). Only the placement can fix it."
             );
+        } else if explained
+            && [r.findings.iter().map(|f| f.hazard).collect::<Vec<_>>(), r.memory_differences.iter().map(|d| d.hazard).collect(), r.host_reads.iter().map(|h| h.hazard).collect()]
+                .concat()
+                .into_iter()
+                .flatten()
+                .all(|i| r.hazards.get(i).is_some_and(|h| h.discarded.is_some()))
+        {
+            let _ = writeln!(
+                o,
+                "\nThese reads saw contents a layout transition from UNDEFINED discarded: no barrier brings them back; the\n\
+                 transition must name the layout the image is in as its old layout."
+            );
         } else if explained {
             let _ = writeln!(
                 o,
@@ -891,6 +903,9 @@ pub fn hazards_json(w: &Workload, hazards: &[sim_core::hazard::Hazard]) -> serde
                 "found": found,
                 "by": "gpusim",
             });
+            if let Some(d) = &h.discarded {
+                v["discarded"] = serde_json::json!(d);
+            }
             if let Some(prog) = &prog {
                 let d = sim_core::hazard::diagnose::diagnose(prog, h);
                 if let Some(b) = &d.barrier_at {
@@ -901,6 +916,7 @@ pub fn hazards_json(w: &Workload, hazards: &[sim_core::hazard::Hazard]) -> serde
                     sim_core::hazard::diagnose::Suggestion::Barrier { .. } => "suggested_barrier",
                     sim_core::hazard::diagnose::Suggestion::Semaphore { .. } => "suggested_semaphore",
                     sim_core::hazard::diagnose::Suggestion::HostOp { .. } => "suggested_host_op",
+                    sim_core::hazard::diagnose::Suggestion::OldLayout { .. } => "suggested_old_layout",
                 };
                 v[key] = serde_json::json!(d.suggested);
             }
@@ -980,6 +996,12 @@ fn suggestion_text(s: &sim_core::hazard::diagnose::Suggestion) -> String {
         Suggestion::Semaphore { signal_submit, wait_submit, wait_stage_mask } => {
             format!("a semaphore signalled by the submission at timeline[{signal_submit}] and waited by the one at timeline[{wait_submit}] with stage mask {wait_stage_mask}")
         }
+        Suggestion::OldLayout { command, image_barrier, old_layout: Some(l) } => {
+            format!("name {l} as the old_layout of image memory barrier {image_barrier} of {}[{}] (`gpusim check --fix` does it in place)", command.command_buffer, command.command)
+        }
+        Suggestion::OldLayout { command, image_barrier, old_layout: None } => {
+            format!("split image memory barrier {image_barrier} of {}[{}] into one barrier per layout its subresources are in, each naming that old layout", command.command_buffer, command.command)
+        }
         Suggestion::HostOp { op, before_timeline, memory, range } => {
             let r = range.map(|(o, n)| format!(" bytes [{o}, {})", o + n)).unwrap_or_default();
             let m = memory.as_ref().map(|m| format!(" of {m}{r}")).unwrap_or_default();
@@ -1002,6 +1024,20 @@ fn hazard_sentence(w: &Workload, h: &sim_core::hazard::Hazard) -> String {
             h.resource,
             place_text(w, &h.prior, &h.prior_usage),
             h.prior_usage,
+        );
+    }
+    if let Some(d) = &h.discarded {
+        return format!(
+            "{}: {} reads bytes [{}, {}) of {}, whose contents {} discarded: it transitions image `{}` from UNDEFINED after {} wrote them ({}), and nothing wrote them since.",
+            h.id,
+            place_text(w, &h.at, &h.usage),
+            h.offset,
+            h.offset + h.size,
+            h.resource,
+            place_text(w, &h.prior, &h.prior_usage),
+            d.image,
+            place_text(w, &d.write, &d.write_usage),
+            d.write_usage,
         );
     }
     let what = match h.id {

@@ -330,6 +330,36 @@ pub(crate) fn explain_bytes(prog: &Program<'_>, profile: &Profile, addr: u64, le
     None
 }
 
+/// Why a read of bytes layout transition `h` discarded ([`crate::hazard::READ_AFTER_DISCARD`])
+/// saw what it saw on `profile`, the bytes having come through `via`: what the profile's rows for
+/// a transition from UNDEFINED did to the image's tiles.
+pub(crate) fn discard_text(prog: &Program<'_>, profile: &Profile, h: &crate::hazard::Hazard, via: &str) -> String {
+    let barrier = match &h.prior {
+        crate::hazard::Place::Command(c) => prog.instance_of(c).and_then(|i| match prog.sync_command(i) {
+            Some(crate::api::action::SyncCommand::Barrier(d)) | Some(crate::api::action::SyncCommand::WaitEvents { dependency: d, .. }) => h.discarded.as_ref().and_then(|x| d.image_memory_barriers.get(x.barrier)),
+            _ => None,
+        }),
+        crate::hazard::Place::Host { .. } => None,
+    };
+    let work: Vec<String> = barrier
+        .filter(|b| compressible(&prog.workload.images[b.image], profile))
+        .and_then(|b| Some((b, layout(&b.new_layout)?)))
+        .map(|(b, new)| {
+            let aspect = if prog.workload.images[b.image].layout.desc.format.aspects() == [RopAspect::Color] { crate::profile::Aspect::Color } else { crate::profile::Aspect::Depth };
+            crate::profile::plan::transition_rows(profile, aspect, ImageLayout::Undefined, new).iter().flat_map(|r| r.work.iter()).map(|w| w.to_string()).collect()
+        })
+        .unwrap_or_default();
+    if work.is_empty() {
+        format!("on {}, the bytes came through {via}; its rows for a transition from UNDEFINED do nothing to this image, so what it read is what the bytes held", profile.name)
+    } else {
+        format!(
+            "on {}, the transition from UNDEFINED performs {} (its barrier table's layout-transition rows): the tiles the earlier write left compressed are read as raw slots, compressed bytes and then whatever the rest of each slot held (the bytes came through {via}). No barrier brings them back",
+            profile.name,
+            work.join(", ")
+        )
+    }
+}
+
 /// The most texels a picture takes (an image whose first level is larger is not pictured).
 pub const MAX_PICTURE_TEXELS: u64 = 1 << 22;
 

@@ -293,6 +293,8 @@ pub(crate) fn difference_hazard(prog: &Program<'_>, hazards: &[crate::hazard::Ha
         .or_else(|| hazards.iter().position(|h| h.resource == bytes.resource && writer(&h.at)))
         .or_else(|| if seen == expected { hazards.iter().position(|h| Some(&h.at) == seen.as_ref() || Some(&h.prior) == seen.as_ref()) } else { None })
         .or_else(|| hazards.iter().position(|h| (writer(&h.at) || writer(&h.prior)) && overlaps(h)))
+        // Bytes a layout transition discarded (the image's own, garbled in place).
+        .or_else(|| hazards.iter().position(|h| h.discarded.is_some() && overlaps(h)))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -353,7 +355,8 @@ pub(crate) fn classify(findings: &mut [Finding], prog: &Program<'_>, stream: &st
     for f in findings.iter_mut().filter(|f| f.kind == "race") {
         let reader = order::Agent::Node(hb.node_of(f.key.inst as usize));
         let (seen, expected) = (agent(&f.seen_write), agent(&f.expected_write));
-        if hb.before(seen, expected) && hb.before(expected, reader) {
+        // The write it should have seen, garbled after it (no second write to race with).
+        if f.seen_write == f.expected_write || (hb.before(seen, expected) && hb.before(expected, reader)) {
             f.kind = "stale";
         }
     }
@@ -655,6 +658,10 @@ pub(crate) fn explain(findings: &mut [Finding], prog: &Program<'_>, profile: &Pr
                 "on {}, the bytes came through {}; the invalidate discarded the host's writes before any flush, so they never reached device memory",
                 profile.name, f.via
             ));
+        } else if let Some(h) = f.hazard.map(|i| &hazards[i])
+            && h.discarded.is_some()
+        {
+            f.table_rows = Some(crate::engine::compression::discard_text(prog, profile, h, &f.via));
         } else if let Some(h) = f.hazard.map(|i| &hazards[i])
             && h.usage.is_layout_transition()
         {

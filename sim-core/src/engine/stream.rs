@@ -169,6 +169,10 @@ pub struct Stream {
     lists: Vec<[Vec<Vec<usize>>; 2]>,
     /// Number of queues.
     pub queues: usize,
+    /// Per (command instance, index among its dependency's image memory barriers), for an image
+    /// barrier whose old layout is UNDEFINED: the one layout every subresource it transitions
+    /// was in (what its old_layout would say to keep their contents), when not UNDEFINED.
+    pub layouts_before: std::collections::HashMap<(usize, usize), String>,
 }
 
 /// The stage bits of a mask, as indices 0..64.
@@ -269,6 +273,7 @@ impl Stream {
                 fence_signal: vec![None; w.timeline.len()],
                 lists: (0..nq).map(|_| [vec![Vec::new(); 64], vec![Vec::new(); 64]]).collect(),
                 queues: nq,
+                layouts_before: std::collections::HashMap::new(),
             },
             last_action: vec![None; nq],
             used: vec![false; nq],
@@ -509,13 +514,23 @@ impl Lowering<'_, '_> {
         v
     }
 
-    /// Performs the layout transitions of `dep`'s image barriers, in submission order: each
-    /// subresource must be in the barrier's old layout, or the old layout is UNDEFINED (its
-    /// contents may be discarded).
-    fn transition(&mut self, dep: &DependencyInfo, at: &str, when: &str) -> Result<(), WorkloadError> {
+    /// Performs the layout transitions of `dep`'s image barriers (of command instance `inst`),
+    /// in submission order: each subresource must be in the barrier's old layout, or the old
+    /// layout is UNDEFINED (its contents may be discarded; the layout they were in is kept in
+    /// [`Stream::layouts_before`]).
+    fn transition(&mut self, inst: usize, dep: &DependencyInfo, at: &str, when: &str) -> Result<(), WorkloadError> {
         let w = self.prog.workload;
-        for ib in &dep.image_memory_barriers {
+        for (i, ib) in dep.image_memory_barriers.iter().enumerate() {
             let im = &w.images[ib.image];
+            if ib.old_layout == "UNDEFINED" && ib.new_layout != "UNDEFINED" {
+                let mut held = subresources(im, &ib.range).into_iter().map(|(k, ..)| &self.layouts[ib.image][k]);
+                if let Some(first) = held.next()
+                    && first != "UNDEFINED"
+                    && held.all(|l| l == first)
+                {
+                    self.s.layouts_before.insert((inst, i), first.clone());
+                }
+            }
             for (k, a, level, layer) in subresources(im, &ib.range) {
                 let now = &mut self.layouts[ib.image][k];
                 if ib.old_layout != "UNDEFINED" && *now != ib.old_layout {
@@ -703,7 +718,7 @@ impl Lowering<'_, '_> {
         // Every command that is not an action is a synchronization command.
         let Some(sync) = prog.sync_command(inst) else { return Ok(()) };
         if let SyncCommand::Barrier(dep) | SyncCommand::WaitEvents { dependency: dep, .. } = sync {
-            self.transition(dep, &place, &label)?;
+            self.transition(inst, dep, &place, &label)?;
         }
         match sync {
             SyncCommand::Barrier(dep) => {

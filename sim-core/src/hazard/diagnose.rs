@@ -56,6 +56,17 @@ pub enum Suggestion {
         /// dstAccessMask.
         dst_access_mask: String,
     },
+    /// An image barrier's old layout: the layout its image is in, instead of UNDEFINED, so
+    /// that the transition keeps the contents a later access reads.
+    OldLayout {
+        /// The pipeline barrier or event wait.
+        command: CommandRef,
+        /// The image barrier's index in its dependency's `image_memory_barriers`.
+        image_barrier: usize,
+        /// The layout to name (`None`: the subresources were in several layouts, so no one
+        /// old layout keeps them all; split the barrier).
+        old_layout: Option<String>,
+    },
     /// A binary semaphore signalled by one submission and waited by another.
     Semaphore {
         /// Timeline index of the submission that signals it.
@@ -195,6 +206,9 @@ pub fn diagnose(prog: &Program<'_>, h: &Hazard) -> Diagnosis {
         dst_stage_mask: name(h.usage.stage()),
         dst_access_mask: name(dst_access),
     };
+    if let (Some(d), Place::Command(t)) = (&h.discarded, &h.prior) {
+        return discard(prog, h, d, t);
+    }
     match (&h.prior, &h.at) {
         (Place::Command(p), Place::Command(a)) if h.usage.is_layout_transition() && queue_of(prog, p.submit) == queue_of(prog, a.submit) => {
             transition_after(prog, h, p, a, memory).unwrap_or_else(|| command_pair(prog, h, p, a, memory, barrier))
@@ -287,6 +301,34 @@ pub fn diagnose(prog: &Program<'_>, h: &Hazard) -> Diagnosis {
             diagnosis: "two host accesses".into(),
             suggested: Suggestion::HostOp { op: "device_wait_idle", before_timeline: *timeline, memory: None, range: None },
         },
+    }
+}
+
+/// A read of contents a transition from UNDEFINED (image barrier `d.barrier` of command `t`)
+/// discarded: no dependency brings them back, the transition must name the layout they are in.
+fn discard(prog: &Program<'_>, h: &Hazard, d: &crate::hazard::Discarded, t: &CommandRef) -> Diagnosis {
+    let writer = match &d.write {
+        Place::Command(c) => describe(prog, c),
+        Place::Host { timeline } => format!("the host at timeline[{timeline}]"),
+    };
+    let reader = match &h.at {
+        Place::Command(c) => describe(prog, c),
+        Place::Host { timeline } => format!("the host read at timeline[{timeline}]"),
+    };
+    let keep = match &d.layout {
+        Some(l) => format!("an old_layout of {l}, the layout it is in, keeps them"),
+        None => "its subresources were in different layouts, so one barrier per layout, each naming its old layout, keeps them".to_string(),
+    };
+    Diagnosis {
+        barrier_at: Some(t.clone()),
+        diagnosis: format!(
+            "image memory barrier {} of {} transitions image `{}` from UNDEFINED, which leaves its contents undefined (a driver may drop or reinitialize them), after {writer} wrote them and before {reader} reads them; {keep}",
+            d.barrier,
+            describe(prog, t),
+            d.image
+        ),
+        suggested: Suggestion::OldLayout { command: t.clone(), image_barrier: d.barrier, old_layout: d.layout.clone() },
+        amend: Vec::new(),
     }
 }
 

@@ -31,7 +31,10 @@
 //!   available to HOST_READ is a read after write, and non-coherent memory adds
 //!   `GPUSIM-HOST-MISSING-FLUSH`, `GPUSIM-HOST-MISSING-INVALIDATE` and
 //!   `GPUSIM-HOST-INVALIDATE-BEFORE-FLUSH` (host writes invalidated before they were flushed:
-//!   their bytes are undefined).
+//!   their bytes are undefined);
+//! - contents are tracked too (beyond the validation layer): every byte's latest write, never
+//!   retired. A transition from UNDEFINED marks the written bytes it covers discarded until
+//!   something writes them again, and a read of discarded bytes is [`READ_AFTER_DISCARD`].
 //!
 //! A dispatch accesses the whole bound range of each descriptor (the layer's model: the bytes a
 //! shader touches are known only when it runs): a storage buffer the shader may write is a
@@ -128,6 +131,48 @@ pub struct Hazard {
     /// access): it reached the point of coherence, so no schedule may hold it back.
     #[serde(skip)]
     pub prior_made_available: bool,
+    /// For [`READ_AFTER_DISCARD`]: the write whose contents the layout transition discarded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub discarded: Option<Discarded>,
+}
+
+/// The id of a read of bytes a layout transition from UNDEFINED discarded after they were
+/// written (beyond the validation layer: the layer tracks no contents). Its prior access is the
+/// transition.
+pub const READ_AFTER_DISCARD: &str = "GPUSIM-READ-AFTER-DISCARD";
+
+/// What a layout transition from UNDEFINED discarded: "the contents of the image subresource
+/// are undefined" after it (Vulkan's image layout transitions), whatever was written before.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Discarded {
+    /// The image.
+    pub image: String,
+    /// The write whose bytes it discarded (the most recent on the hazard's first byte).
+    pub write: Place,
+    /// That write's stage and access.
+    pub write_usage: StageAccess,
+    /// The image barrier's index in its dependency's `image_memory_barriers`.
+    pub barrier: usize,
+    /// The layout the subresources were in, which the barrier's old_layout would name to keep
+    /// them (absent when they were in several).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub layout: Option<String>,
+}
+
+/// Bytes a layout transition from UNDEFINED discarded, until something writes them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct DiscardMark {
+    /// The transition's tag.
+    transition: Tag,
+    /// The write it discarded.
+    write: Tag,
+    /// That write's usage.
+    write_usage: StageAccess,
+    /// The image and the barrier's index in its dependency's image memory barriers.
+    image: usize,
+    barrier: usize,
+    /// The command instance of the barrier.
+    inst: usize,
 }
 
 impl Hazard {
@@ -296,6 +341,11 @@ struct Walk<'p, 'w> {
     needs_invalidate: RangeMap<Option<(Tag, StageAccess)>>,
     /// Host writes to non-coherent memory not flushed yet.
     unflushed: RangeMap<Option<Tag>>,
+    /// The most recent write of every byte ever written (by the host or the device; layout
+    /// transitions are not writes of contents), never retired.
+    written: RangeMap<Option<(Tag, StageAccess)>>,
+    /// Bytes a layout transition from UNDEFINED discarded and nothing wrote since.
+    discarded: RangeMap<Option<DiscardMark>>,
     hazards: Vec<Hazard>,
     /// Hazards found within a command buffer, by (command buffer, command, prior command, id,
     /// usage, buffer): reported once (for the first submission of the command buffer, and once
@@ -353,6 +403,8 @@ pub fn detect_program(prog: &Program<'_>, stream: &Stream, exact: Option<&HashMa
         atom: atom.max(1),
         needs_invalidate: RangeMap::new(),
         unflushed: RangeMap::new(),
+        written: RangeMap::new(),
+        discarded: RangeMap::new(),
         hazards: Vec::new(),
         seen_within: std::collections::HashMap::new(),
     };
@@ -672,6 +724,7 @@ impl Walk<'_, '_> {
         }
         self.host_unavailable.update(range.clone(), |v| *v = None);
         self.needs_invalidate.update(range.clone(), |v| *v = None);
+        self.wrote(range.clone(), tag, usage);
         if !self.prog.workload.memories[memory].properties.host_coherent {
             self.unflushed.update(range, |v| *v = Some(tag));
         }
@@ -688,9 +741,20 @@ impl Walk<'_, '_> {
             self.report_host(t, memory, usage, c, r);
             return;
         }
-        let missing = self.needs_invalidate.overlapping(range).find_map(|(r, v)| v.map(|(prior, prior_usage)| (r, prior, prior_usage)));
+        let missing = self.needs_invalidate.overlapping(range.clone()).find_map(|(r, v)| v.map(|(prior, prior_usage)| (r, prior, prior_usage)));
         if let Some((r, prior, prior_usage)) = missing {
             self.push_host("GPUSIM-HOST-MISSING-INVALIDATE", t, memory, usage, Conflict { kind: HazardKind::ReadAfterWrite, prior, prior_usage, available: false }, r);
+            return;
+        }
+        // Bytes a layout transition discarded (a linear image's, read through a mapping).
+        let lost = self.discarded.overlapping(range).filter_map(|(r, v)| v.map(|d| (r, d))).fold(None, |acc: Option<(Range<u64>, DiscardMark)>, (r, d)| match acc {
+            Some((a, first)) => Some((a.start.min(r.start)..a.end.max(r.end), first)),
+            None => Some((r, d)),
+        });
+        if let Some((r, d)) = lost {
+            let before = self.hazards.len();
+            self.push_host(READ_AFTER_DISCARD, t, memory, usage, Conflict { kind: HazardKind::ReadAfterWrite, prior: d.transition, prior_usage: StageAccess::IMAGE_LAYOUT_TRANSITION, available: true }, r);
+            self.note_discards(before);
         }
     }
 
@@ -717,6 +781,7 @@ impl Walk<'_, '_> {
             within_command_buffer: false,
             not_waited: false,
             prior_made_available: false,
+            discarded: None,
         });
     }
 
@@ -847,14 +912,46 @@ impl Walk<'_, '_> {
                         found.push((k, Conflict { kind: HazardKind::ReadAfterWrite, prior: t, prior_usage: self.u.host_write, available: false }, r, "GPUSIM-HOST-MISSING-FLUSH"));
                     }
                 }
+                for (r, v) in self.discarded.overlapping(a.range.clone()) {
+                    if let Some(d) = *v {
+                        found.push((k, Conflict { kind: HazardKind::ReadAfterWrite, prior: d.transition, prior_usage: StageAccess::IMAGE_LAYOUT_TRANSITION, available: true }, r, READ_AFTER_DISCARD));
+                    }
+                }
             }
         }
         if !found.is_empty() {
             let at = self.prog.instances[i].at.clone();
+            let before = self.hazards.len();
             self.report(&at, &accesses, &found);
+            self.note_discards(before);
         }
         for a in &accesses {
             self.queues[q as usize].context.update(a.range.clone(), |s| s.record(a.usage, tag, q, a.coherent, a.atomic));
+            if a.usage.is_write() {
+                self.wrote(a.range.clone(), tag, a.usage);
+            }
+        }
+    }
+
+    /// Records that `tag` wrote `range` (contents again, whatever a transition discarded).
+    fn wrote(&mut self, range: Range<u64>, tag: Tag, usage: StageAccess) {
+        self.written.update(range.clone(), |v| *v = Some((tag, usage)));
+        self.discarded.update(range, |v| *v = None);
+    }
+
+    /// Fills in what each [`READ_AFTER_DISCARD`] hazard pushed from index `from` on read: the
+    /// discard on its first byte.
+    fn note_discards(&mut self, from: usize) {
+        for k in from..self.hazards.len() {
+            let h = &self.hazards[k];
+            if h.id != READ_AFTER_DISCARD || h.discarded.is_some() {
+                continue;
+            }
+            let Some((start, _)) = h.device_range(self.prog) else { continue };
+            let Some(d) = self.discarded.overlapping(start..start + h.size).find_map(|(_, v)| *v) else { continue };
+            let layout = self.stream.layouts_before.get(&(d.inst, d.barrier)).cloned();
+            let discarded = Discarded { image: self.prog.workload.images[d.image].name.clone(), write: self.place(d.write), write_usage: d.write_usage, barrier: d.barrier, layout };
+            self.hazards[k].discarded = Some(discarded);
         }
     }
 
@@ -897,6 +994,7 @@ impl Walk<'_, '_> {
                 within_command_buffer: within,
                 not_waited: false,
                 prior_made_available: c.available,
+                discarded: None,
             });
         }
     }
@@ -983,6 +1081,18 @@ impl Walk<'_, '_> {
             self.report(&at, &accesses, &found);
         }
         let tag = self.new_tag(Origin::Instance(inst));
+        // From UNDEFINED, the contents are discarded: what was written there is undefined
+        // until written again.
+        for (index, b) in dep.image_memory_barriers.iter().enumerate().filter(|(_, b)| b.old_layout == "UNDEFINED" && b.new_layout != "UNDEFINED") {
+            let base = prog.buffer_addr(prog.image_resource(b.image), 0);
+            for (o, n) in prog.workload.images[b.image].layout.range_bytes(&b.range).unwrap_or_default() {
+                let pieces: Vec<(Range<u64>, (Tag, StageAccess))> = self.written.overlapping(base + o..base + o + n).filter_map(|(r, v)| v.map(|w| (r, w))).collect();
+                for (r, (write, write_usage)) in pieces {
+                    let mark = DiscardMark { transition: tag, write, write_usage, image: b.image, barrier: index, inst };
+                    self.discarded.update(r, |v| *v = Some(mark));
+                }
+            }
+        }
         Some((tag, list.into_iter().map(|(_, r, b)| (r, b)).collect()))
     }
 
@@ -1188,6 +1298,45 @@ mod tests {
         // Two transitions in a row on one queue are ordered (submission order).
         let again = barrier("NONE", "NONE", "COPY", "TRANSFER_READ", "TRANSFER_DST_OPTIMAL", "TRANSFER_SRC_OPTIMAL");
         assert!(hazards(&[first(), again, COPY.into()].join(",")).is_empty());
+    }
+
+    /// A read of bytes a transition from UNDEFINED discarded after they were written is a
+    /// [`READ_AFTER_DISCARD`], with the write and the layout that would have kept them; a write
+    /// after the transition gives the bytes contents again, and a transition from the layout
+    /// the image is in discards nothing.
+    #[test]
+    fn reads_of_contents_a_transition_from_undefined_discarded() {
+        let discard = barrier("CLEAR", "TRANSFER_WRITE", "COPY", "TRANSFER_READ", "UNDEFINED", "TRANSFER_SRC_OPTIMAL");
+        let h = hazards(&[first(), CLEAR.into(), discard.clone(), COPY.into()].join(","));
+        assert_eq!(h.iter().map(|h| (h.id, h.usage.to_string(), h.prior_usage)).collect::<Vec<_>>(), [(READ_AFTER_DISCARD, "COPY_TRANSFER_READ".to_string(), StageAccess::IMAGE_LAYOUT_TRANSITION)]);
+        assert!(matches!(&h[0].at, Place::Command(c) if c.command == 3), "{h:?}");
+        assert!(matches!(&h[0].prior, Place::Command(c) if c.command == 2), "{h:?}");
+        let d = h[0].discarded.as_ref().expect("what was discarded");
+        assert!(matches!(&d.write, Place::Command(c) if c.command == 1), "{d:?}");
+        assert_eq!((d.image.as_str(), d.write_usage.to_string(), d.barrier, d.layout.as_deref()), ("img", "CLEAR_TRANSFER_WRITE".to_string(), 0, Some("TRANSFER_DST_OPTIMAL")));
+        // Written again after the transition: contents again.
+        let clear_src = r#"{"cmd": "clear_color_image", "image": "img", "image_layout": "TRANSFER_DST_OPTIMAL", "color": {"float32": [0, 1, 0, 1]}, "ranges": [{"aspect_mask": "COLOR"}]}"#;
+        let to_dst = barrier("CLEAR", "TRANSFER_WRITE", "CLEAR", "TRANSFER_WRITE", "UNDEFINED", "TRANSFER_DST_OPTIMAL");
+        let to_src = barrier("CLEAR", "TRANSFER_WRITE", "COPY", "TRANSFER_READ", "TRANSFER_DST_OPTIMAL", "TRANSFER_SRC_OPTIMAL");
+        assert!(hazards(&[first(), CLEAR.into(), to_dst, clear_src.into(), to_src.clone(), COPY.into()].join(",")).is_empty());
+        // The layout it is in: nothing discarded.
+        assert!(hazards(&[first(), CLEAR.into(), to_src, COPY.into()].join(",")).is_empty());
+        // Nothing written before it: nothing to discard (the first transition of every image).
+        assert!(hazards(&[barrier("NONE", "NONE", "COPY", "TRANSFER_READ", "UNDEFINED", "TRANSFER_SRC_OPTIMAL"), COPY.into()].join(",")).is_empty());
+        // The fix names the layout the image is in.
+        let text = format!(
+            r#"{{"gpusim_trace": 1, "memory": [{{"id": "vram", "size": 65536, "properties": "DEVICE_LOCAL"}}],
+            "buffers": [{{"id": "out", "memory": "vram", "offset": 0, "size": 4096, "usage": "TRANSFER_DST"}}],
+            "images": [{{"id": "img", "memory": "vram", "offset": 8192, "format": "R8G8B8A8_UNORM", "extent": [32, 32, 1], "usage": "TRANSFER_DST|TRANSFER_SRC"}}],
+            "command_buffers": [{{"id": "cb", "commands": [{}]}}],
+            "timeline": [{{"op": "queue_submit", "command_buffers": ["cb"]}}]}}"#,
+            [first(), CLEAR.into(), discard, COPY.into()].join(",")
+        );
+        let t = crate::trace::load_str(&text, None).expect("loads");
+        let prog = Program::new(&t.workload).expect("program");
+        let h = detect(&t.workload).expect("detects");
+        let d = diagnose::diagnose(&prog, &h[0]);
+        assert!(matches!(&d.suggested, diagnose::Suggestion::OldLayout { command, image_barrier: 0, old_layout: Some(l) } if command.command == 2 && l == "TRANSFER_DST_OPTIMAL"), "{d:?}");
     }
 
     /// An event wait transitions the layout too, its first scope what the set had before it.
