@@ -28,4 +28,4 @@ pub use codec::{Encoded, MAX_CLEAR_VALUES, TileState};
 pub use format::{Aspect, ClearValue, Format, Texel};
 pub use layout::{ImageDesc, ImageError, ImageLayout, ImageType, SubresourceRange, Tiling, TilingParams};
 pub use level::{Codec, Metadata, MetadataError, TileInfo};
-pub use sampler::{AddressMode, BorderColor, Filter, Footprint, MipmapMode, Sampler, Tap, filter};
+pub use sampler::{AddressMode, BorderColor, Filter, Footprint, MipmapMode, Sampler, Tap, blit_footprint, filter};

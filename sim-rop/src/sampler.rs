@@ -333,7 +333,12 @@ impl Sampler {
 /// ("(u,v,w,a) to (i,j,k,l,n) Transformation", then "Wrapping Operation").
 fn axis_taps(mode: AddressMode, filter: Filter, size: u32, s: f32) -> ([AxisTap; 2], usize) {
     let s = if s.is_nan() { 0.0 } else { s };
-    let u = s * size as f32;
+    axis_taps_at(mode, filter, size, s * size as f32)
+}
+
+/// [`axis_taps`] at unnormalized coordinate `u` (texels from the level's edge).
+fn axis_taps_at(mode: AddressMode, filter: Filter, size: u32, u: f32) -> ([AxisTap; 2], usize) {
+    let u = if u.is_nan() { 0.0 } else { u };
     let (x, n) = match filter {
         Filter::Nearest => (u, 1),
         Filter::Linear => (u - 0.5, 2),
@@ -365,6 +370,34 @@ fn reduce(mode: AddressMode, size: u32, floor: f32) -> i64 {
             floor.clamp(-size - 2.0, size + 1.0) as i64
         }
     }
+}
+
+/// The taps of one destination texel of vkCmdBlitImage: the source level is `size` texels
+/// (1 on the axes the image lacks; `dims` = 2 or 3 axes used), and `u` the unnormalized
+/// coordinates the blit maps the destination texel's centre to ("Image Blits":
+/// `u = srcOffset₀ + (x + 0.5 - dstOffset₀) × scale`). Coordinates are unnormalized, so no
+/// rounding of a normalization comes in; the address mode is CLAMP_TO_EDGE and only level 0 is
+/// read, as vkCmdBlitImage samples. Integer coordinates outside the level are clamped to its
+/// edge.
+pub fn blit_footprint(filter: Filter, size: [u32; 3], dims: usize, u: [f32; 3]) -> Footprint {
+    let dims = dims.clamp(1, 3);
+    let mut axes: [([AxisTap; 2], usize); 3] = [([(Some(0), 1.0), (None, 0.0)], 1); 3];
+    for (axis, slot) in axes.iter_mut().enumerate().take(dims) {
+        *slot = axis_taps_at(AddressMode::ClampToEdge, filter, size[axis].max(1), u[axis]);
+    }
+    let mut taps = Vec::with_capacity(1 << dims);
+    let ((ks, nk), (js, nj), (is, ni)) = (axes[2], axes[1], axes[0]);
+    for &(k, wk) in &ks[..nk] {
+        for &(j, wj) in &js[..nj] {
+            for &(i, wi) in &is[..ni] {
+                // Clamping to the edge leaves no border texel.
+                if let (Some(i), Some(j), Some(k)) = (i, j, k) {
+                    taps.push(Tap { level: 0, texel: [i, j, k], weight: wi * wj * wk });
+                }
+            }
+        }
+    }
+    Footprint { taps, border_weight: 0.0 }
 }
 
 /// The "Wrapping Operation" of integer texel coordinate `i` in a level `size` texels long, or

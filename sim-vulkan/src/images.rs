@@ -114,6 +114,17 @@ pub(crate) fn image_copy(r: &sim_core::api::ImageCopy) -> vk::ImageCopy {
     }
 }
 
+/// A region of vkCmdBlitImage.
+pub(crate) fn image_blit(r: &sim_core::api::ImageBlit) -> vk::ImageBlit {
+    let offset = |o: [u32; 3]| vk::Offset3D { x: o[0] as i32, y: o[1] as i32, z: o[2] as i32 };
+    vk::ImageBlit {
+        src_subresource: layers(&r.src_subresource),
+        src_offsets: [offset(r.src_offsets[0]), offset(r.src_offsets[1])],
+        dst_subresource: layers(&r.dst_subresource),
+        dst_offsets: [offset(r.dst_offsets[0]), offset(r.dst_offsets[1])],
+    }
+}
+
 /// The clear colour whose encoding in `f` is `texel`: its values as the format decodes them
 /// (floats for normalized and float formats, which the driver encodes back to the same bytes;
 /// integers for integer formats).

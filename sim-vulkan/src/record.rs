@@ -159,6 +159,12 @@ fn record(o: &Objects<'_>, w: &Workload, cb: usize, desc: &CommandBufferDesc, ha
                 let (sl, dl) = (crate::images::layout(src_layout, &at(k))?, crate::images::layout(dst_layout, &at(k))?);
                 unsafe { d.cmd_copy_image(handle, o.images[*src], sl, o.images[*dst], dl, &r) }
             }
+            Command::BlitImage { src, src_layout, dst, dst_layout, regions, filter } => {
+                let r: Vec<vk::ImageBlit> = regions.iter().map(crate::images::image_blit).collect();
+                let (sl, dl) = (crate::images::layout(src_layout, &at(k))?, crate::images::layout(dst_layout, &at(k))?);
+                let f = if *filter == sim_rop::Filter::Linear { vk::Filter::LINEAR } else { vk::Filter::NEAREST };
+                unsafe { d.cmd_blit_image(handle, o.images[*src], sl, o.images[*dst], dl, &r, f) }
+            }
             Command::ClearColorImage { image, layout, texel, ranges } => {
                 let colour = crate::images::clear_color(w.images[*image].layout.desc.format, texel);
                 let r: Vec<vk::ImageSubresourceRange> = ranges.iter().map(crate::images::range).collect();

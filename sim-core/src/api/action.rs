@@ -47,6 +47,27 @@ pub struct CopyRange {
     pub size: u64,
 }
 
+/// Bytes one transfer-engine step moves (the engine's chunk; a blit's run is at most this).
+pub const TRANSFER_CHUNK: u64 = 256;
+
+/// Texels of one row of a blit's destination whose bytes are contiguous (a tile's edge or the
+/// row's end closes a run).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlitRun {
+    /// The region.
+    pub region: u32,
+    /// The layer, counted from the region's first.
+    pub layer: u32,
+    /// The run's first texel in the destination level.
+    pub texel: [u32; 3],
+    /// Texels in the run.
+    pub count: u32,
+    /// Device address of its first byte.
+    pub dst_addr: u64,
+    /// Bytes.
+    pub size: u64,
+}
+
 /// A span of an image's plane a clear sets: every texel to the same bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ClearSpan {
@@ -94,6 +115,24 @@ pub enum Work<'w> {
         /// The regions.
         regions: Vec<CopyRange>,
     },
+    /// vkCmdBlitImage: runs of destination texels, each computed from the source texels its
+    /// filter reads (`engine/blit.rs`).
+    Blit {
+        /// The source (a resource index: buffers, then images).
+        src: usize,
+        /// The destination (a resource index).
+        dst: usize,
+        /// The source image.
+        src_image: usize,
+        /// The destination image.
+        dst_image: usize,
+        /// The regions, as the command has them.
+        regions: &'w [crate::api::workload::ImageBlit],
+        /// NEAREST or LINEAR.
+        filter: sim_rop::Filter,
+        /// The destination texels, in runs of contiguous bytes.
+        runs: Vec<BlitRun>,
+    },
     /// vkCmdClearColorImage, vkCmdClearDepthStencilImage: each span of device addresses set to
     /// its plane's texel, repeated.
     Clear {
@@ -133,6 +172,7 @@ impl Work<'_> {
             Work::Update { data, .. } => vec![data.len() as u64],
             Work::Copy { regions, .. } => regions.iter().map(|r| r.size).collect(),
             Work::Clear { spans, .. } => spans.iter().map(|s| s.size).collect(),
+            Work::Blit { runs, .. } => runs.iter().map(|r| r.size).collect(),
             Work::Dispatch { .. } => Vec::new(),
         }
     }
@@ -144,6 +184,7 @@ impl Work<'_> {
             Work::Update { data, .. } => data.len() as u64,
             Work::Copy { regions, .. } => regions.iter().fold(0u64, |a, r| a.saturating_add(r.size)),
             Work::Clear { spans, .. } => spans.iter().fold(0u64, |a, s| a.saturating_add(s.size)),
+            Work::Blit { runs, .. } => runs.iter().fold(0u64, |a, r| a.saturating_add(r.size)),
             Work::Dispatch { .. } => 0,
         }
     }

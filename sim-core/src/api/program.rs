@@ -360,6 +360,7 @@ impl<'w> Program<'w> {
             | Command::CopyBufferToImage { .. }
             | Command::CopyImageToBuffer { .. }
             | Command::CopyImage { .. }
+            | Command::BlitImage { .. }
             | Command::ClearColorImage { .. }
             | Command::ClearDepthStencilImage { .. }
             | Command::Dispatch { .. } => return None,
@@ -515,6 +516,31 @@ fn check_command(w: &Workload, c: &Command) -> Result<(), String> {
                     && (0..3).all(|d| r.image_extent[d] > 0 && r.image_offset[d] as u64 + r.image_extent[d] as u64 <= level[d] as u64);
                 if !inside {
                     return Err(format!("regions[{k}]: the texels are not within image `{}`", im.name));
+                }
+            }
+        }
+        Command::BlitImage { src, dst, regions, .. } => {
+            let (si, di) = (w.images.get(*src).ok_or_else(|| format!("unknown image index {src}"))?, w.images.get(*dst).ok_or_else(|| format!("unknown image index {dst}"))?);
+            if regions.is_empty() {
+                return Err("a blit needs at least one region".into());
+            }
+            if si.layout.desc.format.is_depth_stencil() || di.layout.desc.format.is_depth_stencil() {
+                return Err("blits of depth/stencil images are not supported yet by the engine".into());
+            }
+            let inside = |im: &crate::api::ImageBinding, s: &crate::api::SubresourceLayers, o: &[[u32; 3]; 2]| {
+                let level = im.layout.desc.level_extent(s.mip_level);
+                s.mip_level < im.layout.desc.mip_levels
+                    && s.layer_count > 0
+                    && s.aspect == sim_rop::Aspect::Color
+                    && s.base_array_layer as u64 + s.layer_count as u64 <= im.layout.desc.array_layers as u64
+                    && o.iter().all(|c| (0..3).all(|d| c[d] <= level[d]))
+            };
+            for (k, r) in regions.iter().enumerate() {
+                if r.src_subresource.layer_count != r.dst_subresource.layer_count {
+                    return Err(format!("regions[{k}]: the source and the destination have different layer counts"));
+                }
+                if !inside(si, &r.src_subresource, &r.src_offsets) || !inside(di, &r.dst_subresource, &r.dst_offsets) {
+                    return Err(format!("regions[{k}]: the offsets are not within images `{}` and `{}`", si.name, di.name));
                 }
             }
         }
@@ -727,6 +753,15 @@ fn lower<'w>(prog: &Program<'w>, c: &'w Command) -> Option<Action<'w>> {
             let (ranges, usages) = copy_between_images(prog, *src, *dst, regions);
             Action { vk_name: c.vk_name(), stages: S::COPY, usages, work: Work::Copy { src: prog.image_resource(*src), dst: prog.image_resource(*dst), regions: ranges } }
         }
+        Command::BlitImage { src, dst, regions, filter, .. } => {
+            let (runs, usages) = blit_runs(prog, *src, *dst, regions);
+            Action {
+                vk_name: c.vk_name(),
+                stages: S::BLIT,
+                usages,
+                work: Work::Blit { src: prog.image_resource(*src), dst: prog.image_resource(*dst), src_image: *src, dst_image: *dst, regions, filter: *filter, runs },
+            }
+        }
         Command::ClearColorImage { image, texel, ranges, .. } => {
             let planes = [(sim_rop::Aspect::Color, texel.clone())];
             clear_action(prog, c.vk_name(), *image, ranges, &planes)
@@ -823,6 +858,47 @@ fn image_copy(prog: &Program<'_>, buffer: usize, image: usize, regions: &[crate:
         } else {
             usages.extend(image_usages);
             usages.push(buffer_usage(write));
+        }
+    }
+    (runs, usages)
+}
+
+/// A vkCmdBlitImage's destination texels as runs of contiguous bytes (a run ends at a tile's
+/// edge of an optimal destination, a row's end, or after [`crate::api::action::TRANSFER_CHUNK`]
+/// bytes), in the order of the regions, layers, slices, rows and texels; and its usages: the
+/// source's subresources read, the destination's written, at BLIT.
+fn blit_runs(prog: &Program<'_>, src: usize, dst: usize, regions: &[crate::api::ImageBlit]) -> (Vec<crate::api::action::BlitRun>, Vec<Usage>) {
+    let (si, di) = (&prog.workload.images[src], &prog.workload.images[dst]);
+    let (sr, dr) = (prog.image_resource(src), prog.image_resource(dst));
+    let (sbase, dbase) = (prog.buffer_addr(sr, 0), prog.buffer_addr(dr, 0));
+    let tile = sim_rop::layout::TILE_DIM;
+    let texel = di.layout.desc.format.plane_bytes(sim_rop::Aspect::Color).unwrap_or(4).max(1);
+    let most = (crate::api::action::TRANSFER_CHUNK / u64::from(texel)).max(1) as u32;
+    let (mut runs, mut usages) = (Vec::new(), Vec::new());
+    for (ri, g) in regions.iter().enumerate() {
+        let d = g.dst_subresource;
+        let lo = |k: usize| g.dst_offsets[0][k].min(g.dst_offsets[1][k]);
+        let hi = |k: usize| g.dst_offsets[0][k].max(g.dst_offsets[1][k]);
+        for l in 0..d.layer_count {
+            for z in lo(2)..hi(2) {
+                for y in lo(1)..hi(1) {
+                    let mut x = lo(0);
+                    while x < hi(0) {
+                        let left = hi(0) - x;
+                        let n = if di.layout.desc.tiling == sim_rop::Tiling::Optimal { (tile - x % tile).min(left) } else { left }.min(most);
+                        let Some(off) = di.layout.texel_offset(d.aspect, d.mip_level, d.base_array_layer + l, [x, y, z]) else { break };
+                        runs.push(crate::api::action::BlitRun { region: ri as u32, layer: l, texel: [x, y, z], count: n, dst_addr: dbase + off, size: u64::from(n) * u64::from(texel) });
+                        x += n;
+                    }
+                }
+            }
+        }
+        let (read, write) = (stage_access(S::BLIT, A::TRANSFER_READ), stage_access(S::BLIT, A::TRANSFER_WRITE));
+        for (im, r, base, sub, u) in [(si, sr, sbase, g.src_subresource, read), (di, dr, dbase, d, write)] {
+            let mut aspects = [false; 3];
+            aspects[sub.aspect as usize] = true;
+            let range = sim_rop::SubresourceRange { aspects, base_mip_level: sub.mip_level, level_count: 1, base_array_layer: sub.base_array_layer, layer_count: sub.layer_count };
+            usages.extend(im.layout.range_bytes(&range).unwrap_or_default().into_iter().map(|(o, n)| Usage { buffer: r, range: base + o..base + o + n, usage: u, coherent: false, atomic_only: false }));
         }
     }
     (runs, usages)

@@ -311,6 +311,21 @@ pub struct ImageCopy {
     pub extent: [u32; 3],
 }
 
+/// A VkImageBlit region: the texels of a box of one subresource of the source scaled (and
+/// mirrored, where an offset pair is reversed) onto a box of one of the destination.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ImageBlit {
+    /// The source's subresources.
+    pub src_subresource: SubresourceLayers,
+    /// The source box's corners (srcOffsets), each coordinate within its level (0 to the
+    /// level's size).
+    pub src_offsets: [[u32; 3]; 2],
+    /// The destination's subresources (as many layers as the source's).
+    pub dst_subresource: SubresourceLayers,
+    /// The destination box's corners (dstOffsets).
+    pub dst_offsets: [[u32; 3]; 2],
+}
+
 /// A VkDependencyInfo: the barriers of a pipeline barrier, set_event or wait_events.
 #[derive(Clone, Debug, Default)]
 pub struct DependencyInfo {
@@ -431,6 +446,21 @@ pub enum Command {
         /// The regions.
         regions: Vec<ImageCopy>,
     },
+    /// vkCmdBlitImage.
+    BlitImage {
+        /// Source image.
+        src: ImageId,
+        /// The layout the source is in.
+        src_layout: String,
+        /// Destination image.
+        dst: ImageId,
+        /// The layout the destination is in.
+        dst_layout: String,
+        /// The regions.
+        regions: Vec<ImageBlit>,
+        /// NEAREST or LINEAR.
+        filter: sim_rop::Filter,
+    },
     /// vkCmdClearColorImage.
     ClearColorImage {
         /// The image.
@@ -505,6 +535,7 @@ impl Command {
             Command::CopyBufferToImage { .. } => "vkCmdCopyBufferToImage",
             Command::CopyImageToBuffer { .. } => "vkCmdCopyImageToBuffer",
             Command::CopyImage { .. } => "vkCmdCopyImage",
+            Command::BlitImage { .. } => "vkCmdBlitImage",
             Command::ClearColorImage { .. } => "vkCmdClearColorImage",
             Command::ClearDepthStencilImage { .. } => "vkCmdClearDepthStencilImage",
             Command::Dispatch { .. } => "vkCmdDispatch",

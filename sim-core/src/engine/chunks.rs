@@ -5,8 +5,7 @@
 use crate::api::action::Work;
 use crate::engine::record::ReadKey;
 
-/// Bytes one transfer-engine step moves.
-pub const TRANSFER_CHUNK: u64 = 256;
+pub use crate::api::action::TRANSFER_CHUNK;
 
 /// Where a copy chunk reads: device address, buffer, offset in the buffer.
 pub(crate) type ChunkSource = Option<(u64, usize, u64)>;
@@ -55,7 +54,7 @@ impl Chunk {
                     data.copy_from_slice(&src[pos..pos + self.len as usize]);
                 }
             }
-            ChunkData::Copy => {}
+            ChunkData::Copy | ChunkData::Blit(_) => {}
         }
     }
 }
@@ -70,6 +69,8 @@ pub(crate) enum ChunkData {
     Inline(usize),
     /// The source of a copy.
     Copy,
+    /// Run `.0` of a blit, computed from the source texels it reads (`engine/blit.rs`).
+    Blit(usize),
 }
 
 /// The chunks transfer work moves, in order (the same in both runs); none for a dispatch.
@@ -99,6 +100,12 @@ pub(crate) fn transfer_chunks(inst: usize, work: &Work<'_>) -> Vec<Chunk> {
         Work::Clear { spans, .. } => {
             for s in spans {
                 push_range(s.addr, s.size, &mut |_, _| (None, ChunkData::Texel(s.texel, s.texel_bytes), no_read));
+            }
+        }
+        Work::Blit { runs, .. } => {
+            let total = runs.iter().fold(0u64, |a, r| a.saturating_add(r.size));
+            for (i, r) in runs.iter().enumerate() {
+                out.push(Chunk { src: None, dst: r.dst_addr, len: r.size, data: ChunkData::Blit(i), key: crate::engine::blit::segment_key(inst, i, 0), transfer_bytes: total });
             }
         }
         Work::Dispatch { .. } => {}

@@ -46,6 +46,7 @@
 //! Functional effect and timing stay apart: caches move bytes ([`machine`]); the timing model
 //! turns what they report into cycles.
 
+pub(crate) mod blit;
 pub(crate) mod chunks;
 pub mod compression;
 pub(crate) mod bindings;

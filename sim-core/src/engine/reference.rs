@@ -430,12 +430,35 @@ fn run_command(
     // Synchronization orders nothing here: this run is already in order and coherent.
     let Some(action) = prog.action(inst) else { return Ok(()) };
     match &action.work {
-        work @ (Work::Fill { .. } | Work::Update { .. } | Work::Copy { .. } | Work::Clear { .. }) => {
+        work @ (Work::Fill { .. } | Work::Update { .. } | Work::Copy { .. } | Work::Clear { .. } | Work::Blit { .. }) => {
             let (mut data, mut tags) = (Vec::new(), Vec::new());
             for c in transfer_chunks(inst, work) {
                 c.bytes_into(work, &mut data);
                 match c.data {
                     ChunkData::Pattern(_) | ChunkData::Texel(..) | ChunkData::Inline(_) => {}
+                    // Each source segment a read, as a copy chunk's is.
+                    ChunkData::Blit(run) => {
+                        let Work::Blit { src, .. } = work else { unreachable!("a blit's chunk") };
+                        let src = *src;
+                        crate::engine::blit::run_bytes(
+                            prog,
+                            work,
+                            run,
+                            &mut |segment, s, buf| {
+                                let key = crate::engine::blit::segment_key(inst, run, segment);
+                                let mut tags = vec![0; word_span(s.addr, buf.len())];
+                                mem.read(s.addr, buf, &mut tags).map_err(|e| exec(&e))?;
+                                let print = ReadPrint { bytes: fingerprint(0, buf), addrs: 0, writers: tags_fingerprint(0, &tags) };
+                                record_read(truth, key, print, MAX_RECORDED_READS, || ins.at.to_string(), "copies of more than 2 GiB in all?")?;
+                                if capture.contains(&key) {
+                                    let byte_tags = crate::engine::exec::byte_tags(&tags, s.addr, s.addr, buf.len() as u64);
+                                    truth.captured.insert(key, vec![crate::engine::exec::LaneRead { lane: 0, buffer: src, offset: s.offset, bytes: buf.to_vec(), byte_tags, via: "" }]);
+                                }
+                                Ok(())
+                            },
+                            &mut data,
+                        )?;
+                    }
                     ChunkData::Copy => {
                         let (addr, buffer, offset) = c.src.expect("copy chunks have a source");
                         tags.clear();

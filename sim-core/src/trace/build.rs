@@ -25,7 +25,6 @@ fn fail<T>(path: impl Into<String>, message: impl Into<String>) -> R<T> {
 
 /// Commands of Vulkan the trace format names but the engine cannot run yet.
 pub const NOT_YET_COMMANDS: &[&str] = &[
-    "blit_image",
     "resolve_image",
     "clear_attachments",
     "dispatch_indirect",
@@ -99,6 +98,8 @@ fn region_fields(r: &schema::Region, rp: &str, cmd: &str, allowed: &[&str]) -> R
         ("image_subresource", r.image_subresource.is_some()),
         ("image_offset", r.image_offset.is_some()),
         ("image_extent", r.image_extent.is_some()),
+        ("src_offsets", r.src_offsets.is_some()),
+        ("dst_offsets", r.dst_offsets.is_some()),
     ];
     for (f, on) in present {
         if on && !allowed.contains(&f) {
@@ -810,6 +811,51 @@ impl Builder<'_> {
         Ok(crate::api::ImageCopy { src_subresource: s, src_offset: so, dst_subresource: d, dst_offset: dof, extent })
     }
 
+    /// One region of vkCmdBlitImage, checked as Vulkan's valid usage checks `VkImageBlit`
+    /// against both images: one colour aspect each, as many layers, and each offset within its
+    /// level (z 0 and 1 for an image that is not 3D).
+    fn image_blit_region(&self, r: &schema::Region, src: usize, dst: usize, rp: &str) -> R<crate::api::ImageBlit> {
+        region_fields(r, rp, "blit_image", &["src_subresource", "src_offsets", "dst_subresource", "dst_offsets"])?;
+        let side = |f: &str, sub: &Option<schema::SubresourceLayers>, image: usize, vuids| -> R<crate::api::SubresourceLayers> {
+            let sub = sub.as_ref().ok_or_else(|| (rp.to_string(), format!("a blit_image region needs `{f}`")))?;
+            self.subresource_layers(image, sub, &format!("{rp}.{f}"), "blit_image", vuids)
+        };
+        let s = side("src_subresource", &r.src_subresource, src, ("VUID-VkImageBlit-aspectMask-00238", "srcSubresource-01705", "srcSubresource-01707"))?;
+        let d = side("dst_subresource", &r.dst_subresource, dst, ("VUID-VkImageBlit-aspectMask-00238", "dstSubresource-01706", "dstSubresource-01708"))?;
+        if s.layer_count != d.layer_count {
+            return fail(format!("{rp}.dst_subresource.layer_count"), format!("{} layers from {} source layers (VUID-VkImageBlit-layerCount-08800)", d.layer_count, s.layer_count));
+        }
+        let corners = |f: &str, o: Option<[[i64; 3]; 2]>, image: usize, sub: &crate::api::SubresourceLayers, vuids: [&str; 3]| -> R<[[u32; 3]; 2]> {
+            let o = o.ok_or_else(|| (rp.to_string(), format!("a blit_image region needs `{f}` (two corners [x, y, z])")))?;
+            let desc = self.w.images[image].layout.desc;
+            let level = desc.level_extent(sub.mip_level);
+            let mut out = [[0u32; 3]; 2];
+            for (c, corner) in o.iter().enumerate() {
+                for k in 0..3 {
+                    if corner[k] < 0 || corner[k] > i64::from(level[k]) {
+                        return fail(format!("{rp}.{f}[{c}]"), format!("{} {} is not within 0..={} of level {} of image `{}` ({})", ["x", "y", "z"][k], corner[k], level[k], sub.mip_level, self.w.images[image].name, vuids[k]));
+                    }
+                    out[c][k] = corner[k] as u32;
+                }
+            }
+            // A 1D image's y and a 1D or 2D image's z span exactly [0, 1).
+            let flat = match desc.image_type {
+                sim_rop::ImageType::D1 => 1,
+                sim_rop::ImageType::D2 => 2,
+                sim_rop::ImageType::D3 => 3,
+            };
+            for k in flat..3 {
+                if out[0][k] != 0 || out[1][k] != 1 {
+                    return fail(format!("{rp}.{f}"), format!("a {}D image's {} corners must be 0 and 1 ({})", flat, ["x", "y", "z"][k], vuids[k]));
+                }
+            }
+            Ok(out)
+        };
+        let so = corners("src_offsets", r.src_offsets, src, &s, ["VUID-vkCmdBlitImage-srcOffset-00243", "VUID-vkCmdBlitImage-srcOffset-00244", "VUID-vkCmdBlitImage-srcOffset-00246"])?;
+        let dof = corners("dst_offsets", r.dst_offsets, dst, &d, ["VUID-vkCmdBlitImage-dstOffset-00248", "VUID-vkCmdBlitImage-dstOffset-00249", "VUID-vkCmdBlitImage-dstOffset-00251"])?;
+        Ok(crate::api::ImageBlit { src_subresource: s, src_offsets: so, dst_subresource: d, dst_offsets: dof })
+    }
+
     /// One region of a copy between a buffer and an image, checked as Vulkan's valid usage
     /// checks `VkBufferImageCopy` against both.
     fn buffer_image_region(&self, r: &schema::Region, buffer: usize, image: usize, rp: &str, cmd: &str) -> R<crate::api::BufferImageCopy> {
@@ -922,6 +968,7 @@ impl Builder<'_> {
             "copy_buffer_to_image" => &["src_buffer", "dst_image", "dst_image_layout", "regions"],
             "copy_image_to_buffer" => &["src_image", "src_image_layout", "dst_buffer", "regions"],
             "copy_image" => &["src_image", "src_image_layout", "dst_image", "dst_image_layout", "regions"],
+            "blit_image" => &["src_image", "src_image_layout", "dst_image", "dst_image_layout", "regions", "filter"],
             "clear_color_image" => &["image", "image_layout", "color", "ranges"],
             "clear_depth_stencil_image" => &["image", "image_layout", "depth_stencil", "ranges"],
             "pipeline_barrier" => &["src_stage_mask", "dst_stage_mask", "dependency_flags", "memory_barriers", "buffer_memory_barriers", "image_memory_barriers"],
@@ -1108,6 +1155,67 @@ impl Builder<'_> {
                     out.push(region);
                 }
                 Command::CopyImage { src, src_layout, dst, dst_layout, regions: out }
+            }
+            "blit_image" => {
+                let src = self.image(&c.src_image, &format!("{path}.src_image"), path, name, "src_image")?;
+                let dst = self.image(&c.dst_image, &format!("{path}.dst_image"), path, name, "dst_image")?;
+                let layout = |l: &Option<String>, f: &str, want: &str, vuid: &str| -> R<String> {
+                    let l = l.as_ref().ok_or_else(|| (path.to_string(), format!("`blit_image` needs `{f}`")))?.trim_start_matches("VK_IMAGE_LAYOUT_").to_string();
+                    if l != want && l != "GENERAL" {
+                        return fail(format!("{path}.{f}"), format!("`{l}` is not a layout blit_image takes here ({want} or GENERAL: {vuid})"));
+                    }
+                    Ok(l)
+                };
+                let src_layout = layout(&c.src_image_layout, "src_image_layout", "TRANSFER_SRC_OPTIMAL", "VUID-vkCmdBlitImage-srcImageLayout-01398")?;
+                let dst_layout = layout(&c.dst_image_layout, "dst_image_layout", "TRANSFER_DST_OPTIMAL", "VUID-vkCmdBlitImage-dstImageLayout-01399")?;
+                self.image_usage(src, "TRANSFER_SRC", &format!("{path}.src_image"), "VUID-vkCmdBlitImage-srcImage-00219")?;
+                self.image_usage(dst, "TRANSFER_DST", &format!("{path}.dst_image"), "VUID-vkCmdBlitImage-dstImage-00224")?;
+                let (sf, df) = (self.w.images[src].layout.desc.format, self.w.images[dst].layout.desc.format);
+                for (f, side, vuid, feature) in [(sf, "src_image", "VUID-vkCmdBlitImage-srcImage-01999", "BLIT_SRC"), (df, "dst_image", "VUID-vkCmdBlitImage-dstImage-02000", "BLIT_DST")] {
+                    if f.is_depth_stencil() {
+                        return fail(format!("{path}.{side}"), format!("blits of depth/stencil images ({f}) are not supported yet by the engine"));
+                    }
+                    if f == sim_rop::Format::R32G32B32_SFLOAT {
+                        return fail(format!("{path}.{side}"), format!("{f} has no {feature} format feature on gpusim's devices, as on most ({vuid})"));
+                    }
+                }
+                let int = |f: sim_rop::Format| f.class(sim_rop::Aspect::Color) == sim_rop::format::NumericClass::Uint;
+                if int(sf) != int(df) {
+                    return fail(format!("{path}.dst_image"), format!("a blit between {sf} and {df}: an unsigned integer format blits to an unsigned integer format only (VUID-vkCmdBlitImage-srcImage-00230)"));
+                }
+                let filter = match c.filter.as_deref().map(|f| f.trim_start_matches("VK_FILTER_")) {
+                    Some("NEAREST") => sim_rop::Filter::Nearest,
+                    Some("LINEAR") => sim_rop::Filter::Linear,
+                    Some(other) => return fail(format!("{path}.filter"), format!("unknown filter `{other}` (NEAREST or LINEAR; CUBIC_EXT is not supported)")),
+                    None => return fail(path, "`blit_image` needs `filter` (NEAREST or LINEAR)"),
+                };
+                if filter == sim_rop::Filter::Linear && int(sf) {
+                    return fail(format!("{path}.filter"), format!("{sf} cannot be filtered linearly: it has no SAMPLED_IMAGE_FILTER_LINEAR format feature (VUID-vkCmdBlitImage-filter-02001)"));
+                }
+                let regions = c.regions.as_deref().unwrap_or_default();
+                if regions.is_empty() {
+                    return fail(path, "`blit_image` needs at least one region in `regions`");
+                }
+                check_len(regions, &format!("{path}.regions"))?;
+                let mut out: Vec<crate::api::ImageBlit> = Vec::new();
+                for (i, r) in regions.iter().enumerate() {
+                    let rp = format!("{path}.regions[{i}]");
+                    let region = self.image_blit_region(r, src, dst, &rp)?;
+                    // Within one image, the source and destination boxes must not overlap.
+                    if src == dst {
+                        let boxed = |o: &[[u32; 3]; 2]| (0..3).map(|k| (o[0][k].min(o[1][k]), o[0][k].max(o[1][k]))).collect::<Vec<_>>();
+                        for (j, other) in out.iter().chain(std::iter::once(&region)).enumerate() {
+                            let (a, b) = (&region.src_subresource, &other.dst_subresource);
+                            let same = a.mip_level == b.mip_level && a.base_array_layer < b.base_array_layer + b.layer_count && b.base_array_layer < a.base_array_layer + a.layer_count;
+                            let (sa, da) = (boxed(&region.src_offsets), boxed(&other.dst_offsets));
+                            if same && (0..3).all(|k| sa[k].0 < da[k].1 && da[k].0 < sa[k].1) {
+                                return fail(rp, format!("its source box overlaps region {j}'s destination box in image `{}` (VUID-vkCmdBlitImage-pRegions-00217)", self.w.images[src].name));
+                            }
+                        }
+                    }
+                    out.push(region);
+                }
+                Command::BlitImage { src, src_layout, dst, dst_layout, regions: out, filter }
             }
             "clear_color_image" => {
                 let image = self.image(&c.image, &format!("{path}.image"), path, name, "image")?;
@@ -1847,7 +1955,7 @@ fn present_cmd_fields(c: &Cmd) -> Vec<&'static str> {
     present!(c; dst_buffer, src_buffer, dst_offset, size, data, data_u32, data_f32, data_hex, data_file, regions, src_stage_mask, dst_stage_mask,
         dependency_flags, memory_barriers, buffer_memory_barriers, image_memory_barriers, src_image, dst_image, src_image_layout, dst_image_layout,
         image, image_layout, color, depth_stencil, ranges, shader, group_count, base_group, bindings,
-        push_constants_u32, push_constants_f32, push_constants_hex, event, events, dependency, dependencies, stage_mask)
+        push_constants_u32, push_constants_f32, push_constants_hex, event, events, dependency, dependencies, stage_mask, filter)
 }
 
 fn present_op_fields(o: &TimelineOp) -> Vec<&'static str> {

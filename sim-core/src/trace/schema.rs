@@ -548,6 +548,12 @@ pub struct Region {
     /// imageExtent.
     #[serde(default)]
     pub image_extent: Option<[u32; 3]>,
+    /// srcOffsets (a blit): the source box's two corners.
+    #[serde(default)]
+    pub src_offsets: Option<[[i64; 3]; 2]>,
+    /// dstOffsets (a blit).
+    #[serde(default)]
+    pub dst_offsets: Option<[[i64; 3]; 2]>,
 }
 
 /// A copy region's offset: a byte count (VkBufferCopy) or a texel (VkImageCopy's x, y, z).
@@ -646,6 +652,7 @@ pub struct Cmd {
     pub dependency: Option<Dependency>,
     pub dependencies: Option<Vec<Dependency>>,
     pub stage_mask: Option<PipelineStageFlags2>,
+    pub filter: Option<String>,
 }
 
 /// A semaphore wait of a submission.

@@ -496,6 +496,26 @@ fn command(w: &Workload, c: &Command, buf: &dyn Fn(usize) -> J) -> J {
             ("dst_image_layout", J::s(dst_layout.as_str())),
             ("regions", J::Arr(regions.iter().map(image_copy_region).collect())),
         ]),
+        Command::BlitImage { src, src_layout, dst, dst_layout, regions, filter } => {
+            let corners = |o: &[[u32; 3]; 2]| J::Arr(o.iter().map(|c| J::Arr(c.iter().map(|&v| J::Num(u64::from(v))).collect())).collect());
+            J::Obj(vec![
+                cmd("blit_image"),
+                ("src_image", J::s(w.images[*src].name.as_str())),
+                ("src_image_layout", J::s(src_layout.as_str())),
+                ("dst_image", J::s(w.images[*dst].name.as_str())),
+                ("dst_image_layout", J::s(dst_layout.as_str())),
+                (
+                    "regions",
+                    J::Arr(
+                        regions
+                            .iter()
+                            .map(|r| J::Obj(vec![("src_subresource", subresource_layers(&r.src_subresource)), ("src_offsets", corners(&r.src_offsets)), ("dst_subresource", subresource_layers(&r.dst_subresource)), ("dst_offsets", corners(&r.dst_offsets))]))
+                            .collect(),
+                    ),
+                ),
+                ("filter", J::s(filter.vk_name())),
+            ])
+        }
         Command::CopyImageToBuffer { src, src_layout, dst, regions } => J::Obj(vec![
             cmd("copy_image_to_buffer"),
             ("src_image", J::s(w.images[*src].name.as_str())),

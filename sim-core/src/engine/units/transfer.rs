@@ -52,12 +52,25 @@ enum TransferStep<'a> {
     Moved {
         /// The copy's read of its source (copies only).
         read: Option<CopyRead<'a>>,
+        /// A blit's reads of its source, segment by segment.
+        blit_reads: Vec<BlitRead>,
         /// The writes that reached the machine: writer tag, address, bytes (none, one, or the
         /// two sides of a held-back range).
         writes: [Option<(Tag, u64, u64)>; 2],
         /// Cycle of the next step.
         next: u64,
     },
+}
+
+/// One read of a blit chunk, kept until the step's observers are told of it.
+struct BlitRead {
+    key: crate::engine::record::ReadKey,
+    buffer: usize,
+    offset: u64,
+    addr: u64,
+    data: Vec<u8>,
+    tags: Vec<Tag>,
+    served: crate::engine::machine::Served,
 }
 
 /// The transfer engine and its work.
@@ -122,15 +135,20 @@ impl TransferEngine {
     /// Moves run `r`'s next chunk now, telling the observers of its read and writes; a run
     /// with no chunk left releases its queue item.
     pub(crate) fn on_step(&mut self, r: usize, cx: &mut Cx<'_, '_, '_>) -> Result<(), WorkloadError> {
-        let (read, write, next) = match self.step(r, cx.now(), cx.machine, cx.prog)? {
+        let now = cx.now();
+        let (read, blit_reads, write, next) = match self.step(r, now, cx.machine, cx.prog)? {
             TransferStep::Finished { item } => {
                 cx.release(cx.now(), item);
                 return Ok(());
             }
-            TransferStep::Moved { read, writes, next } => (read, writes, next),
+            TransferStep::Moved { read, blit_reads, writes, next } => (read, blit_reads, writes, next),
         };
         if let Some(read) = read {
             cx.observers.copy_read(&read);
+        }
+        let inst = self.runs[r].inst;
+        for b in &blit_reads {
+            cx.observers.copy_read(&CopyRead { key: b.key, inst, buffer: b.buffer, offset: b.offset, addr: b.addr, data: &b.data, tags: &b.tags, served: b.served, cycle: now });
         }
         cx.observers.writes.extend(write.into_iter().flatten());
         cx.observers.tell_writes();
@@ -177,7 +195,7 @@ impl TransferEngine {
             let writes = [Some((ins.tag, chunk.dst, chunk.len)), None];
             self.free_at = now + 1;
             self.runs[r].next += 1;
-            return Ok(TransferStep::Moved { read: None, writes, next: now + 1 });
+            return Ok(TransferStep::Moved { read: None, blit_reads: Vec::new(), writes, next: now + 1 });
         }
         let err = |e: sim_caches::AccessError| WorkloadError::Execution { at: ins.at.to_string(), message: e.to_string() };
         // Which sides are images: an image command's reads decode and its writes compress where
@@ -186,7 +204,7 @@ impl TransferEngine {
         if let Some(a) = prog.action(inst) {
             chunk.bytes_into(&a.work, &mut self.data);
             let (src, dst) = match &a.work {
-                crate::api::action::Work::Copy { src, dst, .. } => (Some(*src), Some(*dst)),
+                crate::api::action::Work::Copy { src, dst, .. } | crate::api::action::Work::Blit { src, dst, .. } => (Some(*src), Some(*dst)),
                 crate::api::action::Work::Clear { dst, .. } => (None, Some(*dst)),
                 _ => (None, None),
             };
@@ -208,6 +226,27 @@ impl TransferEngine {
             let (t, served) = machine.transfer_read(now, src_addr, &mut self.data, &mut self.tags, unit, src_image).map_err(err)?;
             latency = t.latency;
             read = Some((chunk.key, buffer, offset, src_addr, served));
+        }
+        // A blit's run: its source segments read, then its texels computed.
+        let mut blit_reads = Vec::new();
+        if let (ChunkData::Blit(run), Some(a)) = (&chunk.data, prog.action(inst)) {
+            let buffer = match &a.work {
+                crate::api::action::Work::Blit { src, .. } => *src,
+                _ => 0,
+            };
+            crate::engine::blit::run_bytes(
+                prog,
+                &a.work,
+                *run,
+                &mut |segment, s, buf| {
+                    let mut tags = vec![0; word_span(s.addr, buf.len())];
+                    let (t, served) = machine.transfer_read(now, s.addr, buf, &mut tags, unit, true).map_err(err)?;
+                    latency = latency.max(t.latency);
+                    blit_reads.push(BlitRead { key: crate::engine::blit::segment_key(inst, *run, segment), buffer, offset: s.offset, addr: s.addr, data: buf.to_vec(), tags, served });
+                    Ok(())
+                },
+                &mut self.data,
+            )?;
         }
         // The part of the chunk a directed schedule holds back is kept; the rest is written.
         let (lo, hi) = match self.hold_writes {
@@ -231,7 +270,7 @@ impl TransferEngine {
         self.runs[r].next += 1;
         let next = now + service.max(latency.max(latency_w) / self.in_flight).max(1);
         let read = read.map(|(key, buffer, offset, addr, served)| CopyRead { key, inst, buffer, offset, addr, data: &self.data, tags: &self.tags, served, cycle: now });
-        Ok(TransferStep::Moved { read, writes, next })
+        Ok(TransferStep::Moved { read, blit_reads, writes, next })
     }
 }
 
