@@ -282,6 +282,34 @@ fn transitions_report_their_metadata_work() {
     assert!(text.contains("metadata-init on 8 tile(s)"), "{text}");
 }
 
+/// Depth images are compressed too (AMD's HTILE, Intel's HiZ): a depth clear to one of the
+/// profile's fast-clear depths in a layout it fast-clears in writes metadata only (the seed
+/// machines), and RADV's `htile-expand` row, leaving DEPTH_STENCIL_ATTACHMENT_OPTIMAL for
+/// TRANSFER_DST_OPTIMAL, rewrites the compressed tiles raw; the copy reads 1.0 everywhere, and
+/// the image compares equal.
+#[test]
+fn depth_images_compress_and_their_rows_act() {
+    let depth = r#"{"id": "img", "memory": "vram", "offset": 0, "format": "D32_SFLOAT", "extent": [16, 16, 1], "usage": "TRANSFER_DST|TRANSFER_SRC|DEPTH_STENCIL_ATTACHMENT"}"#;
+    let clear = r#"{"cmd": "clear_depth_stencil_image", "image": "img", "image_layout": "TRANSFER_DST_OPTIMAL", "depth_stencil": {"depth": 1.0, "stencil": 0}, "ranges": [{"aspect_mask": "DEPTH"}]},
+   {"cmd": "pipeline_barrier", "image_memory_barriers": [{"src_stage_mask": "CLEAR", "src_access_mask": "TRANSFER_WRITE", "dst_stage_mask": "CLEAR", "dst_access_mask": "TRANSFER_WRITE", "old_layout": "TRANSFER_DST_OPTIMAL", "new_layout": "DEPTH_STENCIL_ATTACHMENT_OPTIMAL", "image": "img", "subresource_range": {"aspect_mask": "DEPTH"}}]},
+   {"cmd": "pipeline_barrier", "image_memory_barriers": [{"src_stage_mask": "CLEAR", "src_access_mask": "TRANSFER_WRITE", "dst_stage_mask": "CLEAR", "dst_access_mask": "TRANSFER_WRITE", "old_layout": "DEPTH_STENCIL_ATTACHMENT_OPTIMAL", "new_layout": "TRANSFER_DST_OPTIMAL", "image": "img", "subresource_range": {"aspect_mask": "DEPTH"}}]}"#;
+    let trace = clear_and_read(depth, clear, &[("DEPTH", 0)], 1024).replace("[8, 8, 1]", "[16, 16, 1]").replace(r#""image": "img"}]}"#, r#""image": "img", "subresource_range": {"aspect_mask": "DEPTH"}}]}"#);
+    for (profile, cleared, expand) in [("seed-l2", 4, None), ("radv-gfx10", 0, Some("htile-expand")), ("nvidia-like", 0, None)] {
+        let r = report_of(&trace, profile, "depth");
+        assert_eq!(r["corruption"]["corrupted_bytes"], 0, "{profile}");
+        assert_eq!(r["host_reads"][0]["data_hex"].as_str().unwrap(), "0000803f".repeat(256), "{profile}");
+        let im = &r["images"][0];
+        assert_eq!(im["compressed"], profile != "nvidia-like", "{profile}: {im}");
+        assert_eq!((im["tiles"]["compressed"].as_u64(), im["tiles"]["fast_cleared"].as_u64()), (Some(0), Some(cleared)), "{profile}: {im}");
+        let works: Vec<(&str, u64)> = im["transitions"].as_array().map(|l| l.iter().map(|t| (t["work"].as_str().unwrap(), t["tiles"].as_u64().unwrap())).collect()).unwrap_or_default();
+        if let Some(w) = expand {
+            // The clear's 4 tiles, written compressed (one value is 8:1), are expanded raw.
+            assert!(works.contains(&(w, 4)), "{profile}: {works:?}");
+            assert_eq!(im["tiles"]["raw"], 4, "{profile}: {im}");
+        }
+    }
+}
+
 /// `--pictures DIR` writes, per image, the simulated and reference texels, a difference heat
 /// map and the tiles' compression states as PNG, enlarged to 256 pixels a side for a 32x32
 /// image: the reference is the uploaded gradient, the simulated image is what the racing copy

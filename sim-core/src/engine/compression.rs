@@ -17,7 +17,8 @@
 //!   transition), and the rows' cache operations; it costs the profile's cycles per tile it
 //!   rewrites plus the bandwidth of the bytes it moves.
 //! - vkCmdClearColorImage in a layout the profile fast-clears in, with a colour among the
-//!   fast-clear values, writes metadata only.
+//!   fast-clear values, writes metadata only; so does vkCmdClearDepthStencilImage of a depth
+//!   plane alone to a depth among them (HTILE's and HiZ's clear state).
 //! - At the end, every image's tiles are counted by state, then decoded in place, so final
 //!   memory is compared as texels, never as raw slots: a correct program reports nothing
 //!   whatever the compression state.
@@ -33,25 +34,42 @@ use crate::engine::record::ImageWorkLog;
 use crate::profile::{ImageLayout, ImageWork, Profile};
 
 /// Whether `profile` compresses `im`: optimal-tiled colour images without storage usage
-/// (drivers keep storage images uncompressed, and multisampled images are not accepted yet).
+/// (drivers keep storage images uncompressed, and multisampled images are not accepted yet),
+/// and depth/stencil images (AMD's HTILE, Intel's HiZ: per-tile depth metadata; the image's
+/// bytes are compressed as a colour image's of the depth plane's texel size, and a stencil
+/// plane's bytes with them, losslessly).
 pub fn compressible(im: &ImageBinding, profile: &Profile) -> bool {
+    let aspects = im.layout.desc.format.aspects();
     profile.machine.rop.compression.enabled()
         && im.layout.desc.tiling == Tiling::Optimal
-        && im.layout.desc.format.aspects() == [RopAspect::Color]
+        && (aspects == [RopAspect::Color] || aspects.first() == Some(&RopAspect::Depth))
         && !im.has_usage("STORAGE")
 }
 
-/// The profile's fast-clear values as texel bytes of `im`'s format.
+/// The aspect whose texels a compressible image's tiles hold: colour, or a depth/stencil
+/// image's depth.
+fn tile_aspect(im: &ImageBinding) -> RopAspect {
+    im.layout.desc.format.aspects().first().copied().unwrap_or(RopAspect::Color)
+}
+
+/// The profile's fast-clear values as texel bytes of `im`'s format (for a depth plane: each
+/// value's first channel as a depth, clamped to 0..=1; a depth fast clear stores one value).
 fn clear_texels(im: &ImageBinding, profile: &Profile) -> Vec<Vec<u8>> {
     let format = im.layout.desc.format;
-    profile
-        .machine
-        .rop
-        .compression
-        .clear_values
-        .iter()
-        .filter_map(|v| format.encode(RopAspect::Color, &ClearValue::Float(*v)).or_else(|| format.encode(RopAspect::Color, &ClearValue::Uint(v.map(|c| c as u32)))))
-        .collect()
+    let values = profile.machine.rop.compression.clear_values.iter();
+    if tile_aspect(im) == RopAspect::Depth {
+        let mut out: Vec<Vec<u8>> = Vec::new();
+        for v in values {
+            let depth = ClearValue::DepthStencil { depth: v[0].clamp(0.0, 1.0), stencil: 0 };
+            if let Some(t) = format.encode(RopAspect::Depth, &depth)
+                && !out.contains(&t)
+            {
+                out.push(t);
+            }
+        }
+        return out;
+    }
+    values.filter_map(|v| format.encode(RopAspect::Color, &ClearValue::Float(*v)).or_else(|| format.encode(RopAspect::Color, &ClearValue::Uint(v.map(|c| c as u32))))).collect()
 }
 
 /// The layout a trace names, as the profile's rows name it (`None`: one no row can name).
@@ -78,7 +96,7 @@ pub(crate) fn bind(machine: &mut Machine, prog: &Program<'_>, profile: &Profile,
     for &i in &images {
         let im = &prog.workload.images[i];
         let (addr, size) = image_bytes(prog, i);
-        let texel = im.layout.desc.format.plane_bytes(RopAspect::Color).unwrap_or(4) as usize;
+        let texel = im.layout.desc.format.plane_bytes(tile_aspect(im)).unwrap_or(4) as usize;
         machine
             .meta
             .enable(addr, size, texel as u64 * u64::from(sim_rop::layout::TILE_TEXELS), texel, clear_texels(im, profile))
@@ -190,8 +208,21 @@ pub(crate) fn metadata_work(machine: &mut Machine, prog: &Program<'_>, profile: 
 /// image, a layout the profile fast-clears in, and a colour among its fast-clear values.
 pub(crate) fn fast_clear(prog: &Program<'_>, profile: &Profile, inst: usize) -> Option<u8> {
     let ins = &prog.instances[inst];
-    let Command::ClearColorImage { image, layout: l, texel, .. } = &prog.workload.command_buffers[ins.cb].commands[ins.index] else { return None };
-    let im = &prog.workload.images[*image];
+    let (image, l, texel) = match &prog.workload.command_buffers[ins.cb].commands[ins.index] {
+        Command::ClearColorImage { image, layout, texel, .. } => (*image, layout, texel.clone()),
+        // A depth clear of the depth plane alone (the stencil plane's bytes are written as
+        // they are): HTILE's and HiZ's clear state.
+        Command::ClearDepthStencilImage { image, layout, depth, ranges, .. } => {
+            let format = prog.workload.images[*image].layout.desc.format;
+            if ranges.iter().any(|r| r.aspects[RopAspect::Stencil as usize]) {
+                return None;
+            }
+            (*image, layout, format.encode(RopAspect::Depth, &ClearValue::DepthStencil { depth: *depth, stencil: 0 })?)
+        }
+        _ => return None,
+    };
+    let texel = &texel;
+    let im = &prog.workload.images[image];
     let spec = &profile.machine.rop.compression;
     if !compressible(im, profile) || !layout(l).is_some_and(|l| spec.fast_clear_layouts.contains(&l)) {
         return None;
@@ -311,7 +342,7 @@ pub(crate) fn explain_bytes(prog: &Program<'_>, profile: &Profile, addr: u64, le
                 "these bytes are image `{}`'s, which {} stores compressed in {}-byte tiles; {}",
                 im.name,
                 profile.name,
-                u64::from(im.layout.desc.format.plane_bytes(RopAspect::Color).unwrap_or(4)) * u64::from(sim_rop::layout::TILE_TEXELS),
+                u64::from(im.layout.desc.format.plane_bytes(tile_aspect(im)).unwrap_or(4)) * u64::from(sim_rop::layout::TILE_TEXELS),
                 if per_page {
                     "a reader outside the image sees them through the page's metadata, as texels in the tiled order, not as a buffer laid them out"
                 } else {
@@ -401,7 +432,7 @@ pub(crate) fn tile_states(machine: &Machine, prog: &Program<'_>, profile: &Profi
             let mut out = Vec::new();
             for ty in 0..h.div_ceil(t) {
                 for tx in 0..w.div_ceil(t) {
-                    let state = im.layout.tile_slot(RopAspect::Color, 0, 0, [tx * t, ty * t, 0]).and_then(|(o, _)| machine.meta.tile(base + o)).map_or(sim_rop::TileState::Raw, |i| i.state);
+                    let state = im.layout.tile_slot(tile_aspect(im), 0, 0, [tx * t, ty * t, 0]).and_then(|(o, _)| machine.meta.tile(base + o)).map_or(sim_rop::TileState::Raw, |i| i.state);
                     out.push(state);
                 }
             }
