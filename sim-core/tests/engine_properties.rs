@@ -6,8 +6,9 @@
 //!   built-in profile and several seeds, with one event set, waited and reset again and again
 //!   (across command buffers too), atomics that pick which workgroup reads and which
 //!   buffer a workgroup reads, host scratch memory the device never touches (flushed,
-//!   invalidated and read back), and images cleared, uploaded and read back through layout
-//!   transitions (compressed, fast-cleared and decompressed as each profile does);
+//!   invalidated and read back), and images cleared, uploaded, blitted, sampled and read back
+//!   through layout transitions (compressed, fast-cleared and decompressed as each profile
+//!   does);
 //! - results are byte-identical whatever the number of host threads running them.
 
 use proptest::prelude::*;
@@ -36,6 +37,7 @@ fn op() -> impl Strategy<Value = Op> {
         (b.clone(), 0..IMAGES).prop_map(|(src, img)| Op::ToImage { src, img }),
         (0..IMAGES, b.clone()).prop_map(|(img, dst)| Op::FromImage { img, dst }),
         (0..IMAGES, b.clone()).prop_map(|(img, dst)| Op::SampleImage { img, dst }),
+        (0..IMAGES, any::<bool>(), any::<bool>()).prop_map(|(src, mirror, linear)| Op::BlitImage { src, dst: (src + 1) % IMAGES, mirror, linear }),
         (0..2usize, prop_oneof![Just(Wait::Fence), Just(Wait::QueueIdle), Just(Wait::DeviceIdle)], any::<bool>())
             .prop_map(|(queue, wait, gated)| Op::Handoff { queue, wait: if gated { Wait::Fence } else { wait }, gated: gated && queue == 1 }),
     ]

@@ -224,6 +224,19 @@ pub enum Op {
         /// Destination buffer index.
         dst: usize,
     },
+    /// vkCmdBlitImage of a whole image onto the other (TRANSFER_SRC_OPTIMAL to
+    /// TRANSFER_DST_OPTIMAL), at the same size: every destination texel's centre lands on a
+    /// source texel's, so either filter copies texels exactly.
+    BlitImage {
+        /// Source image index.
+        src: usize,
+        /// Destination image index (the other one).
+        dst: usize,
+        /// Mirrored in x (the destination box's corners reversed).
+        mirror: bool,
+        /// LINEAR rather than NEAREST.
+        linear: bool,
+    },
     /// A dispatch writes the first half of every 64-byte line of a HOST_COHERENT buffer; after
     /// the host waits for it, the host writes the second halves, and the next submission runs.
     HostBeside,
@@ -258,7 +271,11 @@ impl Op {
             (s, (s + 1 + rng.below(BUFFERS as u64 - 1) as usize) % BUFFERS)
         };
         let img = |rng: &mut Rng| rng.below(IMAGES as u64) as usize;
-        match rng.below(24) {
+        match rng.below(25) {
+            24 => {
+                let src = img(rng);
+                Op::BlitImage { src, dst: (src + 1) % IMAGES, mirror: rng.below(2) == 0, linear: rng.below(2) == 0 }
+            }
             23 => Op::SampleImage { img: img(rng), dst: b(rng) },
             20 => Op::ClearImage { img: img(rng), colour: rng.below(CLEAR_COLOURS.len() as u64) as usize },
             21 => Op::ToImage { src: b(rng), img: img(rng) },
@@ -318,6 +335,7 @@ impl Op {
             Op::ToImage { src, img } => format!("vkCmdCopyBufferToImage B{src} -> I{img}"),
             Op::FromImage { img, dst } => format!("vkCmdCopyImageToBuffer I{img} -> B{dst}"),
             Op::SampleImage { img, dst } => format!("vkCmdDispatch sample: B{dst}[i] = texel i of I{img}, sampled"),
+            Op::BlitImage { src, dst, mirror, linear } => format!("vkCmdBlitImage I{src} -> I{dst}{}, {}", if *mirror { " mirrored" } else { "" }, if *linear { "LINEAR" } else { "NEAREST" }),
             Op::Split => "a new vkQueueSubmit on the same queue".into(),
             Op::Handoff { queue, wait, gated } => format!(
                 "the host waits ({}) and submits to q{queue}{}",
@@ -373,6 +391,7 @@ fn usage(op: &Op) -> (S, A, A) {
         Op::Copy { .. } => (S::COPY, A::TRANSFER_READ, A::TRANSFER_WRITE),
         Op::Add { .. } => (S::COMPUTE_SHADER, A::SHADER_STORAGE_READ, A::SHADER_STORAGE_WRITE),
         Op::SampleImage { .. } => (S::COMPUTE_SHADER, A::SHADER_SAMPLED_READ, A::SHADER_STORAGE_WRITE),
+        Op::BlitImage { .. } => (S::BLIT, A::TRANSFER_READ, A::TRANSFER_WRITE),
         Op::Uniform { .. } => (S::COMPUTE_SHADER, A::UNIFORM_READ, A::SHADER_STORAGE_WRITE),
         Op::Winner { .. } | Op::Pick { .. } => (S::COMPUTE_SHADER, A::SHADER_STORAGE_READ, A::SHADER_STORAGE_WRITE),
         Op::Halves { .. } => (S::COMPUTE_SHADER | S::COPY, A::TRANSFER_READ, A::SHADER_STORAGE_WRITE | A::TRANSFER_WRITE),
@@ -476,20 +495,24 @@ pub fn build_weakened(ops: &[Op], weaken: &[Weaken]) -> Workload {
             Op::ClearImage { img, .. } => (vec![], vec![image_resource(img)]),
             Op::ToImage { src, img } => (vec![src], vec![image_resource(img)]),
             Op::FromImage { img, dst } | Op::SampleImage { img, dst } => (vec![image_resource(img)], vec![dst]),
+            Op::BlitImage { src, dst, .. } => (vec![image_resource(src)], vec![image_resource(dst)]),
             Op::ViaEvent { .. } | Op::Split | Op::Handoff { .. } | Op::HostBeside => unreachable!("handled above"),
         };
-        // The image the op uses, and the layout it needs it in: a layout transition is a write
-        // of the image, ordered after its earlier accesses by an image barrier of its own.
-        let transition = match *op {
-            Op::ClearImage { img, .. } | Op::ToImage { img, .. } => Some((img, "TRANSFER_DST_OPTIMAL")),
-            Op::FromImage { img, .. } => Some((img, "TRANSFER_SRC_OPTIMAL")),
-            Op::SampleImage { img, .. } => Some((img, "SHADER_READ_ONLY_OPTIMAL")),
-            _ => None,
+        // The images the op uses, and the layouts it needs them in: a layout transition is a
+        // write of the image, ordered after its earlier accesses by an image barrier of its own.
+        let transitions: Vec<(usize, &str)> = match *op {
+            Op::ClearImage { img, .. } | Op::ToImage { img, .. } => vec![(img, "TRANSFER_DST_OPTIMAL")],
+            Op::FromImage { img, .. } => vec![(img, "TRANSFER_SRC_OPTIMAL")],
+            Op::SampleImage { img, .. } => vec![(img, "SHADER_READ_ONLY_OPTIMAL")],
+            Op::BlitImage { src, dst, .. } => vec![(src, "TRANSFER_SRC_OPTIMAL"), (dst, "TRANSFER_DST_OPTIMAL")],
+            _ => Vec::new(),
         }
-        .filter(|&(img, want)| layouts[img] != want);
-        let transitioned = transition.map(|(img, _)| image_resource(img));
+        .into_iter()
+        .filter(|&(img, want)| layouts[img] != want)
+        .collect();
+        let transitioned: Vec<usize> = transitions.iter().map(|&(img, _)| image_resource(img)).collect();
         let (mut src_stage, mut src_access, mut dst_access) = (S::NONE, A::NONE, A::NONE);
-        for &b in reads.iter().filter(|&&b| Some(b) != transitioned) {
+        for &b in reads.iter().filter(|&b| !transitioned.contains(b)) {
             if let Some((s, a)) = writer[b] {
                 src_stage |= s;
                 src_access |= a;
@@ -501,7 +524,7 @@ pub fn build_weakened(ops: &[Op], weaken: &[Weaken]) -> Workload {
                 };
             }
         }
-        for &b in writes.iter().filter(|&&b| Some(b) != transitioned) {
+        for &b in writes.iter().filter(|&b| !transitioned.contains(b)) {
             if let Some((s, a)) = writer[b] {
                 src_stage |= s;
                 src_access |= a;
@@ -509,18 +532,21 @@ pub fn build_weakened(ops: &[Op], weaken: &[Weaken]) -> Workload {
             }
             src_stage |= readers[b];
         }
-        // The transitioned image's barrier: after its writer (made available) and its readers,
+        // Each transitioned image's barrier: after its writer (made available) and its readers,
         // before the op's access of it.
-        let image_barrier = transition.map(|(img, want)| {
-            let r = image_resource(img);
-            let (ws, wa) = writer[r].unwrap_or((S::NONE, A::NONE));
-            let access = if reads.contains(&r) { read_access } else { write_access };
-            (img, want, MemoryBarrier2 { src_stage_mask: ws | readers[r], src_access_mask: wa, dst_stage_mask: stage, dst_access_mask: access })
-        });
+        let image_barriers: Vec<(usize, &str, MemoryBarrier2)> = transitions
+            .iter()
+            .map(|&(img, want)| {
+                let r = image_resource(img);
+                let (ws, wa) = writer[r].unwrap_or((S::NONE, A::NONE));
+                let access = if reads.contains(&r) { read_access } else { write_access };
+                (img, want, MemoryBarrier2 { src_stage_mask: ws | readers[r], src_access_mask: wa, dst_stage_mask: stage, dst_access_mask: access })
+            })
+            .collect();
         let cbs = &mut segs.last_mut().unwrap().3;
         let through_event = via_event.take();
         let mut reset_after = false;
-        if !src_stage.is_empty() || image_barrier.is_some() {
+        if !src_stage.is_empty() || !image_barriers.is_empty() {
             let how = weaken[barrier_count % weaken.len()];
             barrier_count += 1;
             let narrow = |sa: A, da: A| match how {
@@ -530,7 +556,7 @@ pub fn build_weakened(ops: &[Op], weaken: &[Weaken]) -> Workload {
             };
             let (sa, da) = narrow(src_access, dst_access);
             let mut dependency = if src_stage.is_empty() { DependencyInfo::default() } else { DependencyInfo::memory(src_stage, sa, stage, da) };
-            if let Some((img, want, mut b)) = image_barrier {
+            for (img, want, mut b) in image_barriers {
                 (b.src_access_mask, b.dst_access_mask) = narrow(b.src_access_mask, b.dst_access_mask);
                 if how == Weaken::Drop {
                     // The layout still changes (a program in the wrong layout is refused), but
@@ -545,6 +571,12 @@ pub fn build_weakened(ops: &[Op], weaken: &[Weaken]) -> Workload {
                     range: sim_rop::SubresourceRange::whole(&w.images[images[img]].layout.desc),
                 });
                 layouts[img] = want;
+                // The transition is now the image's latest write, visible to this op's stage
+                // alone: a later access at another stage chains from it (no access to make
+                // available, the transition's own barrier did that).
+                let r = image_resource(img);
+                writer[r] = Some((stage, A::NONE));
+                readers[r] = S::NONE;
             }
             match (how, through_event) {
                 (Weaken::Drop, _) if dependency.image_memory_barriers.is_empty() => {}
@@ -614,6 +646,19 @@ pub fn build_weakened(ops: &[Op], weaken: &[Weaken]) -> Workload {
             },
             Op::ToImage { src, img } => Command::CopyBufferToImage { src: bufs[src], dst: images[img], dst_layout: "TRANSFER_DST_OPTIMAL".into(), regions: vec![whole_image()] },
             Op::FromImage { img, dst } => Command::CopyImageToBuffer { src: images[img], src_layout: "TRANSFER_SRC_OPTIMAL".into(), dst: bufs[dst], regions: vec![whole_image()] },
+            Op::BlitImage { src, dst, mirror, linear } => {
+                let whole = whole_image().subresource;
+                let [w, h, _] = w.images[images[src]].layout.desc.extent;
+                let (x0, x1) = if mirror { (w, 0) } else { (0, w) };
+                Command::BlitImage {
+                    src: images[src],
+                    src_layout: "TRANSFER_SRC_OPTIMAL".into(),
+                    dst: images[dst],
+                    dst_layout: "TRANSFER_DST_OPTIMAL".into(),
+                    regions: vec![ImageBlit { src_subresource: whole, src_offsets: [[0, 0, 0], [w, h, 1]], dst_subresource: whole, dst_offsets: [[x0, 0, 0], [x1, h, 1]] }],
+                    filter: if linear { sim_rop::Filter::Linear } else { sim_rop::Filter::Nearest },
+                }
+            }
             Op::SampleImage { img, dst } => Command::Dispatch {
                 pipeline: sample,
                 group_count: [IMAGE_SIDE * IMAGE_SIDE / 64, 1, 1],
