@@ -141,6 +141,11 @@ pub(crate) struct Compiler<'m> {
     push_bytes: u32,
     consts: Vec<(Reg, Vec<u32>)>,
     inputs: Vec<(Reg, Input)>,
+    /// Vertex and fragment stages: the inputs and outputs, in word order.
+    io_inputs: Vec<IoVar>,
+    io_outputs: Vec<(Reg, IoVar)>,
+    /// The entry point's stage.
+    stage: ShaderStage,
     case_values: Vec<u32>,
     globals: Vec<GlobalLoc>,
     bindings: Vec<BindingInfo>,
@@ -225,6 +230,13 @@ pub(crate) fn compile_entry_point(
         push_bytes: 0,
         consts: Vec::new(),
         inputs: Vec::new(),
+        io_inputs: Vec::new(),
+        io_outputs: Vec::new(),
+        stage: match ep.stage {
+            naga::ShaderStage::Vertex => ShaderStage::Vertex,
+            naga::ShaderStage::Fragment => ShaderStage::Fragment,
+            _ => ShaderStage::Compute,
+        },
         case_values: Vec::new(),
         globals: Vec::new(),
         bindings: Vec::new(),
@@ -260,10 +272,15 @@ pub(crate) fn compile_entry_point(
     for (i, b) in c.bindings.iter_mut().enumerate() {
         b.atomic_only = atomic[i] && !plain[i];
     }
+    let stage = c.stage;
     Ok(Program {
         name: name.to_string(),
         entry_point: ep.name.clone(),
-        workgroup_size: ep.workgroup_size,
+        stage,
+        io_inputs: c.io_inputs,
+        io_outputs: c.io_outputs,
+        // A vertex or fragment wave's invocations are the caller's: one per lane given.
+        workgroup_size: if stage == ShaderStage::Compute { ep.workgroup_size } else { [1, 1, 1] },
         code: c.code,
         num_regs: c.num_regs,
         num_masks: c.num_masks,
@@ -564,8 +581,8 @@ impl<'m> Compiler<'m> {
     fn entry(&mut self, ep_index: usize) -> R<()> {
         let module = self.module;
         let ep = &module.entry_points[ep_index];
-        if ep.stage != naga::ShaderStage::Compute {
-            return Err(ShaderError::Internal("not a compute entry point".into()));
+        if !matches!(ep.stage, naga::ShaderStage::Compute | naga::ShaderStage::Vertex | naga::ShaderStage::Fragment) {
+            return Err(self.unsupported_at(format!("{:?} entry point", ep.stage), Span::default(), format!("entry point `{}`", ep.name)));
         }
         if ep.workgroup_size_overrides.is_some() {
             return Err(self.unsupported_at(
@@ -602,14 +619,14 @@ impl<'m> Compiler<'m> {
             let r = self.alloc(n);
             match (&a.binding, t) {
                 (Some(b), _) => {
-                    let input = self.input(b, &ep.name)?;
+                    let input = self.stage_input(b, a.ty, &ep.name)?;
                     self.inputs.push((r, input));
                 }
                 (None, TypeInner::Struct { members, .. }) => {
                     let mut c = r;
                     for m in members {
                         let b = m.binding.as_ref().ok_or_else(|| self.internal("entry argument member without binding"))?;
-                        let input = self.input(b, &ep.name)?;
+                        let input = self.stage_input(b, m.ty, &ep.name)?;
                         self.inputs.push((c, input));
                         c += self.comps(self.inner(m.ty)).unwrap_or(1);
                     }
@@ -639,6 +656,25 @@ impl<'m> Compiler<'m> {
         let ret = self.mask();
         self.emit(Op::ClearMask { slot: ret });
         let mut ix = self.instance(&ep.function, finfo, args)?;
+        // A vertex or fragment entry point's result: its outputs, laid out in words.
+        if let Some(result) = &ep.function.result {
+            let t = self.inner(result.ty);
+            let n = self.comps(t).ok_or_else(|| self.unsupported_at("entry point result type", Span::default(), format!("entry point `{}`", ep.name)))?;
+            let r = self.alloc(n);
+            ix.result = Some(r);
+            match (&result.binding, t) {
+                (Some(b), _) => self.stage_output(r, b, result.ty, &ep.name)?,
+                (None, TypeInner::Struct { members, .. }) => {
+                    let mut c = r;
+                    for m in members {
+                        let b = m.binding.as_ref().ok_or_else(|| self.internal("entry result member without binding"))?;
+                        self.stage_output(c, b, m.ty, &ep.name)?;
+                        c += self.comps(self.inner(m.ty)).unwrap_or(1);
+                    }
+                }
+                _ => return Err(self.internal("entry result without binding")),
+            }
+        }
         let mut exits = Vec::new();
         self.block(&mut ix, &ep.function.body, Flow { brk: ZERO_MASK, cont: ZERO_MASK, ret }, &mut exits)?;
         let end = self.here();
@@ -665,6 +701,66 @@ impl<'m> Compiler<'m> {
             }
         }
         self.constant(words)
+    }
+
+    /// The IO description of a value of type `ty` bound to `b` at word `word`.
+    fn io_var(&self, b: &naga::Binding, ty: Handle<naga::Type>, word: u32, ep: &str, output: bool) -> R<IoVar> {
+        use naga::BuiltIn as B;
+        let (components, scalar) = match *self.inner(ty) {
+            TypeInner::Scalar(s) => (1, s),
+            TypeInner::Vector { size, scalar } => (vsize(size), scalar),
+            _ => return Err(self.unsupported_at("entry point input or output that is not a scalar or vector", Span::default(), format!("entry point `{ep}`"))),
+        };
+        let scalar = match kind_of(scalar) {
+            Some(Kind::F32) => IoScalar::Float,
+            Some(Kind::U32) => IoScalar::Uint,
+            Some(Kind::I32) => IoScalar::Sint,
+            Some(Kind::Bool) => IoScalar::Bool,
+            None => return Err(self.unsupported_at("entry point input or output of a type other than 32-bit", Span::default(), format!("entry point `{ep}`"))),
+        };
+        let (binding, interpolation) = match *b {
+            naga::Binding::Location { location, interpolation, sampling, .. } => {
+                if matches!(sampling, Some(naga::Sampling::Sample)) {
+                    return Err(self.unsupported_at("per-sample interpolation (multisampling)", Span::default(), format!("location {location} of entry point `{ep}`")));
+                }
+                let i = match interpolation {
+                    Some(naga::Interpolation::Flat) => Interpolation::Flat,
+                    Some(naga::Interpolation::Linear) => Interpolation::Linear,
+                    _ if scalar != IoScalar::Float => Interpolation::Flat,
+                    _ => Interpolation::Perspective,
+                };
+                (IoBinding::Location(location), i)
+            }
+            naga::Binding::BuiltIn(B::Position { .. }) => (IoBinding::Position, Interpolation::Linear),
+            naga::Binding::BuiltIn(B::VertexIndex) if !output && self.stage == ShaderStage::Vertex => (IoBinding::VertexIndex, Interpolation::Flat),
+            naga::Binding::BuiltIn(B::InstanceIndex) if !output && self.stage == ShaderStage::Vertex => (IoBinding::InstanceIndex, Interpolation::Flat),
+            naga::Binding::BuiltIn(B::FrontFacing) if !output && self.stage == ShaderStage::Fragment => (IoBinding::FrontFacing, Interpolation::Flat),
+            naga::Binding::BuiltIn(B::FragDepth) if output && self.stage == ShaderStage::Fragment => (IoBinding::FragDepth, Interpolation::Flat),
+            naga::Binding::BuiltIn(other) => {
+                return Err(self.unsupported_at(format!("built-in {other:?} as a {} {}", self.stage.vk_name().to_lowercase(), if output { "output" } else { "input" }), Span::default(), format!("entry point `{ep}`")));
+            }
+        };
+        Ok(IoVar { binding, components, scalar, interpolation, word })
+    }
+
+    /// The input bound to `b`: a compute built-in, or words of a vertex or fragment
+    /// invocation's inputs (recorded in [`Compiler::io_inputs`]).
+    fn stage_input(&mut self, b: &naga::Binding, ty: Handle<naga::Type>, ep: &str) -> R<Input> {
+        if self.stage == ShaderStage::Compute {
+            return self.input(b, ep);
+        }
+        let word = self.io_inputs.iter().map(|v| v.word + v.components).max().unwrap_or(0);
+        let var = self.io_var(b, ty, word, ep, false)?;
+        self.io_inputs.push(var);
+        Ok(Input::Lane { word, n: var.components })
+    }
+
+    /// Records the output bound to `b`, held in register `r` at the end.
+    fn stage_output(&mut self, r: Reg, b: &naga::Binding, ty: Handle<naga::Type>, ep: &str) -> R<()> {
+        let word = self.io_outputs.iter().map(|(_, v)| v.word + v.components).max().unwrap_or(0);
+        let var = self.io_var(b, ty, word, ep, true)?;
+        self.io_outputs.push((r, var));
+        Ok(())
     }
 
     fn input(&self, b: &naga::Binding, ep: &str) -> R<Input> {
@@ -1010,7 +1106,11 @@ impl<'m> Compiler<'m> {
                 }
                 exits.push(self.emit(Op::Leave { slot: flow.ret, target: 0 }));
             }
-            S::Kill => return Err(self.unsupported_stmt("statement `discard` (not allowed in compute shaders)")),
+            S::Kill if self.stage == ShaderStage::Fragment => {
+                self.emit(Op::Kill);
+                exits.push(self.emit(Op::Leave { slot: flow.ret, target: 0 }));
+            }
+            S::Kill => return Err(self.unsupported_stmt("statement `discard` (fragment shaders only)")),
             S::ControlBarrier(b) => {
                 let flags = barrier_flags(b);
                 // A subgroup runs in lockstep, so a barrier of subgroup scope only orders memory.
@@ -1086,7 +1186,7 @@ impl<'m> Compiler<'m> {
                 let (layer, layer_kind) = self.layer(ix, array_index, false)?;
                 let nv = self.comps_of(ix, value)?;
                 let value = self.reg(ix, value)?;
-                self.emit(Op::Image(ImageArgs { op: ImageOp::Store, image, dst: NO_REG, coords, n, layer, layer_kind, level: NO_REG, value, nv }));
+                self.emit(Op::Image(ImageArgs { op: ImageOp::Store, image, dst: NO_REG, coords, n, layer, layer_kind, level: NO_REG, value, nv, auto_lod: false }));
             }
             S::ImageAtomic { .. } => return Err(self.unsupported_stmt("storage texture atomic (textureAtomic*)")),
             S::RayQuery { .. } => return Err(self.unsupported_stmt("ray query")),
@@ -1442,11 +1542,15 @@ impl<'m> Compiler<'m> {
                 if clamp_to_edge {
                     return refuse("textureSampleBaseClampToEdge");
                 }
-                let lod = match level {
-                    L::Exact(l) => Some(l),
-                    L::Zero => None,
+                // An implicit level of detail comes from the quad's derivatives (fragment only).
+                let fragment = self.stage == ShaderStage::Fragment;
+                let (lod, auto_lod) = match level {
+                    L::Exact(l) => (Some(l), false),
+                    L::Zero => (None, false),
+                    L::Auto if fragment => (None, true),
+                    L::Bias(b) if fragment => (Some(b), true),
                     L::Auto => return refuse("textureSample (implicit level of detail, fragment shaders only; use textureSampleLevel)"),
-                    L::Bias(_) => return refuse("textureSampleBias"),
+                    L::Bias(_) => return refuse("textureSampleBias (implicit level of detail, fragment shaders only)"),
                     L::Gradient { .. } => return refuse("textureSampleGrad"),
                 };
                 let image = self.image_of(ix, image)?;
@@ -1467,7 +1571,7 @@ impl<'m> Compiler<'m> {
                 };
                 let dst = self.alloc(4);
                 let op = ImageOp::SampleLevel { sampler };
-                self.emit(Op::Image(ImageArgs { op, image, dst, coords, n, layer, layer_kind, level, value: NO_REG, nv: 0 }));
+                self.emit(Op::Image(ImageArgs { op, image, dst, coords, n, layer, layer_kind, level, value: NO_REG, nv: 0, auto_lod }));
                 Val::Reg(dst)
             }
             E::ImageLoad { image, coordinate, array_index, sample, level } => {
@@ -1484,7 +1588,7 @@ impl<'m> Compiler<'m> {
                 };
                 let dst = self.alloc(4);
                 let op = ImageOp::Load;
-                self.emit(Op::Image(ImageArgs { op, image, dst, coords, n, layer, layer_kind, level, value: NO_REG, nv: 0 }));
+                self.emit(Op::Image(ImageArgs { op, image, dst, coords, n, layer, layer_kind, level, value: NO_REG, nv: 0, auto_lod: false }));
                 Val::Reg(dst)
             }
             E::ImageQuery { image, query } => {
@@ -1513,7 +1617,19 @@ impl<'m> Compiler<'m> {
                 self.emit(Op::ImageQuery { query, image, dst, level });
                 Val::Reg(dst)
             }
-            E::Derivative { .. } => return Err(self.unsupported_expr(ix, h, "derivative (not available in compute shaders)")),
+            E::Derivative { axis, ctrl, expr } if self.stage == ShaderStage::Fragment => {
+                let src = self.reg(ix, expr)?;
+                let n = self.comps(self.expr_ty(ix, expr)).ok_or_else(|| self.internal("derivative type"))?;
+                let dst = self.alloc(n);
+                let axis = match axis {
+                    naga::DerivativeAxis::X => DerivativeAxis::X,
+                    naga::DerivativeAxis::Y => DerivativeAxis::Y,
+                    naga::DerivativeAxis::Width => DerivativeAxis::Width,
+                };
+                self.emit(Op::Derivative { dst, src, n, axis, fine: ctrl == naga::DerivativeControl::Fine });
+                Val::Reg(dst)
+            }
+            E::Derivative { .. } => return Err(self.unsupported_expr(ix, h, "derivative (fragment shaders only)")),
             E::RayQueryVertexPositions { .. } | E::RayQueryProceedResult | E::RayQueryGetIntersection { .. } => {
                 return Err(self.unsupported_expr(ix, h, "ray query"));
             }

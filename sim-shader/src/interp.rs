@@ -34,6 +34,15 @@
 //! the shape as a buffer access is against the bound size: lanes out of range are dropped from
 //! the request (loads read zero), and a request with no lane left is not made.
 
+//!
+//! **Vertex and fragment waves.** A graphics stage's invocations are the caller's: a wave of
+//! `lanes` invocations ([`crate::GraphicsShader::wave`]) fills each lane's input registers from
+//! its input words and leaves its outputs in registers, read by [`Workgroup::outputs`]. In a
+//! fragment wave four consecutive lanes are a 2x2 quad: derivatives read the quad's lanes
+//! whatever the mask (pure operations compute every lane, so a lane that left by `discard` or
+//! a branch still holds the values it had), helper lanes are masked out of stores, and killed
+//! lanes leave by the entry point's return mask.
+
 use std::sync::Arc;
 
 use crate::error::ShaderError;
@@ -308,6 +317,11 @@ struct Subgroup {
     req: MemRequest,
     img: ImageRequest,
     stats: ExecStats,
+    /// Lanes killed by `discard` (fragment stage): their outputs are dropped.
+    killed: u64,
+    /// Helper lanes (fragment stage): they run for derivatives, make no stores, and have no
+    /// outputs.
+    helpers: u64,
 }
 
 struct Shared {
@@ -327,6 +341,13 @@ pub struct Workgroup {
     max_instructions: u64,
     sgs: Vec<Subgroup>,
     shared: Shared,
+    /// Invocations: the workgroup size's product (compute), or the lanes of a vertex or
+    /// fragment wave.
+    invocations: usize,
+    /// A vertex or fragment wave's input words, [`Program::io_inputs`]' words per invocation.
+    lane_inputs: Vec<u32>,
+    /// Helper invocations of a fragment wave.
+    helper_invocations: Vec<bool>,
 }
 
 enum Yield {
@@ -347,6 +368,29 @@ pub const MAX_WORKGROUP_STATE_BYTES: u64 = 256 << 20;
 
 impl Workgroup {
     pub(crate) fn new(prog: Arc<Program>, cfg: &WorkgroupConfig) -> Result<Workgroup, ShaderError> {
+        let [x, y, z] = prog.workgroup_size;
+        let invocations = (x as usize) * (y as usize) * (z as usize);
+        Workgroup::with_invocations(prog, cfg, invocations, Vec::new(), Vec::new())
+    }
+
+    /// A vertex or fragment wave of `lanes` invocations whose inputs are `inputs` (the words of
+    /// [`Program::io_inputs`] for each invocation in turn) and, in a fragment wave, whose helper
+    /// invocations `helpers` marks.
+    pub(crate) fn wave(prog: Arc<Program>, cfg: &WorkgroupConfig, lanes: usize, inputs: &[u32], helpers: &[bool]) -> Result<Workgroup, ShaderError> {
+        let per = prog.io_inputs.iter().map(|v| (v.word + v.components) as usize).max().unwrap_or(0);
+        if inputs.len() != per.saturating_mul(lanes) {
+            return Err(ShaderError::Dispatch(format!("{} input words given for {lanes} invocations of {per} words each", inputs.len())));
+        }
+        if !helpers.is_empty() && helpers.len() != lanes {
+            return Err(ShaderError::Dispatch(format!("{} helper flags given for {lanes} invocations", helpers.len())));
+        }
+        if prog.stage == ShaderStage::Fragment && !cfg.subgroup_size.is_multiple_of(4) {
+            return Err(ShaderError::Dispatch(format!("a fragment wave's subgroup size {} is not a multiple of 4 (its lanes run in 2x2 quads)", cfg.subgroup_size)));
+        }
+        Workgroup::with_invocations(prog, cfg, lanes, inputs.to_vec(), helpers.to_vec())
+    }
+
+    fn with_invocations(prog: Arc<Program>, cfg: &WorkgroupConfig, invocations: usize, lane_inputs: Vec<u32>, helper_invocations: Vec<bool>) -> Result<Workgroup, ShaderError> {
         let w = cfg.subgroup_size as usize;
         if !(1..=64).contains(&w) {
             return Err(ShaderError::Dispatch(format!("subgroup size {w} is not in 1..=64")));
@@ -377,8 +421,6 @@ impl Workgroup {
                 shapes[i] = s;
             }
         }
-        let [x, y, z] = prog.workgroup_size;
-        let invocations = (x as usize) * (y as usize) * (z as usize);
         let n_sg = invocations.div_ceil(w);
         // Registers and lane memory for every lane of every subgroup: bounded, since both sizes
         // come from the shader.
@@ -412,6 +454,8 @@ impl Workgroup {
                 req: MemRequest::default(),
                 img: ImageRequest::empty(),
                 stats: ExecStats::default(),
+                killed: 0,
+                helpers: 0,
             });
         }
         let mut wg = Workgroup {
@@ -422,6 +466,9 @@ impl Workgroup {
             num_workgroups: cfg.num_workgroups,
             max_instructions: cfg.max_instructions,
             sgs,
+            invocations,
+            lane_inputs,
+            helper_invocations,
         };
         wg.reset(cfg.workgroup_id);
         Ok(wg)
@@ -434,7 +481,8 @@ impl Workgroup {
         self.shared.wg.iter_mut().for_each(|v| *v = 0);
         let w = self.w;
         let [sx, sy, sz] = self.prog.workgroup_size;
-        let invocations = sx * sy * sz;
+        let invocations = self.invocations;
+        let per = self.prog.io_inputs.iter().map(|v| (v.word + v.components) as usize).max().unwrap_or(0);
         let n_sg = self.sgs.len() as u32;
         for (s, sg) in self.sgs.iter_mut().enumerate() {
             sg.pc = 0;
@@ -443,13 +491,18 @@ impl Workgroup {
             sg.stats = ExecStats::default();
             sg.masks.iter_mut().for_each(|m| *m = 0);
             sg.lane.iter_mut().for_each(|v| *v = 0);
-            let mut exec = 0u64;
+            let (mut exec, mut helpers) = (0u64, 0u64);
             for l in 0..w {
-                if (s * w + l) < invocations as usize {
+                if (s * w + l) < invocations {
                     exec |= 1 << l;
+                    if self.helper_invocations.get(s * w + l) == Some(&true) {
+                        helpers |= 1 << l;
+                    }
                 }
             }
             sg.exec = exec;
+            sg.helpers = helpers;
+            sg.killed = 0;
             for (r, words) in &self.prog.consts {
                 for (c, &v) in words.iter().enumerate() {
                     let at = (*r as usize + c) * w;
@@ -459,6 +512,18 @@ impl Workgroup {
                 }
             }
             for &(r, input) in &self.prog.inputs {
+                if let Input::Lane { word, n } = input {
+                    // A vertex or fragment invocation's input words.
+                    for l in 0..w {
+                        for c in 0..n as usize {
+                            let v = self.lane_inputs.get((s * w + l) * per + word as usize + c).copied().unwrap_or(0);
+                            if let Some(x) = sg.regs.get_mut((r as usize + c) * w + l) {
+                                *x = v;
+                            }
+                        }
+                    }
+                    continue;
+                }
                 for l in 0..w {
                     let li = (s * w + l) as u32;
                     let local = [li % sx.max(1), (li / sx.max(1)) % sy.max(1), li / (sx * sy).max(1)];
@@ -477,6 +542,7 @@ impl Workgroup {
                         Input::SubgroupInvocationId => [l as u32, 0, 0],
                         Input::NumSubgroups => [n_sg, 0, 0],
                         Input::SubgroupId => [s as u32, 0, 0],
+                        Input::Lane { .. } => [0; 3],
                     };
                     let n = match input {
                         Input::LocalInvocationId | Input::GlobalInvocationId | Input::WorkGroupId | Input::NumWorkGroups | Input::WorkGroupSize => 3,
@@ -490,6 +556,27 @@ impl Workgroup {
                 }
             }
         }
+    }
+
+    /// A finished vertex or fragment invocation's output words (the words of the outputs
+    /// [`crate::GraphicsShader::outputs`] lists, in its layout) into `out`; `false`, and
+    /// nothing written, for an invocation that was killed by `discard`, is a helper, or is
+    /// out of range.
+    pub fn outputs(&self, invocation: usize, out: &mut Vec<u32>) -> bool {
+        out.clear();
+        let (s, l) = (invocation / self.w, invocation % self.w);
+        let Some(sg) = self.sgs.get(s) else { return false };
+        if invocation >= self.invocations || (sg.killed | sg.helpers) & (1 << l) != 0 {
+            return false;
+        }
+        let words = self.prog.io_outputs.iter().map(|(_, v)| (v.word + v.components) as usize).max().unwrap_or(0);
+        out.resize(words, 0);
+        for &(r, v) in &self.prog.io_outputs {
+            for c in 0..v.components as usize {
+                out[v.word as usize + c] = sg.regs.get((r as usize + c) * self.w + l).copied().unwrap_or(0);
+            }
+        }
+        true
     }
 
     /// Number of subgroups in this workgroup.
@@ -992,6 +1079,8 @@ fn run(prog: &Program, w: usize, sg: &mut Subgroup, sh: &mut Shared, limit: u64)
                 sg.exec = 0;
                 sg.pc = target;
             }
+            Op::Kill => sg.killed |= sg.exec,
+            Op::Derivative { dst, src, n, axis, fine } => derivative(w, sg, dst, src, n, axis, fine)?,
             Op::BreakIf { cond, brk } => {
                 let c = row(&sg.regs, cond, 0, w)?;
                 let mut m = 0u64;
@@ -1071,6 +1160,39 @@ fn run(prog: &Program, w: usize, sg: &mut Subgroup, sh: &mut Shared, limit: u64)
     }
 }
 
+/// [`Op::Derivative`] on every quad of the subgroup (lanes 4q..4q+3 at (0,0), (1,0), (0,1),
+/// (1,1)); a partial quad at the end of the subgroup reads its missing lanes as its own.
+#[allow(clippy::too_many_arguments)]
+fn derivative(w: usize, sg: &mut Subgroup, dst: Reg, src: Reg, n: u32, axis: DerivativeAxis, fine: bool) -> Result<(), ShaderError> {
+    let (s0, d0) = (src as usize * w, dst as usize * w);
+    if s0 + n as usize * w > sg.regs.len() || d0 + n as usize * w > sg.regs.len() {
+        return Err(internal("derivative registers"));
+    }
+    for c in 0..n as usize {
+        for q in (0..w).step_by(4) {
+            let v = |k: usize| f32::from_bits(sg.regs[s0 + c * w + (q + k).min(w - 1)]);
+            let mut out = [0f32; 4];
+            for (k, o) in out.iter_mut().enumerate() {
+                // Fine: the lane's own row (x) or column (y); coarse: the quad's first.
+                let (row, col) = if fine { (k / 2, k % 2) } else { (0, 0) };
+                let dx = v(2 * row + 1) - v(2 * row);
+                let dy = v(2 + col) - v(col);
+                *o = match axis {
+                    DerivativeAxis::X => dx,
+                    DerivativeAxis::Y => dy,
+                    DerivativeAxis::Width => dx.abs() + dy.abs(),
+                };
+            }
+            for (k, o) in out.iter().enumerate() {
+                if q + k < w {
+                    sg.regs[d0 + c * w + q + k] = o.to_bits();
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Word `c` of register `r` of lane `l`.
 #[inline(always)]
 fn word(regs: &[u32], r: Reg, c: usize, l: usize, w: usize) -> Result<u32, ShaderError> {
@@ -1095,7 +1217,8 @@ fn begin_image(prog: &Program, w: usize, sg: &mut Subgroup, sh: &Shared, a: &Ima
         _ => return Err(internal("image access to a binding that is not an image")),
     };
     let n = a.n.min(3) as usize;
-    let Subgroup { img, regs, stats, exec, .. } = &mut *sg;
+    let Subgroup { img, regs, stats, exec, helpers, .. } = &mut *sg;
+    let exec = &if a.op == ImageOp::Store { *exec & !*helpers } else { *exec };
     img.op = a.op;
     img.binding_index = a.image;
     img.group = info.group;
@@ -1111,6 +1234,22 @@ fn begin_image(prog: &Program, w: usize, sg: &mut Subgroup, sh: &Shared, a: &Ima
             }
             if a.level != NO_REG {
                 lane.lod = f32::from_bits(word(regs, a.level, 0, l, w)?);
+            }
+            if a.auto_lod {
+                // λ = log2(ρ), ρ the larger of the scale factors along x and y in texels of
+                // level 0 of the view ("Scale Factor Operation"), from the quad's coarse
+                // derivatives (its first row and column), as llvmpipe takes them; a bias adds.
+                let q = l & !3;
+                let at = |k: usize, c: usize| -> Result<f32, ShaderError> { Ok(f32::from_bits(word(regs, a.coords, c, (q + k).min(w - 1), w)?)) };
+                let (mut rx, mut ry) = (0f32, 0f32);
+                for c in 0..n {
+                    let size = shape.extent[c].max(1) as f32;
+                    let (dx, dy) = ((at(1, c)? - at(0, c)?) * size, (at(2, c)? - at(0, c)?) * size);
+                    rx += dx * dx;
+                    ry += dy * dy;
+                }
+                let rho = rx.max(ry).sqrt();
+                lane.lod += rho.log2();
             }
             if a.layer != NO_REG {
                 let v = word(regs, a.layer, 0, l, w)?;
@@ -1186,7 +1325,9 @@ fn begin_buffer(
     req.kind = info.kind;
     req.atomic = atomic;
     req.lanes.clear();
-    for l in lanes(sg.exec) {
+    // Helper lanes have no side effects: they load, never store.
+    let active = if op == MemOp::Load { sg.exec } else { sg.exec & !sg.helpers };
+    for l in lanes(active) {
         let o = off as u64 + if dyn_off == NO_REG { 0 } else { sg.regs[dyn_off as usize * w + l] as u64 };
         if o + size as u64 <= bound {
             req.lanes.push(LaneAccess { lane: l as u32, offset: o, size });

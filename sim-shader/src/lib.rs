@@ -42,5 +42,5 @@ pub use flat::{FlatBinding, FlatImages, FlatOptions, FlatStats, perform, run_dis
 pub use interp::{
     DEFAULT_MAX_INSTRUCTIONS, ExecStats, ImageLane, ImageRequest, ImageShape, LaneAccess, MAX_WORKGROUP_STATE_BYTES, MemOp, MemRequest, Step, Workgroup, WorkgroupConfig,
 };
-pub use module::{ComputePipeline, MAX_SOURCE_BYTES, Module, ShaderSource};
-pub use program::{AtomicFun, AtomicOp, BarrierFlags, BindingInfo, BindingKind, ImageDim, ImageOp, SampleKind, StorageAccess, StorageFormat};
+pub use module::{ComputePipeline, GraphicsShader, MAX_SOURCE_BYTES, Module, ShaderSource};
+pub use program::{AtomicFun, AtomicOp, BarrierFlags, BindingInfo, BindingKind, ImageDim, ImageOp, Interpolation, IoBinding, IoScalar, IoVar, SampleKind, ShaderStage, StorageAccess, StorageFormat};

@@ -6,13 +6,16 @@ use std::sync::Arc;
 use crate::compile::{CoherentMembers, compile_entry_point};
 use crate::error::ShaderError;
 use crate::interp::{Workgroup, WorkgroupConfig};
-use crate::program::{BindingInfo, Program};
+use crate::program::{BindingInfo, IoVar, Program, ShaderStage};
 
 /// A loaded shader module: its compute entry points, compiled and ready to run.
 #[derive(Debug, Clone)]
 pub struct Module {
     name: String,
     programs: Vec<Arc<Program>>,
+    /// Vertex and fragment entry points that did not compile, by name: a module used for its
+    /// compute entry points loads whatever its other stages use.
+    graphics_errors: Vec<(String, ShaderError)>,
     source: Arc<SpirvSource>,
 }
 
@@ -293,12 +296,28 @@ impl Module {
             .unwrap_or_else(|message| Err(ShaderError::Parse { name: name.to_string(), message: format!("the GLSL front end failed on it: {message}") }))
     }
 
+    /// Parse, validate and compile GLSL source of a vertex or fragment shader (GLSL holds one
+    /// stage a file; its entry point is `main`).
+    pub fn from_glsl_stage(source: &str, name: &str, stage: ShaderStage) -> Result<Module, ShaderError> {
+        without_panics(|| Self::from_glsl_inner_stage(source, name, stage))
+            .unwrap_or_else(|message| Err(ShaderError::Parse { name: name.to_string(), message: format!("the GLSL front end failed on it: {message}") }))
+    }
+
     fn from_glsl_inner(source: &str, name: &str) -> Result<Module, ShaderError> {
+        Self::from_glsl_inner_stage(source, name, ShaderStage::Compute)
+    }
+
+    fn from_glsl_inner_stage(source: &str, name: &str, stage: ShaderStage) -> Result<Module, ShaderError> {
         check_size(source.len(), name)?;
         check_nesting(source, name)?;
         // naga's preprocessor expands macros without limit (see `glsl_macros`).
         crate::glsl_macros::check_macro_expansion(source, name)?;
-        let options = naga::front::glsl::Options::from(naga::ShaderStage::Compute);
+        let stage = match stage {
+            ShaderStage::Compute => naga::ShaderStage::Compute,
+            ShaderStage::Vertex => naga::ShaderStage::Vertex,
+            ShaderStage::Fragment => naga::ShaderStage::Fragment,
+        };
+        let options = naga::front::glsl::Options::from(stage);
         let module = naga::front::glsl::Frontend::default().parse(&options, source).map_err(|e| ShaderError::Parse {
             name: name.to_string(),
             message: e.emit_to_string_with_path(source, name),
@@ -318,17 +337,23 @@ impl Module {
             },
         })?;
         let mut programs = Vec::new();
+        let mut graphics_errors = Vec::new();
         let float_layers = !matches!(given, Err(SourceText::Wgsl(_)));
         for (i, ep) in module.entry_points.iter().enumerate() {
-            if ep.stage == naga::ShaderStage::Compute {
-                programs.push(Arc::new(compile_entry_point(&module, &info, source, name, i, coherent_members, float_layers)?));
+            match ep.stage {
+                naga::ShaderStage::Compute => programs.push(Arc::new(compile_entry_point(&module, &info, source, name, i, coherent_members, float_layers)?)),
+                naga::ShaderStage::Vertex | naga::ShaderStage::Fragment => match compile_entry_point(&module, &info, source, name, i, coherent_members, float_layers) {
+                    Ok(p) => programs.push(Arc::new(p)),
+                    Err(e) => graphics_errors.push((ep.name.clone(), e)),
+                },
+                _ => {}
             }
         }
         let source = Arc::new(match given {
             Ok(words) => SpirvSource::Given(words),
             Err(text) => SpirvSource::Ir(Box::new((module, info)), text),
         });
-        Ok(Module { name: name.to_string(), programs, source })
+        Ok(Module { name: name.to_string(), programs, graphics_errors, source })
     }
 
     /// Name given at load.
@@ -338,7 +363,12 @@ impl Module {
 
     /// Names of the compute entry points.
     pub fn entry_points(&self) -> impl Iterator<Item = &str> {
-        self.programs.iter().map(|p| p.entry_point.as_str())
+        self.programs.iter().filter(|p| p.stage == ShaderStage::Compute).map(|p| p.entry_point.as_str())
+    }
+
+    /// Names and stages of every entry point (compute, vertex and fragment).
+    pub fn stages(&self) -> impl Iterator<Item = (&str, ShaderStage)> {
+        self.programs.iter().map(|p| (p.entry_point.as_str(), p.stage))
     }
 }
 
@@ -357,7 +387,7 @@ impl ComputePipeline {
         module
             .programs
             .iter()
-            .find(|p| p.entry_point == entry_point)
+            .find(|p| p.entry_point == entry_point && p.stage == ShaderStage::Compute)
             .map(|p| ComputePipeline { prog: p.clone(), source: module.source.clone() })
             .ok_or_else(|| ShaderError::EntryPointNotFound { name: module.name.clone(), entry_point: entry_point.to_string() })
     }
@@ -365,17 +395,7 @@ impl ComputePipeline {
     /// The module as SPIR-V words for a Vulkan device: a SPIR-V binary as it was given, WGSL and
     /// GLSL written out by naga's SPIR-V back end with this entry point only.
     pub fn spirv(&self) -> Result<Vec<u32>, ShaderError> {
-        match &*self.source {
-            SpirvSource::Given(words) => Ok(words.clone()),
-            SpirvSource::Ir(ir, _) => {
-                let (module, info) = &**ir;
-                let options = naga::back::spv::Options { lang_version: (1, 3), ..naga::back::spv::Options::default() };
-                let pipeline = naga::back::spv::PipelineOptions { shader_stage: naga::ShaderStage::Compute, entry_point: self.prog.entry_point.clone() };
-                naga::back::spv::write_vec(module, info, &options, Some(&pipeline))
-                    .map(|words| flatten_access_chains(&words))
-                    .map_err(|e| ShaderError::SpirV { name: self.prog.name.clone(), message: format!("naga's SPIR-V back end failed on it: {e}") })
-            }
-        }
+        spirv_of(&self.source, &self.prog, naga::ShaderStage::Compute)
     }
 
     /// The source the module was loaded from, as given: WGSL or GLSL text, or a SPIR-V binary.
@@ -434,6 +454,104 @@ impl ComputePipeline {
     /// Create the state of one workgroup, ready to step.
     pub fn workgroup(&self, config: &WorkgroupConfig) -> Result<Workgroup, ShaderError> {
         Workgroup::new(self.prog.clone(), config)
+    }
+}
+
+/// A vertex or fragment entry point, with the reflection a graphics pipeline needs: its
+/// bindings (as a compute pipeline's), and its inputs and outputs laid out in words. Its
+/// invocations run as waves ([`GraphicsShader::wave`]): a vertex wave a lane per vertex, a
+/// fragment wave a lane per pixel, four lanes a 2x2 quad. Cheap to clone and `Send + Sync`.
+#[derive(Debug, Clone)]
+pub struct GraphicsShader {
+    prog: Arc<Program>,
+    source: Arc<SpirvSource>,
+}
+
+impl GraphicsShader {
+    /// Select the vertex or fragment entry point `entry_point` of `module` (the error it failed
+    /// to compile with, if it did).
+    pub fn new(module: &Module, entry_point: &str) -> Result<GraphicsShader, ShaderError> {
+        if let Some((_, e)) = module.graphics_errors.iter().find(|(n, _)| n == entry_point) {
+            return Err(e.clone());
+        }
+        module
+            .programs
+            .iter()
+            .find(|p| p.entry_point == entry_point && p.stage != ShaderStage::Compute)
+            .map(|p| GraphicsShader { prog: p.clone(), source: module.source.clone() })
+            .ok_or_else(|| ShaderError::EntryPointNotFound { name: module.name.clone(), entry_point: entry_point.to_string() })
+    }
+
+    /// Vertex or fragment.
+    pub fn stage(&self) -> ShaderStage {
+        self.prog.stage
+    }
+
+    /// The entry point's name.
+    pub fn entry_point(&self) -> &str {
+        &self.prog.entry_point
+    }
+
+    /// Name of the module the entry point came from.
+    pub fn module_name(&self) -> &str {
+        &self.prog.name
+    }
+
+    /// Bindings the entry point uses, as [`ComputePipeline::bindings`] lists them.
+    pub fn bindings(&self) -> &[BindingInfo] {
+        &self.prog.bindings
+    }
+
+    /// Byte size of the push-constant block (0 if none).
+    pub fn push_constant_size(&self) -> u32 {
+        self.prog.push_constant_bytes
+    }
+
+    /// The inputs (vertex attributes and built-ins; a fragment's varyings and built-ins), each
+    /// with its first word in an invocation's input words.
+    pub fn inputs(&self) -> &[IoVar] {
+        &self.prog.io_inputs
+    }
+
+    /// Words of input per invocation.
+    pub fn input_words(&self) -> u32 {
+        self.prog.io_inputs.iter().map(|v| v.word + v.components).max().unwrap_or(0)
+    }
+
+    /// The outputs (the position and varyings of a vertex; a fragment's colours and depth),
+    /// each with its first word in an invocation's output words ([`Workgroup::outputs`]).
+    pub fn outputs(&self) -> Vec<IoVar> {
+        self.prog.io_outputs.iter().map(|(_, v)| *v).collect()
+    }
+
+    /// A wave of `lanes` invocations whose input words are `inputs` ([`GraphicsShader::input_words`]
+    /// per invocation, in turn) and, for a fragment wave, `helpers` the helper invocations (they
+    /// run for the derivatives of their quads and make no stores; empty: none). The
+    /// configuration's workgroup fields are not read. Step its subgroups as a workgroup's; when
+    /// every one is done, read each invocation's outputs.
+    pub fn wave(&self, config: &WorkgroupConfig, lanes: usize, inputs: &[u32], helpers: &[bool]) -> Result<Workgroup, ShaderError> {
+        Workgroup::wave(self.prog.clone(), config, lanes, inputs, helpers)
+    }
+
+    /// The module as SPIR-V words with this entry point, as [`ComputePipeline::spirv`] writes it.
+    pub fn spirv(&self) -> Result<Vec<u32>, ShaderError> {
+        let stage = if self.prog.stage == ShaderStage::Vertex { naga::ShaderStage::Vertex } else { naga::ShaderStage::Fragment };
+        spirv_of(&self.source, &self.prog, stage)
+    }
+}
+
+/// The SPIR-V words of `source` for entry point `prog` of stage `stage`.
+fn spirv_of(source: &SpirvSource, prog: &Program, stage: naga::ShaderStage) -> Result<Vec<u32>, ShaderError> {
+    match source {
+        SpirvSource::Given(words) => Ok(words.clone()),
+        SpirvSource::Ir(ir, _) => {
+            let (module, info) = &**ir;
+            let options = naga::back::spv::Options { lang_version: (1, 3), ..naga::back::spv::Options::default() };
+            let pipeline = naga::back::spv::PipelineOptions { shader_stage: stage, entry_point: prog.entry_point.clone() };
+            naga::back::spv::write_vec(module, info, &options, Some(&pipeline))
+                .map(|words| flatten_access_chains(&words))
+                .map_err(|e| ShaderError::SpirV { name: prog.name.clone(), message: format!("naga's SPIR-V back end failed on it: {e}") })
+        }
     }
 }
 

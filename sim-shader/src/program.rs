@@ -418,9 +418,92 @@ pub struct BindingInfo {
     pub atomic_only: bool,
 }
 
+/// The pipeline stage of an entry point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ShaderStage {
+    /// A compute shader (`@compute`): workgroups of invocations.
+    Compute,
+    /// A vertex shader (`@vertex`): one invocation per vertex.
+    Vertex,
+    /// A fragment shader (`@fragment`): one invocation per pixel, in 2x2 quads.
+    Fragment,
+}
+
+impl ShaderStage {
+    /// Vulkan's name of the stage (`VERTEX`, `FRAGMENT`, `COMPUTE`).
+    pub fn vk_name(self) -> &'static str {
+        match self {
+            ShaderStage::Compute => "COMPUTE",
+            ShaderStage::Vertex => "VERTEX",
+            ShaderStage::Fragment => "FRAGMENT",
+        }
+    }
+}
+
+/// What an input or output of a vertex or fragment entry point is bound to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IoBinding {
+    /// `@location(n)`: a vertex attribute (vertex inputs), a varying (vertex outputs and
+    /// fragment inputs) or a colour attachment (fragment outputs).
+    Location(u32),
+    /// `@builtin(position)`: the clip-space position (vertex output) or the fragment's
+    /// framebuffer coordinates `(x + 0.5, y + 0.5, z, 1 / w)` (fragment input).
+    Position,
+    /// `@builtin(vertex_index)`.
+    VertexIndex,
+    /// `@builtin(instance_index)`.
+    InstanceIndex,
+    /// `@builtin(front_facing)`: 1 for a front-facing primitive.
+    FrontFacing,
+    /// `@builtin(frag_depth)`: the fragment's depth (fragment output).
+    FragDepth,
+}
+
+/// The scalar type of an input or output's components.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IoScalar {
+    /// 32-bit floats.
+    Float,
+    /// 32-bit unsigned integers.
+    Uint,
+    /// 32-bit signed integers.
+    Sint,
+    /// A boolean (0 or 1).
+    Bool,
+}
+
+/// How a fragment input is interpolated across a primitive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Interpolation {
+    /// Perspective-correct (WGSL's default for floats).
+    Perspective,
+    /// Linear in screen space (`@interpolate(linear)`, GLSL `noperspective`).
+    Linear,
+    /// The provoking vertex's value (`@interpolate(flat)`; integers are always flat).
+    Flat,
+}
+
+/// One input or output of a vertex or fragment entry point: what it is bound to, its shape, and
+/// where its words lie in an invocation's input (or output) words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct IoVar {
+    /// Its binding.
+    pub binding: IoBinding,
+    /// Components (1 to 4).
+    pub components: u32,
+    /// Their scalar type.
+    pub scalar: IoScalar,
+    /// Interpolation (meaningful for fragment inputs and vertex outputs).
+    pub interpolation: Interpolation,
+    /// Its first word in the invocation's input or output words.
+    pub word: u32,
+}
+
 /// Built-in inputs an entry point can read; filled per lane when a subgroup is created.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Input {
+    /// `n` words from the invocation's input words (vertex and fragment stages), from `word`.
+    Lane { word: u32, n: u32 },
     GlobalInvocationId,
     LocalInvocationId,
     LocalInvocationIndex,
@@ -494,6 +577,13 @@ pub(crate) enum Op {
     Restore { entry: u32, minus: [u32; 3] },
     /// Break / continue / return: `masks[slot] |= exec; exec = 0`, jump to `target`.
     Leave { slot: u32, target: u32 },
+    /// `discard`: the active lanes are killed (their outputs are dropped and they make no
+    /// further accesses); a `Leave` to the entry point's end follows.
+    Kill,
+    /// `dst = d(src)/dx` or `d(src)/dy` over each 2x2 quad of lanes (lanes `4q..4q+3`, in the
+    /// order (0,0), (1,0), (0,1), (1,1)): `fine` differences within the lane's row or column,
+    /// coarse ones the quad's first row or column; `width` is `|dx| + |dy|`.
+    Derivative { dst: Reg, src: Reg, n: u32, axis: DerivativeAxis, fine: bool },
     /// `masks[brk] |= exec & cond; exec &= !cond`.
     BreakIf { cond: Reg, brk: u32 },
     /// Jump to `target` if any lane is active.
@@ -538,6 +628,12 @@ pub(crate) enum ImageQueryOp {
 pub(crate) struct Program {
     pub name: String,
     pub entry_point: String,
+    pub stage: ShaderStage,
+    /// Vertex and fragment stages: the inputs, laid out in the input words.
+    pub io_inputs: Vec<IoVar>,
+    /// Vertex and fragment stages: the outputs, laid out in the output words, each with the
+    /// register holding it at the end.
+    pub io_outputs: Vec<(Reg, IoVar)>,
     pub workgroup_size: [u32; 3],
     pub code: Vec<Op>,
     pub num_regs: u32,
@@ -553,6 +649,14 @@ pub(crate) struct Program {
     pub inputs: Vec<(Reg, Input)>,
     /// Selector values of switch cases, referenced by `CaseBegin`.
     pub case_values: Vec<u32>,
+}
+
+/// The direction of an [`Op::Derivative`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum DerivativeAxis {
+    X,
+    Y,
+    Width,
 }
 
 /// Kind of image access.
@@ -586,4 +690,7 @@ pub(crate) struct ImageArgs {
     pub level: Reg,
     pub value: Reg,
     pub nv: u32,
+    /// A sample's level of detail comes from the quad's derivatives of its coordinates (and
+    /// `level` holds a bias, if any): fragment shaders' `textureSample`, `textureSampleBias`.
+    pub auto_lod: bool,
 }
