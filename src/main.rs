@@ -38,6 +38,8 @@ enum Command {
     Sweep(cli::sweep::SweepArgs),
     /// Join the shards of a sweep or of a schedule exploration into exactly what a single run writes.
     Merge(cli::sweep::MergeArgs),
+    /// Write a trace from a GFXReconstruct capture of compute and transfer work (exit 2: a damaged capture or a call the trace cannot express).
+    Import(cli::import::ImportArgs),
 }
 
 /// The stack of the thread that loads traces and compiles shaders. The shader front ends and the
@@ -69,6 +71,7 @@ fn run(cli: Cli) -> ExitCode {
         Command::Strategies(args) => cli::strategies::run(args),
         Command::Sweep(args) => cli::sweep::run(args),
         Command::Merge(args) => cli::sweep::run_merge(args),
+        Command::Import(args) => cli::import::run(args),
     };
     match result {
         Ok(code) => code,

@@ -198,7 +198,7 @@ fn cli_synopsis_matches_help() {
         }
     }
     let names: Vec<&str> = per_command.iter().map(|(c, _)| c.as_str()).collect();
-    assert_eq!(names, ["demo", "run", "graph", "profile show", "profile check", "check", "replay", "strategies", "sweep", "merge"], "{synopsis}");
+    assert_eq!(names, ["demo", "run", "graph", "profile show", "profile check", "check", "replay", "import", "strategies", "sweep", "merge"], "{synopsis}");
     for (command, mut shown) in per_command {
         let mut help_args: Vec<&str> = command.split(' ').collect();
         help_args.push("--help");
@@ -244,13 +244,14 @@ fn trace_format_quoted_errors() {
         assert_eq!(out.status.code(), Some(2), "{body}");
         real.push(String::from_utf8(out.stderr).unwrap().trim_end().to_string());
     }
+    std::fs::write(dir.join("capture.gfxr"), r#"{"gpusim_trace": 1}"#).unwrap();
     let out = gpusim_in(&dir, &["import", "capture.gfxr", "-o", "t.json"]);
     assert_eq!(out.status.code(), Some(2));
     real.push(String::from_utf8(out.stderr).unwrap().lines().next().unwrap().to_string());
     let _ = std::fs::remove_dir_all(&dir);
 
     let page = doc("docs/TRACE_FORMAT.md");
-    let quoted: Vec<&str> = page.lines().filter(|l| l.starts_with("gpusim: error: t.json") || l.starts_with("error: unrecognized subcommand")).collect();
+    let quoted: Vec<&str> = page.lines().filter(|l| l.starts_with("gpusim: error: t.json") || l.starts_with("gpusim: error: capture.gfxr")).collect();
     for q in &quoted {
         assert!(real.iter().any(|r| r == q), "docs/TRACE_FORMAT.md quotes\n{q}\nbut no such trace prints it; they print:\n{}", real.join("\n"));
     }

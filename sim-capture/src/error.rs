@@ -203,6 +203,26 @@ pub enum CaptureError {
         /// Bytes present after the annotation header.
         available: u64,
     },
+    /// A call's (or a meta-data command's) parameters that do not decode: too short, a count
+    /// past the end, a pointer or structure type other than the call encodes, or bytes left
+    /// over.
+    #[error(
+        "block {index} at byte {offset}: {call}: parameters do not decode at byte {at} of {size}: {detail}"
+    )]
+    BadParameters {
+        /// Block index.
+        index: u64,
+        /// Byte offset of the block header.
+        offset: u64,
+        /// The call's name (or the meta-data command's).
+        call: &'static str,
+        /// Byte offset in the (decompressed) parameter buffer where decoding failed.
+        at: u64,
+        /// Bytes in the parameter buffer.
+        size: u64,
+        /// What was wrong.
+        detail: String,
+    },
 }
 
 impl CaptureError {
@@ -221,7 +241,8 @@ impl CaptureError {
             | UncompressedSizeTooLarge { index, offset, .. }
             | Decompress { index, offset, .. }
             | UnsupportedCompressedMetaData { index, offset, .. }
-            | BadAnnotation { index, offset, .. } => Some((index, offset)),
+            | BadAnnotation { index, offset, .. }
+            | BadParameters { index, offset, .. } => Some((index, offset)),
             Io { .. }
             | TruncatedFileHeader { .. }
             | BadFourcc { .. }

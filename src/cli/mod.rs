@@ -4,6 +4,7 @@ pub mod check;
 pub mod demo;
 pub mod fix;
 pub mod graph;
+pub mod import;
 pub mod matrix;
 pub mod pictures;
 pub mod profile;
