@@ -6,7 +6,7 @@ use std::sync::Arc;
 use crate::compile::{CoherentMembers, compile_entry_point};
 use crate::error::ShaderError;
 use crate::interp::{Workgroup, WorkgroupConfig};
-use crate::program::{BindingInfo, IoVar, Program, ShaderStage};
+use crate::program::{BindingInfo, IoBinding, IoVar, Program, ShaderStage};
 
 /// A loaded shader module: its compute entry points, compiled and ready to run.
 #[derive(Debug, Clone)]
@@ -531,6 +531,37 @@ impl GraphicsShader {
     /// every one is done, read each invocation's outputs.
     pub fn wave(&self, config: &WorkgroupConfig, lanes: usize, inputs: &[u32], helpers: &[bool]) -> Result<Workgroup, ShaderError> {
         Workgroup::wave(self.prog.clone(), config, lanes, inputs, helpers)
+    }
+
+    /// Checks the interface between this vertex shader and fragment shader `fs`, as Vulkan's
+    /// "Interface Matching" requires of a graphics pipeline: every fragment input at a location
+    /// is written by a vertex output at that location with the same scalar type, at least as
+    /// many components, and the same interpolation (VUID-RuntimeSpirv-OpEntryPoint-08743 and
+    /// VUID-RuntimeSpirv-OpEntryPoint-07754). The error says which location and why.
+    pub fn check_interface(&self, fs: &GraphicsShader) -> Result<(), String> {
+        if self.stage() != ShaderStage::Vertex || fs.stage() != ShaderStage::Fragment {
+            return Err(format!("`{}` and `{}` are not a vertex shader and a fragment shader", self.entry_point(), fs.entry_point()));
+        }
+        let outputs = self.outputs();
+        for input in fs.inputs() {
+            let IoBinding::Location(location) = input.binding else { continue };
+            let Some(out) = outputs.iter().find(|o| o.binding == IoBinding::Location(location)) else {
+                return Err(format!("fragment input location {location} is not written by the vertex shader `{}` (VUID-RuntimeSpirv-OpEntryPoint-08743)", self.entry_point()));
+            };
+            if out.scalar != input.scalar || out.components < input.components {
+                return Err(format!(
+                    "location {location}: the vertex shader writes {} {:?} component(s), the fragment shader reads {} {:?} (VUID-RuntimeSpirv-OpEntryPoint-07754)",
+                    out.components, out.scalar, input.components, input.scalar
+                ));
+            }
+            if out.interpolation != input.interpolation {
+                return Err(format!("location {location}: interpolated {:?} by the vertex shader and {:?} by the fragment shader (their decorations must match: VUID-RuntimeSpirv-OpEntryPoint-07754)", out.interpolation, input.interpolation));
+            }
+        }
+        if !outputs.iter().any(|o| o.binding == IoBinding::Position) {
+            return Err(format!("the vertex shader `{}` writes no position", self.entry_point()));
+        }
+        Ok(())
     }
 
     /// The module as SPIR-V words with this entry point, as [`ComputePipeline::spirv`] writes it.

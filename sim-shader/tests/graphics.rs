@@ -179,3 +179,30 @@ fn glsl_stages_load_with_their_interfaces() {
     let m = Module::from_glsl_stage(fs, "f.frag", ShaderStage::Fragment).expect("compiles");
     assert_eq!(GraphicsShader::new(&m, "main").expect("the fragment entry point").stage(), ShaderStage::Fragment);
 }
+
+/// A vertex and a fragment shader link when every fragment input is a vertex output of the same
+/// type, at least as wide, interpolated alike; the error names the location.
+#[test]
+fn interfaces_are_checked_as_vulkan_matches_them() {
+    let src = r#"
+struct V { @builtin(position) p: vec4<f32>, @location(0) uv: vec2<f32>, @location(1) @interpolate(flat) id: u32 }
+@vertex fn vs() -> V { var v: V; v.p = vec4<f32>(0.0); v.uv = vec2<f32>(0.0); v.id = 0u; return v; }
+@fragment fn ok(@location(0) uv: vec2<f32>) -> @location(0) vec4<f32> { return vec4<f32>(uv, 0.0, 1.0); }
+@fragment fn narrower(@location(0) u: f32, @location(1) @interpolate(flat) id: u32) -> @location(0) vec4<f32> { return vec4<f32>(u, f32(id), 0.0, 1.0); }
+@fragment fn missing(@location(2) w: f32) -> @location(0) vec4<f32> { return vec4<f32>(w); }
+@fragment fn wrong_type(@location(1) @interpolate(flat) id: i32) -> @location(0) vec4<f32> { return vec4<f32>(f32(id)); }
+@fragment fn wrong_interpolation(@location(0) @interpolate(linear) uv: vec2<f32>) -> @location(0) vec4<f32> { return vec4<f32>(uv, 0.0, 1.0); }
+"#;
+    let m = Module::from_wgsl(src, "link.wgsl").expect("compiles");
+    let vs = GraphicsShader::new(&m, "vs").unwrap();
+    let fs = |name: &str| GraphicsShader::new(&m, name).unwrap();
+    assert_eq!(vs.check_interface(&fs("ok")), Ok(()));
+    assert_eq!(vs.check_interface(&fs("narrower")), Ok(()));
+    let err = vs.check_interface(&fs("missing")).unwrap_err();
+    assert!(err.contains("location 2") && err.contains("08743"), "{err}");
+    let err = vs.check_interface(&fs("wrong_type")).unwrap_err();
+    assert!(err.contains("location 1") && err.contains("07754"), "{err}");
+    let err = vs.check_interface(&fs("wrong_interpolation")).unwrap_err();
+    assert!(err.contains("location 0") && err.contains("07754"), "{err}");
+    assert!(fs("ok").check_interface(&vs).is_err(), "the stages in order");
+}
