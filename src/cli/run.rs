@@ -29,7 +29,8 @@ pub enum Format {
 /// Arguments of `gpusim run`.
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    /// The trace (JSON, format version 1: docs/TRACE_FORMAT.md).
+    /// The trace (JSON, format version 1: docs/TRACE_FORMAT.md), or a GFXReconstruct capture
+    /// (`.gfxr`), imported in memory as `gpusim import` would write it.
     pub trace: PathBuf,
     /// A built-in profile name (`gpusim profile list`) or a profile file (TOML); `all`: every
     /// built-in profile, as a matrix of profiles by hazards.
@@ -174,6 +175,16 @@ pub(crate) fn not_shown(w: &sim_core::api::Workload, p: &Profile, r: &RunResult,
             p.name, h.resource
         );
     }
+    // Contents a transition from UNDEFINED discarded: no order or cache decides it, the
+    // profile's rows for the transition do.
+    if let Some(d) = &h.discarded {
+        let compressed = w.images.iter().find(|im| im.name == d.image).is_some_and(|im| sim_core::engine::compression::compressible(im, p));
+        let why = if compressed { format!("{}'s rows for the transition do no work on its tiles", p.name) } else { format!("{} does not compress it", p.name) };
+        return format!(
+            "on {}, the transition from UNDEFINED leaves image `{}`'s bytes as they were ({why}), so its contents happen to survive; a machine that initializes compression metadata at that transition reads the compressed tiles as garbage",
+            p.name, d.image
+        );
+    }
     let span = |at: &Place| match at {
         Place::Command(c) => r.spans.iter().find(|s| &s.0 == c).map(|s| (s.1, s.2)),
         Place::Host { .. } => None,
@@ -304,7 +315,7 @@ pub fn from_survey(t: &LoadedTrace, p: &Profile, seed: u64, count: u64, outcomes
 /// `gpusim run TRACE --schedules N --out OUT` writes it: the trace and profile are loaded again
 /// and must be the ones the shards ran.
 pub fn report_merged(m: &RunShardFile, report: Format, out: &std::path::Path) -> Result<ExitCode, CliError> {
-    let t = sim_core::trace::load(std::path::Path::new(&m.trace)).map_err(trace_err)?;
+    let t = super::import::load_trace(std::path::Path::new(&m.trace))?;
     let p = Profile::load(&m.profile)?;
     if run_fingerprint(&t, &p, m) != m.fingerprint {
         return Err(format!("the trace {} or the profile {} (or gpusim) is not what the shards ran: merge where they ran, with the same files", m.trace, m.profile).into());
@@ -325,7 +336,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode, CliError> {
     if let Some(path) = &args.timeline {
         super::check_output_file(path, "--timeline")?;
     }
-    let t = sim_core::trace::load(&args.trace).map_err(trace_err)?;
+    let t = super::import::load_trace(&args.trace)?;
     let inv = Invocation { trace: args.trace.display().to_string(), profile: args.profile.clone(), verbose: args.verbose };
     if args.profile == "all" {
         if args.shard.is_some() || args.out.is_some() || args.timeline.is_some() || args.direct_at_hazard.is_some() || args.pictures.is_some() {
