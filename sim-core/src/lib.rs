@@ -14,6 +14,7 @@
 
 pub mod api;
 pub mod engine;
+pub mod fixed_function;
 pub mod generators;
 pub mod io;
 pub mod hazard;
