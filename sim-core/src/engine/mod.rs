@@ -47,6 +47,7 @@
 //! turns what they report into cycles.
 
 pub(crate) mod blit;
+pub mod draw;
 pub(crate) mod chunks;
 pub mod compression;
 pub(crate) mod bindings;
