@@ -349,18 +349,27 @@ fn shade_triangle(
     let per_wave = (state.subgroup_size / 4) as usize;
     let front = ff::interpolate::front_facing(setup);
     let mut values = vec![0f32; modes.len()];
+    let input_words = state.fragment.map_or(0, |fs| fs.input_words() as usize);
+    let fs_outputs = state.fragment.map(|fs| fs.outputs()).unwrap_or_default();
+    let frag_depth = fs_outputs.iter().find(|o| o.binding == IoBinding::FragDepth).map(|o| o.word as usize);
+    // Per lane: pixel, coverage, interpolated depth.
+    let mut lanes: Vec<(u32, u32, bool, f32)> = Vec::new();
+    let (mut words, mut helpers): (Vec<u32>, Vec<bool>) = (Vec::new(), Vec::new());
+    let (mut outputs, mut out): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
+    let mut shaded: Vec<Option<usize>> = Vec::new();
     for batch in quads.chunks(per_wave.max(1)) {
         // Every lane's barycentrics, depth and inputs.
-        let mut lanes: Vec<(u32, u32, bool, f32)> = Vec::with_capacity(batch.len() * 4);
-        let mut words: Vec<u32> = Vec::new();
-        let input_words = state.fragment.map_or(0, |fs| fs.input_words() as usize);
+        lanes.clear();
+        words.clear();
+        words.resize(batch.len() * 4 * input_words, 0);
         for quad in batch {
             for lane in 0..4 {
                 let (px, py) = quad.pixel(lane);
                 let b = ff::pixel_barycentrics(setup, px, py);
                 let z = ff::interpolate::depth(setup, &b);
+                let at = lanes.len() * input_words;
                 lanes.push((px, py, quad.is_covered(lane), z));
-                let mut w = vec![0u32; input_words];
+                let w = &mut words[at..at + input_words];
                 ff::interpolate(&b, varyings, modes, &mut values);
                 for input in inputs {
                     match *input {
@@ -378,13 +387,16 @@ fn shade_triangle(
                         FragmentInput::FrontFacing { word } => w[word] = u32::from(front),
                     }
                 }
-                words.extend(w);
             }
         }
-        // The fragment shader (none: each covered pixel keeps its interpolated depth).
-        let mut outputs: Vec<Option<Vec<u32>>> = vec![Some(Vec::new()); lanes.len()];
+        // The fragment shader (none: each covered pixel keeps its interpolated depth): each
+        // lane's outputs at an offset of `outputs`, none for a discarded lane or a helper.
+        outputs.clear();
+        shaded.clear();
+        shaded.resize(lanes.len(), Some(0));
         if let Some(fs) = state.fragment {
-            let helpers: Vec<bool> = lanes.iter().map(|l| !l.2).collect();
+            helpers.clear();
+            helpers.extend(lanes.iter().map(|l| !l.2));
             let cfg = WorkgroupConfig {
                 workgroup_id: [0; 3],
                 num_workgroups: [1; 3],
@@ -396,20 +408,22 @@ fn shade_triangle(
             };
             let mut wave = fs.wave(&cfg, lanes.len(), &words, &helpers)?;
             run_wave(&mut wave, fs, bindings, images)?;
-            for (k, o) in outputs.iter_mut().enumerate() {
-                let mut out = Vec::new();
-                *o = wave.outputs(k, &mut out).then_some(out);
+            for (k, o) in shaded.iter_mut().enumerate() {
+                *o = wave.outputs(k, &mut out).then(|| {
+                    outputs.extend_from_slice(&out);
+                    outputs.len() - out.len()
+                });
             }
         }
-        let fs_outputs = state.fragment.map(|fs| fs.outputs()).unwrap_or_default();
         // The per-fragment operations, in quad order.
         for (k, &(px, py, covered, z)) in lanes.iter().enumerate() {
-            let Some(out) = &outputs[k] else { continue };
+            let Some(at) = shaded[k] else { continue };
             if !covered {
                 continue;
             }
+            let out = &outputs[at..];
             stats.fragments += 1;
-            let z = fs_outputs.iter().find(|o| o.binding == IoBinding::FragDepth).map_or(z, |o| f32::from_bits(out[o.word as usize]));
+            let z = frag_depth.map_or(z, |w| f32::from_bits(out[w]));
             if let Some(d) = depth.as_deref_mut() {
                 let at = (py as usize * d.extent[0] as usize + px as usize) * 4;
                 let stored = d.format.decode(Aspect::Depth, &d.texels[at..at + 4]);
