@@ -71,7 +71,7 @@ fn a_textured_depth_tested_blended_scene() {
         draw_flat(&state, counts, &mut targets, Some(&mut d), &mut [], images).expect("draws")
     };
     // The floor: a checkerboard of 8x8 texels, receding (w grows towards the top), at the back.
-    let checker = |i: u32, j: u32| if (i + j) % 2 == 0 { [230u8, 230, 230, 255] } else { [60, 90, 160, 255] };
+    let checker = |i: u32, j: u32| if (i + j).is_multiple_of(2) { [230u8, 230, 230, 255] } else { [60, 90, 160, 255] };
     let sampler = sim_rop::Sampler { mag_filter: sim_rop::Filter::Nearest, min_filter: sim_rop::Filter::Nearest, ..sim_rop::Sampler::default() };
     let mut handler = |req: &sim_shader::ImageRequest| -> Result<Vec<[u32; 4]>, sim_shader::ShaderError> {
         Ok(req
