@@ -59,7 +59,7 @@ fn import(dir: &Path, capture: &Path, name: &str) -> PathBuf {
 #[test]
 fn captures_import_and_agree_with_the_validation_layer() {
     let sidecars = sidecars();
-    assert_eq!(sidecars.len(), 7, "tests/captures holds seven programs");
+    assert_eq!(sidecars.len(), 9, "tests/captures holds nine programs");
     let dir = temp_dir("fixtures");
     for (name, side) in &sidecars {
         let trace = import(&dir, &captures().join(side["capture"].as_str().unwrap()), name);
@@ -95,6 +95,34 @@ fn captures_import_and_agree_with_the_validation_layer() {
             assert!(corrupted.is_empty(), "{name}: corrupts on {corrupted:?}");
         }
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The image fixtures: their images (placed where the capture bound them), layout transitions,
+/// clear, blit and copy come through as the trace's, and the sampler and view too.
+#[test]
+fn images_are_imported() {
+    let dir = temp_dir("images");
+    let trace = import(&dir, &captures().join("image-missing.gfxr"), "image-missing");
+    let t: Value = serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
+    let images = t["images"].as_array().unwrap();
+    assert_eq!(images.len(), 2);
+    assert_eq!(images[0]["format"], "R8G8B8A8_UNORM");
+    assert_eq!(images[0]["extent"], serde_json::json!([32, 32, 1]));
+    assert_eq!(images[0]["offset"], 0);
+    assert_eq!(images[0]["usage"], "TRANSFER_SRC|TRANSFER_DST|SAMPLED");
+    assert_eq!(t["samplers"][0]["mag_filter"], "LINEAR");
+    let cmds: Vec<&str> = t["command_buffers"][0]["commands"].as_array().unwrap().iter().map(|c| c["cmd"].as_str().unwrap()).collect();
+    assert_eq!(cmds, ["pipeline_barrier", "clear_color_image", "blit_image", "pipeline_barrier", "copy_image_to_buffer"]);
+    let c = &t["command_buffers"][0]["commands"];
+    // vkCmdPipelineBarrier2: the stages are on each barrier; vkCmdPipelineBarrier: on the command.
+    assert_eq!(c[0]["image_memory_barriers"][1]["dst_stage_mask"], "BLIT");
+    assert_eq!(c[0]["image_memory_barriers"][0]["new_layout"], "GENERAL");
+    assert_eq!(c[1]["color"]["float32"], serde_json::json!([0.25, 0.5, 0.75, 1.0]));
+    assert_eq!(c[3]["src_stage_mask"], "ALL_TRANSFER");
+    assert_eq!(c[3]["image_memory_barriers"][0]["old_layout"], "TRANSFER_DST_OPTIMAL");
+    let loaded = sim_core::trace::load(&trace).unwrap();
+    assert_eq!(loaded.workload.images.len(), 2);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -180,4 +208,106 @@ fn an_unsupported_call_is_refused_with_its_place() {
 fn a_file_that_is_not_a_capture_is_refused() {
     let e = import_fails("not-a-capture", b"{\"gpusim_trace\": 1}");
     assert_eq!(e, "gpusim: error: capture.gfxr: not a GFXReconstruct capture: the file starts with [7b, 22, 67, 70], not \"GFXR\"");
+}
+
+/// `gpusim check CAPTURE` imports the capture in memory and reports exactly what checking the
+/// trace `gpusim import` writes reports: the same hazards, in the same words, the same status.
+#[test]
+fn check_takes_a_capture_as_it_takes_its_trace() {
+    let dir = temp_dir("check-capture");
+    let capture = captures().join("barrier-missing.gfxr");
+    let trace = import(&dir, &capture, "barrier-missing");
+    for report in ["json", "text"] {
+        let direct = gpusim_in(&dir, &["check", capture.to_str().unwrap(), "--report", report]);
+        let imported = gpusim_in(&dir, &["check", trace.to_str().unwrap(), "--report", report]);
+        assert_eq!(direct.status.code(), Some(1), "{}", stderr(&direct));
+        assert_eq!(direct.status.code(), imported.status.code());
+        assert_eq!(String::from_utf8_lossy(&direct.stdout), String::from_utf8_lossy(&imported.stdout), "--report {report}");
+        assert!(String::from_utf8_lossy(&direct.stdout).contains("SYNC-HAZARD-READ-AFTER-WRITE"));
+    }
+    // Nothing of the in-memory import is left behind beside the capture.
+    assert!(!captures().join("barrier-missing.pipeline0.spv").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `gpusim run` and `gpusim graph` take a capture too; a correct program runs clean.
+#[test]
+fn run_and_graph_take_a_capture() {
+    let dir = temp_dir("run-capture");
+    let capture = captures().join("barrier-correct.gfxr");
+    let o = gpusim_in(&dir, &["run", capture.to_str().unwrap(), "--profile", "seed-l2", "--report", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(report["trace"], "barrier-correct", "{report}");
+    let o = gpusim_in(&dir, &["graph", capture.to_str().unwrap(), "-o", "g.dot"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(std::fs::read_to_string(dir.join("g.dot")).unwrap().starts_with("digraph"));
+    // A capture under another name is known by its fourcc.
+    std::fs::copy(&capture, dir.join("capture.bin")).unwrap();
+    let o = gpusim_in(&dir, &["check", "capture.bin"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // `--fix` edits a trace's text, which a capture does not have.
+    let o = gpusim_in(&dir, &["check", capture.to_str().unwrap(), "--fix", "-o", "fixed.json"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("write its trace first (gpusim import"), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A damaged capture given to `run`, `check`, `graph` or `replay` is refused as `gpusim import`
+/// refuses it: exit status 2 and one line naming the block and its byte offset.
+#[test]
+fn a_damaged_capture_is_refused_by_every_subcommand() {
+    let bytes = std::fs::read(captures().join("barrier-missing.gfxr")).unwrap();
+    let b = &blocks(&bytes)[40];
+    let dir = temp_dir("damaged-run");
+    std::fs::write(dir.join("capture.gfxr"), &bytes[..b.offset as usize + 20]).unwrap();
+    for args in [&["check", "capture.gfxr"][..], &["run", "capture.gfxr", "--profile", "ideal"], &["graph", "capture.gfxr", "-o", "g.dot"], &["replay", "capture.gfxr"]] {
+        let o = gpusim_in(&dir, args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        let e = stderr(&o);
+        assert_eq!(e.lines().count(), 1, "{args:?}: {e}");
+        assert!(e.starts_with(&format!("gpusim: error: capture.gfxr: block 40 at byte {}: declared size", b.offset)), "{args:?}: {e}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+mod support;
+
+/// Each fixture, imported, replays on a real driver (lavapipe here) under the validation layer:
+/// the replay runs (exit status 0 or 1), the driver's bytes match the reference run's where the
+/// replay compares them, the layer reports no error (performance warnings, such as the
+/// GENERAL layout of the image fixtures' blit, are not errors), and the hazards the layer
+/// reports are those the sidecar expects, each of them one gpusim reports too. Captures have
+/// no host reads, so what the program read cannot be compared beyond that. Skips where Vulkan
+/// is not available, as the other replay tests do.
+#[test]
+fn imported_captures_replay_under_the_validation_layer() {
+    if let Some(reason) = support::vulkan::unavailable() {
+        support::vulkan::skip("imported_captures_replay_under_the_validation_layer", &reason);
+        return;
+    }
+    let dir = temp_dir("replay");
+    for (name, side) in &sidecars() {
+        let trace = import(&dir, &captures().join(side["capture"].as_str().unwrap()), name);
+        let o = gpusim_in(&dir, &["replay", trace.to_str().unwrap(), "--validate", "--report", "json"]);
+        assert!(o.status.code().is_some_and(|c| c < 2), "{name}: {}", stderr(&o));
+        let r: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{name}: {e}: {}", stderr(&o)));
+        assert_eq!(r["iterations_with_corruption"], 0, "{name}: lavapipe is in order and coherent");
+        let errors: Vec<&Value> = r["validation_errors"].as_array().unwrap().iter().filter(|e| e["severity"] != "warning").collect();
+        assert!(errors.is_empty(), "{name}: {errors:?}");
+        let hazards = r["hazards"].as_array().unwrap();
+        let mut ids: Vec<&str> = hazards.iter().map(|h| h["id"].as_str().unwrap()).collect();
+        ids.sort();
+        ids.dedup();
+        // The sidecar's expected verdict: the capture-time layer's, except where its note says
+        // why gpusim's differs (semaphore-missing: the replay's layer, with its queue-submit
+        // checks, reports the read after write across the two submissions as gpusim does).
+        let expected: Vec<&str> = side["expect"]["hazards"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+        assert_eq!(ids, expected, "{name}: the layer's hazards on the replay");
+        for h in hazards {
+            assert_eq!(h["gpusim"]["call"], "agrees", "{name}: {h}");
+        }
+        assert_eq!(o.status.code(), Some(i32::from(!hazards.is_empty() || !r["validation_errors"].as_array().unwrap().is_empty())), "{name}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -11,6 +11,14 @@
  *   semaphore-missing   submit 1: fill A, barrier, dispatch B = A*2; submit 2 (second queue when
  *                       the device has one): copy B -> C, with nothing ordering the two
  *   semaphore-correct   the same, submit 2 waiting (at TRANSFER) on a semaphore submit 1 signals
+ *   image-missing       clear and copy an image: transition images A (to GENERAL) and B (to
+ *                       TRANSFER_DST) with vkCmdPipelineBarrier2; clear A; blit A -> B with no
+ *                       barrier between the clear and the blit; a vkCmdPipelineBarrier image
+ *                       barrier B TRANSFER_DST -> TRANSFER_SRC; copy B -> buffer C
+ *   image-correct       the same with a GENERAL -> GENERAL image barrier (TRANSFER_WRITE ->
+ *                       TRANSFER_READ) on A between the clear and the blit
+ * The image scenarios also create a view of A and a sampler, which nothing uses, so that their
+ * captures hold vkCreateImageView and vkCreateSampler.
  * The shader is double.comp, compiled by the script into double.spv.h (`double_spv`).
  */
 #include <stdio.h>
@@ -41,10 +49,10 @@ static uint32_t memory_type(uint32_t bits, VkMemoryPropertyFlags want) {
     exit(1);
 }
 
-/* A buffer with its own memory. */
-static VkBuffer buffer(VkMemoryPropertyFlags want, VkDeviceMemory *memory) {
+/* A buffer of `size` bytes with its own memory. */
+static VkBuffer buffer_of(VkDeviceSize size, VkMemoryPropertyFlags want, VkDeviceMemory *memory) {
     VkBufferCreateInfo info = {VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
-    info.size = BYTES;
+    info.size = size;
     info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     VkBuffer b;
     CHECK(vkCreateBuffer(dev, &info, NULL, &b));
@@ -56,6 +64,88 @@ static VkBuffer buffer(VkMemoryPropertyFlags want, VkDeviceMemory *memory) {
     CHECK(vkAllocateMemory(dev, &alloc, NULL, memory));
     CHECK(vkBindBufferMemory(dev, b, *memory, 0));
     return b;
+}
+
+static VkBuffer buffer(VkMemoryPropertyFlags want, VkDeviceMemory *memory) { return buffer_of(BYTES, want, memory); }
+
+/* The image scenarios' images: IMAGE_SIDE x IMAGE_SIDE RGBA8, each with its own memory of the
+ * size the device asks for, bound at offset 0. */
+#define IMAGE_SIDE 32u
+#define IMAGE_BYTES (IMAGE_SIDE * IMAGE_SIDE * 4u)
+static VkImage image(VkImageUsageFlags usage, VkDeviceMemory *memory) {
+    VkImageCreateInfo info = {VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
+    info.imageType = VK_IMAGE_TYPE_2D;
+    info.format = VK_FORMAT_R8G8B8A8_UNORM;
+    info.extent = (VkExtent3D){IMAGE_SIDE, IMAGE_SIDE, 1};
+    info.mipLevels = 1;
+    info.arrayLayers = 1;
+    info.samples = VK_SAMPLE_COUNT_1_BIT;
+    info.tiling = VK_IMAGE_TILING_OPTIMAL;
+    info.usage = usage;
+    info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+    VkImage im;
+    CHECK(vkCreateImage(dev, &info, NULL, &im));
+    VkMemoryRequirements req;
+    vkGetImageMemoryRequirements(dev, im, &req);
+    VkMemoryAllocateInfo alloc = {VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+    alloc.allocationSize = req.size;
+    alloc.memoryTypeIndex = memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    CHECK(vkAllocateMemory(dev, &alloc, NULL, memory));
+    CHECK(vkBindImageMemory(dev, im, *memory, 0));
+    return im;
+}
+
+static const VkImageSubresourceRange COLOR_RANGE = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+static const VkImageSubresourceLayers COLOR_LAYERS = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+
+/* A synchronization1 image barrier in the TRANSFER stage. */
+static void image_barrier(VkCommandBuffer cb, VkImage im, VkAccessFlags src_access, VkAccessFlags dst_access,
+                          VkImageLayout old_layout, VkImageLayout new_layout) {
+    VkImageMemoryBarrier b = {VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
+    b.srcAccessMask = src_access;
+    b.dstAccessMask = dst_access;
+    b.oldLayout = old_layout;
+    b.newLayout = new_layout;
+    b.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    b.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    b.image = im;
+    b.subresourceRange = COLOR_RANGE;
+    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, NULL, 0, NULL, 1, &b);
+}
+
+/* The image scenarios: see the top of the file. */
+static void record_images(VkCommandBuffer cb, int missing, VkImage a, VkImage b, VkBuffer c) {
+    VkImageMemoryBarrier2 to[2] = {{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2}, {VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2}};
+    VkImage images[2] = {a, b};
+    VkImageLayout layouts[2] = {VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL};
+    VkPipelineStageFlags2 stages[2] = {VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_PIPELINE_STAGE_2_BLIT_BIT};
+    for (int i = 0; i < 2; i++) {
+        to[i].srcStageMask = VK_PIPELINE_STAGE_2_NONE;
+        to[i].dstStageMask = stages[i];
+        to[i].dstAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT;
+        to[i].oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+        to[i].newLayout = layouts[i];
+        to[i].srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+        to[i].dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+        to[i].image = images[i];
+        to[i].subresourceRange = COLOR_RANGE;
+    }
+    VkDependencyInfo dep = {VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
+    dep.imageMemoryBarrierCount = 2;
+    dep.pImageMemoryBarriers = to;
+    vkCmdPipelineBarrier2(cb, &dep);
+    VkClearColorValue color = {.float32 = {0.25f, 0.5f, 0.75f, 1.0f}};
+    vkCmdClearColorImage(cb, a, VK_IMAGE_LAYOUT_GENERAL, &color, 1, &COLOR_RANGE);
+    if (!missing)
+        image_barrier(cb, a, VK_ACCESS_TRANSFER_WRITE_BIT, VK_ACCESS_TRANSFER_READ_BIT, VK_IMAGE_LAYOUT_GENERAL,
+                      VK_IMAGE_LAYOUT_GENERAL);
+    VkImageBlit blit = {COLOR_LAYERS, {{0, 0, 0}, {IMAGE_SIDE, IMAGE_SIDE, 1}}, COLOR_LAYERS,
+                        {{0, 0, 0}, {IMAGE_SIDE, IMAGE_SIDE, 1}}};
+    vkCmdBlitImage(cb, a, VK_IMAGE_LAYOUT_GENERAL, b, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &blit, VK_FILTER_NEAREST);
+    image_barrier(cb, b, VK_ACCESS_TRANSFER_WRITE_BIT, VK_ACCESS_TRANSFER_READ_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                  VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+    VkBufferImageCopy region = {0, 0, 0, COLOR_LAYERS, {0, 0, 0}, {IMAGE_SIDE, IMAGE_SIDE, 1}};
+    vkCmdCopyImageToBuffer(cb, b, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, c, 1, &region);
 }
 
 static void barrier(VkCommandBuffer cb, VkPipelineStageFlags src, VkAccessFlags src_access, VkPipelineStageFlags dst,
@@ -77,10 +167,12 @@ int main(int argc, char **argv) {
     int flush = strcmp(s, "host-upload-flush") == 0;
     int inline_data = strcmp(s, "inline-data") == 0;
     int two_submits = strncmp(s, "semaphore", 9) == 0;
+    int images = strncmp(s, "image", 5) == 0;
 
     VkApplicationInfo app = {VK_STRUCTURE_TYPE_APPLICATION_INFO};
     app.pApplicationName = s;
-    app.apiVersion = VK_API_VERSION_1_1;
+    /* The image scenarios use vkCmdPipelineBarrier2, core in Vulkan 1.3. */
+    app.apiVersion = images ? VK_API_VERSION_1_3 : VK_API_VERSION_1_1;
     VkInstanceCreateInfo ici = {VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
     ici.pApplicationInfo = &app;
     VkInstance inst;
@@ -102,6 +194,9 @@ int main(int argc, char **argv) {
     VkDeviceCreateInfo dci = {VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
     dci.queueCreateInfoCount = 1;
     dci.pQueueCreateInfos = &qci;
+    VkPhysicalDeviceSynchronization2Features sync2 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES};
+    sync2.synchronization2 = VK_TRUE;
+    if (images) dci.pNext = &sync2;
     CHECK(vkCreateDevice(phys, &dci, NULL, &dev));
     VkQueue q0, q1;
     vkGetDeviceQueue(dev, 0, 0, &q0);
@@ -110,7 +205,29 @@ int main(int argc, char **argv) {
     VkDeviceMemory ma, mb, mc;
     VkBuffer a = buffer(host ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &ma);
     VkBuffer b = buffer(VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &mb);
-    VkBuffer c = buffer(VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &mc);
+    VkBuffer c = buffer_of(images ? IMAGE_BYTES : BYTES, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &mc);
+    VkDeviceMemory mia = VK_NULL_HANDLE, mib = VK_NULL_HANDLE;
+    VkImage ia = VK_NULL_HANDLE, ib = VK_NULL_HANDLE;
+    VkImageView view = VK_NULL_HANDLE;
+    VkSampler sampler = VK_NULL_HANDLE;
+    if (images) {
+        ia = image(VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_SAMPLED_BIT, &mia);
+        ib = image(VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT, &mib);
+        VkImageViewCreateInfo vci = {VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
+        vci.image = ia;
+        vci.viewType = VK_IMAGE_VIEW_TYPE_2D;
+        vci.format = VK_FORMAT_R8G8B8A8_UNORM;
+        vci.subresourceRange = COLOR_RANGE;
+        CHECK(vkCreateImageView(dev, &vci, NULL, &view));
+        VkSamplerCreateInfo sci = {VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO};
+        sci.magFilter = VK_FILTER_LINEAR;
+        sci.minFilter = VK_FILTER_LINEAR;
+        sci.addressModeU = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+        sci.addressModeV = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+        sci.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+        sci.maxLod = VK_LOD_CLAMP_NONE;
+        CHECK(vkCreateSampler(dev, &sci, NULL, &sampler));
+    }
 
     VkShaderModuleCreateInfo smci = {VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
     smci.codeSize = sizeof(double_spv);
@@ -204,7 +321,9 @@ int main(int argc, char **argv) {
 
     VkCommandBufferBeginInfo begin = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     CHECK(vkBeginCommandBuffer(cbs[0], &begin));
-    if (inline_data) {
+    if (images) {
+        record_images(cbs[0], missing, ia, ib, c);
+    } else if (inline_data) {
         uint32_t data[N];
         for (uint32_t i = 0; i < N; i++) data[i] = i + 1;
         vkCmdUpdateBuffer(cbs[0], a, 0, BYTES, data);
@@ -215,21 +334,23 @@ int main(int argc, char **argv) {
         barrier(cbs[0], VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                 VK_ACCESS_SHADER_READ_BIT);
     }
-    uint32_t mul = inline_data ? 3 : 2;
-    vkCmdBindPipeline(cbs[0], VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
-    vkCmdBindDescriptorSets(cbs[0], VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set, 0, NULL);
-    vkCmdPushConstants(cbs[0], layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(mul), &mul);
-    vkCmdDispatch(cbs[0], N / 64, 1, 1);
     VkCommandBuffer copy_cb = two_submits ? cbs[1] : cbs[0];
-    if (two_submits) {
-        CHECK(vkEndCommandBuffer(cbs[0]));
-        CHECK(vkBeginCommandBuffer(cbs[1], &begin));
-    } else if (!missing) {
-        barrier(cbs[0], VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                VK_ACCESS_TRANSFER_READ_BIT);
+    if (!images) {
+        uint32_t mul = inline_data ? 3 : 2;
+        vkCmdBindPipeline(cbs[0], VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+        vkCmdBindDescriptorSets(cbs[0], VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set, 0, NULL);
+        vkCmdPushConstants(cbs[0], layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(mul), &mul);
+        vkCmdDispatch(cbs[0], N / 64, 1, 1);
+        if (two_submits) {
+            CHECK(vkEndCommandBuffer(cbs[0]));
+            CHECK(vkBeginCommandBuffer(cbs[1], &begin));
+        } else if (!missing) {
+            barrier(cbs[0], VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                    VK_ACCESS_TRANSFER_READ_BIT);
+        }
+        VkBufferCopy region = {0, 0, BYTES};
+        vkCmdCopyBuffer(copy_cb, b, c, 1, &region);
     }
-    VkBufferCopy region = {0, 0, BYTES};
-    vkCmdCopyBuffer(copy_cb, b, c, 1, &region);
     CHECK(vkEndCommandBuffer(copy_cb));
 
     VkPipelineStageFlags wait_stage = VK_PIPELINE_STAGE_TRANSFER_BIT;
@@ -265,6 +386,14 @@ int main(int argc, char **argv) {
     vkDestroyPipelineLayout(dev, layout, NULL);
     vkDestroyDescriptorSetLayout(dev, dsl, NULL);
     vkDestroyShaderModule(dev, module, NULL);
+    if (images) {
+        vkDestroySampler(dev, sampler, NULL);
+        vkDestroyImageView(dev, view, NULL);
+        vkDestroyImage(dev, ia, NULL);
+        vkDestroyImage(dev, ib, NULL);
+        vkFreeMemory(dev, mia, NULL);
+        vkFreeMemory(dev, mib, NULL);
+    }
     vkDestroyBuffer(dev, a, NULL);
     vkDestroyBuffer(dev, b, NULL);
     vkDestroyBuffer(dev, c, NULL);

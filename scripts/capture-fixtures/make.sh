@@ -7,6 +7,9 @@
 # Needs (Debian 12): gcc, libvulkan-dev, glslang-tools, mesa-vulkan-drivers, gfxreconstruct
 # (0.9.18) and vulkan-validationlayers (1.3.239). Writes, per scenario, NAME.gfxr and
 # NAME.expect.json (what the program does, the layer's verdict, what gpusim must show).
+#
+# Usage: make.sh [SCENARIO...]   (default: every scenario; naming some remakes only those, so
+# that adding a scenario leaves the committed captures of the others as they are)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -21,7 +24,9 @@ gcc -O1 -Wall -Werror -I"$tmp" -o "$tmp/fixtures" "$here/fixtures.c" -lvulkan
 # Only lavapipe, so that a machine with a GPU makes the same captures.
 export VK_ICD_FILENAMES=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"
-scenarios=(barrier-missing barrier-correct host-upload-flush host-upload-noflush inline-data semaphore-missing semaphore-correct)
+scenarios=(barrier-missing barrier-correct host-upload-flush host-upload-noflush inline-data semaphore-missing semaphore-correct
+  image-missing image-correct)
+if [ "$#" -gt 0 ]; then scenarios=("$@"); fi
 for s in "${scenarios[@]}"; do
   VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation \
     VK_LAYER_ENABLES=VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT \
@@ -46,6 +51,8 @@ what = {
     "inline-data": "vkCmdUpdateBuffer A = 1..256, barrier, dispatch B = A*3 + 5 (push constant 3, specialization constant 5), barrier, copy B -> C",
     "semaphore-missing": "submit 1: fill A, barrier, dispatch B = A*2; submit 2: copy B -> C; nothing orders the two submissions' memory accesses",
     "semaphore-correct": "semaphore-missing with a semaphore submit 1 signals and submit 2 waits on at TRANSFER",
+    "image-missing": "clear and copy an image: vkCmdPipelineBarrier2 transitions A (UNDEFINED -> GENERAL) and B (UNDEFINED -> TRANSFER_DST); clear A; blit A -> B with no barrier between the clear and the blit; image barrier B TRANSFER_DST -> TRANSFER_SRC; copy B -> buffer C",
+    "image-correct": "image-missing with a GENERAL -> GENERAL image barrier on A (TRANSFER_WRITE -> TRANSFER_READ) between the clear and the blit",
 }
 notes = {
     "host-upload-noflush": "lavapipe's only memory type is HOST_COHERENT, so the program needs no flush: it is correct, and the capture cannot show a missing flush (that needs a device with non-coherent host-visible memory)",
@@ -72,7 +79,8 @@ PY
 # What gfxrecon-convert decodes of two captures: the decoder's tests check their calls'
 # parameters against it (the JSON leaves out pCode, pData and mapped-memory writes, which the
 # importer reads from the file itself).
-for s in barrier-missing inline-data; do
+for s in barrier-missing inline-data image-missing; do
+  [[ " ${scenarios[*]} " == *" $s "* ]] || continue
   gfxrecon-convert --output "$out/$s.convert.jsonl" "$out/$s.gfxr"
 done
 ls -l "$out"

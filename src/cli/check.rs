@@ -4,7 +4,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use sim_core::trace::TraceError;
 
 use super::CliError;
 use super::run::Format;
@@ -12,7 +11,8 @@ use super::run::Format;
 /// Arguments of `gpusim check`.
 #[derive(Args, Debug)]
 pub struct CheckArgs {
-    /// The trace (JSON, format version 1: docs/TRACE_FORMAT.md).
+    /// The trace (JSON, format version 1: docs/TRACE_FORMAT.md), or a GFXReconstruct capture
+    /// (`.gfxr`), imported in memory as `gpusim import` would write it.
     pub trace: PathBuf,
     /// Report format.
     #[arg(long, value_enum, default_value = "text")]
@@ -35,7 +35,12 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, CliError> {
     if let Some(output) = args.output.as_ref().filter(|o| o.as_os_str() != "-") {
         super::check_output_file(output, "-o")?;
     }
-    let t = sim_core::trace::load(&args.trace).map_err(|e: TraceError| Box::new(e) as CliError)?;
+    // `--fix` edits the trace's text and names its shader files beside the output; a capture
+    // has neither, so the trace is written first.
+    if args.fix && super::import::is_capture(&args.trace) {
+        return Err(format!("--fix edits a trace, and {} is a capture: write its trace first (gpusim import {0} -o TRACE.json), then check that with --fix", args.trace.display()).into());
+    }
+    let t = super::import::load_trace(&args.trace)?;
     let profile = sim_core::profile::Profile::load(&args.profile)?;
     // What `gpusim run` refuses, refused here the same way, before any hazard is looked for.
     let (prog, stream) = sim_core::engine::validate(&t.workload, &profile, &sim_core::engine::RunLimits::default()).map_err(|e| Box::new(t.locate_engine_error(&e)) as CliError)?;

@@ -44,7 +44,8 @@ use super::report::command_text;
 /// Arguments of `gpusim graph`.
 #[derive(Args, Debug)]
 pub struct GraphArgs {
-    /// The trace.
+    /// The trace, or a GFXReconstruct capture (`.gfxr`), imported in memory as `gpusim import`
+    /// would write it.
     pub trace: PathBuf,
     /// Where to write the Graphviz DOT, `-` for standard output (`dot -Tsvg FILE.dot -o
     /// graph.svg` renders it).
@@ -412,7 +413,7 @@ pub fn run(args: GraphArgs) -> Result<ExitCode, CliError> {
     if args.output.as_os_str() != "-" {
         super::check_output_file(&args.output, "-o")?;
     }
-    let t = sim_core::trace::load(&args.trace).map_err(|e| Box::new(e) as CliError)?;
+    let t = super::import::load_trace(&args.trace)?;
     let p = Profile::load(&args.profile)?;
     let nodes = dependency_graph(&t.workload, &p, args.seed, &limits).map_err(|e| Box::new(t.locate_engine_error(&e)) as CliError)?;
     // The run, for its stale reads. A run that cannot be made (a budget stops it) leaves the

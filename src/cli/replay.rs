@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use sim_core::trace::{LoadedTrace, TraceError};
+use sim_core::trace::LoadedTrace;
 use sim_vulkan::ReplayOptions;
 
 use super::CliError;
@@ -16,7 +16,8 @@ use super::run::Format;
 /// Arguments of `gpusim replay`.
 #[derive(Args, Debug)]
 pub struct ReplayArgs {
-    /// The trace (JSON, format version 1: docs/TRACE_FORMAT.md).
+    /// The trace (JSON, format version 1: docs/TRACE_FORMAT.md), or a GFXReconstruct capture
+    /// (`.gfxr`), imported in memory as `gpusim import` would write it.
     pub trace: PathBuf,
     /// Load the Khronos validation layer with synchronization validation (and its queue-submit
     /// checks) and report its messages.
@@ -53,7 +54,7 @@ fn located(t: &LoadedTrace, e: sim_vulkan::ReplayError) -> CliError {
 pub fn run(args: ReplayArgs) -> Result<ExitCode, CliError> {
     let limits = RunLimits { max_instructions: args.max_instructions, max_transfer_bytes: args.max_transfer_bytes, ..RunLimits::default() };
     limits.validate().map_err(|(field, message)| format!("--{} {message}", field.replace('_', "-")))?;
-    let t = sim_core::trace::load(&args.trace).map_err(|e: TraceError| Box::new(e) as CliError)?;
+    let t = super::import::load_trace(&args.trace)?;
     let options = ReplayOptions { device: args.device.clone(), validate: args.validate, iterations: args.iterations, limits };
     let r = sim_vulkan::replay(&t.workload, &options).map_err(|e| located(&t, e))?;
     // gpusim's own verdict beside the layer's, by `gpusim check`'s default device rules.

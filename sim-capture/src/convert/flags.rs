@@ -181,6 +181,168 @@ pub fn descriptor_type_name(descriptor_type: u32) -> String {
     format!("VK_DESCRIPTOR_TYPE_{name}")
 }
 
+/// `VkImageUsageFlags` bits a trace's image may name.
+const IMAGE_USAGES: &[(u64, &str)] = &[
+    (0x1, "TRANSFER_SRC"),
+    (0x2, "TRANSFER_DST"),
+    (0x4, "SAMPLED"),
+    (0x8, "STORAGE"),
+    (0x10, "COLOR_ATTACHMENT"),
+    (0x20, "DEPTH_STENCIL_ATTACHMENT"),
+    (0x40, "TRANSIENT_ATTACHMENT"),
+    (0x80, "INPUT_ATTACHMENT"),
+];
+
+/// `VkImageCreateFlags` bits a trace's image may carry.
+const IMAGE_CREATE_FLAGS: &[(u64, &str)] = &[
+    (0x8, "MUTABLE_FORMAT"),
+    (0x100, "EXTENDED_USAGE"),
+    (0x400, "ALIAS"),
+];
+
+/// `VkImageAspectFlags` bits a trace names.
+const ASPECTS: &[(u64, &str)] = &[(0x1, "COLOR"), (0x2, "DEPTH"), (0x4, "STENCIL")];
+
+/// Image usage: the bits a trace names. Other bits (fragment density maps, video, host
+/// transfers, ...) are left out, as for buffers: they say what the image may be used for, and a
+/// command that uses it so is refused itself.
+pub fn image_usage(bits: u32) -> String {
+    let known = IMAGE_USAGES.iter().fold(0, |acc, &(b, _)| acc | b);
+    names(u64::from(bits) & known, IMAGE_USAGES).unwrap_or_default()
+}
+
+/// Image create flags a trace takes; any other (sparse, cube compatible, 2D array compatible,
+/// protected, ...) is returned, for the converter to refuse by name.
+pub fn image_create_flags(bits: u32) -> Result<String, u64> {
+    names(u64::from(bits), IMAGE_CREATE_FLAGS)
+}
+
+/// An aspect mask.
+pub fn aspects(bits: u32) -> Result<String, u64> {
+    names(u64::from(bits), ASPECTS)
+}
+
+/// The numeric class of a colour format's clear value: which member of `VkClearColorValue`
+/// the driver reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClearClass {
+    /// `float32` (UNORM, SRGB, SFLOAT; depth/stencil formats take no colour).
+    Float,
+    /// `uint32` (UINT).
+    Uint,
+}
+
+/// The formats gpusim simulates, by `VkFormat` value: their name and clear class.
+const FORMATS: &[(u32, &str, ClearClass)] = &[
+    (37, "R8G8B8A8_UNORM", ClearClass::Float),
+    (43, "R8G8B8A8_SRGB", ClearClass::Float),
+    (44, "B8G8R8A8_UNORM", ClearClass::Float),
+    (97, "R16G16B16A16_SFLOAT", ClearClass::Float),
+    (98, "R32_UINT", ClearClass::Uint),
+    (100, "R32_SFLOAT", ClearClass::Float),
+    (103, "R32G32_SFLOAT", ClearClass::Float),
+    (106, "R32G32B32_SFLOAT", ClearClass::Float),
+    (109, "R32G32B32A32_SFLOAT", ClearClass::Float),
+    (126, "D32_SFLOAT", ClearClass::Float),
+    (129, "D24_UNORM_S8_UINT", ClearClass::Float),
+    (130, "D32_SFLOAT_S8_UINT", ClearClass::Float),
+];
+
+/// A format gpusim simulates: its name without `VK_FORMAT_`, and its clear class.
+pub fn format(value: u32) -> Option<(&'static str, ClearClass)> {
+    FORMATS
+        .iter()
+        .find(|f| f.0 == value)
+        .map(|&(_, name, class)| (name, class))
+}
+
+/// An image layout a trace names (`VK_IMAGE_LAYOUT_` left off).
+pub fn image_layout(value: u32) -> Option<&'static str> {
+    Some(match value {
+        0 => "UNDEFINED",
+        1 => "GENERAL",
+        2 => "COLOR_ATTACHMENT_OPTIMAL",
+        3 => "DEPTH_STENCIL_ATTACHMENT_OPTIMAL",
+        4 => "DEPTH_STENCIL_READ_ONLY_OPTIMAL",
+        5 => "SHADER_READ_ONLY_OPTIMAL",
+        6 => "TRANSFER_SRC_OPTIMAL",
+        7 => "TRANSFER_DST_OPTIMAL",
+        8 => "PREINITIALIZED",
+        1_000_001_002 => "PRESENT_SRC_KHR",
+        1_000_241_000 => "DEPTH_ATTACHMENT_OPTIMAL",
+        1_000_241_001 => "DEPTH_READ_ONLY_OPTIMAL",
+        1_000_241_002 => "STENCIL_ATTACHMENT_OPTIMAL",
+        1_000_241_003 => "STENCIL_READ_ONLY_OPTIMAL",
+        1_000_314_000 => "READ_ONLY_OPTIMAL",
+        1_000_314_001 => "ATTACHMENT_OPTIMAL",
+        _ => return None,
+    })
+}
+
+/// `VkImageType`'s name in a trace.
+pub fn image_type(value: u32) -> Option<&'static str> {
+    ["1D", "2D", "3D"].get(value as usize).copied()
+}
+
+/// `VkImageViewType`'s name in a trace.
+pub fn view_type(value: u32) -> Option<&'static str> {
+    [
+        "1D",
+        "2D",
+        "3D",
+        "CUBE",
+        "1D_ARRAY",
+        "2D_ARRAY",
+        "CUBE_ARRAY",
+    ]
+    .get(value as usize)
+    .copied()
+}
+
+/// `VkFilter` (NEAREST, LINEAR; cubic filtering is not named).
+pub fn filter(value: u32) -> Option<&'static str> {
+    ["NEAREST", "LINEAR"].get(value as usize).copied()
+}
+
+/// `VkSamplerAddressMode`.
+pub fn address_mode(value: u32) -> Option<&'static str> {
+    [
+        "REPEAT",
+        "MIRRORED_REPEAT",
+        "CLAMP_TO_EDGE",
+        "CLAMP_TO_BORDER",
+        "MIRROR_CLAMP_TO_EDGE",
+    ]
+    .get(value as usize)
+    .copied()
+}
+
+/// `VkBorderColor` (the custom border colours of VK_EXT_custom_border_color are not named).
+pub fn border_color(value: u32) -> Option<&'static str> {
+    [
+        "FLOAT_TRANSPARENT_BLACK",
+        "INT_TRANSPARENT_BLACK",
+        "FLOAT_OPAQUE_BLACK",
+        "INT_OPAQUE_BLACK",
+        "FLOAT_OPAQUE_WHITE",
+        "INT_OPAQUE_WHITE",
+    ]
+    .get(value as usize)
+    .copied()
+}
+
+/// The name of an image or sampler descriptor type gpusim binds to a dispatch; `None` for other
+/// descriptor types.
+pub fn image_descriptor_type(descriptor_type: u32) -> Option<&'static str> {
+    match descriptor_type {
+        0 => Some("SAMPLER"),
+        1 => Some("COMBINED_IMAGE_SAMPLER"),
+        2 => Some("SAMPLED_IMAGE"),
+        3 => Some("STORAGE_IMAGE"),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -204,5 +366,18 @@ mod tests {
         );
         assert_eq!(memory_properties(0x20), Err(0x20));
         assert_eq!(buffer_usage(0x200 | 0x22), "TRANSFER_DST|STORAGE_BUFFER");
+        assert_eq!(image_usage(0x2 | 0x4 | 0x100), "TRANSFER_DST|SAMPLED");
+        assert_eq!(image_create_flags(0x400).as_deref(), Ok("ALIAS"));
+        // VK_IMAGE_CREATE_CUBE_COMPATIBLE_BIT.
+        assert_eq!(image_create_flags(0x10), Err(0x10));
+        assert_eq!(aspects(0x6).as_deref(), Ok("DEPTH|STENCIL"));
+        assert_eq!(format(37), Some(("R8G8B8A8_UNORM", ClearClass::Float)));
+        assert_eq!(format(98), Some(("R32_UINT", ClearClass::Uint)));
+        // VK_FORMAT_R8_UNORM is not one gpusim simulates.
+        assert_eq!(format(9), None);
+        assert_eq!(image_layout(7), Some("TRANSFER_DST_OPTIMAL"));
+        assert_eq!(image_layout(1_000_117_000), None);
+        assert_eq!(view_type(5), Some("2D_ARRAY"));
+        assert_eq!(filter(1_000_015_000), None);
     }
 }

@@ -16,12 +16,18 @@
 //!   program synchronizes (instance and device setup, queries of the physical device, debug
 //!   names and labels, query pools, destruction);
 //! - or is refused: [`ImportError::Unsupported`] names the call and its block, for anything
-//!   the trace cannot express yet (images, graphics, secondary command buffers, timeline
-//!   semaphores, ...).
+//!   the trace cannot express yet (graphics, resolves, multisampled images, secondary command
+//!   buffers, timeline semaphores, ...).
 //!
 //! Handles become ids named after their kind and creation order: `memory0`, `buffer1`,
-//! `pipeline0`, `cb0` (a command buffer's later recordings `cb0.r1`, `cb0.r2`, ...), `q0`,
-//! `fence0`, `semaphore0`, `event0`.
+//! `image0`, `sampler0`, `pipeline0`, `cb0` (a command buffer's later recordings `cb0.r1`,
+//! `cb0.r2`, ...), `q0`, `fence0`, `semaphore0`, `event0`. Image views are not objects of a
+//! trace: a view bound in a descriptor becomes its image, subresource range, view type and
+//! format in the dispatch's binding.
+//!
+//! An image is placed where the capture binds it (memory and offset); its size and alignment
+//! are gpusim's device rules, which the loader checks, so a binding gpusim's layout does not fit
+//! is the loader's error, not this converter's.
 //!
 //! Memory property flags come from the capture's memory properties (the
 //! SetDeviceMemoryProperties meta-data command or a vkGetPhysicalDeviceMemoryProperties
@@ -82,6 +88,12 @@ const DROPPED: &[&str] = &[
     "vkGetDeviceBufferMemoryRequirements",
     "vkGetDeviceBufferMemoryRequirementsKHR",
     "vkGetDeviceMemoryCommitment",
+    "vkGetImageMemoryRequirements",
+    "vkGetImageMemoryRequirements2",
+    "vkGetImageMemoryRequirements2KHR",
+    "vkGetDeviceImageMemoryRequirements",
+    "vkGetDeviceImageMemoryRequirementsKHR",
+    "vkGetImageSubresourceLayout",
     "vkCreatePipelineCache",
     "vkDestroyPipelineCache",
     "vkGetPipelineCacheData",
@@ -98,6 +110,9 @@ const DROPPED: &[&str] = &[
     "vkCmdWriteTimestamp2",
     "vkCmdWriteTimestamp2KHR",
     "vkDestroyBuffer",
+    "vkDestroyImage",
+    "vkDestroyImageView",
+    "vkDestroySampler",
     "vkDestroyShaderModule",
     "vkDestroyPipeline",
     "vkDestroyPipelineLayout",
@@ -258,6 +273,14 @@ struct Buffer {
     bound: Option<(usize, u64)>,
 }
 
+/// An image of the trace.
+struct Image {
+    id: String,
+    info: decode::ImageCreateInfo,
+    /// Memory index and offset, once bound.
+    bound: Option<(usize, u64)>,
+}
+
 /// A compute pipeline: a trace shader.
 struct Pipeline {
     id: String,
@@ -268,13 +291,24 @@ struct Pipeline {
     push_constant_bytes: u32,
 }
 
-/// A buffer descriptor written into a set.
+/// A descriptor written into a set.
 #[derive(Clone, Copy)]
-struct Descriptor {
-    descriptor_type: u32,
-    buffer: u64,
-    offset: u64,
-    range: u64,
+enum Descriptor {
+    /// A buffer descriptor.
+    Buffer {
+        descriptor_type: u32,
+        buffer: u64,
+        offset: u64,
+        range: u64,
+    },
+    /// An image or sampler descriptor: `view` is 0 for a sampler alone, `sampler` 0 for an
+    /// image without one.
+    Image {
+        descriptor_type: u32,
+        view: u64,
+        sampler: u64,
+        layout: u32,
+    },
 }
 
 /// A descriptor set: its layout and what was written into it, by binding.
@@ -294,7 +328,9 @@ struct BoundSet {
 struct Recording {
     id: String,
     usage: u32,
-    commands: Vec<Value>,
+    /// Each command's JSON text, serialized as it is recorded: a `Value` a command would hold
+    /// several small allocations each for the whole import, and a capture may record millions.
+    commands: Vec<String>,
     pipeline: Option<usize>,
     sets: BTreeMap<u32, BoundSet>,
     push: Vec<u8>,
@@ -325,6 +361,11 @@ struct Converter {
     memory_by_handle: HashMap<u64, usize>,
     buffers: Vec<Buffer>,
     buffer_by_handle: HashMap<u64, usize>,
+    images: Vec<Image>,
+    image_by_handle: HashMap<u64, usize>,
+    image_views: HashMap<u64, decode::ImageViewCreateInfo>,
+    samplers: Vec<Value>,
+    sampler_by_handle: HashMap<u64, String>,
     modules: HashMap<u64, Vec<u32>>,
     set_layouts: HashMap<u64, Vec<decode::DescriptorSetLayoutBinding>>,
     pipeline_layouts: HashMap<u64, u32>,
@@ -333,7 +374,7 @@ struct Converter {
     descriptor_sets: HashMap<u64, DescriptorSet>,
     command_buffers: HashMap<u64, CommandBuffer>,
     command_buffer_count: usize,
-    recorded: Vec<(String, u32, Vec<Value>)>,
+    recorded: Vec<(String, u32, Vec<String>)>,
     queues: Vec<String>,
     queue_by_handle: HashMap<u64, String>,
     fences: HashMap<u64, Fence>,
@@ -397,6 +438,70 @@ fn size_value(size: u64) -> Value {
     } else {
         json!(size)
     }
+}
+
+/// An image layout's name, or the call refused for a layout the trace cannot name.
+fn layout(at: At<'_>, value: u32, what: &str) -> Result<&'static str, ImportError> {
+    flags::image_layout(value).ok_or_else(|| {
+        at.unsupported(format!(
+            "{what} is VkImageLayout {value}, which the trace format does not name"
+        ))
+    })
+}
+
+/// An aspect mask's names, or the call refused for aspects the trace cannot name (planes,
+/// metadata, memory planes).
+fn aspect_names(at: At<'_>, bits: u32) -> Result<String, ImportError> {
+    flags::aspects(bits).map_err(|b| {
+        at.unsupported(format!(
+            "aspect bits 0x{b:x} (multi-planar and metadata aspects are not imported)"
+        ))
+    })
+}
+
+/// A level or layer count, `"WHOLE_SIZE"` for `VK_REMAINING_MIP_LEVELS`/`ARRAY_LAYERS`.
+fn remaining(count: u32) -> Value {
+    if count == u32::MAX {
+        json!("WHOLE_SIZE")
+    } else {
+        json!(count)
+    }
+}
+
+fn subresource_range(at: At<'_>, r: &decode::ImageSubresourceRange) -> Result<Value, ImportError> {
+    Ok(
+        json!({"aspect_mask": aspect_names(at, r.aspect_mask)?, "base_mip_level": r.base_mip_level,
+              "level_count": remaining(r.level_count), "base_array_layer": r.base_array_layer,
+              "layer_count": remaining(r.layer_count)}),
+    )
+}
+
+fn subresource_layers(
+    at: At<'_>,
+    r: &decode::ImageSubresourceLayers,
+) -> Result<Value, ImportError> {
+    Ok(
+        json!({"aspect_mask": aspect_names(at, r.aspect_mask)?, "mip_level": r.mip_level,
+              "base_array_layer": r.base_array_layer, "layer_count": r.layer_count}),
+    )
+}
+
+/// A copy's texel offset: the trace's are unsigned, and Vulkan's copies forbid negative ones.
+fn texel_offset(at: At<'_>, o: [i32; 3], what: &str) -> Result<[u32; 3], ImportError> {
+    let mut out = [0; 3];
+    for (d, &v) in out.iter_mut().zip(&o) {
+        *d = u32::try_from(v).map_err(|_| at.invalid(format!("{what} {o:?} is negative")))?;
+    }
+    Ok(out)
+}
+
+fn buffer_image_copy(at: At<'_>, r: &decode::BufferImageCopy) -> Result<Value, ImportError> {
+    Ok(
+        json!({"buffer_offset": r.buffer_offset, "buffer_row_length": r.buffer_row_length,
+              "buffer_image_height": r.buffer_image_height,
+              "image_subresource": subresource_layers(at, &r.image_subresource)?,
+              "image_offset": texel_offset(at, r.image_offset, "imageOffset")?, "image_extent": r.image_extent}),
+    )
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -521,6 +626,13 @@ impl Converter {
             .ok_or_else(|| at.invalid(format!("unknown VkBuffer 0x{handle:x}")))
     }
 
+    fn image(&self, at: At<'_>, handle: u64) -> Result<&Image, ImportError> {
+        self.image_by_handle
+            .get(&handle)
+            .map(|&i| &self.images[i])
+            .ok_or_else(|| at.invalid(format!("unknown VkImage 0x{handle:x}")))
+    }
+
     fn queue(&self, at: At<'_>, handle: u64) -> Result<String, ImportError> {
         self.queue_by_handle.get(&handle).cloned().ok_or_else(|| {
             at.invalid(format!(
@@ -557,7 +669,9 @@ impl Converter {
     }
 
     fn record(&mut self, at: At<'_>, handle: u64, command: Value) -> Result<(), ImportError> {
-        self.recording(at, handle)?.commands.push(command);
+        self.recording(at, handle)?
+            .commands
+            .push(command.to_string());
         Ok(())
     }
 
@@ -569,9 +683,6 @@ impl Converter {
         sync2: bool,
         out: &mut serde_json::Map<String, Value>,
     ) -> Result<(), ImportError> {
-        if !dep.image_memory_barriers.is_empty() {
-            return Err(at.unsupported("image memory barriers: images are not imported yet"));
-        }
         let masks =
             |b: &decode::MemoryBarrier| -> Result<serde_json::Map<String, Value>, ImportError> {
                 let mut m = serde_json::Map::new();
@@ -621,6 +732,33 @@ impl Converter {
                 list.push(Value::Object(m));
             }
             out.insert("buffer_memory_barriers".into(), Value::Array(list));
+        }
+        if !dep.image_memory_barriers.is_empty() {
+            let mut list = Vec::new();
+            for b in &dep.image_memory_barriers {
+                let mut m = masks(&b.barrier)?;
+                m.insert(
+                    "old_layout".into(),
+                    json!(layout(at, b.old_layout, "oldLayout")?),
+                );
+                m.insert(
+                    "new_layout".into(),
+                    json!(layout(at, b.new_layout, "newLayout")?),
+                );
+                m.insert("image".into(), json!(self.image(at, b.image)?.id));
+                m.insert(
+                    "subresource_range".into(),
+                    subresource_range(at, &b.subresource_range)?,
+                );
+                let (src, dst) = (b.src_queue_family_index, b.dst_queue_family_index);
+                if src != dst && src != QUEUE_FAMILY_IGNORED && dst != QUEUE_FAMILY_IGNORED {
+                    return Err(at.unsupported(format!(
+                        "a queue family ownership transfer (family {src} to {dst})"
+                    )));
+                }
+                list.push(Value::Object(m));
+            }
+            out.insert("image_memory_barriers".into(), Value::Array(list));
         }
         Ok(())
     }
@@ -767,6 +905,224 @@ impl Converter {
                     buf.bound = Some((m, b.memory_offset));
                 }
             }
+            Call::CreateImage(c) => {
+                let Some(handle) = c.handle.filter(|_| c.result == SUCCESS) else {
+                    return Ok(());
+                };
+                let info = &c.info;
+                flags::image_create_flags(info.flags).map_err(|b| {
+                    at.unsupported(format!(
+                        "VkImageCreateFlags 0x{b:x} (sparse, cube-compatible, protected and other image flags are not imported)"
+                    ))
+                })?;
+                if flags::format(info.format).is_none() {
+                    return Err(at.unsupported(format!(
+                        "VkFormat {} is not one of the formats gpusim simulates",
+                        info.format
+                    )));
+                }
+                if flags::image_type(info.image_type).is_none() {
+                    return Err(at.invalid(format!("VkImageType {}", info.image_type)));
+                }
+                if info.samples != 1 {
+                    return Err(
+                        at.unsupported(format!("multisampled images ({} samples)", info.samples))
+                    );
+                }
+                if info.tiling > 1 {
+                    return Err(at.unsupported(format!(
+                        "VkImageTiling {} (DRM format modifiers)",
+                        info.tiling
+                    )));
+                }
+                layout(at, info.initial_layout, "initialLayout")?;
+                if let Some(n) = info.next.first() {
+                    return Err(at.unsupported(format!("VkImageCreateInfo pNext {n:?}")));
+                }
+                self.image_by_handle.insert(handle, self.images.len());
+                self.images.push(Image {
+                    id: format!("image{}", self.images.len()),
+                    info: c.info,
+                    bound: None,
+                });
+            }
+            Call::BindImageMemory { binds, .. } => {
+                for b in binds {
+                    self.image(at, b.image)?;
+                    let m = self.memory(at, b.memory)?;
+                    if b.memory_offset >= self.memories[m].size {
+                        let mem = &self.memories[m];
+                        return Err(at.invalid(format!(
+                            "an image bound at offset {}, past {}'s {} bytes",
+                            b.memory_offset, mem.id, mem.size
+                        )));
+                    }
+                    // How much memory the image takes is the device's business: gpusim's
+                    // loader places it by the profile's rules and says so if it does not fit.
+                    let i = self.image_by_handle[&b.image];
+                    self.images[i].bound = Some((m, b.memory_offset));
+                }
+            }
+            Call::CreateImageView(c) => {
+                let Some(handle) = c.handle.filter(|_| c.result == SUCCESS) else {
+                    return Ok(());
+                };
+                self.image(at, c.info.image)?;
+                if flags::view_type(c.info.view_type).is_none() {
+                    return Err(at.invalid(format!("VkImageViewType {}", c.info.view_type)));
+                }
+                // Identity swizzles only: 0 is IDENTITY, and R, G, B, A (3..=6) in their own
+                // places are the same thing.
+                for (k, &c) in c.info.components.iter().enumerate() {
+                    if c != 0 && c != 3 + k as u32 {
+                        return Err(at.unsupported(format!(
+                            "a view that swizzles its components ({:?})",
+                            c
+                        )));
+                    }
+                }
+                self.image_views.insert(handle, c.info);
+            }
+            Call::CreateSampler(c) => {
+                let Some(handle) = c.handle.filter(|_| c.result == SUCCESS) else {
+                    return Ok(());
+                };
+                let sampler = self.sampler_json(at, &c.info)?;
+                self.sampler_by_handle
+                    .insert(handle, format!("sampler{}", self.samplers.len()));
+                self.samplers.push(sampler);
+            }
+            Call::CmdClearColorImage {
+                command_buffer,
+                image,
+                image_layout,
+                color,
+                ranges,
+            } => {
+                let im = self.image(at, image)?;
+                let class = flags::format(im.info.format).map_or(flags::ClearClass::Float, |f| f.1);
+                let color = match class {
+                    flags::ClearClass::Uint => json!({"uint32": color}),
+                    flags::ClearClass::Float => {
+                        let v = color.map(f32::from_bits);
+                        if v.iter().any(|x| !x.is_finite()) {
+                            return Err(at.unsupported(format!(
+                                "a clear colour that is not a finite number ({v:?})"
+                            )));
+                        }
+                        json!({"float32": v})
+                    }
+                };
+                let ranges = ranges
+                    .iter()
+                    .map(|r| subresource_range(at, r))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let command = json!({"cmd": "clear_color_image", "image": im.id, "image_layout": layout(at, image_layout, "imageLayout")?,
+                                     "color": color, "ranges": ranges});
+                self.record(at, command_buffer, command)?;
+            }
+            Call::CmdClearDepthStencilImage {
+                command_buffer,
+                image,
+                image_layout,
+                depth_stencil: (depth, stencil),
+                ranges,
+            } => {
+                let im = self.image(at, image)?;
+                let depth = f32::from_bits(depth);
+                if !depth.is_finite() {
+                    return Err(at.invalid(format!("a clear depth of {depth}")));
+                }
+                let ranges = ranges
+                    .iter()
+                    .map(|r| subresource_range(at, r))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let command = json!({"cmd": "clear_depth_stencil_image", "image": im.id, "image_layout": layout(at, image_layout, "imageLayout")?,
+                                     "depth_stencil": {"depth": depth, "stencil": stencil}, "ranges": ranges});
+                self.record(at, command_buffer, command)?;
+            }
+            Call::CmdCopyBufferToImage {
+                command_buffer,
+                src_buffer,
+                dst_image,
+                dst_image_layout,
+                regions,
+            } => {
+                let src = self.buffer(at, src_buffer)?;
+                let dst = &self.image(at, dst_image)?.id;
+                let regions = regions
+                    .iter()
+                    .map(|r| buffer_image_copy(at, r))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let command = json!({"cmd": "copy_buffer_to_image", "src_buffer": src, "dst_image": dst,
+                                     "dst_image_layout": layout(at, dst_image_layout, "dstImageLayout")?, "regions": regions});
+                self.record(at, command_buffer, command)?;
+            }
+            Call::CmdCopyImageToBuffer {
+                command_buffer,
+                src_image,
+                src_image_layout,
+                dst_buffer,
+                regions,
+            } => {
+                let src = &self.image(at, src_image)?.id;
+                let dst = self.buffer(at, dst_buffer)?;
+                let regions = regions
+                    .iter()
+                    .map(|r| buffer_image_copy(at, r))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let command = json!({"cmd": "copy_image_to_buffer", "src_image": src,
+                                     "src_image_layout": layout(at, src_image_layout, "srcImageLayout")?, "dst_buffer": dst, "regions": regions});
+                self.record(at, command_buffer, command)?;
+            }
+            Call::CmdCopyImage {
+                command_buffer,
+                src_image,
+                src_image_layout,
+                dst_image,
+                dst_image_layout,
+                regions,
+            } => {
+                let src = &self.image(at, src_image)?.id;
+                let dst = &self.image(at, dst_image)?.id;
+                let mut list = Vec::new();
+                for r in &regions {
+                    list.push(
+                        json!({"src_subresource": subresource_layers(at, &r.src_subresource)?,
+                                     "src_offset": texel_offset(at, r.src_offset, "srcOffset")?,
+                                     "dst_subresource": subresource_layers(at, &r.dst_subresource)?,
+                                     "dst_offset": texel_offset(at, r.dst_offset, "dstOffset")?,
+                                     "extent": r.extent}),
+                    );
+                }
+                let command = json!({"cmd": "copy_image", "src_image": src, "src_image_layout": layout(at, src_image_layout, "srcImageLayout")?,
+                                     "dst_image": dst, "dst_image_layout": layout(at, dst_image_layout, "dstImageLayout")?, "regions": list});
+                self.record(at, command_buffer, command)?;
+            }
+            Call::CmdBlitImage {
+                command_buffer,
+                src_image,
+                src_image_layout,
+                dst_image,
+                dst_image_layout,
+                regions,
+                filter,
+            } => {
+                let src = &self.image(at, src_image)?.id;
+                let dst = &self.image(at, dst_image)?.id;
+                let mut list = Vec::new();
+                for r in &regions {
+                    list.push(json!({"src_subresource": subresource_layers(at, &r.src_subresource)?, "src_offsets": r.src_offsets,
+                                     "dst_subresource": subresource_layers(at, &r.dst_subresource)?, "dst_offsets": r.dst_offsets}));
+                }
+                let filter = flags::filter(filter).ok_or_else(|| {
+                    at.unsupported(format!("VkFilter {filter} (cubic filtering)"))
+                })?;
+                let command = json!({"cmd": "blit_image", "src_image": src, "src_image_layout": layout(at, src_image_layout, "srcImageLayout")?,
+                                     "dst_image": dst, "dst_image_layout": layout(at, dst_image_layout, "dstImageLayout")?,
+                                     "regions": list, "filter": filter});
+                self.record(at, command_buffer, command)?;
+            }
             Call::CreateShaderModule(c) => {
                 if let Some(handle) = c.handle.filter(|_| c.result == SUCCESS) {
                     self.modules.insert(handle, c.info);
@@ -777,11 +1133,11 @@ impl Converter {
                     return Ok(());
                 };
                 for b in &c.info {
-                    if flags::buffer_descriptor_type(b.descriptor_type).is_some()
-                        && b.descriptor_count > 1
-                    {
+                    let bound_one = flags::buffer_descriptor_type(b.descriptor_type).is_some()
+                        || flags::image_descriptor_type(b.descriptor_type).is_some();
+                    if bound_one && b.descriptor_count > 1 {
                         return Err(at.unsupported(format!(
-                            "binding {} is an array of {} descriptors (a dispatch binds one buffer per binding)",
+                            "binding {} is an array of {} descriptors (a dispatch binds one resource per binding)",
                             b.binding, b.descriptor_count
                         )));
                     }
@@ -1271,35 +1627,61 @@ impl Converter {
         copies: &[decode::CopyDescriptorSet],
     ) -> Result<(), ImportError> {
         for w in writes {
-            if flags::buffer_descriptor_type(w.descriptor_type).is_none() {
+            let image = flags::image_descriptor_type(w.descriptor_type);
+            if flags::buffer_descriptor_type(w.descriptor_type).is_none() && image.is_none() {
                 return Err(at.unsupported(format!(
-                    "{} descriptors (buffer descriptors only, for now)",
+                    "{} descriptors (buffer, image and sampler descriptors only, for now)",
                     flags::descriptor_type_name(w.descriptor_type)
                 )));
             }
-            if w.dst_array_element != 0 || w.descriptor_count != 1 || w.buffer_info.len() != 1 {
+            let infos = if image.is_some() {
+                w.image_info.len()
+            } else {
+                w.buffer_info.len()
+            };
+            if w.dst_array_element != 0 || w.descriptor_count != 1 || infos != 1 {
                 return Err(at.unsupported(format!(
-                    "a write of {} descriptors from array element {} (one buffer per binding)",
+                    "a write of {} descriptors from array element {} (one resource per binding)",
                     w.descriptor_count, w.dst_array_element
                 )));
             }
-            let info = w.buffer_info[0];
-            if info.buffer != 0 {
-                self.buffer(at, info.buffer)?;
-            }
-            let set = self
-                .descriptor_sets
-                .get_mut(&w.dst_set)
-                .ok_or_else(|| at.invalid(format!("unknown VkDescriptorSet 0x{:x}", w.dst_set)))?;
-            set.descriptors.insert(
-                w.dst_binding,
-                Descriptor {
+            let descriptor = if image.is_some() {
+                let info = w.image_info[0];
+                // The layer writes a real handle only where the type uses it (the other is the
+                // application's raw value), so only that one is looked up.
+                let uses_sampler = matches!(w.descriptor_type, 0 | 1);
+                let uses_view = w.descriptor_type != 0;
+                let view = if uses_view { info.image_view } else { 0 };
+                let sampler = if uses_sampler { info.sampler } else { 0 };
+                if view != 0 && !self.image_views.contains_key(&view) {
+                    return Err(at.invalid(format!("unknown VkImageView 0x{view:x}")));
+                }
+                if sampler != 0 && !self.sampler_by_handle.contains_key(&sampler) {
+                    return Err(at.invalid(format!("unknown VkSampler 0x{sampler:x}")));
+                }
+                Descriptor::Image {
+                    descriptor_type: w.descriptor_type,
+                    view,
+                    sampler,
+                    layout: info.image_layout,
+                }
+            } else {
+                let info = w.buffer_info[0];
+                if info.buffer != 0 {
+                    self.buffer(at, info.buffer)?;
+                }
+                Descriptor::Buffer {
                     descriptor_type: w.descriptor_type,
                     buffer: info.buffer,
                     offset: info.offset,
                     range: info.range,
-                },
-            );
+                }
+            };
+            let set = self
+                .descriptor_sets
+                .get_mut(&w.dst_set)
+                .ok_or_else(|| at.invalid(format!("unknown VkDescriptorSet 0x{:x}", w.dst_set)))?;
+            set.descriptors.insert(w.dst_binding, descriptor);
         }
         for c in copies {
             if c.descriptor_count != 1 || c.src_array_element != 0 || c.dst_array_element != 0 {
@@ -1351,12 +1733,42 @@ impl Converter {
                 .get(&binding)
                 .copied()
                 .ok_or_else(missing)?;
-            let (ty, _) = flags::buffer_descriptor_type(d.descriptor_type)
-                .expect("only buffer descriptors are written");
-            let dynamic = u64::from(bound.dynamic.get(&binding).copied().unwrap_or(0));
-            let buffer = self.buffer(at, d.buffer)?;
-            bindings.push(json!({"set": set, "binding": binding, "buffer": buffer, "offset": d.offset + dynamic,
-                                 "range": size_value(d.range), "descriptor_type": ty}));
+            match d {
+                Descriptor::Buffer {
+                    descriptor_type,
+                    buffer,
+                    offset,
+                    range,
+                } => {
+                    let (ty, _) = flags::buffer_descriptor_type(descriptor_type)
+                        .expect("only buffer descriptor types are written as buffers");
+                    let dynamic = u64::from(bound.dynamic.get(&binding).copied().unwrap_or(0));
+                    let buffer = self.buffer(at, buffer)?;
+                    let offset = offset.checked_add(dynamic).ok_or_else(|| {
+                        at.invalid("a descriptor's offset plus its dynamic offset overflows")
+                    })?;
+                    bindings.push(
+                        json!({"set": set, "binding": binding, "buffer": buffer, "offset": offset,
+                                         "range": size_value(range), "descriptor_type": ty}),
+                    );
+                }
+                Descriptor::Image {
+                    descriptor_type,
+                    view,
+                    sampler,
+                    layout: image_layout,
+                } => {
+                    bindings.push(self.image_binding(
+                        at,
+                        (set, binding),
+                        descriptor_type,
+                        view,
+                        sampler,
+                        image_layout,
+                        missing,
+                    )?);
+                }
+            }
         }
         let mut m = serde_json::Map::new();
         m.insert("cmd".into(), json!("dispatch"));
@@ -1381,6 +1793,97 @@ impl Converter {
             m.insert("push_constants_u32".into(), json!(words));
         }
         Ok(Value::Object(m))
+    }
+
+    /// An image or sampler descriptor as a dispatch's binding: the view's image, subresources,
+    /// type and (when it differs from the image's) format, the layout, and the sampler.
+    #[allow(clippy::too_many_arguments)]
+    fn image_binding(
+        &self,
+        at: At<'_>,
+        (set, binding): (u32, u32),
+        descriptor_type: u32,
+        view: u64,
+        sampler: u64,
+        image_layout: u32,
+        missing: impl Fn() -> ImportError,
+    ) -> Result<Value, ImportError> {
+        let ty = flags::image_descriptor_type(descriptor_type)
+            .expect("only image descriptor types are written as images");
+        let mut m = serde_json::Map::new();
+        m.insert("set".into(), json!(set));
+        m.insert("binding".into(), json!(binding));
+        if descriptor_type != 0 {
+            let v = self.image_views.get(&view).ok_or_else(&missing)?;
+            let im = self.image(at, v.image)?;
+            m.insert("image".into(), json!(im.id));
+            m.insert(
+                "layout".into(),
+                json!(layout(at, image_layout, "imageLayout")?),
+            );
+            m.insert(
+                "subresource_range".into(),
+                subresource_range(at, &v.subresource_range)?,
+            );
+            m.insert("view_type".into(), json!(flags::view_type(v.view_type)));
+            if v.format != im.info.format {
+                let name = flags::format(v.format)
+                    .map_or_else(|| v.format.to_string(), |f| f.0.to_owned());
+                m.insert("format".into(), json!(name));
+            }
+        }
+        if matches!(descriptor_type, 0 | 1) {
+            let s = self.sampler_by_handle.get(&sampler).ok_or_else(&missing)?;
+            m.insert("sampler".into(), json!(s));
+        }
+        m.insert("descriptor_type".into(), json!(ty));
+        Ok(Value::Object(m))
+    }
+
+    /// A sampler as the trace's `samplers` entry; what gpusim's samplers refuse (anisotropy,
+    /// depth comparison, unnormalized coordinates, custom border colours, cubic filters) is
+    /// refused here by name.
+    fn sampler_json(
+        &self,
+        at: At<'_>,
+        s: &decode::SamplerCreateInfo,
+    ) -> Result<Value, ImportError> {
+        if s.flags != 0 {
+            return Err(at.unsupported(format!("VkSamplerCreateFlags 0x{:x}", s.flags)));
+        }
+        if s.anisotropy_enable != 0 {
+            return Err(at.unsupported("anisotropic filtering"));
+        }
+        if s.compare_enable != 0 {
+            return Err(at.unsupported("depth comparison samplers"));
+        }
+        if s.unnormalized_coordinates != 0 {
+            return Err(at.unsupported("unnormalized sampler coordinates"));
+        }
+        let name = |v: Option<&'static str>, what: &str, raw: u32| {
+            v.ok_or_else(|| at.unsupported(format!("{what} {raw}")))
+        };
+        let float = |bits: u32, what: &str| {
+            let v = f32::from_bits(bits);
+            if v.is_finite() {
+                Ok(v)
+            } else {
+                Err(at.invalid(format!("{what} {v}")))
+            }
+        };
+        Ok(json!({
+            "id": format!("sampler{}", self.samplers.len()),
+            "mag_filter": name(flags::filter(s.mag_filter), "magFilter", s.mag_filter)?,
+            "min_filter": name(flags::filter(s.min_filter), "minFilter", s.min_filter)?,
+            "mipmap_mode": name(flags::filter(s.mipmap_mode), "mipmapMode", s.mipmap_mode)?,
+            "address_mode_u": name(flags::address_mode(s.address_modes[0]), "addressModeU", s.address_modes[0])?,
+            "address_mode_v": name(flags::address_mode(s.address_modes[1]), "addressModeV", s.address_modes[1])?,
+            "address_mode_w": name(flags::address_mode(s.address_modes[2]), "addressModeW", s.address_modes[2])?,
+            "mip_lod_bias": float(s.mip_lod_bias, "mipLodBias")?,
+            "min_lod": float(s.min_lod, "minLod")?,
+            "max_lod": float(s.max_lod, "maxLod")?,
+            "border_color": name(flags::border_color(s.border_color), "borderColor", s.border_color)?,
+        }))
     }
 
     fn queue_submit(
@@ -1509,6 +2012,39 @@ impl Converter {
                                 "usage": flags::buffer_usage(b.usage)}),
             );
         }
+        let mut images = Vec::new();
+        for im in &self.images {
+            // An image never bound has no bytes, as a buffer never bound.
+            let Some((m, offset)) = im.bound else {
+                continue;
+            };
+            let i = &im.info;
+            let mut v = serde_json::Map::new();
+            v.insert("id".into(), json!(im.id));
+            v.insert("memory".into(), json!(self.memories[m].id));
+            v.insert("offset".into(), json!(offset));
+            v.insert("image_type".into(), json!(flags::image_type(i.image_type)));
+            v.insert("format".into(), json!(flags::format(i.format).map(|f| f.0)));
+            v.insert("extent".into(), json!(i.extent));
+            v.insert("mip_levels".into(), json!(i.mip_levels));
+            v.insert("array_layers".into(), json!(i.array_layers));
+            v.insert(
+                "tiling".into(),
+                json!(if i.tiling == 1 { "LINEAR" } else { "OPTIMAL" }),
+            );
+            v.insert("usage".into(), json!(flags::image_usage(i.usage)));
+            v.insert(
+                "initial_layout".into(),
+                json!(flags::image_layout(i.initial_layout)),
+            );
+            if i.flags != 0 {
+                v.insert(
+                    "flags".into(),
+                    json!(flags::image_create_flags(i.flags).unwrap_or_default()),
+                );
+            }
+            images.push(Value::Object(v));
+        }
         let mut files = Vec::new();
         let mut shaders = Vec::new();
         for p in &mut self.pipelines {
@@ -1525,20 +2061,27 @@ impl Converter {
         }
         let mut fences: Vec<&Fence> = self.fences.values().collect();
         fences.sort_by_key(|f| f.id[5..].parse::<usize>().unwrap_or(usize::MAX));
-        let command_buffers: Vec<Value> = self
+        // Written as serde_json writes an object (keys in order), from the commands' text.
+        let command_buffers: Vec<String> = self
             .recorded
             .iter()
             .map(|(id, usage, commands)| {
-                let mut m = serde_json::Map::new();
-                m.insert("id".into(), json!(id));
-                if *usage != 0 {
-                    m.insert(
-                        "usage".into(),
-                        json!(flags::command_buffer_usage(*usage).unwrap_or_default()),
-                    );
+                let len = commands.iter().map(|c| c.len() + 1).sum::<usize>() + 64;
+                let mut m = String::with_capacity(len);
+                m.push_str("{\"commands\":[");
+                for (k, c) in commands.iter().enumerate() {
+                    if k > 0 {
+                        m.push(',');
+                    }
+                    m.push_str(c);
                 }
-                m.insert("commands".into(), json!(commands));
-                Value::Object(m)
+                let _ = write!(m, "],\"id\":{}", json!(id));
+                if *usage != 0 {
+                    let names = flags::command_buffer_usage(*usage).unwrap_or_default();
+                    let _ = write!(m, ",\"usage\":{}", json!(names));
+                }
+                m.push('}');
+                m
             })
             .collect();
         // A buffer a command names but that was never bound is not in `buffers`; the loader
@@ -1549,29 +2092,30 @@ impl Converter {
         if let Some(d) = &options.description {
             let _ = writeln!(out, "  \"description\": {},", json!(d));
         }
+        let text = |values: &[Value]| values.iter().map(Value::to_string).collect::<Vec<_>>();
+        let names = |ids: &[String]| ids.iter().map(|i| json!(i).to_string()).collect::<Vec<_>>();
         let lists = [
-            ("memory", memory),
-            ("buffers", buffers),
-            ("shaders", shaders),
+            ("memory", text(&memory)),
+            ("buffers", text(&buffers)),
+            ("images", text(&images)),
+            ("samplers", text(&self.samplers)),
+            ("shaders", text(&shaders)),
+            ("events", names(&self.event_order)),
+            ("semaphores", names(&self.semaphore_order)),
             (
-                "events",
-                self.event_order.iter().map(|e| json!(e)).collect(),
+                "fences",
+                fences.iter().map(|f| json!(f.id).to_string()).collect(),
             ),
-            (
-                "semaphores",
-                self.semaphore_order.iter().map(|s| json!(s)).collect(),
-            ),
-            ("fences", fences.iter().map(|f| json!(f.id)).collect()),
-            ("queues", self.queues.iter().map(|q| json!(q)).collect()),
+            ("queues", names(&self.queues)),
             ("command_buffers", command_buffers),
-            ("timeline", self.timeline),
+            ("timeline", text(&self.timeline)),
         ];
         let count = lists.len();
         for (i, (name, items)) in lists.into_iter().enumerate() {
             let mut text = String::from("[");
             for (j, item) in items.iter().enumerate() {
                 text.push_str(if j == 0 { "\n    " } else { ",\n    " });
-                text.push_str(&item.to_string());
+                text.push_str(item);
             }
             text.push_str(if items.is_empty() { "]" } else { "\n  ]" });
             let _ = write!(out, "  {}: {}", json!(name), text);

@@ -19,9 +19,12 @@ mod s_type {
     pub const SEMAPHORE_CREATE_INFO: u32 = 9;
     pub const EVENT_CREATE_INFO: u32 = 10;
     pub const BUFFER_CREATE_INFO: u32 = 12;
+    pub const IMAGE_CREATE_INFO: u32 = 14;
+    pub const IMAGE_VIEW_CREATE_INFO: u32 = 15;
     pub const SHADER_MODULE_CREATE_INFO: u32 = 16;
     pub const PIPELINE_SHADER_STAGE_CREATE_INFO: u32 = 18;
     pub const COMPUTE_PIPELINE_CREATE_INFO: u32 = 29;
+    pub const SAMPLER_CREATE_INFO: u32 = 31;
     pub const PIPELINE_LAYOUT_CREATE_INFO: u32 = 30;
     pub const DESCRIPTOR_SET_LAYOUT_CREATE_INFO: u32 = 32;
     pub const DESCRIPTOR_POOL_CREATE_INFO: u32 = 33;
@@ -38,6 +41,7 @@ mod s_type {
     pub const PHYSICAL_DEVICE_MEMORY_PROPERTIES_2: u32 = 1_000_059_006;
     pub const DEVICE_QUEUE_INFO_2: u32 = 1_000_145_003;
     pub const BIND_BUFFER_MEMORY_INFO: u32 = 1_000_157_000;
+    pub const BIND_IMAGE_MEMORY_INFO: u32 = 1_000_157_001;
     pub const MEMORY_BARRIER_2: u32 = 1_000_314_000;
     pub const BUFFER_MEMORY_BARRIER_2: u32 = 1_000_314_001;
     pub const IMAGE_MEMORY_BARRIER_2: u32 = 1_000_314_002;
@@ -117,24 +121,85 @@ fn buffer_memory_barrier(p: &mut Params<'_>) -> PResult<BufferMemoryBarrier> {
 }
 
 /// `VkImageSubresourceRange`: five 32-bit members.
-fn subresource_range(p: &mut Params<'_>) -> PResult<()> {
-    for _ in 0..5 {
-        p.u32()?;
-    }
-    Ok(())
+fn subresource_range(p: &mut Params<'_>) -> PResult<ImageSubresourceRange> {
+    Ok(ImageSubresourceRange {
+        aspect_mask: p.u32()?,
+        base_mip_level: p.u32()?,
+        level_count: p.u32()?,
+        base_array_layer: p.u32()?,
+        layer_count: p.u32()?,
+    })
 }
 
-/// An image memory barrier is only counted: images are not imported yet, and a barrier on one
-/// is refused by the converter.
-fn image_memory_barrier(p: &mut Params<'_>) -> PResult<u64> {
+/// `VkImageSubresourceLayers`: four 32-bit members.
+fn subresource_layers(p: &mut Params<'_>) -> PResult<ImageSubresourceLayers> {
+    Ok(ImageSubresourceLayers {
+        aspect_mask: p.u32()?,
+        mip_level: p.u32()?,
+        base_array_layer: p.u32()?,
+        layer_count: p.u32()?,
+    })
+}
+
+/// `VkOffset3D`.
+fn offset3d(p: &mut Params<'_>) -> PResult<[i32; 3]> {
+    Ok([p.i32()?, p.i32()?, p.i32()?])
+}
+
+/// `VkExtent3D`.
+fn extent3d(p: &mut Params<'_>) -> PResult<[u32; 3]> {
+    Ok([p.u32()?, p.u32()?, p.u32()?])
+}
+
+/// `VkBufferImageCopy`: 56 bytes.
+fn buffer_image_copy(p: &mut Params<'_>) -> PResult<BufferImageCopy> {
+    Ok(BufferImageCopy {
+        buffer_offset: p.u64()?,
+        buffer_row_length: p.u32()?,
+        buffer_image_height: p.u32()?,
+        image_subresource: subresource_layers(p)?,
+        image_offset: offset3d(p)?,
+        image_extent: extent3d(p)?,
+    })
+}
+
+/// A `VkOffset3D[2]` member (`srcOffsets`, `dstOffsets`), which the encoder writes as an array
+/// of two structs behind a pointer preamble.
+fn two_offsets(p: &mut Params<'_>, what: &str) -> PResult<[[i32; 3]; 2]> {
+    let v = p.struct_array(what, 12, offset3d)?.unwrap_or_default();
+    match v[..] {
+        [a, b] => Ok([a, b]),
+        _ => Err(p.error(format!("{what}: {} offsets, expected 2", v.len()))),
+    }
+}
+
+/// The part of an image memory barrier after its masks, either version.
+fn image_barrier_tail(p: &mut Params<'_>, barrier: MemoryBarrier) -> PResult<ImageMemoryBarrier> {
+    Ok(ImageMemoryBarrier {
+        barrier,
+        old_layout: p.u32()?,
+        new_layout: p.u32()?,
+        src_queue_family_index: p.u32()?,
+        dst_queue_family_index: p.u32()?,
+        image: p.handle()?,
+        subresource_range: subresource_range(p)?,
+    })
+}
+
+fn image_memory_barrier(p: &mut Params<'_>) -> PResult<ImageMemoryBarrier> {
     let next = p.s_type_and_next(s_type::IMAGE_MEMORY_BARRIER, "VkImageMemoryBarrier")?;
     no_next(p, &next, "VkImageMemoryBarrier")?;
-    for _ in 0..6 {
-        p.u32()?;
-    }
-    let image = p.handle()?;
-    subresource_range(p)?;
-    Ok(image)
+    let src_access_mask = u64::from(p.u32()?);
+    let dst_access_mask = u64::from(p.u32()?);
+    image_barrier_tail(
+        p,
+        MemoryBarrier {
+            src_stage_mask: 0,
+            src_access_mask,
+            dst_stage_mask: 0,
+            dst_access_mask,
+        },
+    )
 }
 
 fn memory_barrier2(p: &mut Params<'_>) -> PResult<MemoryBarrier> {
@@ -166,18 +231,16 @@ fn buffer_memory_barrier2(p: &mut Params<'_>) -> PResult<BufferMemoryBarrier> {
     })
 }
 
-fn image_memory_barrier2(p: &mut Params<'_>) -> PResult<u64> {
+fn image_memory_barrier2(p: &mut Params<'_>) -> PResult<ImageMemoryBarrier> {
     let next = p.s_type_and_next(s_type::IMAGE_MEMORY_BARRIER_2, "VkImageMemoryBarrier2")?;
     no_next(p, &next, "VkImageMemoryBarrier2")?;
-    for _ in 0..4 {
-        p.u64()?;
-    }
-    for _ in 0..4 {
-        p.u32()?;
-    }
-    let image = p.handle()?;
-    subresource_range(p)?;
-    Ok(image)
+    let barrier = MemoryBarrier {
+        src_stage_mask: p.u64()?,
+        src_access_mask: p.u64()?,
+        dst_stage_mask: p.u64()?,
+        dst_access_mask: p.u64()?,
+    };
+    image_barrier_tail(p, barrier)
 }
 
 /// `VkDependencyInfo`.
@@ -403,15 +466,16 @@ fn write_descriptor_set(p: &mut Params<'_>) -> PResult<WriteDescriptorSet> {
     let descriptor_count = p.u32()?;
     let descriptor_type = p.u32()?;
     // Image infos: sampler, image view (8 bytes each) and layout (4), written only for image
-    // descriptor types; kept as a count, since image descriptors are refused by the converter.
-    let images = p
+    // and sampler descriptor types.
+    let image_info = p
         .struct_array("pImageInfo", 20, |p| {
-            p.handle()?;
-            p.handle()?;
-            p.u32()?;
-            Ok(())
+            Ok(DescriptorImageInfo {
+                sampler: p.handle()?,
+                image_view: p.handle()?,
+                image_layout: p.u32()?,
+            })
         })?
-        .map_or(0, |v| v.len());
+        .unwrap_or_default();
     let buffer_info = p
         .struct_array("pBufferInfo", 24, |p| {
             Ok(DescriptorBufferInfo {
@@ -429,7 +493,7 @@ fn write_descriptor_set(p: &mut Params<'_>) -> PResult<WriteDescriptorSet> {
         descriptor_count,
         descriptor_type,
         buffer_info,
-        image_infos: images,
+        image_info,
         texel_buffer_views,
     })
 }
@@ -596,6 +660,232 @@ pub(crate) fn decode(name: &str, p: &mut Params<'_>) -> PResult<Option<Call>> {
                 .unwrap_or_default();
             let result = p.i32()?;
             C::BindBufferMemory { binds, result }
+        }
+        "vkCreateImage" => C::CreateImage(create(p, "pCreateInfo", |p| {
+            let next = p.s_type_and_next(s_type::IMAGE_CREATE_INFO, "VkImageCreateInfo")?;
+            let flags = p.u32()?;
+            let image_type = p.u32()?;
+            let format = p.u32()?;
+            let extent = extent3d(p)?;
+            let mip_levels = p.u32()?;
+            let array_layers = p.u32()?;
+            let samples = p.u32()?;
+            let tiling = p.u32()?;
+            let usage = p.u32()?;
+            let sharing_mode = p.u32()?;
+            p.u32()?;
+            p.u32_array("pQueueFamilyIndices")?;
+            Ok(ImageCreateInfo {
+                flags,
+                image_type,
+                format,
+                extent,
+                mip_levels,
+                array_layers,
+                samples,
+                tiling,
+                usage,
+                sharing_mode,
+                initial_layout: p.u32()?,
+                next,
+            })
+        })?),
+        "vkBindImageMemory" => {
+            p.handle()?;
+            let bind = BindImageMemory {
+                image: p.handle()?,
+                memory: p.handle()?,
+                memory_offset: p.u64()?,
+            };
+            let result = p.i32()?;
+            C::BindImageMemory {
+                binds: vec![bind],
+                result,
+            }
+        }
+        "vkBindImageMemory2" | "vkBindImageMemory2KHR" => {
+            p.handle()?;
+            p.u32()?;
+            let binds = p
+                .struct_array("pBindInfos", 8, |p| {
+                    let next =
+                        p.s_type_and_next(s_type::BIND_IMAGE_MEMORY_INFO, "VkBindImageMemoryInfo")?;
+                    no_next(p, &next, "VkBindImageMemoryInfo")?;
+                    Ok(BindImageMemory {
+                        image: p.handle()?,
+                        memory: p.handle()?,
+                        memory_offset: p.u64()?,
+                    })
+                })?
+                .unwrap_or_default();
+            let result = p.i32()?;
+            C::BindImageMemory { binds, result }
+        }
+        "vkCreateImageView" => C::CreateImageView(create(p, "pCreateInfo", |p| {
+            let next =
+                p.s_type_and_next(s_type::IMAGE_VIEW_CREATE_INFO, "VkImageViewCreateInfo")?;
+            no_next(p, &next, "VkImageViewCreateInfo")?;
+            Ok(ImageViewCreateInfo {
+                flags: p.u32()?,
+                image: p.handle()?,
+                view_type: p.u32()?,
+                format: p.u32()?,
+                components: [p.u32()?, p.u32()?, p.u32()?, p.u32()?],
+                subresource_range: subresource_range(p)?,
+            })
+        })?),
+        "vkCreateSampler" => C::CreateSampler(create(p, "pCreateInfo", |p| {
+            let next = p.s_type_and_next(s_type::SAMPLER_CREATE_INFO, "VkSamplerCreateInfo")?;
+            no_next(p, &next, "VkSamplerCreateInfo")?;
+            Ok(SamplerCreateInfo {
+                flags: p.u32()?,
+                mag_filter: p.u32()?,
+                min_filter: p.u32()?,
+                mipmap_mode: p.u32()?,
+                address_modes: [p.u32()?, p.u32()?, p.u32()?],
+                mip_lod_bias: p.u32()?,
+                anisotropy_enable: p.u32()?,
+                max_anisotropy: p.u32()?,
+                compare_enable: p.u32()?,
+                compare_op: p.u32()?,
+                min_lod: p.u32()?,
+                max_lod: p.u32()?,
+                border_color: p.u32()?,
+                unnormalized_coordinates: p.u32()?,
+            })
+        })?),
+        "vkCmdClearColorImage" => {
+            let command_buffer = p.handle()?;
+            let image = p.handle()?;
+            let image_layout = p.u32()?;
+            // VkClearColorValue is a union, which the layer writes as its `uint32[4]` view.
+            let words = p
+                .struct_ptr("pColor", |p| p.u32_array("pColor->uint32"))?
+                .flatten()
+                .ok_or_else(|| p.error("pColor is null"))?;
+            let color: [u32; 4] = words
+                .as_slice()
+                .try_into()
+                .map_err(|_| p.error(format!("pColor holds {} words, expected 4", words.len())))?;
+            p.u32()?;
+            let ranges = p
+                .struct_array("pRanges", 20, subresource_range)?
+                .unwrap_or_default();
+            C::CmdClearColorImage {
+                command_buffer,
+                image,
+                image_layout,
+                color,
+                ranges,
+            }
+        }
+        "vkCmdClearDepthStencilImage" => {
+            let command_buffer = p.handle()?;
+            let image = p.handle()?;
+            let image_layout = p.u32()?;
+            let depth_stencil = p
+                .struct_ptr("pDepthStencil", |p| Ok((p.u32()?, p.u32()?)))?
+                .ok_or_else(|| p.error("pDepthStencil is null"))?;
+            p.u32()?;
+            let ranges = p
+                .struct_array("pRanges", 20, subresource_range)?
+                .unwrap_or_default();
+            C::CmdClearDepthStencilImage {
+                command_buffer,
+                image,
+                image_layout,
+                depth_stencil,
+                ranges,
+            }
+        }
+        "vkCmdCopyBufferToImage" => {
+            let command_buffer = p.handle()?;
+            let src_buffer = p.handle()?;
+            let dst_image = p.handle()?;
+            let dst_image_layout = p.u32()?;
+            p.u32()?;
+            let regions = p
+                .struct_array("pRegions", 56, buffer_image_copy)?
+                .unwrap_or_default();
+            C::CmdCopyBufferToImage {
+                command_buffer,
+                src_buffer,
+                dst_image,
+                dst_image_layout,
+                regions,
+            }
+        }
+        "vkCmdCopyImageToBuffer" => {
+            let command_buffer = p.handle()?;
+            let src_image = p.handle()?;
+            let src_image_layout = p.u32()?;
+            let dst_buffer = p.handle()?;
+            p.u32()?;
+            let regions = p
+                .struct_array("pRegions", 56, buffer_image_copy)?
+                .unwrap_or_default();
+            C::CmdCopyImageToBuffer {
+                command_buffer,
+                src_image,
+                src_image_layout,
+                dst_buffer,
+                regions,
+            }
+        }
+        "vkCmdCopyImage" => {
+            let command_buffer = p.handle()?;
+            let src_image = p.handle()?;
+            let src_image_layout = p.u32()?;
+            let dst_image = p.handle()?;
+            let dst_image_layout = p.u32()?;
+            p.u32()?;
+            let regions = p
+                .struct_array("pRegions", 68, |p| {
+                    Ok(ImageCopy {
+                        src_subresource: subresource_layers(p)?,
+                        src_offset: offset3d(p)?,
+                        dst_subresource: subresource_layers(p)?,
+                        dst_offset: offset3d(p)?,
+                        extent: extent3d(p)?,
+                    })
+                })?
+                .unwrap_or_default();
+            C::CmdCopyImage {
+                command_buffer,
+                src_image,
+                src_image_layout,
+                dst_image,
+                dst_image_layout,
+                regions,
+            }
+        }
+        "vkCmdBlitImage" => {
+            let command_buffer = p.handle()?;
+            let src_image = p.handle()?;
+            let src_image_layout = p.u32()?;
+            let dst_image = p.handle()?;
+            let dst_image_layout = p.u32()?;
+            p.u32()?;
+            let regions = p
+                .struct_array("pRegions", 32, |p| {
+                    Ok(ImageBlit {
+                        src_subresource: subresource_layers(p)?,
+                        src_offsets: two_offsets(p, "srcOffsets")?,
+                        dst_subresource: subresource_layers(p)?,
+                        dst_offsets: two_offsets(p, "dstOffsets")?,
+                    })
+                })?
+                .unwrap_or_default();
+            let filter = p.u32()?;
+            C::CmdBlitImage {
+                command_buffer,
+                src_image,
+                src_image_layout,
+                dst_image,
+                dst_image_layout,
+                regions,
+                filter,
+            }
         }
         "vkCreateShaderModule" => C::CreateShaderModule(create(p, "pCreateInfo", |p| {
             let next = p.s_type_and_next(

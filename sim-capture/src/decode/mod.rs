@@ -121,6 +121,201 @@ pub struct BindBufferMemory {
     pub memory_offset: u64,
 }
 
+/// `VkImageCreateInfo` (queue family indices left out).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImageCreateInfo {
+    /// `VkImageCreateFlags`.
+    pub flags: u32,
+    /// `VkImageType`: 0 1D, 1 2D, 2 3D.
+    pub image_type: u32,
+    /// `VkFormat`.
+    pub format: u32,
+    /// `extent`: width, height, depth.
+    pub extent: [u32; 3],
+    /// `mipLevels`.
+    pub mip_levels: u32,
+    /// `arrayLayers`.
+    pub array_layers: u32,
+    /// `VkSampleCountFlagBits`.
+    pub samples: u32,
+    /// `VkImageTiling`: 0 optimal, 1 linear.
+    pub tiling: u32,
+    /// `VkImageUsageFlags`.
+    pub usage: u32,
+    /// `VkSharingMode`.
+    pub sharing_mode: u32,
+    /// `initialLayout`.
+    pub initial_layout: u32,
+    /// Its `pNext` chain.
+    pub next: Vec<PNext>,
+}
+
+/// One image binding of vkBindImageMemory or `VkBindImageMemoryInfo`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BindImageMemory {
+    /// The image.
+    pub image: u64,
+    /// The memory.
+    pub memory: u64,
+    /// `memoryOffset`.
+    pub memory_offset: u64,
+}
+
+/// `VkImageSubresourceRange`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ImageSubresourceRange {
+    /// `VkImageAspectFlags`.
+    pub aspect_mask: u32,
+    /// `baseMipLevel`.
+    pub base_mip_level: u32,
+    /// `levelCount` (`VK_REMAINING_MIP_LEVELS` is `u32::MAX`).
+    pub level_count: u32,
+    /// `baseArrayLayer`.
+    pub base_array_layer: u32,
+    /// `layerCount` (`VK_REMAINING_ARRAY_LAYERS` is `u32::MAX`).
+    pub layer_count: u32,
+}
+
+/// `VkImageSubresourceLayers`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ImageSubresourceLayers {
+    /// `VkImageAspectFlags`.
+    pub aspect_mask: u32,
+    /// `mipLevel`.
+    pub mip_level: u32,
+    /// `baseArrayLayer`.
+    pub base_array_layer: u32,
+    /// `layerCount`.
+    pub layer_count: u32,
+}
+
+/// `VkBufferImageCopy`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BufferImageCopy {
+    /// `bufferOffset`.
+    pub buffer_offset: u64,
+    /// `bufferRowLength` (0: tightly packed).
+    pub buffer_row_length: u32,
+    /// `bufferImageHeight` (0: tightly packed).
+    pub buffer_image_height: u32,
+    /// `imageSubresource`.
+    pub image_subresource: ImageSubresourceLayers,
+    /// `imageOffset`.
+    pub image_offset: [i32; 3],
+    /// `imageExtent`.
+    pub image_extent: [u32; 3],
+}
+
+/// `VkImageCopy`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ImageCopy {
+    /// `srcSubresource`.
+    pub src_subresource: ImageSubresourceLayers,
+    /// `srcOffset`.
+    pub src_offset: [i32; 3],
+    /// `dstSubresource`.
+    pub dst_subresource: ImageSubresourceLayers,
+    /// `dstOffset`.
+    pub dst_offset: [i32; 3],
+    /// `extent`.
+    pub extent: [u32; 3],
+}
+
+/// `VkImageBlit`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ImageBlit {
+    /// `srcSubresource`.
+    pub src_subresource: ImageSubresourceLayers,
+    /// `srcOffsets`: the source box's two corners.
+    pub src_offsets: [[i32; 3]; 2],
+    /// `dstSubresource`.
+    pub dst_subresource: ImageSubresourceLayers,
+    /// `dstOffsets`.
+    pub dst_offsets: [[i32; 3]; 2],
+}
+
+/// `VkImageViewCreateInfo`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ImageViewCreateInfo {
+    /// `VkImageViewCreateFlags`.
+    pub flags: u32,
+    /// The image.
+    pub image: u64,
+    /// `VkImageViewType`.
+    pub view_type: u32,
+    /// `VkFormat`.
+    pub format: u32,
+    /// `components`: the `VkComponentSwizzle` of r, g, b and a.
+    pub components: [u32; 4],
+    /// `subresourceRange`.
+    pub subresource_range: ImageSubresourceRange,
+}
+
+/// `VkSamplerCreateInfo`; its floats are kept as their bits, so that the struct compares
+/// exactly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SamplerCreateInfo {
+    /// `VkSamplerCreateFlags`.
+    pub flags: u32,
+    /// `magFilter`.
+    pub mag_filter: u32,
+    /// `minFilter`.
+    pub min_filter: u32,
+    /// `mipmapMode`.
+    pub mipmap_mode: u32,
+    /// `addressModeU`, `addressModeV`, `addressModeW`.
+    pub address_modes: [u32; 3],
+    /// `mipLodBias` (the f32's bits).
+    pub mip_lod_bias: u32,
+    /// `anisotropyEnable`.
+    pub anisotropy_enable: u32,
+    /// `maxAnisotropy` (the f32's bits).
+    pub max_anisotropy: u32,
+    /// `compareEnable`.
+    pub compare_enable: u32,
+    /// `compareOp`.
+    pub compare_op: u32,
+    /// `minLod` (the f32's bits).
+    pub min_lod: u32,
+    /// `maxLod` (the f32's bits).
+    pub max_lod: u32,
+    /// `borderColor`.
+    pub border_color: u32,
+    /// `unnormalizedCoordinates`.
+    pub unnormalized_coordinates: u32,
+}
+
+/// `VkDescriptorImageInfo`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DescriptorImageInfo {
+    /// The sampler (only meaningful for SAMPLER and COMBINED_IMAGE_SAMPLER descriptors: for
+    /// others the layer writes the raw handle value, not a capture id).
+    pub sampler: u64,
+    /// The image view (not meaningful for SAMPLER descriptors, as `sampler` for others).
+    pub image_view: u64,
+    /// `imageLayout`.
+    pub image_layout: u32,
+}
+
+/// An image memory barrier (`VkImageMemoryBarrier` or `VkImageMemoryBarrier2`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ImageMemoryBarrier {
+    /// The masks.
+    pub barrier: MemoryBarrier,
+    /// `oldLayout`.
+    pub old_layout: u32,
+    /// `newLayout`.
+    pub new_layout: u32,
+    /// `srcQueueFamilyIndex`.
+    pub src_queue_family_index: u32,
+    /// `dstQueueFamilyIndex`.
+    pub dst_queue_family_index: u32,
+    /// The image.
+    pub image: u64,
+    /// `subresourceRange`.
+    pub subresource_range: ImageSubresourceRange,
+}
+
 /// `VkMappedMemoryRange`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MappedMemoryRange {
@@ -237,8 +432,8 @@ pub struct WriteDescriptorSet {
     pub descriptor_type: u32,
     /// `pBufferInfo` (buffer descriptor types).
     pub buffer_info: Vec<DescriptorBufferInfo>,
-    /// How many `pImageInfo` entries were written (image descriptor types).
-    pub image_infos: usize,
+    /// `pImageInfo` (image and sampler descriptor types).
+    pub image_info: Vec<DescriptorImageInfo>,
     /// How many `pTexelBufferView` entries were written (texel buffer descriptor types).
     pub texel_buffer_views: usize,
 }
@@ -318,8 +513,8 @@ pub struct Dependency {
     pub memory_barriers: Vec<MemoryBarrier>,
     /// Buffer memory barriers.
     pub buffer_memory_barriers: Vec<BufferMemoryBarrier>,
-    /// The images of image memory barriers (images are not imported yet).
-    pub image_memory_barriers: Vec<u64>,
+    /// Image memory barriers.
+    pub image_memory_barriers: Vec<ImageMemoryBarrier>,
 }
 
 /// A semaphore wait or signal of a submission.
@@ -431,6 +626,103 @@ pub enum Call {
         binds: Vec<BindBufferMemory>,
         /// The `VkResult`.
         result: i32,
+    },
+    /// vkCreateImage.
+    CreateImage(Created<ImageCreateInfo>),
+    /// vkBindImageMemory, vkBindImageMemory2.
+    BindImageMemory {
+        /// The bindings.
+        binds: Vec<BindImageMemory>,
+        /// The `VkResult`.
+        result: i32,
+    },
+    /// vkCreateImageView.
+    CreateImageView(Created<ImageViewCreateInfo>),
+    /// vkCreateSampler.
+    CreateSampler(Created<SamplerCreateInfo>),
+    /// vkCmdClearColorImage.
+    CmdClearColorImage {
+        /// The command buffer.
+        command_buffer: u64,
+        /// The image.
+        image: u64,
+        /// `imageLayout`.
+        image_layout: u32,
+        /// `pColor`, as its four 32-bit words (the union's `uint32` view).
+        color: [u32; 4],
+        /// `pRanges`.
+        ranges: Vec<ImageSubresourceRange>,
+    },
+    /// vkCmdClearDepthStencilImage.
+    CmdClearDepthStencilImage {
+        /// The command buffer.
+        command_buffer: u64,
+        /// The image.
+        image: u64,
+        /// `imageLayout`.
+        image_layout: u32,
+        /// `pDepthStencil`: the depth's f32 bits and the stencil value.
+        depth_stencil: (u32, u32),
+        /// `pRanges`.
+        ranges: Vec<ImageSubresourceRange>,
+    },
+    /// vkCmdCopyBufferToImage.
+    CmdCopyBufferToImage {
+        /// The command buffer.
+        command_buffer: u64,
+        /// The source.
+        src_buffer: u64,
+        /// The destination.
+        dst_image: u64,
+        /// `dstImageLayout`.
+        dst_image_layout: u32,
+        /// The regions.
+        regions: Vec<BufferImageCopy>,
+    },
+    /// vkCmdCopyImageToBuffer.
+    CmdCopyImageToBuffer {
+        /// The command buffer.
+        command_buffer: u64,
+        /// The source.
+        src_image: u64,
+        /// `srcImageLayout`.
+        src_image_layout: u32,
+        /// The destination.
+        dst_buffer: u64,
+        /// The regions.
+        regions: Vec<BufferImageCopy>,
+    },
+    /// vkCmdCopyImage.
+    CmdCopyImage {
+        /// The command buffer.
+        command_buffer: u64,
+        /// The source.
+        src_image: u64,
+        /// `srcImageLayout`.
+        src_image_layout: u32,
+        /// The destination.
+        dst_image: u64,
+        /// `dstImageLayout`.
+        dst_image_layout: u32,
+        /// The regions.
+        regions: Vec<ImageCopy>,
+    },
+    /// vkCmdBlitImage.
+    CmdBlitImage {
+        /// The command buffer.
+        command_buffer: u64,
+        /// The source.
+        src_image: u64,
+        /// `srcImageLayout`.
+        src_image_layout: u32,
+        /// The destination.
+        dst_image: u64,
+        /// `dstImageLayout`.
+        dst_image_layout: u32,
+        /// The regions.
+        regions: Vec<ImageBlit>,
+        /// `VkFilter`.
+        filter: u32,
     },
     /// vkCreateShaderModule: the SPIR-V words.
     CreateShaderModule(Created<Vec<u32>>),
