@@ -11,49 +11,14 @@
 
 mod common;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::path::PathBuf;
 
 use proptest::prelude::*;
 use sim_capture::convert::{ImportError, ImportOptions, import_bytes};
 use sim_capture::{Block, BlockKind, read_all};
 
-struct Counting;
-
-thread_local! {
-    static LARGEST: Cell<usize> = const { Cell::new(0) };
-}
-
-fn note(size: usize) {
-    let _ = LARGEST.try_with(|m| m.set(m.get().max(size)));
-}
-
-// SAFETY: every call is forwarded unchanged to the system allocator; `note` only records a size.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note(layout.size());
-        // SAFETY: the caller's contract for `alloc` is passed on as is.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        note(layout.size());
-        // SAFETY: as for `alloc`.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note(new_size);
-        // SAFETY: the caller's contract for `realloc` is passed on as is.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: the caller's contract for `dealloc` is passed on as is.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
+static ALLOCATOR: common::Counting = common::Counting;
 
 /// A capture written again without compression: header with compression NONE, then each block
 /// with its fixed fields and its (decompressed) payload.
@@ -216,9 +181,10 @@ proptest! {
             apply(&mut bytes, &calls, m);
         }
         let options = ImportOptions { name: "t".into(), shader_file_prefix: "t.".into(), description: None };
-        LARGEST.with(|m| m.set(0));
+        common::assert_counting();
+        common::reset_largest_allocation();
         let result = import_bytes(&bytes, &options);
-        let largest = LARGEST.with(Cell::get);
+        let largest = common::largest_allocation();
         // The trace's text (host writes as hex) and the SPIR-V copies are a few times the file;
         // nothing may come near what a trusted count (2^40 elements) would ask for.
         let bound = 64 * bytes.len() + (1 << 20);

@@ -11,50 +11,14 @@
 
 mod common;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 
 use common::{Trickle, lz4_fixture, none_fixture, zstd_fixture};
 use proptest::prelude::*;
 use sim_capture::format::MAX_BLOCK_SIZE;
 use sim_capture::{Block, CaptureError, CaptureReader, read_all};
 
-struct Counting;
-
-thread_local! {
-    // A `const` Cell without a destructor: reading it from inside the allocator allocates nothing.
-    static LARGEST: Cell<usize> = const { Cell::new(0) };
-}
-
-fn note(size: usize) {
-    let _ = LARGEST.try_with(|m| m.set(m.get().max(size)));
-}
-
-// SAFETY: every call is forwarded unchanged to the system allocator; `note` only records a size.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note(layout.size());
-        // SAFETY: the caller's contract for `alloc` is passed on as is.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        note(layout.size());
-        // SAFETY: as for `alloc`.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note(new_size);
-        // SAFETY: the caller's contract for `realloc` is passed on as is.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: the caller's contract for `dealloc` is passed on as is.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
+static ALLOCATOR: common::Counting = common::Counting;
 
 /// One kind of damage. Positions are taken modulo the file's length (or its block count), so
 /// every generated value lands somewhere in the file.
@@ -181,10 +145,11 @@ proptest! {
         }
         let bound = bytes.len() * 256 + (1 << 20);
 
-        LARGEST.with(|m| m.set(0));
+        common::assert_counting();
+        common::reset_largest_allocation();
         let (in_memory, in_memory_error) = read(CaptureReader::from_slice(&bytes));
         let (streamed, streamed_error) = read(CaptureReader::new(Trickle { bytes: &bytes, chunk: 4096 }));
-        let largest = LARGEST.with(Cell::get);
+        let largest = common::largest_allocation();
         prop_assert!(largest <= bound, "largest allocation {largest} bytes for a {}-byte file", bytes.len());
 
         // Knowing the length only changes which error names a short block, never where it is.

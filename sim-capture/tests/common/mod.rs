@@ -93,3 +93,61 @@ impl Body {
         self
     }
 }
+
+/// A global allocator that records the largest single allocation this thread made since
+/// [`reset_largest_allocation`]: a test binary that checks no damaged capture makes the reader
+/// allocate beyond what the file justifies installs it with
+/// `#[global_allocator] static ALLOCATOR: common::Counting = common::Counting;`.
+pub struct Counting;
+
+thread_local! {
+    // A `const` Cell without a destructor: reading it from inside the allocator allocates nothing.
+    static LARGEST: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+fn note(size: usize) {
+    let _ = LARGEST.try_with(|m| m.set(m.get().max(size)));
+}
+
+/// Forgets the allocations recorded so far on this thread.
+pub fn reset_largest_allocation() {
+    LARGEST.with(|m| m.set(0));
+}
+
+/// The largest single allocation this thread made since the last reset.
+pub fn largest_allocation() -> usize {
+    LARGEST.with(std::cell::Cell::get)
+}
+
+// SAFETY: every call is forwarded unchanged to the system allocator; `note` only records a size.
+unsafe impl std::alloc::GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        note(layout.size());
+        // SAFETY: the caller's contract for `alloc` is passed on as is.
+        unsafe { std::alloc::System.alloc(layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
+        note(layout.size());
+        // SAFETY: as for `alloc`.
+        unsafe { std::alloc::System.alloc_zeroed(layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
+        note(new_size);
+        // SAFETY: the caller's contract for `realloc` is passed on as is.
+        unsafe { std::alloc::System.realloc(ptr, layout, new_size) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        // SAFETY: the caller's contract for `dealloc` is passed on as is.
+        unsafe { std::alloc::System.dealloc(ptr, layout) }
+    }
+}
+
+/// Panics unless [`Counting`] is this binary's global allocator and counts: a bound checked
+/// against [`largest_allocation`] would otherwise hold for nothing.
+pub fn assert_counting() {
+    reset_largest_allocation();
+    let probe: Vec<u8> = Vec::with_capacity(4096);
+    std::hint::black_box(&probe);
+    assert!(largest_allocation() >= 4096, "the counting allocator is not installed");
+    drop(probe);
+}
