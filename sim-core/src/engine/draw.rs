@@ -23,6 +23,8 @@
 //! where they live in an image's memory is the caller's. Shader buffer accesses go to
 //! [`sim_shader::FlatBinding`]s and image accesses to the caller's handler, as for a flat
 //! dispatch. Lines and points are assembled but not rasterized yet: such a draw is refused.
+//! Every shaded vertex of an instance is kept until its triangles are drawn (a vertex cache as
+//! large as the draw), so whoever hands a draw from a trace caps its vertex count first.
 
 use sim_rop::fragment::{BlendState, CompareOp};
 use sim_rop::{Aspect, Format};
@@ -210,10 +212,12 @@ pub fn draw_flat(state: &DrawState<'_, '_>, counts: DrawCounts, colors: &mut [Co
         let instance_index = counts.first_instance.saturating_add(instance);
         // Vertex shading: every place of the draw, in waves.
         let mut shaded: Vec<Shaded> = Vec::with_capacity((counts.count as usize).min(1 << 20));
-        let places: Vec<u32> = (0..counts.count).collect();
-        for chunk in places.chunks(state.subgroup_size as usize) {
-            let mut inputs = Vec::with_capacity(chunk.len() * state.vertex.input_words() as usize);
-            for &place in chunk {
+        let step = state.subgroup_size;
+        for first in (0..counts.count).step_by(step as usize) {
+            let chunk = first..first.saturating_add(step).min(counts.count);
+            let lanes = chunk.len();
+            let mut inputs = Vec::with_capacity(lanes * state.vertex.input_words() as usize);
+            for place in chunk {
                 let vertex_index = match state.index_buffer {
                     Some((bytes, ty)) => {
                         let index = ff::fetch_index(ty, bytes, u64::from(counts.first) + u64::from(place))?;
@@ -246,10 +250,10 @@ pub fn draw_flat(state: &DrawState<'_, '_>, counts: DrawCounts, colors: &mut [Co
                 image_shapes: images.shapes,
                 max_instructions: sim_shader::DEFAULT_MAX_INSTRUCTIONS,
             };
-            let mut wave = state.vertex.wave(&cfg, chunk.len(), &inputs, &[])?;
+            let mut wave = state.vertex.wave(&cfg, lanes, &inputs, &[])?;
             run_wave(&mut wave, state.vertex, bindings, images)?;
             let mut out = Vec::new();
-            for k in 0..chunk.len() {
+            for k in 0..lanes {
                 wave.outputs(k, &mut out);
                 let position = [0, 1, 2, 3].map(|c| f32::from_bits(out.get(position_word + c).copied().unwrap_or(0)));
                 let mut varyings = Vec::with_capacity(modes.len());
@@ -258,7 +262,7 @@ pub fn draw_flat(state: &DrawState<'_, '_>, counts: DrawCounts, colors: &mut [Co
                 }
                 shaded.push(Shaded { position, varyings });
             }
-            stats.vertices += chunk.len() as u64;
+            stats.vertices += lanes as u64;
         }
         // Triangles, in order.
         for primitive in ff::assemble(state.topology, counts.count) {
