@@ -101,7 +101,7 @@ fn regions_are_checked_as_vk_image_blit() {
     let r = format!("{AT}.regions[0]");
     refused("past-level", |t| region(t)["dst_offsets"] = json!([[0, 0, 0], [17, 16, 1]]), &format!("{r}.dst_offsets[1]"), "VUID-vkCmdBlitImage-dstOffset-00248");
     refused("negative", |t| region(t)["src_offsets"] = json!([[-1, 0, 0], [32, 32, 1]]), &format!("{r}.src_offsets[0]"), "VUID-vkCmdBlitImage-srcOffset-00243");
-    refused("flat-z", |t| region(t)["src_offsets"] = json!([[0, 0, 0], [32, 32, 0]]), &format!("{r}.src_offsets"), "a 2D image's z corners must be 0 and 1 (VUID-vkCmdBlitImage-srcOffset-00246)");
+    refused("flat-z", |t| region(t)["src_offsets"] = json!([[0, 0, 0], [32, 32, 0]]), &format!("{r}.src_offsets"), "a 2D image's z corners must be 0 and 1 (VUID-vkCmdBlitImage-srcImage-00247)");
     refused("layers", |t| region(t)["dst_subresource"]["layer_count"] = json!(2), &format!("{r}.dst_subresource.layer_count"), "not within the image's 1");
     refused("no-offsets", |t| region(t).as_object_mut().unwrap().remove("dst_offsets").map(|_| ()).unwrap(), &r, "needs `dst_offsets`");
     refused("copy-field", |t| region(t)["extent"] = json!([1, 1, 1]), &format!("{r}.extent"), "does not belong to a blit_image region");

@@ -825,7 +825,8 @@ impl Builder<'_> {
         if s.layer_count != d.layer_count {
             return fail(format!("{rp}.dst_subresource.layer_count"), format!("{} layers from {} source layers (VUID-VkImageBlit-layerCount-08800)", d.layer_count, s.layer_count));
         }
-        let corners = |f: &str, o: Option<[[i64; 3]; 2]>, image: usize, sub: &crate::api::SubresourceLayers, vuids: [&str; 3]| -> R<[[u32; 3]; 2]> {
+        // VUIDs: each axis within the level (x, y, z), then y and z of a flat image.
+        let corners = |f: &str, o: Option<[[i64; 3]; 2]>, image: usize, sub: &crate::api::SubresourceLayers, vuids: [&str; 5]| -> R<[[u32; 3]; 2]> {
             let o = o.ok_or_else(|| (rp.to_string(), format!("a blit_image region needs `{f}` (two corners [x, y, z])")))?;
             let desc = self.w.images[image].layout.desc;
             let level = desc.level_extent(sub.mip_level);
@@ -846,13 +847,13 @@ impl Builder<'_> {
             };
             for k in flat..3 {
                 if out[0][k] != 0 || out[1][k] != 1 {
-                    return fail(format!("{rp}.{f}"), format!("a {}D image's {} corners must be 0 and 1 ({})", flat, ["x", "y", "z"][k], vuids[k]));
+                    return fail(format!("{rp}.{f}"), format!("a {}D image's {} corners must be 0 and 1 ({})", flat, ["x", "y", "z"][k], vuids[k + 2]));
                 }
             }
             Ok(out)
         };
-        let so = corners("src_offsets", r.src_offsets, src, &s, ["VUID-vkCmdBlitImage-srcOffset-00243", "VUID-vkCmdBlitImage-srcOffset-00244", "VUID-vkCmdBlitImage-srcOffset-00246"])?;
-        let dof = corners("dst_offsets", r.dst_offsets, dst, &d, ["VUID-vkCmdBlitImage-dstOffset-00248", "VUID-vkCmdBlitImage-dstOffset-00249", "VUID-vkCmdBlitImage-dstOffset-00251"])?;
+        let so = corners("src_offsets", r.src_offsets, src, &s, ["VUID-vkCmdBlitImage-srcOffset-00243", "VUID-vkCmdBlitImage-srcOffset-00244", "VUID-vkCmdBlitImage-srcOffset-00246", "VUID-vkCmdBlitImage-srcImage-00245", "VUID-vkCmdBlitImage-srcImage-00247"])?;
+        let dof = corners("dst_offsets", r.dst_offsets, dst, &d, ["VUID-vkCmdBlitImage-dstOffset-00248", "VUID-vkCmdBlitImage-dstOffset-00249", "VUID-vkCmdBlitImage-dstOffset-00251", "VUID-vkCmdBlitImage-dstImage-00250", "VUID-vkCmdBlitImage-dstImage-00252"])?;
         Ok(crate::api::ImageBlit { src_subresource: s, src_offsets: so, dst_subresource: d, dst_offsets: dof })
     }
 
