@@ -54,7 +54,7 @@ pub fn run(args: ImportArgs) -> Result<ExitCode, CliError> {
     result?;
     // One line for them all: setup, queries and destruction are most of a capture's calls.
     if !imported.dropped.is_empty() {
-        let total: u64 = imported.dropped.values().map(|d| d.count as u64).sum();
+        let total: u64 = imported.dropped.values().map(|d| d.count).sum();
         let list: Vec<String> = imported.dropped.iter().map(|(name, d)| format!("{} x {name} (first at call {})", d.count, d.first_index)).collect();
         super::print_err(&format!("gpusim import: dropped {total} calls and meta blocks that cannot change synchronization: {}", list.join(", ")));
     }
