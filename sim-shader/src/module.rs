@@ -577,7 +577,10 @@ fn spirv_of(source: &SpirvSource, prog: &Program, stage: naga::ShaderStage) -> R
         SpirvSource::Given(words) => Ok(words.clone()),
         SpirvSource::Ir(ir, _) => {
             let (module, info) = &**ir;
-            let options = naga::back::spv::Options { lang_version: (1, 3), ..naga::back::spv::Options::default() };
+            let mut options = naga::back::spv::Options { lang_version: (1, 3), ..naga::back::spv::Options::default() };
+            // Clip space is Vulkan's as written (+y down the framebuffer), WGSL included: naga
+            // would otherwise negate a vertex shader's position.y (WebGPU's y-up clip space).
+            options.flags.remove(naga::back::spv::WriterFlags::ADJUST_COORDINATE_SPACE);
             let pipeline = naga::back::spv::PipelineOptions { shader_stage: stage, entry_point: prog.entry_point.clone() };
             naga::back::spv::write_vec(module, info, &options, Some(&pipeline))
                 .map(|words| flatten_access_chains(&words))
