@@ -1193,6 +1193,25 @@ fn derivative(w: usize, sg: &mut Subgroup, dst: Reg, src: Reg, n: u32, axis: Der
     Ok(())
 }
 
+/// log2 approximated linearly within each octave, as llvmpipe's `lp_build_fast_log2` takes it:
+/// `x = 2^e · m` (m in [1, 2)) gives `e + m - 1`, exact at powers of two. Zero and subnormals
+/// give -∞ (a level of detail that clamps to the minimum), infinity +∞, NaN NaN.
+fn fast_log2(x: f32) -> f32 {
+    if x.is_nan() || x == f32::INFINITY {
+        return x;
+    }
+    if x <= 0.0 {
+        return f32::NEG_INFINITY;
+    }
+    let bits = x.to_bits();
+    let exponent = ((bits >> 23) & 0xff) as i32;
+    if exponent == 0 {
+        return f32::NEG_INFINITY;
+    }
+    let mantissa = f32::from_bits((bits & 0x007f_ffff) | 0x3f80_0000);
+    (exponent - 127) as f32 + mantissa - 1.0
+}
+
 /// Word `c` of register `r` of lane `l`.
 #[inline(always)]
 fn word(regs: &[u32], r: Reg, c: usize, l: usize, w: usize) -> Result<u32, ShaderError> {
@@ -1238,7 +1257,9 @@ fn begin_image(prog: &Program, w: usize, sg: &mut Subgroup, sh: &Shared, a: &Ima
             if a.auto_lod {
                 // λ = log2(ρ), ρ the larger of the scale factors along x and y in texels of
                 // level 0 of the view ("Scale Factor Operation"), from the quad's coarse
-                // derivatives (its first row and column), as llvmpipe takes them; a bias adds.
+                // derivatives (its first row and column), as llvmpipe takes them, and its log2
+                // too: ½·fastlog2(ρ²), linear within each octave (Vulkan allows an
+                // approximation of λ to mipmapPrecisionBits); a bias adds.
                 let q = l & !3;
                 let at = |k: usize, c: usize| -> Result<f32, ShaderError> { Ok(f32::from_bits(word(regs, a.coords, c, (q + k).min(w - 1), w)?)) };
                 let (mut rx, mut ry) = (0f32, 0f32);
@@ -1248,8 +1269,7 @@ fn begin_image(prog: &Program, w: usize, sg: &mut Subgroup, sh: &Shared, a: &Ima
                     rx += dx * dx;
                     ry += dy * dy;
                 }
-                let rho = rx.max(ry).sqrt();
-                lane.lod += rho.log2();
+                lane.lod += 0.5 * fast_log2(rx.max(ry));
             }
             if a.layer != NO_REG {
                 let v = word(regs, a.layer, 0, l, w)?;

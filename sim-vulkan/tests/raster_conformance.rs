@@ -12,7 +12,25 @@
 //!   one are printed. Depth-tested scenes draw flat colours and must match exactly (the same
 //!   surface wins at every texel); the largest depth difference is printed beside.
 //! - A scene whose comparison is a known difference (`Scene::known`) prints its comparison and
-//!   checks that it still differs only as described, so a fix shows up as a failure to update.
+//!   checks that it still differs only as described (at the texels and by at most the amount
+//!   the description gives), so a fix shows up as a failure to update.
+//!
+//! The scenes: the top-left rule (`coverage`), clipping, perspective, linear and flat
+//! interpolation, the depth test, blending and write masks, culling with viewports and
+//! scissors, random triangles, and textured ones sampled through `textureSample`, with the
+//! level of detail from the quad's derivatives:
+//! - `magnify-{nearest,linear}-{clamp,repeat}`: an 8x8 texture magnified about 4 times, uv
+//!   beyond [0, 1], NEAREST and LINEAR filtering, CLAMP_TO_EDGE and REPEAT;
+//! - `minify-mip-nearest` and `minify-mip-linear`: a 64x64 texture of 7 levels, each one flat
+//!   colour, on a floor receding in perspective (λ from 0 to above 6), min filter LINEAR and
+//!   mipmap mode NEAREST or LINEAR (LINEAR weighs two levels by λ's fraction, so it shows how
+//!   λ is taken: gpusim takes llvmpipe's ½·fastlog2(ρ²), a choice Vulkan leaves open to
+//!   mipmapPrecisionBits, and the exact log2 differed by up to 12 units a channel);
+//! - `minify-bias`: the floor through `textureSampleBias` with a bias of 1.0, mipmap NEAREST.
+//!
+//! gpusim's side serves the fragment shader's image requests with `sim_rop::Sampler::footprint`
+//! and `sim_rop::filter` over the texture's bytes; lavapipe's uploads every level into a sampled
+//! image and binds it and a sampler made from the same `sim_rop::Sampler` as two descriptors.
 //!
 //! Each scene writes `<scene>-gpusim.png`, `<scene>-lavapipe.png` and `<scene>-diff.png` (4x
 //! enlarged RGB; the difference: black equal, dim green one unit, yellow more, red coverage)
@@ -37,7 +55,7 @@ use sim_core::engine::draw::{ColorTarget, DepthTarget, DrawCounts, DrawState, dr
 use sim_core::fixed_function as ff;
 use sim_rop::Format;
 use sim_rop::fragment::{BlendFactor, BlendOp, BlendState, CompareOp};
-use sim_shader::{FlatImages, GraphicsShader, Module};
+use sim_shader::{BindingKind, FlatImages, GraphicsShader, ImageRequest, ImageShape, Module, ShaderError};
 
 /// The attachments' width and height.
 const SIDE: u32 = 64;
@@ -47,7 +65,10 @@ const TEXELS: usize = (SIDE * SIDE) as usize;
 const CLEAR: [u8; 4] = [0, 0, 0, 0];
 
 /// One vertex shader and a fragment shader per interpolation mode. The vertex shader passes the
-/// clip-space position through and writes its colour to three locations, one per mode.
+/// clip-space position through and writes its colour to three locations, one per mode. The
+/// textured fragment shaders read the smooth colour's x and y as texture coordinates and sample
+/// the texture at binding 0 with the sampler at binding 1 (two descriptors on the device:
+/// SAMPLED_IMAGE and SAMPLER), the level of detail from the quad's derivatives.
 const SHADERS: &str = r#"
 struct V {
     @builtin(position) p: vec4<f32>,
@@ -66,6 +87,10 @@ struct V {
 @fragment fn fs_smooth(@location(0) c: vec4<f32>) -> @location(0) vec4<f32> { return c; }
 @fragment fn fs_linear(@location(1) @interpolate(linear) c: vec4<f32>) -> @location(0) vec4<f32> { return c; }
 @fragment fn fs_flat(@location(2) @interpolate(flat) c: vec4<f32>) -> @location(0) vec4<f32> { return c; }
+@group(0) @binding(0) var t: texture_2d<f32>;
+@group(0) @binding(1) var s: sampler;
+@fragment fn fs_texture(@location(0) uv: vec4<f32>) -> @location(0) vec4<f32> { return textureSample(t, s, uv.xy); }
+@fragment fn fs_texture_bias(@location(0) uv: vec4<f32>) -> @location(0) vec4<f32> { return textureSampleBias(t, s, uv.xy, 1.0); }
 "#;
 
 // ---------------------------------------------------------------------------------------------
@@ -103,6 +128,18 @@ struct Scene {
     tolerance: u8,
     /// A known disagreement: what differs, and a check that the comparison differs only so.
     known: Option<Known>,
+    /// The texture the textured fragment shaders sample.
+    texture: Option<Texture>,
+}
+
+/// A square R8G8B8A8_UNORM texture with its mip levels, and the sampler that reads it.
+#[derive(Clone)]
+struct Texture {
+    /// Width and height of level 0.
+    side: u32,
+    /// Level k's texels, row by row: `max(1, side >> k)` squared.
+    levels: Vec<Vec<u8>>,
+    sampler: sim_rop::Sampler,
 }
 
 /// A disagreement the test records instead of failing on.
@@ -110,6 +147,9 @@ struct Known {
     description: &'static str,
     /// Whether the mismatching texel `(x, y)` is one the description covers.
     covers: fn(u32, u32) -> bool,
+    /// The largest channel difference the description allows at a covered texel: a larger one
+    /// is a failure, so the known difference cannot hide a new one at the same texels.
+    within: u8,
 }
 
 const RED: [f32; 4] = [1.0, 0.0, 0.0, 1.0];
@@ -176,7 +216,7 @@ fn coverage() -> Scene {
     // left edge on centre column 40.5 (covered) and the top edge on centre row 33.5 (covered);
     // rounding half up would leave both out.
     v.extend(tri([at(40.5 + TIE, 33.5 + TIE), at(40.5 + TIE, 45.5), at(52.5 - TIE, 33.5 + TIE)], RED));
-    Scene { name: "coverage", draws: vec![Draw::new("fs_flat", v)], depth: false, tolerance: 1, known: None }
+    Scene { name: "coverage", draws: vec![Draw::new("fs_flat", v)], depth: false, tolerance: 1, known: None, texture: None }
 }
 
 /// Clipping: near and side planes, and a vertex behind the eye.
@@ -191,7 +231,7 @@ fn clipping() -> Scene {
     v.extend(tri3([[-0.8, 0.1, 0.2, 1.0], [-0.2, 0.9, 0.3, 1.0], [0.6, 0.4, 0.5, -0.5]], [GREEN, BLUE, RED]));
     // Crosses the far plane (z = w) inside the view and the left plane, with perspective.
     v.extend(tri3([[-1.6, 0.7, 0.9, 1.2], [-0.3, 1.2, 1.9, 1.5], [-0.7, 0.3, 0.2, 0.8]], [WHITE, RED, CYAN]));
-    Scene { name: "clipping", draws: vec![Draw::new("fs_smooth", v)], depth: false, tolerance: 1, known: None }
+    Scene { name: "clipping", draws: vec![Draw::new("fs_smooth", v)], depth: false, tolerance: 1, known: None, texture: None }
 }
 
 /// Perspective-correct, linear and flat interpolation of one colour per vertex, with very
@@ -208,6 +248,7 @@ fn interpolation() -> Scene {
         depth: false,
         tolerance: 1,
         known: None,
+        texture: None,
     }
 }
 
@@ -221,7 +262,7 @@ fn depth() -> Scene {
     // Drawn last, so LESS (not LESS_OR_EQUAL) decides where it lies behind.
     v.extend(tri([at_w(2.0, 40.0, 0.1, 0.5), at_w(62.0, 30.0, 0.9, 4.0), at_w(40.0, 62.0, 0.5, 1.0)], BLUE));
     let draw = Draw { depth: Some((CompareOp::Less, true)), ..Draw::new("fs_flat", v) };
-    Scene { name: "depth", draws: vec![draw], depth: true, tolerance: 0, known: None }
+    Scene { name: "depth", draws: vec![draw], depth: true, tolerance: 0, known: None, texture: None }
 }
 
 /// Alpha blending and colour write masks.
@@ -255,6 +296,7 @@ fn blending() -> Scene {
         depth: false,
         tolerance: 1,
         known: None,
+        texture: None,
     }
 }
 
@@ -292,6 +334,7 @@ fn culling() -> Scene {
         depth: false,
         tolerance: 1,
         known: None,
+        texture: None,
     }
 }
 
@@ -314,7 +357,62 @@ fn random() -> Scene {
             v.push((p, [next(0.0, 1.0), next(0.0, 1.0), next(0.0, 1.0), 1.0]));
         }
     }
-    Scene { name: "random", draws: vec![Draw::new("fs_smooth", v)], depth: false, tolerance: 1, known: None }
+    Scene { name: "random", draws: vec![Draw::new("fs_smooth", v)], depth: false, tolerance: 1, known: None, texture: None }
+}
+
+/// Texel `(i, j)` of the 8x8 magnified texture: red and green count the column and the row,
+/// blue jumps about, so that a wrong texel or a wrong filter weight shows in some channel.
+fn texel_8x8(i: u32, j: u32) -> [u8; 4] {
+    [(32 * i + 16) as u8, (32 * j + 16) as u8, (32 * ((5 * i + 3 * j) % 8) + 16) as u8, 255]
+}
+
+/// Magnification: an 8x8 texture on a 56x56 quad (about 4 pixels a texel; λ = log2(1.74 × 8 /
+/// 56) ≈ -2.01, so the magnification filter), uv from -0.37 to 1.37 on both axes so that the
+/// address mode decides the border rows and columns. At the 56 pixel centres across, `8u` is
+/// at least 0.09 texel from a texel edge (NEAREST has no near-ties to round either way) and
+/// `8u - 0.5` has 56 different fractions (LINEAR's weights are not a few simple ones).
+fn magnification(name: &'static str, filter: sim_rop::Filter, address: sim_rop::AddressMode) -> Scene {
+    let (lo, hi) = (-0.37, 1.37);
+    let corner = |x: f32, y: f32, u: f32, v: f32| -> Vertex { (at(x, y), [u, v, 0.0, 1.0]) };
+    let (a, b, c, d) = (corner(4.0, 4.0, lo, lo), corner(60.0, 4.0, hi, lo), corner(4.0, 60.0, lo, hi), corner(60.0, 60.0, hi, hi));
+    let level: Vec<u8> = (0..64).flat_map(|k| texel_8x8(k % 8, k / 8)).collect();
+    let sampler = sim_rop::Sampler { mag_filter: filter, min_filter: filter, mipmap_mode: sim_rop::MipmapMode::Nearest, address_mode: [address; 3], ..sim_rop::Sampler::default() };
+    Scene {
+        name,
+        draws: vec![Draw::new("fs_texture", vec![a, c, b, b, c, d])],
+        depth: false,
+        tolerance: 1,
+        known: None,
+        texture: Some(Texture { side: 8, levels: vec![level], sampler }),
+    }
+}
+
+/// The flat colour of each level of the minified texture: adjacent levels differ in at least two
+/// channels, so the level a sample reads, and the weights of two, can be told from the colour.
+const LEVEL_COLOURS: [[u8; 4]; 7] = [[255, 0, 0, 255], [0, 255, 0, 255], [0, 0, 255, 255], [255, 255, 0, 255], [0, 255, 255, 255], [255, 0, 255, 255], [255, 255, 255, 255]];
+
+/// The floor's clip-space position and uv at parameter `(s, t)` (s across, t from the near edge
+/// to the far one). Clip space is affine in `(s, t)`, so the quad is a plane seen in
+/// perspective and its two triangles agree along the diagonal: w runs from 1 to 16, x is
+/// `(s - 0.5) × 4` (so the near part is clipped at the sides and the far edge is 8 pixels
+/// wide), y takes the near edge to window row 62.08 and the far one to row 1.92; u runs 0 to 2
+/// and v 0 to 8. In texels of level 0 the scale factors are about `w` along x and `0.53 w²`
+/// along y (more off the centre column, where u changes along y too): λ from about 0.04 at
+/// the bottom row to above 6 at the top two, x deciding below w ≈ 1.9 (about row 32) and y
+/// above.
+fn floor_vertex(s: f32, t: f32) -> Vertex {
+    let w = 1.0 + 15.0 * t;
+    let y = 0.94 - t * 0.94 * 17.0;
+    ([(s - 0.5) * 4.0, y, 0.5 * w, w], [2.0 * s, 8.0 * t, 0.0, 1.0])
+}
+
+/// Minification: a 64x64 texture of 7 levels, each one flat colour, on the receding floor, so
+/// every texel shows which level (or which two, with which weights) its sample read.
+fn minification(name: &'static str, fragment: &'static str, mipmap_mode: sim_rop::MipmapMode, known: Option<Known>) -> Scene {
+    let (a, b, c, d) = (floor_vertex(0.0, 1.0), floor_vertex(1.0, 1.0), floor_vertex(0.0, 0.0), floor_vertex(1.0, 0.0));
+    let levels: Vec<Vec<u8>> = (0..7).map(|k| LEVEL_COLOURS[k].repeat(((64 >> k) * (64 >> k)) as usize)).collect();
+    let sampler = sim_rop::Sampler { mag_filter: sim_rop::Filter::Linear, min_filter: sim_rop::Filter::Linear, mipmap_mode, address_mode: [sim_rop::AddressMode::Repeat; 3], ..sim_rop::Sampler::default() };
+    Scene { name, draws: vec![Draw::new(fragment, vec![a, c, b, b, c, d])], depth: false, tolerance: 1, known, texture: Some(Texture { side: 64, levels, sampler }) }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -369,9 +467,40 @@ fn simulate(scene: &Scene) -> (Vec<u8>, Vec<u8>) {
         let (compare, write) = d.depth.unwrap_or((CompareOp::Always, false));
         let mut target = DepthTarget { format: Format::D32_SFLOAT, extent: [SIDE, SIDE], texels: &mut depth, test: d.depth.is_some(), write, compare };
         let counts = DrawCounts { count: d.vertices.len() as u32, instance_count: 1, first: 0, vertex_offset: 0, first_instance: 0 };
-        draw_flat(&state, counts, &mut targets, scene.depth.then_some(&mut target), &mut [], &mut FlatImages::default()).unwrap_or_else(|e| panic!("{}: draw_flat: {e}", scene.name));
+        // The texture's shape for the fragment shader's sampled image; the sampler binding's
+        // shape is not read.
+        let shapes: Vec<ImageShape> = fs
+            .bindings()
+            .iter()
+            .map(|b| match (&b.kind, &scene.texture) {
+                (BindingKind::SampledImage { .. }, Some(t)) => ImageShape { extent: [t.side, t.side, 1], levels: t.levels.len() as u32, layers: 1 },
+                _ => ImageShape::default(),
+            })
+            .collect();
+        let mut handler = |req: &ImageRequest| -> Result<Vec<[u32; 4]>, ShaderError> {
+            let t = scene.texture.as_ref().expect("a textured scene");
+            Ok(req.lanes.iter().map(|lane| sample(t, lane.coords, lane.lod)).collect())
+        };
+        let mut images = FlatImages { shapes: &shapes, handler: Some(&mut handler) };
+        draw_flat(&state, counts, &mut targets, scene.depth.then_some(&mut target), &mut [], &mut images).unwrap_or_else(|e| panic!("{}: draw_flat: {e}", scene.name));
     }
     (colour, depth)
+}
+
+/// gpusim's sample of `t` at normalized `coords` and LOD `lod` (the shader's, bias included):
+/// the sampler's footprint over the level texels, filtered; f32 bits.
+fn sample(t: &Texture, coords: [f32; 3], lod: f32) -> [u32; 4] {
+    let fp = t.sampler.footprint(2, [t.side, t.side, 1], t.levels.len() as u32, coords, lod);
+    let texels: Vec<sim_rop::Texel> = fp
+        .taps
+        .iter()
+        .map(|tap| {
+            let size = (t.side >> tap.level).max(1);
+            let at = 4 * (tap.texel[1] * size + tap.texel[0]) as usize;
+            Format::R8G8B8A8_UNORM.decode(sim_rop::Aspect::Color, &t.levels[tap.level as usize][at..at + 4])
+        })
+        .collect();
+    sim_rop::filter(&fp, &texels, t.sampler.border_words_for(Format::R8G8B8A8_UNORM, sim_rop::Aspect::Color))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -403,6 +532,21 @@ struct Attachment {
     image: vk::Image,
     memory: vk::DeviceMemory,
     view: vk::ImageView,
+}
+
+/// A scene's texture on the device: the image with its levels, the staging buffer they are
+/// copied from, a view of every level, the sampler, and the descriptor set naming both.
+struct Sampled {
+    image: vk::Image,
+    memory: vk::DeviceMemory,
+    staging: Buffer,
+    view: vk::ImageView,
+    sampler: vk::Sampler,
+    set_layout: vk::DescriptorSetLayout,
+    pool: vk::DescriptorPool,
+    set: vk::DescriptorSet,
+    /// Each level's side and offset in `staging`.
+    levels: Vec<(u32, u64)>,
 }
 
 fn c_name(chars: &[std::ffi::c_char]) -> String {
@@ -531,6 +675,131 @@ impl Gpu {
         }
     }
 
+    /// `t` on the device: its levels in a staging buffer (copied into the image by
+    /// `record_upload`), the sampler made from `t.sampler`, and a descriptor set with the view
+    /// at binding 0 (SAMPLED_IMAGE) and the sampler at binding 1 (SAMPLER), as the WGSL's
+    /// `texture_2d<f32>` and `sampler` become in SPIR-V.
+    fn sampled(&self, t: &Texture) -> Sampled {
+        let d = &self.device;
+        let bytes: Vec<u8> = t.levels.concat();
+        let mut levels = Vec::new();
+        let mut offset = 0u64;
+        for (k, level) in t.levels.iter().enumerate() {
+            levels.push(((t.side >> k).max(1), offset));
+            offset += level.len() as u64;
+        }
+        let staging = self.buffer(bytes.len(), vk::BufferUsageFlags::TRANSFER_SRC);
+        // SAFETY: the mapping is `staging.size` bytes, not in use by the device yet.
+        unsafe { std::slice::from_raw_parts_mut(staging.ptr, staging.size).copy_from_slice(&bytes) };
+        let format = vk::Format::R8G8B8A8_UNORM;
+        let info = vk::ImageCreateInfo::default()
+            .image_type(vk::ImageType::TYPE_2D)
+            .format(format)
+            .extent(vk::Extent3D { width: t.side, height: t.side, depth: 1 })
+            .mip_levels(t.levels.len() as u32)
+            .array_layers(1)
+            .samples(vk::SampleCountFlags::TYPE_1)
+            .tiling(vk::ImageTiling::OPTIMAL)
+            .usage(vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::TRANSFER_DST)
+            .sharing_mode(vk::SharingMode::EXCLUSIVE)
+            .initial_layout(vk::ImageLayout::UNDEFINED);
+        let s = t.sampler;
+        let filter = |f| match f {
+            sim_rop::Filter::Nearest => vk::Filter::NEAREST,
+            sim_rop::Filter::Linear => vk::Filter::LINEAR,
+        };
+        let address = |a| match a {
+            sim_rop::AddressMode::Repeat => vk::SamplerAddressMode::REPEAT,
+            sim_rop::AddressMode::MirroredRepeat => vk::SamplerAddressMode::MIRRORED_REPEAT,
+            sim_rop::AddressMode::ClampToEdge => vk::SamplerAddressMode::CLAMP_TO_EDGE,
+            sim_rop::AddressMode::ClampToBorder => vk::SamplerAddressMode::CLAMP_TO_BORDER,
+            sim_rop::AddressMode::MirrorClampToEdge => vk::SamplerAddressMode::MIRROR_CLAMP_TO_EDGE,
+        };
+        let sampler_info = vk::SamplerCreateInfo::default()
+            .mag_filter(filter(s.mag_filter))
+            .min_filter(filter(s.min_filter))
+            .mipmap_mode(match s.mipmap_mode {
+                sim_rop::MipmapMode::Nearest => vk::SamplerMipmapMode::NEAREST,
+                sim_rop::MipmapMode::Linear => vk::SamplerMipmapMode::LINEAR,
+            })
+            .address_mode_u(address(s.address_mode[0]))
+            .address_mode_v(address(s.address_mode[1]))
+            .address_mode_w(address(s.address_mode[2]))
+            .mip_lod_bias(s.mip_lod_bias)
+            .min_lod(s.min_lod)
+            .max_lod(s.max_lod)
+            .border_color(vk::BorderColor::FLOAT_TRANSPARENT_BLACK);
+        let bindings = [
+            vk::DescriptorSetLayoutBinding::default().binding(0).descriptor_type(vk::DescriptorType::SAMPLED_IMAGE).descriptor_count(1).stage_flags(vk::ShaderStageFlags::FRAGMENT),
+            vk::DescriptorSetLayoutBinding::default().binding(1).descriptor_type(vk::DescriptorType::SAMPLER).descriptor_count(1).stage_flags(vk::ShaderStageFlags::FRAGMENT),
+        ];
+        let sizes = [vk::DescriptorPoolSize { ty: vk::DescriptorType::SAMPLED_IMAGE, descriptor_count: 1 }, vk::DescriptorPoolSize { ty: vk::DescriptorType::SAMPLER, descriptor_count: 1 }];
+        // SAFETY: a live device; every pointer outlives its call; destroyed by `destroy_sampled`.
+        unsafe {
+            let image = d.create_image(&info, None).expect("vkCreateImage");
+            let req = d.get_image_memory_requirements(image);
+            let alloc = vk::MemoryAllocateInfo::default().allocation_size(req.size).memory_type_index(self.memory_type(req, vk::MemoryPropertyFlags::empty()));
+            let memory = d.allocate_memory(&alloc, None).expect("vkAllocateMemory");
+            d.bind_image_memory(image, memory, 0).expect("vkBindImageMemory");
+            let every_level = vk::ImageSubresourceRange { level_count: vk::REMAINING_MIP_LEVELS, ..range(vk::ImageAspectFlags::COLOR) };
+            let view = d.create_image_view(&vk::ImageViewCreateInfo::default().image(image).view_type(vk::ImageViewType::TYPE_2D).format(format).subresource_range(every_level), None).expect("vkCreateImageView");
+            let sampler = d.create_sampler(&sampler_info, None).expect("vkCreateSampler");
+            let set_layout = d.create_descriptor_set_layout(&vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings), None).expect("vkCreateDescriptorSetLayout");
+            let pool = d.create_descriptor_pool(&vk::DescriptorPoolCreateInfo::default().max_sets(1).pool_sizes(&sizes), None).expect("vkCreateDescriptorPool");
+            let layouts = [set_layout];
+            let set = d.allocate_descriptor_sets(&vk::DescriptorSetAllocateInfo::default().descriptor_pool(pool).set_layouts(&layouts)).expect("vkAllocateDescriptorSets")[0];
+            let image_info = [vk::DescriptorImageInfo { sampler: vk::Sampler::null(), image_view: view, image_layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL }];
+            let sampler_desc = [vk::DescriptorImageInfo { sampler, image_view: vk::ImageView::null(), image_layout: vk::ImageLayout::UNDEFINED }];
+            let writes = [
+                vk::WriteDescriptorSet::default().dst_set(set).dst_binding(0).descriptor_type(vk::DescriptorType::SAMPLED_IMAGE).image_info(&image_info),
+                vk::WriteDescriptorSet::default().dst_set(set).dst_binding(1).descriptor_type(vk::DescriptorType::SAMPLER).image_info(&sampler_desc),
+            ];
+            d.update_descriptor_sets(&writes, &[]);
+            Sampled { image, memory, staging, view, sampler, set_layout, pool, set, levels }
+        }
+    }
+
+    /// Records the copy of every level from the staging buffer, and the transition to
+    /// SHADER_READ_ONLY_OPTIMAL for the fragment shader's reads.
+    fn record_upload(&self, cb: vk::CommandBuffer, t: &Sampled) {
+        let d = &self.device;
+        let every_level = vk::ImageSubresourceRange { level_count: t.levels.len() as u32, ..range(vk::ImageAspectFlags::COLOR) };
+        let to_dst = image_barrier(t.image, vk::ImageAspectFlags::COLOR, vk::ImageLayout::UNDEFINED, vk::ImageLayout::TRANSFER_DST_OPTIMAL, vk::AccessFlags::empty(), vk::AccessFlags::TRANSFER_WRITE).subresource_range(every_level);
+        let to_read = image_barrier(t.image, vk::ImageAspectFlags::COLOR, vk::ImageLayout::TRANSFER_DST_OPTIMAL, vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL, vk::AccessFlags::TRANSFER_WRITE, vk::AccessFlags::SHADER_READ).subresource_range(every_level);
+        let regions: Vec<vk::BufferImageCopy> = t
+            .levels
+            .iter()
+            .enumerate()
+            .map(|(k, &(side, offset))| vk::BufferImageCopy {
+                buffer_offset: offset,
+                buffer_row_length: 0,
+                buffer_image_height: 0,
+                image_subresource: vk::ImageSubresourceLayers { aspect_mask: vk::ImageAspectFlags::COLOR, mip_level: k as u32, base_array_layer: 0, layer_count: 1 },
+                image_offset: vk::Offset3D::default(),
+                image_extent: vk::Extent3D { width: side, height: side, depth: 1 },
+            })
+            .collect();
+        // SAFETY: `cb` is recording; the image and buffer live until the fence is waited on.
+        unsafe {
+            d.cmd_pipeline_barrier(cb, vk::PipelineStageFlags::TOP_OF_PIPE, vk::PipelineStageFlags::TRANSFER, vk::DependencyFlags::empty(), &[], &[], &[to_dst]);
+            d.cmd_copy_buffer_to_image(cb, t.staging.buffer, t.image, vk::ImageLayout::TRANSFER_DST_OPTIMAL, &regions);
+            d.cmd_pipeline_barrier(cb, vk::PipelineStageFlags::TRANSFER, vk::PipelineStageFlags::FRAGMENT_SHADER, vk::DependencyFlags::empty(), &[], &[], &[to_read]);
+        }
+    }
+
+    fn destroy_sampled(&self, t: Sampled) {
+        // SAFETY: the device is idle; nothing uses the texture any more.
+        unsafe {
+            self.device.destroy_descriptor_pool(t.pool, None);
+            self.device.destroy_descriptor_set_layout(t.set_layout, None);
+            self.device.destroy_sampler(t.sampler, None);
+            self.device.destroy_image_view(t.view, None);
+            self.device.destroy_image(t.image, None);
+            self.device.free_memory(t.memory, None);
+        }
+        self.destroy_buffer(t.staging);
+    }
+
     /// A pipeline for `draw` (viewport and scissor dynamic), rendering to R8G8B8A8_UNORM and,
     /// with `depth`, D32_SFLOAT.
     fn pipeline(&self, layout: vk::PipelineLayout, draw: &Draw, depth: bool) -> vk::Pipeline {
@@ -617,12 +886,17 @@ impl Gpu {
         unsafe { std::slice::from_raw_parts_mut(vertices.ptr, vertices.size).copy_from_slice(&bytes) };
         let readback = self.buffer(TEXELS * 4, vk::BufferUsageFlags::TRANSFER_DST);
         let depth_readback = self.buffer(TEXELS * 4, vk::BufferUsageFlags::TRANSFER_DST);
+        let texture = scene.texture.as_ref().map(|t| self.sampled(t));
         // SAFETY: a live device; everything made here is destroyed below, after the fence.
         unsafe {
-            let layout = d.create_pipeline_layout(&vk::PipelineLayoutCreateInfo::default(), None).expect("vkCreatePipelineLayout");
+            let set_layouts: Vec<vk::DescriptorSetLayout> = texture.iter().map(|t| t.set_layout).collect();
+            let layout = d.create_pipeline_layout(&vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts), None).expect("vkCreatePipelineLayout");
             let pipelines: Vec<vk::Pipeline> = scene.draws.iter().map(|draw| self.pipeline(layout, draw, scene.depth)).collect();
             let cb = d.allocate_command_buffers(&vk::CommandBufferAllocateInfo::default().command_pool(self.pool).level(vk::CommandBufferLevel::PRIMARY).command_buffer_count(1)).expect("vkAllocateCommandBuffers")[0];
             d.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT)).expect("vkBeginCommandBuffer");
+            if let Some(t) = &texture {
+                self.record_upload(cb, t);
+            }
             // Undefined to attachment layouts (the contents are cleared by the load op).
             let mut to_attachment = vec![image_barrier(colour.image, vk::ImageAspectFlags::COLOR, vk::ImageLayout::UNDEFINED, vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL, vk::AccessFlags::empty(), vk::AccessFlags::COLOR_ATTACHMENT_WRITE | vk::AccessFlags::COLOR_ATTACHMENT_READ)];
             if let Some(z) = &depth {
@@ -651,6 +925,10 @@ impl Gpu {
             }
             d.cmd_begin_rendering(cb, &rendering);
             d.cmd_bind_vertex_buffers(cb, 0, &[vertices.buffer], &[0]);
+            // Every draw's pipeline has the one layout, so the set stays bound across them.
+            if let Some(t) = &texture {
+                d.cmd_bind_descriptor_sets(cb, vk::PipelineBindPoint::GRAPHICS, layout, 0, &[t.set], &[]);
+            }
             let mut first = 0u32;
             for (draw, &pipeline) in scene.draws.iter().zip(&pipelines) {
                 d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
@@ -699,6 +977,9 @@ impl Gpu {
                 self.destroy_buffer(b);
             }
             self.destroy_attachment(colour);
+            if let Some(t) = texture {
+                self.destroy_sampled(t);
+            }
             if let Some(z) = depth {
                 self.destroy_attachment(z);
             }
@@ -909,7 +1190,7 @@ fn check(scene: Scene) {
         Some(k) => {
             say(&format!("  known difference: {}", k.description));
             say(&format!("  mismatches: {}", listing(&problems)));
-            let unexplained: Vec<_> = problems.iter().copied().filter(|&(x, y, _, _)| !(k.covers)(x, y)).collect();
+            let unexplained: Vec<_> = problems.iter().copied().filter(|&(x, y, a, b)| !(k.covers)(x, y) || (0..4).any(|c| a[c].abs_diff(b[c]) > k.within)).collect();
             assert!(unexplained.is_empty(), "{}: differences beyond the known one: {}", scene.name, listing(&unexplained));
             assert!(!problems.is_empty(), "{}: the known difference is gone; make this scene's comparison strict again", scene.name);
         }
@@ -949,4 +1230,39 @@ fn culling_viewports_and_scissors() {
 #[test]
 fn random_triangles() {
     check(random());
+}
+
+#[test]
+fn magnification_nearest_clamp_to_edge() {
+    check(magnification("magnify-nearest-clamp", sim_rop::Filter::Nearest, sim_rop::AddressMode::ClampToEdge));
+}
+
+#[test]
+fn magnification_linear_clamp_to_edge() {
+    check(magnification("magnify-linear-clamp", sim_rop::Filter::Linear, sim_rop::AddressMode::ClampToEdge));
+}
+
+#[test]
+fn magnification_nearest_repeat() {
+    check(magnification("magnify-nearest-repeat", sim_rop::Filter::Nearest, sim_rop::AddressMode::Repeat));
+}
+
+#[test]
+fn magnification_linear_repeat() {
+    check(magnification("magnify-linear-repeat", sim_rop::Filter::Linear, sim_rop::AddressMode::Repeat));
+}
+
+#[test]
+fn minification_mipmap_nearest() {
+    check(minification("minify-mip-nearest", "fs_texture", sim_rop::MipmapMode::Nearest, None));
+}
+
+#[test]
+fn minification_mipmap_linear() {
+    check(minification("minify-mip-linear", "fs_texture", sim_rop::MipmapMode::Linear, None));
+}
+
+#[test]
+fn minification_with_bias() {
+    check(minification("minify-bias", "fs_texture_bias", sim_rop::MipmapMode::Nearest, None));
 }
