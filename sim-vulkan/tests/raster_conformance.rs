@@ -41,7 +41,8 @@
 //! down the framebuffer, whatever the language), so both sides get the same viewports,
 //! negative heights included.
 //!
-//! The test picks lavapipe (a device named `llvmpipe`) through the loader that
+//! The test picks lavapipe (a device named `llvmpipe`; `GPUSIM_RASTER_DEVICE` names another,
+//! by part of its name, to see how far that one is) through the loader that
 //! `GPUSIM_VULKAN_LOADER` names, or the system's; where there is none it prints why and passes,
 //! unless `GPUSIM_REQUIRE_VULKAN=1` says Vulkan must be there.
 //!
@@ -585,10 +586,12 @@ impl Gpu {
         let devices = unsafe { instance.enumerate_physical_devices() }.map_err(|e| format!("vkEnumeratePhysicalDevices: {e}"))?;
         let named: Vec<(vk::PhysicalDevice, vk::PhysicalDeviceProperties)> = devices.into_iter().map(|d| (d, unsafe { instance.get_physical_device_properties(d) })).collect();
         // The comparison is with lavapipe's rules in particular: another device may use other
-        // subpixel precision or rounding and is not what gpusim claims to match.
-        let Some(&(physical, props)) = named.iter().find(|(_, p)| c_name(&p.device_name).contains("llvmpipe")) else {
+        // subpixel precision or rounding and is not what gpusim claims to match. Another device
+        // can be named (`GPUSIM_RASTER_DEVICE`, part of its name) to see how far it is.
+        let wanted = std::env::var("GPUSIM_RASTER_DEVICE").unwrap_or_else(|_| "llvmpipe".into());
+        let Some(&(physical, props)) = named.iter().find(|(_, p)| c_name(&p.device_name).contains(&wanted)) else {
             let all: Vec<String> = named.iter().map(|(_, p)| c_name(&p.device_name)).collect();
-            return Err(format!("no lavapipe (llvmpipe) device among [{}]", all.join(", ")));
+            return Err(format!("no device named like `{wanted}` among [{}]", all.join(", ")));
         };
         let name = c_name(&props.device_name);
         if props.api_version < vk::API_VERSION_1_3 {
