@@ -848,10 +848,7 @@ fn image_copy(prog: &Program<'_>, buffer: usize, image: usize, regions: &[crate:
             }
         }
         let buffer_usage = |u| Usage { buffer, range: prog.buffer_addr(buffer, lo)..prog.buffer_addr(buffer, hi), usage: u, coherent: false, atomic_only: false };
-        let mut aspects = [false; 3];
-        aspects[sub.aspect as usize] = true;
-        let range = sim_rop::SubresourceRange { aspects, base_mip_level: sub.mip_level, level_count: 1, base_array_layer: sub.base_array_layer, layer_count: sub.layer_count };
-        let image_usages = im.layout.range_bytes(&range).unwrap_or_default().into_iter().map(|(o, n)| Usage { buffer: r, range: image_base + o..image_base + o + n, usage: if to_image { write } else { read }, coherent: false, atomic_only: false });
+        let image_usages = layer_usages(im, r, image_base, sub, if to_image { write } else { read });
         if to_image {
             usages.push(buffer_usage(read));
             usages.extend(image_usages);
@@ -861,6 +858,12 @@ fn image_copy(prog: &Program<'_>, buffer: usize, image: usize, regions: &[crate:
         }
     }
     (runs, usages)
+}
+
+/// The usages `usage` of image `im` (resource `resource`, its first byte at device address
+/// `base`) over the bytes of subresources `sub`.
+fn layer_usages(im: &crate::api::ImageBinding, resource: usize, base: u64, sub: crate::api::SubresourceLayers, usage: StageAccess) -> Vec<Usage> {
+    im.layout.range_bytes(&sub.range()).unwrap_or_default().into_iter().map(|(o, n)| Usage { buffer: resource, range: base + o..base + o + n, usage, coherent: false, atomic_only: false }).collect()
 }
 
 /// A vkCmdBlitImage's destination texels as runs of contiguous bytes (a run ends at a tile's
@@ -895,10 +898,7 @@ fn blit_runs(prog: &Program<'_>, src: usize, dst: usize, regions: &[crate::api::
         }
         let (read, write) = (stage_access(S::BLIT, A::TRANSFER_READ), stage_access(S::BLIT, A::TRANSFER_WRITE));
         for (im, r, base, sub, u) in [(si, sr, sbase, g.src_subresource, read), (di, dr, dbase, d, write)] {
-            let mut aspects = [false; 3];
-            aspects[sub.aspect as usize] = true;
-            let range = sim_rop::SubresourceRange { aspects, base_mip_level: sub.mip_level, level_count: 1, base_array_layer: sub.base_array_layer, layer_count: sub.layer_count };
-            usages.extend(im.layout.range_bytes(&range).unwrap_or_default().into_iter().map(|(o, n)| Usage { buffer: r, range: base + o..base + o + n, usage: u, coherent: false, atomic_only: false }));
+            usages.extend(layer_usages(im, r, base, sub, u));
         }
     }
     (runs, usages)
@@ -944,10 +944,7 @@ fn copy_between_images(prog: &Program<'_>, src: usize, dst: usize, regions: &[cr
             }
         }
         for (im, r, base, sub, u) in [(si, sr, sbase, s, read), (di, dr, dbase, d, write)] {
-            let mut aspects = [false; 3];
-            aspects[sub.aspect as usize] = true;
-            let range = sim_rop::SubresourceRange { aspects, base_mip_level: sub.mip_level, level_count: 1, base_array_layer: sub.base_array_layer, layer_count: sub.layer_count };
-            usages.extend(im.layout.range_bytes(&range).unwrap_or_default().into_iter().map(|(o, n)| Usage { buffer: r, range: base + o..base + o + n, usage: u, coherent: false, atomic_only: false }));
+            usages.extend(layer_usages(im, r, base, sub, u));
         }
     }
     (runs, usages)

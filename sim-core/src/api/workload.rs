@@ -279,6 +279,15 @@ pub struct SubresourceLayers {
     pub layer_count: u32,
 }
 
+impl SubresourceLayers {
+    /// The same subresources as a range: its aspect, its one level, its layers.
+    pub fn range(&self) -> sim_rop::SubresourceRange {
+        let mut aspects = [false; 3];
+        aspects[self.aspect as usize] = true;
+        sim_rop::SubresourceRange { aspects, base_mip_level: self.mip_level, level_count: 1, base_array_layer: self.base_array_layer, layer_count: self.layer_count }
+    }
+}
+
 /// A VkBufferImageCopy region.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BufferImageCopy {

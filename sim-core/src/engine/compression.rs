@@ -52,6 +52,12 @@ fn tile_aspect(im: &ImageBinding) -> RopAspect {
     im.layout.desc.format.aspects().first().copied().unwrap_or(RopAspect::Color)
 }
 
+/// Which of the profile's `[[barriers.layout_transitions]]` rows an image's transitions match:
+/// the colour rows for a colour image, the depth rows for a depth/stencil one.
+fn row_aspect(im: &ImageBinding) -> crate::profile::Aspect {
+    if im.layout.desc.format.aspects() == [RopAspect::Color] { crate::profile::Aspect::Color } else { crate::profile::Aspect::Depth }
+}
+
 /// The profile's fast-clear values as texel bytes of `im`'s format (for a depth plane: each
 /// value's first channel as a depth, clamped to 0..=1; a depth fast clear stores one value).
 fn clear_texels(im: &ImageBinding, profile: &Profile) -> Vec<Vec<u8>> {
@@ -163,7 +169,7 @@ pub(crate) fn transitions<'p>(prog: &Program<'_>, profile: &'p Profile, inst: us
             continue;
         }
         let im = &prog.workload.images[ib.image];
-        let aspect = if im.layout.desc.format.aspects() == [RopAspect::Color] { crate::profile::Aspect::Color } else { crate::profile::Aspect::Depth };
+        let aspect = row_aspect(im);
         let rows = crate::profile::plan::transition_rows(profile, aspect, old, new);
         if rows.is_empty() {
             continue;
@@ -221,13 +227,12 @@ pub(crate) fn fast_clear(prog: &Program<'_>, profile: &Profile, inst: usize) -> 
         }
         _ => return None,
     };
-    let texel = &texel;
     let im = &prog.workload.images[image];
     let spec = &profile.machine.rop.compression;
     if !compressible(im, profile) || !layout(l).is_some_and(|l| spec.fast_clear_layouts.contains(&l)) {
         return None;
     }
-    clear_texels(im, profile).iter().position(|t| t == texel).map(|k| k as u8)
+    clear_texels(im, profile).iter().position(|t| *t == texel).map(|k| k as u8)
 }
 
 /// One image at the end of a run: its tiles by compression state, and its texels that differ
@@ -376,8 +381,7 @@ pub(crate) fn discard_text(prog: &Program<'_>, profile: &Profile, h: &crate::haz
         .filter(|b| compressible(&prog.workload.images[b.image], profile))
         .and_then(|b| Some((b, layout(&b.new_layout)?)))
         .map(|(b, new)| {
-            let aspect = if prog.workload.images[b.image].layout.desc.format.aspects() == [RopAspect::Color] { crate::profile::Aspect::Color } else { crate::profile::Aspect::Depth };
-            crate::profile::plan::transition_rows(profile, aspect, ImageLayout::Undefined, new).iter().flat_map(|r| r.work.iter()).map(|w| w.to_string()).collect()
+            crate::profile::plan::transition_rows(profile, row_aspect(&prog.workload.images[b.image]), ImageLayout::Undefined, new).iter().flat_map(|r| r.work.iter()).map(|w| w.to_string()).collect()
         })
         .unwrap_or_default();
     if work.is_empty() {

@@ -446,30 +446,14 @@ fn run_command(
                             run,
                             &mut |segment, s, buf| {
                                 let key = crate::engine::blit::segment_key(inst, run, segment);
-                                let mut tags = vec![0; word_span(s.addr, buf.len())];
-                                mem.read(s.addr, buf, &mut tags).map_err(|e| exec(&e))?;
-                                let print = ReadPrint { bytes: fingerprint(0, buf), addrs: 0, writers: tags_fingerprint(0, &tags) };
-                                record_read(truth, key, print, MAX_RECORDED_READS, || ins.at.to_string(), "copies of more than 2 GiB in all?")?;
-                                if capture.contains(&key) {
-                                    let byte_tags = crate::engine::exec::byte_tags(&tags, s.addr, s.addr, buf.len() as u64);
-                                    truth.captured.insert(key, vec![crate::engine::exec::LaneRead { lane: 0, buffer: src, offset: s.offset, bytes: buf.to_vec(), byte_tags, via: "" }]);
-                                }
-                                Ok(())
+                                read_transfer_source(mem, truth, capture, key, (src, s.offset, s.addr), buf, &mut tags, &ins.at)
                             },
                             &mut data,
                         )?;
                     }
                     ChunkData::Copy => {
                         let (addr, buffer, offset) = c.src.expect("copy chunks have a source");
-                        tags.clear();
-                        tags.resize(word_span(addr, data.len()), 0);
-                        mem.read(addr, &mut data, &mut tags).map_err(|e| exec(&e))?;
-                        let print = ReadPrint { bytes: fingerprint(0, &data), addrs: 0, writers: tags_fingerprint(0, &tags) };
-                        record_read(truth, c.key, print, MAX_RECORDED_READS, || ins.at.to_string(), "copies of more than 2 GiB in all?")?;
-                        if capture.contains(&c.key) {
-                            let byte_tags = crate::engine::exec::byte_tags(&tags, addr, addr, data.len() as u64);
-                            truth.captured.insert(c.key, vec![crate::engine::exec::LaneRead { lane: 0, buffer, offset, bytes: data.clone(), byte_tags, via: "" }]);
-                        }
+                        read_transfer_source(mem, truth, capture, c.key, (buffer, offset, addr), &mut data, &mut tags, &ins.at)?;
                     }
                 }
                 mem.write(c.dst, &data, Tags::One(ins.tag), None).map_err(|e| exec(&e))?;
@@ -579,6 +563,32 @@ pub const MAX_RECORDED_READS: usize = 1 << 23;
 
 /// Records the fingerprint of the read `key`, keeping at most `max` reads ([`MAX_RECORDED_READS`]);
 /// `at` names the command for the error, and `guess` what may have led there.
+/// A transfer's read of its source (a copy chunk, a blit segment) at `(buffer, offset in it,
+/// device address)` into `buf`: read from `mem`, its fingerprint recorded under `key`, and its
+/// bytes kept where `capture` asks for them.
+#[allow(clippy::too_many_arguments)]
+fn read_transfer_source(
+    mem: &mut BackingStore,
+    truth: &mut ReadTruth,
+    capture: &HashSet<ReadKey>,
+    key: ReadKey,
+    (buffer, offset, addr): (usize, u64, u64),
+    buf: &mut [u8],
+    tags: &mut Vec<Tag>,
+    at: &crate::api::program::CommandRef,
+) -> Result<(), WorkloadError> {
+    tags.clear();
+    tags.resize(word_span(addr, buf.len()), 0);
+    mem.read(addr, buf, tags).map_err(|e| WorkloadError::Execution { at: at.to_string(), message: e.to_string() })?;
+    let print = ReadPrint { bytes: fingerprint(0, buf), addrs: 0, writers: tags_fingerprint(0, tags) };
+    record_read(truth, key, print, MAX_RECORDED_READS, || at.to_string(), "copies of more than 2 GiB in all?")?;
+    if capture.contains(&key) {
+        let byte_tags = crate::engine::exec::byte_tags(tags, addr, addr, buf.len() as u64);
+        truth.captured.insert(key, vec![crate::engine::exec::LaneRead { lane: 0, buffer, offset, bytes: buf.to_vec(), byte_tags, via: "" }]);
+    }
+    Ok(())
+}
+
 fn record_read(truth: &mut ReadTruth, key: ReadKey, fp: ReadPrint, max: usize, at: impl FnOnce() -> String, guess: &str) -> Result<(), WorkloadError> {
     if truth.fingerprints.len() >= max && !truth.fingerprints.contains_key(&key) {
         return Err(WorkloadError::Execution {

@@ -562,31 +562,17 @@ impl Lowering<'_, '_> {
             }
             Ok(())
         };
-        let of = |r: &crate::api::BufferImageCopy| {
-            let mut aspects = [false; 3];
-            aspects[r.subresource.aspect as usize] = true;
-            sim_rop::SubresourceRange { aspects, base_mip_level: r.subresource.mip_level, level_count: 1, base_array_layer: r.subresource.base_array_layer, layer_count: r.subresource.layer_count }
-        };
+        let of = |r: &crate::api::BufferImageCopy| r.subresource.range();
         match cmd {
             Command::CopyBufferToImage { dst, dst_layout, regions, .. } => regions.iter().try_for_each(|r| check(*dst, dst_layout, of(r), "VUID-vkCmdCopyBufferToImage-dstImageLayout-00180")),
             Command::CopyImageToBuffer { src, src_layout, regions, .. } => regions.iter().try_for_each(|r| check(*src, src_layout, of(r), "VUID-vkCmdCopyImageToBuffer-srcImageLayout-00189")),
             Command::CopyImage { src, src_layout, dst, dst_layout, regions } => regions.iter().try_for_each(|r| {
-                let range = |s: &crate::api::SubresourceLayers| {
-                    let mut aspects = [false; 3];
-                    aspects[s.aspect as usize] = true;
-                    sim_rop::SubresourceRange { aspects, base_mip_level: s.mip_level, level_count: 1, base_array_layer: s.base_array_layer, layer_count: s.layer_count }
-                };
-                check(*src, src_layout, range(&r.src_subresource), "VUID-vkCmdCopyImage-srcImageLayout-00128")?;
-                check(*dst, dst_layout, range(&r.dst_subresource), "VUID-vkCmdCopyImage-dstImageLayout-00133")
+                check(*src, src_layout, r.src_subresource.range(), "VUID-vkCmdCopyImage-srcImageLayout-00128")?;
+                check(*dst, dst_layout, r.dst_subresource.range(), "VUID-vkCmdCopyImage-dstImageLayout-00133")
             }),
             Command::BlitImage { src, src_layout, dst, dst_layout, regions, .. } => regions.iter().try_for_each(|r| {
-                let range = |s: &crate::api::SubresourceLayers| {
-                    let mut aspects = [false; 3];
-                    aspects[s.aspect as usize] = true;
-                    sim_rop::SubresourceRange { aspects, base_mip_level: s.mip_level, level_count: 1, base_array_layer: s.base_array_layer, layer_count: s.layer_count }
-                };
-                check(*src, src_layout, range(&r.src_subresource), "VUID-vkCmdBlitImage-srcImageLayout-00221")?;
-                check(*dst, dst_layout, range(&r.dst_subresource), "VUID-vkCmdBlitImage-dstImageLayout-00226")
+                check(*src, src_layout, r.src_subresource.range(), "VUID-vkCmdBlitImage-srcImageLayout-00221")?;
+                check(*dst, dst_layout, r.dst_subresource.range(), "VUID-vkCmdBlitImage-dstImageLayout-00226")
             }),
             Command::ClearColorImage { image, layout, ranges, .. } => ranges.iter().try_for_each(|r| check(*image, layout, *r, "VUID-vkCmdClearColorImage-imageLayout-00004")),
             Command::ClearDepthStencilImage { image, layout, ranges, .. } => ranges.iter().try_for_each(|r| check(*image, layout, *r, "VUID-vkCmdClearDepthStencilImage-imageLayout-00011")),

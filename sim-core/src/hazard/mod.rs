@@ -414,6 +414,14 @@ pub fn detect_program(prog: &Program<'_>, stream: &Stream, exact: Option<&HashMa
     walk.hazards
 }
 
+/// The hull of the pieces of a range map that hold a value, with the first piece's value.
+fn first_over_hull<'a, V: Copy + 'a>(pieces: impl Iterator<Item = (Range<u64>, &'a Option<V>)>) -> Option<(Range<u64>, V)> {
+    pieces.filter_map(|(r, v)| v.map(|x| (r, x))).fold(None, |acc, (r, x)| match acc {
+        Some((a, first)) => Some((a.start.min(r.start)..a.end.max(r.end), first)),
+        None => Some((r, x)),
+    })
+}
+
 fn scopes(b: &MemoryBarrier2) -> Scopes {
     Scopes {
         src_exec: first_scope_stages(b.src_stage_mask, None),
@@ -567,10 +575,7 @@ impl Walk<'_, '_> {
                     let range = self.mapped_range(r.memory, r.offset, r.size);
                     // "If a range of non-coherent memory is written by the host and then
                     // invalidated without first being flushed, its contents are undefined."
-                    let discarded = self.unflushed.overlapping(range.clone()).filter_map(|(r, v)| v.map(|tag| (r, tag))).fold(None, |acc: Option<(Range<u64>, Tag)>, (r, tag)| match acc {
-                        Some((a, first)) => Some((a.start.min(r.start)..a.end.max(r.end), first)),
-                        None => Some((r, tag)),
-                    });
+                    let discarded = first_over_hull(self.unflushed.overlapping(range.clone()));
                     if let Some((lost, prior)) = discarded {
                         let usage = self.u.host_write;
                         self.push_host("GPUSIM-HOST-INVALIDATE-BEFORE-FLUSH", t, r.memory, usage, Conflict { kind: HazardKind::WriteAfterWrite, prior, prior_usage: usage, available: false }, lost);
@@ -747,10 +752,7 @@ impl Walk<'_, '_> {
             return;
         }
         // Bytes a layout transition discarded (a linear image's, read through a mapping).
-        let lost = self.discarded.overlapping(range).filter_map(|(r, v)| v.map(|d| (r, d))).fold(None, |acc: Option<(Range<u64>, DiscardMark)>, (r, d)| match acc {
-            Some((a, first)) => Some((a.start.min(r.start)..a.end.max(r.end), first)),
-            None => Some((r, d)),
-        });
+        let lost = first_over_hull(self.discarded.overlapping(range));
         if let Some((r, d)) = lost {
             let before = self.hazards.len();
             self.push_host(READ_AFTER_DISCARD, t, memory, usage, Conflict { kind: HazardKind::ReadAfterWrite, prior: d.transition, prior_usage: StageAccess::IMAGE_LAYOUT_TRANSITION, available: true }, r);

@@ -109,6 +109,16 @@ fn region_fields(r: &schema::Region, rp: &str, cmd: &str, allowed: &[&str]) -> R
     Ok(())
 }
 
+/// The layout field `f` of `cmd` (vkCmdCopyImage, vkCmdBlitImage) at `path`, without Vulkan's
+/// prefix: `want` or GENERAL, as VUID `vuid` allows.
+fn image_to_image_layout(l: &Option<String>, path: &str, cmd: &str, f: &str, want: &str, vuid: &str) -> R<String> {
+    let l = l.as_ref().ok_or_else(|| (path.to_string(), format!("`{cmd}` needs `{f}`")))?.trim_start_matches("VK_IMAGE_LAYOUT_").to_string();
+    if l != want && l != "GENERAL" {
+        return fail(format!("{path}.{f}"), format!("`{l}` is not a layout {cmd} takes here ({want} or GENERAL: {vuid})"));
+    }
+    Ok(l)
+}
+
 /// The aspects an aspect mask names, each one the image's format has.
 fn aspect_mask(f: &schema::Flags, format: sim_rop::Format, at: &str) -> R<[bool; 3]> {
     let mut aspects = [false; 3];
@@ -1115,13 +1125,7 @@ impl Builder<'_> {
             "copy_image" => {
                 let src = self.image(&c.src_image, &format!("{path}.src_image"), path, name, "src_image")?;
                 let dst = self.image(&c.dst_image, &format!("{path}.dst_image"), path, name, "dst_image")?;
-                let layout = |l: &Option<String>, f: &str, want: &str, vuid: &str| -> R<String> {
-                    let l = l.as_ref().ok_or_else(|| (path.to_string(), format!("`copy_image` needs `{f}`")))?.trim_start_matches("VK_IMAGE_LAYOUT_").to_string();
-                    if l != want && l != "GENERAL" {
-                        return fail(format!("{path}.{f}"), format!("`{l}` is not a layout copy_image takes here ({want} or GENERAL: {vuid})"));
-                    }
-                    Ok(l)
-                };
+                let layout = |l: &Option<String>, f: &str, want: &str, vuid: &str| image_to_image_layout(l, path, name, f, want, vuid);
                 let src_layout = layout(&c.src_image_layout, "src_image_layout", "TRANSFER_SRC_OPTIMAL", "VUID-vkCmdCopyImage-srcImageLayout-01917")?;
                 let dst_layout = layout(&c.dst_image_layout, "dst_image_layout", "TRANSFER_DST_OPTIMAL", "VUID-vkCmdCopyImage-dstImageLayout-01395")?;
                 self.image_usage(src, "TRANSFER_SRC", &format!("{path}.src_image"), "VUID-vkCmdCopyImage-srcImage-00126")?;
@@ -1160,13 +1164,7 @@ impl Builder<'_> {
             "blit_image" => {
                 let src = self.image(&c.src_image, &format!("{path}.src_image"), path, name, "src_image")?;
                 let dst = self.image(&c.dst_image, &format!("{path}.dst_image"), path, name, "dst_image")?;
-                let layout = |l: &Option<String>, f: &str, want: &str, vuid: &str| -> R<String> {
-                    let l = l.as_ref().ok_or_else(|| (path.to_string(), format!("`blit_image` needs `{f}`")))?.trim_start_matches("VK_IMAGE_LAYOUT_").to_string();
-                    if l != want && l != "GENERAL" {
-                        return fail(format!("{path}.{f}"), format!("`{l}` is not a layout blit_image takes here ({want} or GENERAL: {vuid})"));
-                    }
-                    Ok(l)
-                };
+                let layout = |l: &Option<String>, f: &str, want: &str, vuid: &str| image_to_image_layout(l, path, name, f, want, vuid);
                 let src_layout = layout(&c.src_image_layout, "src_image_layout", "TRANSFER_SRC_OPTIMAL", "VUID-vkCmdBlitImage-srcImageLayout-01398")?;
                 let dst_layout = layout(&c.dst_image_layout, "dst_image_layout", "TRANSFER_DST_OPTIMAL", "VUID-vkCmdBlitImage-dstImageLayout-01399")?;
                 self.image_usage(src, "TRANSFER_SRC", &format!("{path}.src_image"), "VUID-vkCmdBlitImage-srcImage-00219")?;

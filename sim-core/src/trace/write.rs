@@ -405,10 +405,8 @@ fn sampler(s: &crate::api::SamplerDesc) -> J {
 
 /// A VkImageSubresourceLayers.
 fn subresource_layers(s: &crate::api::SubresourceLayers) -> J {
-    let mut aspects = [false; 3];
-    aspects[s.aspect as usize] = true;
     J::Obj(vec![
-        ("aspect_mask", aspect_mask(aspects)),
+        ("aspect_mask", aspect_mask(s.range().aspects)),
         ("mip_level", J::Num(u64::from(s.mip_level))),
         ("base_array_layer", J::Num(u64::from(s.base_array_layer))),
         ("layer_count", J::Num(u64::from(s.layer_count))),
