@@ -144,6 +144,17 @@ fn record(o: &Objects<'_>, w: &Workload, cb: usize, desc: &CommandBufferDesc, ha
         // SAFETY (each arm): recording into a command buffer in the recording state, with
         // live handles made by `Objects` and arrays that outlive the call.
         match c {
+            Command::BeginRenderPass { .. }
+            | Command::NextSubpass
+            | Command::EndRenderPass
+            | Command::BeginRendering(_)
+            | Command::EndRendering
+            | Command::BindVertexBuffers { .. }
+            | Command::BindIndexBuffer { .. }
+            | Command::SetViewport(_)
+            | Command::SetScissor(_)
+            | Command::Draw { .. }
+            | Command::ClearAttachments { .. } => return Err(ReplayError::Unsupported { at: at(k), message: format!("{} is not replayed yet", c.vk_name()) }),
             Command::CopyBufferToImage { src, dst, dst_layout, regions } => {
                 let r: Vec<vk::BufferImageCopy> = regions.iter().map(crate::images::copy_region).collect();
                 let l = crate::images::layout(dst_layout, &at(k))?;

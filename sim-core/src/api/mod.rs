@@ -6,10 +6,12 @@
 
 pub mod action;
 pub mod error;
+pub mod graphics;
 pub mod program;
 pub mod workload;
 
 pub use action::{Action, CopyRange, SyncCommand, Usage, Work};
 pub use error::{Budget, WorkloadError};
+pub use graphics::*;
 pub use program::{CommandRef, Program, Writer};
 pub use workload::*;

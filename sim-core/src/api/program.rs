@@ -364,6 +364,17 @@ impl<'w> Program<'w> {
             | Command::ClearColorImage { .. }
             | Command::ClearDepthStencilImage { .. }
             | Command::Dispatch { .. } => return None,
+            Command::BeginRenderPass { .. }
+            | Command::NextSubpass
+            | Command::EndRenderPass
+            | Command::BeginRendering(_)
+            | Command::EndRendering
+            | Command::BindVertexBuffers { .. }
+            | Command::BindIndexBuffer { .. }
+            | Command::SetViewport(_)
+            | Command::SetScissor(_)
+            | Command::Draw { .. }
+            | Command::ClearAttachments { .. } => return None,
         })
     }
 
@@ -639,6 +650,17 @@ fn check_command(w: &Workload, c: &Command) -> Result<(), String> {
                 return Err("unknown event".into());
             }
         }
+        Command::BeginRenderPass { .. }
+        | Command::NextSubpass
+        | Command::EndRenderPass
+        | Command::BeginRendering(_)
+        | Command::EndRendering
+        | Command::BindVertexBuffers { .. }
+        | Command::BindIndexBuffer { .. }
+        | Command::SetViewport(_)
+        | Command::SetScissor(_)
+        | Command::Draw { .. }
+        | Command::ClearAttachments { .. } => return Err(format!("{} is not supported yet by the engine", c.vk_name())),
     }
     Ok(())
 }
@@ -773,6 +795,17 @@ fn lower<'w>(prog: &Program<'w>, c: &'w Command) -> Option<Action<'w>> {
             clear_action(prog, c.vk_name(), *image, ranges, &planes)
         }
         Command::PipelineBarrier(_) | Command::SetEvent { .. } | Command::WaitEvents { .. } | Command::ResetEvent { .. } => return None,
+        Command::BeginRenderPass { .. }
+        | Command::NextSubpass
+        | Command::EndRenderPass
+        | Command::BeginRendering(_)
+        | Command::EndRendering
+        | Command::BindVertexBuffers { .. }
+        | Command::BindIndexBuffer { .. }
+        | Command::SetViewport(_)
+        | Command::SetScissor(_)
+        | Command::Draw { .. }
+        | Command::ClearAttachments { .. } => return None,
     })
 }
 

@@ -532,6 +532,68 @@ pub enum Command {
         /// Stage mask of the reset.
         stage_mask: PipelineStageFlags2,
     },
+    /// vkCmdBeginRenderPass2: the first subpass begins (its load operations, the dependencies
+    /// from EXTERNAL and the layout transitions into it).
+    BeginRenderPass {
+        /// The render pass.
+        render_pass: crate::api::RenderPassId,
+        /// The framebuffer.
+        framebuffer: crate::api::FramebufferId,
+        /// The render area.
+        render_area: crate::fixed_function::Rect2D,
+        /// Per attachment, its clear value (`None` where it is not cleared).
+        clear_values: Vec<Option<sim_rop::ClearValue>>,
+    },
+    /// vkCmdNextSubpass2.
+    NextSubpass,
+    /// vkCmdEndRenderPass2: the store operations, the dependencies to EXTERNAL and the final
+    /// layout transitions.
+    EndRenderPass,
+    /// vkCmdBeginRendering (dynamic rendering).
+    BeginRendering(crate::api::RenderingInfo),
+    /// vkCmdEndRendering.
+    EndRendering,
+    /// vkCmdBindVertexBuffers: buffers and offsets bound from `first_binding` on, until the
+    /// end of the command buffer or the next bind of the same binding.
+    BindVertexBuffers {
+        /// The first binding.
+        first_binding: u32,
+        /// Each binding's buffer and offset.
+        buffers: Vec<(BufferId, u64)>,
+    },
+    /// vkCmdBindIndexBuffer.
+    BindIndexBuffer {
+        /// The buffer.
+        buffer: BufferId,
+        /// Offset of index 0.
+        offset: u64,
+        /// UINT16 or UINT32.
+        index_type: crate::fixed_function::IndexType,
+    },
+    /// vkCmdSetViewport (viewport 0): until the end of the command buffer.
+    SetViewport(crate::fixed_function::Viewport),
+    /// vkCmdSetScissor (scissor 0): until the end of the command buffer.
+    SetScissor(crate::fixed_function::Rect2D),
+    /// vkCmdDraw, vkCmdDrawIndexed, vkCmdDrawIndirect, vkCmdDrawIndexedIndirect.
+    Draw {
+        /// The graphics pipeline.
+        pipeline: crate::api::GraphicsPipelineId,
+        /// The counts, or where they are read.
+        kind: crate::api::DrawKind,
+        /// Buffer descriptors.
+        bindings: Vec<BufferBinding>,
+        /// Push-constant bytes.
+        push_constants: Vec<u8>,
+        /// Image and sampler descriptors.
+        images: Vec<ImageDescriptor>,
+    },
+    /// vkCmdClearAttachments.
+    ClearAttachments {
+        /// The attachments cleared.
+        attachments: Vec<crate::api::ClearAttachment>,
+        /// The rectangles.
+        rects: Vec<crate::api::ClearRect>,
+    },
 }
 
 impl Command {
@@ -552,6 +614,17 @@ impl Command {
             Command::SetEvent { .. } => "vkCmdSetEvent2",
             Command::WaitEvents { .. } => "vkCmdWaitEvents2",
             Command::ResetEvent { .. } => "vkCmdResetEvent2",
+            Command::BeginRenderPass { .. } => "vkCmdBeginRenderPass2",
+            Command::NextSubpass => "vkCmdNextSubpass2",
+            Command::EndRenderPass => "vkCmdEndRenderPass2",
+            Command::BeginRendering(_) => "vkCmdBeginRendering",
+            Command::EndRendering => "vkCmdEndRendering",
+            Command::BindVertexBuffers { .. } => "vkCmdBindVertexBuffers",
+            Command::BindIndexBuffer { .. } => "vkCmdBindIndexBuffer",
+            Command::SetViewport(_) => "vkCmdSetViewport",
+            Command::SetScissor(_) => "vkCmdSetScissor",
+            Command::Draw { kind, .. } => kind.vk_name(),
+            Command::ClearAttachments { .. } => "vkCmdClearAttachments",
         }
     }
 }
@@ -672,6 +745,12 @@ pub struct Workload {
     pub samplers: Vec<SamplerDesc>,
     /// Compute pipelines, each with a name.
     pub pipelines: Vec<(String, Arc<ComputePipeline>)>,
+    /// Render passes.
+    pub render_passes: Vec<crate::api::RenderPassDesc>,
+    /// Framebuffers.
+    pub framebuffers: Vec<crate::api::FramebufferDesc>,
+    /// Graphics pipelines.
+    pub graphics_pipelines: Vec<crate::api::GraphicsPipelineDesc>,
     /// Command buffers.
     pub command_buffers: Vec<CommandBufferDesc>,
     /// Queue names (at least one).

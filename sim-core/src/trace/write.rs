@@ -471,6 +471,17 @@ fn dependency_members(w: &Workload, dep: &DependencyInfo) -> Vec<(&'static str, 
 fn command(w: &Workload, c: &Command, buf: &dyn Fn(usize) -> J) -> J {
     let cmd = |name: &str| ("cmd", J::s(name));
     match c {
+        Command::BeginRenderPass { .. }
+        | Command::NextSubpass
+        | Command::EndRenderPass
+        | Command::BeginRendering(_)
+        | Command::EndRendering
+        | Command::BindVertexBuffers { .. }
+        | Command::BindIndexBuffer { .. }
+        | Command::SetViewport(_)
+        | Command::SetScissor(_)
+        | Command::Draw { .. }
+        | Command::ClearAttachments { .. } => J::Obj(vec![cmd(c.vk_name())]),
         Command::FillBuffer { dst, offset, size: s, data } => J::Obj(vec![cmd("fill_buffer"), ("dst_buffer", buf(*dst)), ("dst_offset", J::Num(*offset)), ("size", size(*s)), ("data", J::Num(*data as u64))]),
         Command::UpdateBuffer { dst, offset, data } => J::Obj(vec![cmd("update_buffer"), ("dst_buffer", buf(*dst)), ("dst_offset", J::Num(*offset)), payload("data", data)]),
         Command::CopyBuffer { src, dst, regions } => J::Obj(vec![
