@@ -29,7 +29,7 @@ fn findings(n: usize) -> Vec<Finding> {
                 seen_write: writer(i % 4),
                 expected_write: writer(9),
                 via: if i % 8 < 4 { "L1".into() } else { "L2".into() },
-                key: ReadKey { inst: 1, a: (i / 64) as u32, b: (i / 32 % 2) as u32, c: 0 },
+                key: ReadKey { inst: 1, a: (i / 64) as u32, b: (i / 32 % 2) as u32, c: 0, d: 0 },
                 seen: vec![0; 16],
                 expected: vec![7; 16],
                 cycle: i as u64,

@@ -103,6 +103,19 @@ fn every_image_example_gives_its_expected_outcome() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// The graphics examples (examples/graphics), by the same sidecars.
+#[test]
+fn every_graphics_example_gives_its_expected_outcome() {
+    let traces = traces_in("examples/graphics");
+    assert!(traces.len() >= 6, "expected the graphics examples, found {}", traces.len());
+    let mut failures = Vec::new();
+    for t in &traces {
+        assert!(t.with_extension("expect.json").exists(), "{} has no .expect.json sidecar", t.display());
+        check(t, &mut failures);
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 #[test]
 fn every_example_trace_gives_its_expected_outcome() {
     let traces = traces_in("examples/traces");

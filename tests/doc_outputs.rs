@@ -225,8 +225,9 @@ fn trace_format_quoted_errors() {
     const SHADER: &str = r#""shaders": [{"id": "s", "wgsl": "@compute @workgroup_size(1) fn main() {}"}]"#;
     let cmd = |c: &str| format!(r#""command_buffers": [{{"id": "cb0", "commands": [{c}]}}]"#);
     let traces = [
-        r#""render_passes": []"#.to_string(),
-        r#""shaders": [{"id": "fs", "stage": "FRAGMENT", "wgsl": "@fragment fn main() -> @location(0) vec4<f32> { return vec4<f32>(1.0); }"}]"#.to_string(),
+        r#""render_passes": [{"id": "rp", "attachments": [], "subpasses": []}]"#.to_string(),
+        r#""shaders": [{"id": "gs", "stage": "GEOMETRY", "wgsl": "@fragment fn main() -> @location(0) vec4<f32> { return vec4<f32>(1.0); }"}]"#.to_string(),
+        cmd(r#"{"cmd": "execute_commands", "command_buffers": ["cb1"]}"#),
         cmd(r#"{"cmd": "dispatch_indirect"}"#),
         cmd(r#"{"cmd": "dispatch_indirect", "shader": "s", "buffer": "A", "offset": 0}"#),
         format!("{SHADER}, {}", cmd(r#"{"cmd": "dispatch", "shader": "s", "group_count": [1,1,1], "bindings": [{"binding": 0, "buffer": "A", "descriptor_type": "INPUT_ATTACHMENT"}]}"#)),

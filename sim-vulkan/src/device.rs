@@ -47,6 +47,8 @@ pub struct Session {
     pub(crate) memory: vk::PhysicalDeviceMemoryProperties,
     pub(crate) limits: vk::PhysicalDeviceLimits,
     pub(crate) sync2: bool,
+    /// Graphics features the device has and the replay enabled.
+    pub(crate) features: GraphicsFeatures,
     /// What the device is.
     pub info: DeviceInfo,
     /// Things a reader should know (queues shared, memory types chosen).
@@ -75,8 +77,26 @@ fn c_str(chars: &[std::ffi::c_char]) -> String {
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
-/// What each trace queue needs of its device queue (compute when a command buffer submitted to
-/// it dispatches, transfer otherwise), and the flags its family was declared with.
+/// The optional parts of graphics replay the device supports, each enabled at device creation
+/// where it is supported, so that a trace that needs one is refused with the reason rather than
+/// replayed as invalid Vulkan.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct GraphicsFeatures {
+    /// `dynamicRendering` (Vulkan 1.3): vkCmdBeginRendering.
+    pub(crate) dynamic_rendering: bool,
+    /// VK_ATTACHMENT_LOAD_OP_NONE_EXT (VK_EXT_load_store_op_none).
+    pub(crate) load_op_none: bool,
+    /// VK_ATTACHMENT_STORE_OP_NONE (Vulkan 1.3, or VK_EXT_load_store_op_none).
+    pub(crate) store_op_none: bool,
+    /// `multiDrawIndirect`: indirect draws of more than one record.
+    pub(crate) multi_draw_indirect: bool,
+    /// `independentBlend`: colour attachments blended differently.
+    pub(crate) independent_blend: bool,
+}
+
+/// What each trace queue needs of its device queue (graphics when a command buffer submitted to
+/// it draws, compute when one dispatches, both for both, transfer otherwise), and the flags its
+/// family was declared with.
 fn queue_needs(w: &Workload) -> Vec<(vk::QueueFlags, vk::QueueFlags)> {
     let declared = |q: usize| {
         let f = w.queue_flags.get(q).copied().unwrap_or(sim_core::api::QueueFlags::ALL);
@@ -91,9 +111,18 @@ fn queue_needs(w: &Workload) -> Vec<(vk::QueueFlags, vk::QueueFlags)> {
     let mut needs: Vec<(vk::QueueFlags, vk::QueueFlags)> = (0..w.queues.len()).map(|q| (vk::QueueFlags::TRANSFER, declared(q))).collect();
     for op in &w.timeline {
         if let HostOp::QueueSubmit { queue, batches, .. } = op {
-            let dispatches = batches.iter().flat_map(|b| &b.command_buffers).any(|&cb| w.command_buffers[cb].commands.iter().any(|c| matches!(c, Command::Dispatch { .. })));
-            if dispatches && *queue < needs.len() {
-                needs[*queue].0 = vk::QueueFlags::COMPUTE;
+            let commands = || batches.iter().flat_map(|b| &b.command_buffers).filter_map(|&cb| w.command_buffers.get(cb)).flat_map(|c| &c.commands);
+            let mut need = vk::QueueFlags::empty();
+            if commands().any(|c| matches!(c, Command::Dispatch { .. })) {
+                need |= vk::QueueFlags::COMPUTE;
+            }
+            if commands().any(sim_core::api::Command::is_graphics) {
+                need |= vk::QueueFlags::GRAPHICS;
+            }
+            if let Some(n) = needs.get_mut(*queue)
+                && !need.is_empty()
+            {
+                n.0 = (n.0 & !vk::QueueFlags::TRANSFER) | need;
             }
         }
     }
@@ -260,7 +289,7 @@ impl Session {
             }
         };
         match Self::make_device(&instance, physical, &props, w, debug) {
-            Ok((device, queues, sync2, subgroup_size, driver, notes)) => {
+            Ok((device, queues, (sync2, features), subgroup_size, driver, notes)) => {
                 guard.0 = None;
                 // SAFETY: plain query.
                 let memory = unsafe { instance.get_physical_device_memory_properties(physical) };
@@ -285,6 +314,7 @@ impl Session {
                     memory,
                     limits: props.limits,
                     sync2,
+                    features,
                     info,
                     notes,
                     layer: None,
@@ -333,7 +363,7 @@ impl Session {
         props: &vk::PhysicalDeviceProperties,
         w: &Workload,
         debug: bool,
-    ) -> Result<(ash::Device, Vec<(vk::Queue, u32)>, bool, u32, (String, String), Vec<String>), ReplayError> {
+    ) -> Result<(ash::Device, Vec<(vk::Queue, u32)>, (bool, GraphicsFeatures), u32, (String, String), Vec<String>), ReplayError> {
         let _ = debug;
         let mut notes = Vec::new();
         if props.api_version < vk::API_VERSION_1_2 {
@@ -347,11 +377,29 @@ impl Session {
             instance.get_physical_device_properties2(physical, &mut p2);
             (subgroup.subgroup_size, (driver.driver_name_as_c_str().map(|c| c.to_string_lossy().into_owned()).unwrap_or_default(), driver.driver_info_as_c_str().map(|c| c.to_string_lossy().into_owned()).unwrap_or_default()))
         };
-        let sync2_supported = props.api_version >= vk::API_VERSION_1_3 && unsafe {
+        // SAFETY: plain queries with properly chained structures.
+        let (core, f12, f13) = unsafe {
+            let mut f12 = vk::PhysicalDeviceVulkan12Features::default();
             let mut f13 = vk::PhysicalDeviceVulkan13Features::default();
-            let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut f13);
+            let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut f12);
+            if props.api_version >= vk::API_VERSION_1_3 {
+                f2 = f2.push_next(&mut f13);
+            }
             instance.get_physical_device_features2(physical, &mut f2);
-            f13.synchronization2 == vk::TRUE
+            let core = f2.features;
+            (core, (f12.separate_depth_stencil_layouts,), (f13.synchronization2, f13.dynamic_rendering))
+        };
+        let v13 = props.api_version >= vk::API_VERSION_1_3;
+        let sync2_supported = v13 && f13.0 == vk::TRUE;
+        // SAFETY: plain query.
+        let extensions = unsafe { instance.enumerate_device_extension_properties(physical) }.call("vkEnumerateDeviceExtensionProperties")?;
+        let load_store_op_none = extensions.iter().any(|e| e.extension_name_as_c_str().is_ok_and(|n| n == ash::ext::load_store_op_none::NAME));
+        let features = GraphicsFeatures {
+            dynamic_rendering: v13 && f13.1 == vk::TRUE,
+            load_op_none: load_store_op_none,
+            store_op_none: v13 || load_store_op_none,
+            multi_draw_indirect: core.multi_draw_indirect == vk::TRUE,
+            independent_blend: core.independent_blend == vk::TRUE,
         };
         // SAFETY: plain query.
         let families = unsafe { instance.get_physical_device_queue_family_properties(physical) };
@@ -368,16 +416,24 @@ impl Session {
             .filter(|(_, n)| **n > 0)
             .map(|(f, _)| vk::DeviceQueueCreateInfo::default().queue_family_index(f as u32).queue_priorities(&priorities[f]))
             .collect();
-        let mut f13 = vk::PhysicalDeviceVulkan13Features::default().synchronization2(sync2_supported);
-        let mut info = vk::DeviceCreateInfo::default().queue_create_infos(&queue_infos);
-        if props.api_version >= vk::API_VERSION_1_3 {
+        let mut f13 = vk::PhysicalDeviceVulkan13Features::default().synchronization2(sync2_supported).dynamic_rendering(features.dynamic_rendering);
+        // Separate depth and stencil layouts (DEPTH_ATTACHMENT_OPTIMAL and the like) are a
+        // Vulkan 1.2 feature a trace's render passes may name.
+        let mut f12 = vk::PhysicalDeviceVulkan12Features::default().separate_depth_stencil_layouts(f12.0 == vk::TRUE);
+        let enabled = vk::PhysicalDeviceFeatures::default()
+            .multi_draw_indirect(features.multi_draw_indirect)
+            .independent_blend(features.independent_blend)
+            .draw_indirect_first_instance(core.draw_indirect_first_instance == vk::TRUE);
+        let extension_names = if load_store_op_none { vec![ash::ext::load_store_op_none::NAME.as_ptr()] } else { Vec::new() };
+        let mut info = vk::DeviceCreateInfo::default().queue_create_infos(&queue_infos).enabled_features(&enabled).enabled_extension_names(&extension_names).push_next(&mut f12);
+        if v13 {
             info = info.push_next(&mut f13);
         }
         // SAFETY: every pointer in `info` outlives the call.
         let device = unsafe { instance.create_device(physical, &info, None) }.call("vkCreateDevice")?;
         // SAFETY: each (family, index) was created above.
         let queues = slots.iter().map(|&(f, i)| (unsafe { device.get_device_queue(f, i) }, f)).collect();
-        Ok((device, queues, sync2_supported, subgroup.max(1), driver, notes))
+        Ok((device, queues, (sync2_supported, features), subgroup.max(1), driver, notes))
     }
 
     /// The layer's capture (its messages and phase).

@@ -4,15 +4,16 @@
 //! A hazard found while recording comes during the vkCmd* call of one trace command, so the
 //! replay's phase names it exactly. A hazard found at vkQueueSubmit2 names the command buffer by
 //! the debug name the replay gave it (the trace id) and the command by its `seq_no`, the
-//! layer's 1-based count of the commands recorded in that command buffer (binding and push
-//! calls are not counted), which is the trace's command index plus one; the command's Vulkan
-//! name is checked against the trace's. The prior access is found the same way, from the
+//! layer's 1-based count of the commands recorded in that command buffer (binding, push and
+//! dynamic-state calls are not counted, nor the trace's commands that only bind or set state),
+//! which for a trace of compute and transfer commands is the trace's command index plus one;
+//! the command's Vulkan name is checked against the trace's. The prior access is found the same way, from the
 //! `command:`, `seq_no:` and `command_buffer:` of the message's "Access info".
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
-use sim_core::api::{HostOp, Workload};
+use sim_core::api::{Command, HostOp, Workload};
 
 use crate::layer::{Message, Phase, Severity};
 
@@ -98,7 +99,10 @@ fn strip(usage: &str) -> String {
 fn command_index(w: &Workload, cb: usize, seq_no: Option<usize>, vk_name: &str) -> Option<usize> {
     let commands = &w.command_buffers.get(cb)?.commands;
     let same = |k: usize| commands.get(k).is_some_and(|c| vk_name.trim_end_matches("KHR").starts_with(c.vk_name().trim_end_matches('2')) || c.vk_name().starts_with(vk_name.trim_end_matches("KHR")));
-    let k = seq_no?.checked_sub(1)?;
+    let seq = seq_no?.checked_sub(1)?;
+    // The layer counts action and synchronization commands, not the ones that only set state.
+    let counted = |c: &Command| !matches!(c, Command::BindVertexBuffers { .. } | Command::BindIndexBuffer { .. } | Command::SetViewport(_) | Command::SetScissor(_));
+    let k = commands.iter().enumerate().filter(|(_, c)| counted(c)).nth(seq).map_or(seq, |(i, _)| i);
     if same(k) { Some(k) } else { (0..commands.len()).rev().find(|&j| j <= k && same(j)) }
 }
 

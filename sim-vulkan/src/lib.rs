@@ -7,9 +7,11 @@
 //!     │                  │
 //!     │                  └─ subgroup size ──► sim_core reference_outcome (expected bytes)
 //!     ▼
-//!  objects::Objects (memory, buffers, images, pipelines, sync objects)
+//!  objects::Objects (memory, buffers, images, pipelines, sync objects;
+//!     │              graphics: render passes, framebuffers, graphics pipelines)
 //!     ▼
-//!  record::record_all (command buffers, each command tagged with its trace place)
+//!  record::record_all (command buffers, each command tagged with its trace place;
+//!     │                graphics::Recorder: render passes, dynamic rendering, draws)
 //!     ▼
 //!  run::Runner (host timeline × iterations, read back, compare) ──► Observed
 //!     ▼
@@ -19,8 +21,10 @@
 //! The loader is opened at run time (`ash::Entry::load`), so a machine without Vulkan runs
 //! everything else in gpusim and gets a one-line error from a replay.
 
+mod descriptors;
 pub mod device;
 pub mod error;
+mod graphics;
 pub mod hazards;
 mod images;
 pub mod layer;
@@ -28,8 +32,8 @@ mod objects;
 mod record;
 pub mod run;
 
-use sim_core::engine::{RunLimits};
-use sim_core::api::{Workload};
+use sim_core::api::Workload;
+use sim_core::engine::RunLimits;
 
 pub use device::{DeviceInfo, Session};
 pub use error::ReplayError;
@@ -88,7 +92,7 @@ pub fn replay(w: &Workload, options: &ReplayOptions) -> Result<Replay, ReplayErr
     let prog = sim_core::api::Program::new(w)?;
     sim_core::engine::stream::Stream::lower(&prog)?;
     let session = Session::open(w, options.device.as_deref(), options.validate)?;
-    let reference = sim_core::engine::reference_outcome(w, session.info.subgroup_size, &options.limits)?;
+    let reference = Some(sim_core::engine::reference_outcome(w, session.info.subgroup_size, &options.limits)?);
     let mut notes = session.notes.clone();
     if !w.images.is_empty() {
         notes.push("images are laid out as the driver chooses: their memory is not compared byte for byte with the reference run's; what the trace copies out of them into buffers is".into());
@@ -105,7 +109,7 @@ pub fn replay(w: &Workload, options: &ReplayOptions) -> Result<Replay, ReplayErr
         let mut objects = objects::Objects::new(&session, w, &mut notes)?;
         let cbs = record::record_all(&objects, w)?;
         let mut runner = run::Runner::new(&mut objects, cbs)?;
-        runner.run(w, &reference, iterations)?
+        runner.run(w, reference.as_ref(), iterations)?
     };
     let messages = session.capture().take();
     let (hazards, validation_errors) = hazards::classify(w, messages);

@@ -1,8 +1,9 @@
 //! The trace's objects made real: memory (with a memory type chosen by its properties),
 //! buffers and images bound at the trace's offsets (refused where the device needs another
-//! alignment), compute pipelines from SPIR-V with layouts derived from
-//! the shader's bindings, events, semaphores, fences and command pools. Everything is named
-//! after its trace id through `VK_EXT_debug_utils`, so the layer's messages name them.
+//! alignment), compute pipelines from SPIR-V with layouts derived from the shader's bindings
+//! (the graphics objects are made in [`crate::graphics`]), events, semaphores, fences and
+//! command pools. Everything is named after its trace id through `VK_EXT_debug_utils`, so the
+//! layer's messages name them.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -26,15 +27,57 @@ pub(crate) struct Memory {
     pub(crate) size: u64,
 }
 
-/// A compute pipeline with its layouts.
+/// A compute or graphics pipeline with its layouts.
 pub(crate) struct Pipeline {
     pub(crate) pipeline: vk::Pipeline,
     pub(crate) layout: vk::PipelineLayout,
-    /// One layout per set index from 0 to the highest the shader uses.
+    /// One layout per set index from 0 to the highest the shaders use.
     pub(crate) set_layouts: Vec<vk::DescriptorSetLayout>,
     /// (set, binding) -> descriptor type.
     pub(crate) bindings: BTreeMap<(u32, u32), vk::DescriptorType>,
-    module: vk::ShaderModule,
+    /// (set, binding) -> whether the shaders declare an array image there (image bindings only).
+    pub(crate) arrayed: BTreeMap<(u32, u32), bool>,
+    /// The stages whose shaders declare push constants (what vkCmdPushConstants names).
+    pub(crate) push_stages: vk::ShaderStageFlags,
+    /// Bytes of the push-constant range.
+    pub(crate) push_size: u32,
+    pub(crate) modules: Vec<vk::ShaderModule>,
+}
+
+impl Pipeline {
+    /// A pipeline with no Vulkan objects yet: they are filled in as they are made, so that Drop
+    /// frees what exists when a later one fails.
+    pub(crate) fn empty(bindings: BTreeMap<(u32, u32), vk::DescriptorType>, arrayed: BTreeMap<(u32, u32), bool>) -> Pipeline {
+        Pipeline {
+            pipeline: vk::Pipeline::null(),
+            layout: vk::PipelineLayout::null(),
+            set_layouts: Vec::new(),
+            bindings,
+            arrayed,
+            push_stages: vk::ShaderStageFlags::empty(),
+            push_size: 0,
+            modules: Vec::new(),
+        }
+    }
+}
+
+/// The descriptor type of a shader binding.
+pub(crate) fn descriptor_type(kind: BindingKind) -> vk::DescriptorType {
+    match kind {
+        BindingKind::UniformBuffer => vk::DescriptorType::UNIFORM_BUFFER,
+        BindingKind::StorageBuffer { .. } => vk::DescriptorType::STORAGE_BUFFER,
+        BindingKind::SampledImage { .. } => vk::DescriptorType::SAMPLED_IMAGE,
+        BindingKind::StorageImage { .. } => vk::DescriptorType::STORAGE_IMAGE,
+        BindingKind::Sampler => vk::DescriptorType::SAMPLER,
+    }
+}
+
+/// Whether an image binding is an array image (`None` for buffers and samplers).
+pub(crate) fn arrayed(kind: BindingKind) -> Option<bool> {
+    match kind {
+        BindingKind::SampledImage { arrayed, .. } | BindingKind::StorageImage { arrayed, .. } => Some(arrayed),
+        _ => None,
+    }
 }
 
 /// An image view a dispatch binds: its image, first level, levels, first layer and layers, and
@@ -47,15 +90,12 @@ pub(crate) struct ViewKey {
 }
 
 impl ViewKey {
-    /// The view descriptor `desc` of a dispatch of `pipeline` binds (none for a sampler): an
-    /// array view where the shader declares an array image (or, for a binding it does not use,
-    /// where the view has several layers).
-    pub(crate) fn of(w: &Workload, pipeline: usize, desc: &sim_core::api::ImageDescriptor) -> Option<ViewKey> {
+    /// The view descriptor `desc` of a dispatch or draw with pipeline `p` binds (none for a
+    /// sampler): an array view where the shaders declare an array image (or, for a binding they
+    /// do not use, where the view has several layers).
+    pub(crate) fn of(p: &Pipeline, desc: &sim_core::api::ImageDescriptor) -> Option<ViewKey> {
         let image = desc.image?;
-        let arrayed = match w.pipelines[pipeline].1.bindings().iter().find(|i| i.group == desc.set && i.binding == desc.binding).map(|i| i.kind) {
-            Some(BindingKind::SampledImage { arrayed, .. } | BindingKind::StorageImage { arrayed, .. }) => arrayed,
-            _ => desc.range.layer_count > 1,
-        };
+        let arrayed = p.arrayed.get(&(desc.set, desc.binding)).copied().unwrap_or(desc.range.layer_count > 1);
         Some(ViewKey { image, range: [desc.range.base_mip_level, desc.range.level_count, desc.range.base_array_layer, desc.range.layer_count], arrayed })
     }
 }
@@ -78,9 +118,17 @@ pub(crate) struct Objects<'s> {
     pub(crate) images: Vec<vk::Image>,
     /// The trace's samplers.
     pub(crate) samplers: Vec<vk::Sampler>,
-    /// One view per image, subresources and arrayness dispatches bind.
+    /// One view per image, subresources and arrayness dispatches and draws bind.
     pub(crate) views: HashMap<ViewKey, vk::ImageView>,
     pub(crate) pipelines: Vec<Pipeline>,
+    /// The trace's render passes.
+    pub(crate) render_passes: Vec<vk::RenderPass>,
+    /// The trace's framebuffers.
+    pub(crate) framebuffers: Vec<vk::Framebuffer>,
+    /// The trace's graphics pipelines.
+    pub(crate) graphics_pipelines: Vec<Pipeline>,
+    /// One view per attachment view that framebuffers and vkCmdBeginRendering name.
+    pub(crate) attachment_views: HashMap<AttachmentKey, vk::ImageView>,
     pub(crate) events: Vec<vk::Event>,
     pub(crate) semaphores: Vec<vk::Semaphore>,
     pub(crate) fences: Vec<vk::Fence>,
@@ -135,6 +183,10 @@ impl<'s> Objects<'s> {
             samplers: Vec::new(),
             views: HashMap::new(),
             pipelines: Vec::new(),
+            render_passes: Vec::new(),
+            framebuffers: Vec::new(),
+            graphics_pipelines: Vec::new(),
+            attachment_views: HashMap::new(),
             events: Vec::new(),
             semaphores: Vec::new(),
             fences: Vec::new(),
@@ -144,7 +196,12 @@ impl<'s> Objects<'s> {
         };
         o.make_memory(w, notes)?;
         o.make_pipelines(w)?;
+        o.make_render_passes(w)?;
+        o.make_attachment_views(w)?;
+        o.make_framebuffers(w)?;
+        o.make_graphics_pipelines(w)?;
         o.make_views(w)?;
+        o.make_descriptor_pool(w)?;
         o.make_sync(w)?;
         Ok(o)
     }
@@ -169,6 +226,7 @@ impl<'s> Objects<'s> {
         self.buffers = vec![vk::Buffer::null(); w.buffers.len()];
         self.images = vec![vk::Image::null(); w.images.len()];
         let mut staging_size = 0u64;
+        let graphics_usage = buffer_usages(w);
         // (asked properties, type chosen) -> memory objects: one note for each.
         let mut extra_properties: BTreeMap<(u32, u32), Vec<String>> = BTreeMap::new();
         for (m, desc) in w.memories.iter().enumerate() {
@@ -182,7 +240,7 @@ impl<'s> Objects<'s> {
             let (mut allowed, mut end) = (req.memory_type_bits, req.size);
             let mut bound = Vec::new();
             for (b, bd) in w.buffers.iter().enumerate().filter(|(_, b)| b.memory == m) {
-                let buf = self.buffer(bd.size, BUFFER_USAGE, &bd.name)?;
+                let buf = self.buffer(bd.size, BUFFER_USAGE | graphics_usage[b], &bd.name)?;
                 self.buffers[b] = buf;
                 // SAFETY: as above.
                 let r = unsafe { d.get_buffer_memory_requirements(buf) };
@@ -312,9 +370,13 @@ impl<'s> Objects<'s> {
         }
         for cb in &w.command_buffers {
             for c in &cb.commands {
-                let Command::Dispatch { pipeline, images, .. } = c else { continue };
+                let (p, images) = match c {
+                    Command::Dispatch { pipeline, images, .. } => (&self.pipelines[*pipeline], images),
+                    Command::Draw { pipeline, images, .. } => (&self.graphics_pipelines[*pipeline], images),
+                    _ => continue,
+                };
                 for desc in images {
-                    let Some(key) = ViewKey::of(w, *pipeline, desc) else { continue };
+                    let Some(key) = ViewKey::of(p, desc) else { continue };
                     if self.views.contains_key(&key) {
                         continue;
                     }
@@ -335,46 +397,14 @@ impl<'s> Objects<'s> {
         let l = &self.s.limits;
         // Which pipelines a dispatch with a base workgroup uses (they need DISPATCH_BASE).
         let mut base = vec![false; w.pipelines.len()];
-        let (mut storage, mut uniform, mut sets) = (0u32, 0u32, 0u32);
-        let (mut sampled, mut storage_images, mut samplers) = (0u32, 0u32, 0u32);
-        let families = self.s.queues.iter().map(|q| q.1).collect::<std::collections::BTreeSet<_>>().len() as u32;
         for cb in &w.command_buffers {
             for c in &cb.commands {
-                if let Command::Dispatch { pipeline, base_group, bindings, .. } = c {
-                    if base_group.iter().any(|&b| b != 0) {
-                        base[*pipeline] = true;
-                    }
-                    let p = &w.pipelines[*pipeline].1;
-                    for b in p.bindings() {
-                        match b.kind {
-                            BindingKind::UniformBuffer => uniform += families,
-                            BindingKind::StorageBuffer { .. } => storage += families,
-                            BindingKind::SampledImage { .. } => sampled += families,
-                            BindingKind::StorageImage { .. } => storage_images += families,
-                            BindingKind::Sampler => samplers += families,
-                        }
-                    }
-                    sets += families * p.bindings().iter().map(|b| b.group + 1).max().unwrap_or(0);
-                    let _ = bindings;
+                if let Command::Dispatch { pipeline, base_group, .. } = c
+                    && base_group.iter().any(|&b| b != 0)
+                {
+                    base[*pipeline] = true;
                 }
             }
-        }
-        let mut sizes = Vec::new();
-        if storage > 0 {
-            sizes.push(vk::DescriptorPoolSize { ty: vk::DescriptorType::STORAGE_BUFFER, descriptor_count: storage });
-        }
-        if uniform > 0 {
-            sizes.push(vk::DescriptorPoolSize { ty: vk::DescriptorType::UNIFORM_BUFFER, descriptor_count: uniform });
-        }
-        for (ty, n) in [(vk::DescriptorType::SAMPLED_IMAGE, sampled), (vk::DescriptorType::STORAGE_IMAGE, storage_images), (vk::DescriptorType::SAMPLER, samplers)] {
-            if n > 0 {
-                sizes.push(vk::DescriptorPoolSize { ty, descriptor_count: n });
-            }
-        }
-        if sets > 0 {
-            let info = vk::DescriptorPoolCreateInfo::default().max_sets(sets).pool_sizes(&sizes);
-            // SAFETY: valid create info.
-            self.descriptor_pool = unsafe { d.create_descriptor_pool(&info, None) }.call("vkCreateDescriptorPool")?;
         }
         for (i, (name, p)) in w.pipelines.iter().enumerate() {
             let at = format!("shaders[{name}]");
@@ -396,42 +426,23 @@ impl<'s> Objects<'s> {
             }
             let words = p.spirv().map_err(|e| ReplayError::Unsupported { at: at.clone(), message: e.to_string() })?;
             let mut bindings = BTreeMap::new();
+            let mut arrays = BTreeMap::new();
             for b in p.bindings() {
-                let ty = match b.kind {
-                    BindingKind::UniformBuffer => vk::DescriptorType::UNIFORM_BUFFER,
-                    BindingKind::StorageBuffer { .. } => vk::DescriptorType::STORAGE_BUFFER,
-                    BindingKind::SampledImage { .. } => vk::DescriptorType::SAMPLED_IMAGE,
-                    BindingKind::StorageImage { .. } => vk::DescriptorType::STORAGE_IMAGE,
-                    BindingKind::Sampler => vk::DescriptorType::SAMPLER,
-                };
-                bindings.insert((b.group, b.binding), ty);
+                bindings.insert((b.group, b.binding), descriptor_type(b.kind));
+                if let Some(a) = arrayed(b.kind) {
+                    arrays.insert((b.group, b.binding), a);
+                }
             }
-            let set_count = bindings.keys().map(|&(s, _)| s + 1).max().unwrap_or(0);
             // Push first, fill in as objects are made, so Drop frees what exists on an error.
+            self.pipelines.push(Pipeline::empty(bindings, arrays));
             let info = vk::ShaderModuleCreateInfo::default().code(&words);
             // SAFETY: the words are a validated module (naga's output or a parsed binary).
             let module = unsafe { d.create_shader_module(&info, None) }.call_at("vkCreateShaderModule", &at)?;
             self.s.name(module, name);
-            self.pipelines.push(Pipeline { pipeline: vk::Pipeline::null(), layout: vk::PipelineLayout::null(), set_layouts: Vec::new(), bindings: bindings.clone(), module });
-            for set in 0..set_count {
-                let lb: Vec<vk::DescriptorSetLayoutBinding> = bindings
-                    .iter()
-                    .filter(|((s, _), _)| *s == set)
-                    .map(|(&(_, b), &ty)| vk::DescriptorSetLayoutBinding::default().binding(b).descriptor_type(ty).descriptor_count(1).stage_flags(vk::ShaderStageFlags::COMPUTE))
-                    .collect();
-                let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&lb);
-                // SAFETY: valid create info.
-                let sl = unsafe { d.create_descriptor_set_layout(&info, None) }.call_at("vkCreateDescriptorSetLayout", &at)?;
-                self.pipelines[i].set_layouts.push(sl);
-            }
-            let ranges = [vk::PushConstantRange { stage_flags: vk::ShaderStageFlags::COMPUTE, offset: 0, size: p.push_constant_size() }];
-            let mut info = vk::PipelineLayoutCreateInfo::default().set_layouts(&self.pipelines[i].set_layouts);
-            if p.push_constant_size() > 0 {
-                info = info.push_constant_ranges(&ranges);
-            }
-            // SAFETY: valid create info.
-            let layout = unsafe { d.create_pipeline_layout(&info, None) }.call_at("vkCreatePipelineLayout", &at)?;
-            self.pipelines[i].layout = layout;
+            self.pipelines[i].modules.push(module);
+            let stages: Vec<((u32, u32), vk::ShaderStageFlags)> = self.pipelines[i].bindings.keys().map(|&k| (k, vk::ShaderStageFlags::COMPUTE)).collect();
+            self.make_layout(i, false, &stages, vk::ShaderStageFlags::COMPUTE, p.push_constant_size(), &at)?;
+            let layout = self.pipelines[i].layout;
             let entry = std::ffi::CString::new(p.entry_point()).map_err(|_| ReplayError::Unsupported { at: at.clone(), message: "the entry point's name has a NUL byte".into() })?;
             let stage = vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::COMPUTE).module(module).name(&entry);
             let flags = if base[i] { vk::PipelineCreateFlags::DISPATCH_BASE } else { vk::PipelineCreateFlags::empty() };
@@ -441,6 +452,71 @@ impl<'s> Objects<'s> {
             self.pipelines[i].pipeline = pipeline[0];
             self.s.name(pipeline[0], name);
         }
+        Ok(())
+    }
+
+    /// The descriptor set layouts and pipeline layout of pipeline `i` (a graphics pipeline when
+    /// `graphics`): each (set, binding) visible to `stages`, one set layout per set index up to
+    /// the highest, and a push-constant range of `push_size` bytes for `push_stages`.
+    pub(crate) fn make_layout(&mut self, i: usize, graphics: bool, stages: &[((u32, u32), vk::ShaderStageFlags)], push_stages: vk::ShaderStageFlags, push_size: u32, at: &str) -> Result<(), ReplayError> {
+        let d = &self.s.device;
+        let list = if graphics { &mut self.graphics_pipelines } else { &mut self.pipelines };
+        let p = &mut list[i];
+        let set_count = p.bindings.keys().map(|&(s, _)| s + 1).max().unwrap_or(0);
+        for set in 0..set_count {
+            let lb: Vec<vk::DescriptorSetLayoutBinding> = p
+                .bindings
+                .iter()
+                .filter(|((s, _), _)| *s == set)
+                .map(|(&(s, b), &ty)| {
+                    let flags = stages.iter().filter(|(k, _)| *k == (s, b)).fold(vk::ShaderStageFlags::empty(), |f, (_, st)| f | *st);
+                    vk::DescriptorSetLayoutBinding::default().binding(b).descriptor_type(ty).descriptor_count(1).stage_flags(flags)
+                })
+                .collect();
+            let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&lb);
+            // SAFETY: valid create info.
+            let sl = unsafe { d.create_descriptor_set_layout(&info, None) }.call_at("vkCreateDescriptorSetLayout", at)?;
+            p.set_layouts.push(sl);
+        }
+        let ranges = [vk::PushConstantRange { stage_flags: push_stages, offset: 0, size: push_size }];
+        let mut info = vk::PipelineLayoutCreateInfo::default().set_layouts(&p.set_layouts);
+        if push_size > 0 {
+            info = info.push_constant_ranges(&ranges);
+            p.push_stages = push_stages;
+            p.push_size = push_size;
+        }
+        // SAFETY: valid create info.
+        p.layout = unsafe { d.create_pipeline_layout(&info, None) }.call_at("vkCreatePipelineLayout", at)?;
+        Ok(())
+    }
+
+    /// The descriptor pool every dispatch's and draw's sets come from: each recording of a
+    /// command buffer (one per queue family it is submitted to) allocates fresh sets for each
+    /// dispatch and draw that binds any.
+    fn make_descriptor_pool(&mut self, w: &Workload) -> Result<(), ReplayError> {
+        let families = self.s.queues.iter().map(|q| q.1).collect::<std::collections::BTreeSet<_>>().len() as u32;
+        let mut counts: BTreeMap<i32, u32> = BTreeMap::new();
+        let mut sets = 0u32;
+        for cb in &w.command_buffers {
+            for c in &cb.commands {
+                let p = match c {
+                    Command::Dispatch { pipeline, .. } => &self.pipelines[*pipeline],
+                    Command::Draw { pipeline, .. } => &self.graphics_pipelines[*pipeline],
+                    _ => continue,
+                };
+                for ty in p.bindings.values() {
+                    *counts.entry(ty.as_raw()).or_default() += families;
+                }
+                sets += families * p.set_layouts.len() as u32;
+            }
+        }
+        if sets == 0 {
+            return Ok(());
+        }
+        let sizes: Vec<vk::DescriptorPoolSize> = counts.into_iter().map(|(ty, n)| vk::DescriptorPoolSize { ty: vk::DescriptorType::from_raw(ty), descriptor_count: n }).collect();
+        let info = vk::DescriptorPoolCreateInfo::default().max_sets(sets).pool_sizes(&sizes);
+        // SAFETY: valid create info.
+        self.descriptor_pool = unsafe { self.s.device.create_descriptor_pool(&info, None) }.call("vkCreateDescriptorPool")?;
         Ok(())
     }
 
@@ -510,13 +586,24 @@ impl Drop for Objects<'_> {
             for sm in self.samplers.drain(..) {
                 d.destroy_sampler(sm, None);
             }
-            for p in self.pipelines.drain(..) {
+            for fb in self.framebuffers.drain(..) {
+                d.destroy_framebuffer(fb, None);
+            }
+            for (_, v) in self.attachment_views.drain() {
+                d.destroy_image_view(v, None);
+            }
+            for p in self.pipelines.drain(..).chain(self.graphics_pipelines.drain(..)) {
                 d.destroy_pipeline(p.pipeline, None);
                 d.destroy_pipeline_layout(p.layout, None);
                 for sl in p.set_layouts {
                     d.destroy_descriptor_set_layout(sl, None);
                 }
-                d.destroy_shader_module(p.module, None);
+                for m in p.modules {
+                    d.destroy_shader_module(m, None);
+                }
+            }
+            for rp in self.render_passes.drain(..) {
+                d.destroy_render_pass(rp, None);
             }
             for e in self.events.drain(..) {
                 d.destroy_event(e, None);
@@ -545,4 +632,31 @@ impl Drop for Objects<'_> {
             }
         }
     }
+}
+
+/// The buffer usages each buffer needs beyond the storage, uniform and transfer ones every
+/// buffer has: VERTEX_BUFFER, INDEX_BUFFER and INDIRECT_BUFFER where a command uses it so.
+pub(crate) fn buffer_usages(w: &Workload) -> Vec<vk::BufferUsageFlags> {
+    let mut u = vec![vk::BufferUsageFlags::empty(); w.buffers.len()];
+    let mut add = |b: usize, f: vk::BufferUsageFlags| {
+        if let Some(x) = u.get_mut(b) {
+            *x |= f;
+        }
+    };
+    for c in w.command_buffers.iter().flat_map(|cb| &cb.commands) {
+        match c {
+            Command::BindVertexBuffers { buffers, .. } => buffers.iter().for_each(|&(b, _)| add(b, vk::BufferUsageFlags::VERTEX_BUFFER)),
+            Command::BindIndexBuffer { buffer, .. } => add(*buffer, vk::BufferUsageFlags::INDEX_BUFFER),
+            Command::Draw { kind: sim_core::api::DrawKind::Indirect { buffer, .. }, .. } => add(*buffer, vk::BufferUsageFlags::INDIRECT_BUFFER),
+            _ => {}
+        }
+    }
+    u
+}
+
+/// The key of an attachment view: image, level, first layer, layers.
+pub(crate) type AttachmentKey = (usize, u32, u32, u32);
+
+pub(crate) fn attachment_key(v: &sim_core::api::AttachmentView) -> AttachmentKey {
+    (v.image, v.level, v.base_layer, v.layer_count)
 }

@@ -1,6 +1,6 @@
 //! Recording the trace's command buffers: each command becomes the Vulkan command the trace
-//! names, barriers in the synchronization shape the trace used, and each dispatch gets its
-//! descriptor sets and push constants.
+//! names, barriers in the synchronization shape the trace used, and each dispatch and draw gets
+//! its descriptor sets and push constants (graphics commands: [`crate::graphics::Recorder`]).
 
 use std::collections::HashMap;
 
@@ -124,12 +124,14 @@ pub(crate) fn record_all(o: &Objects<'_>, w: &Workload) -> Result<HashMap<(usize
     Ok(out)
 }
 
+
 fn record(o: &Objects<'_>, w: &Workload, cb: usize, desc: &CommandBufferDesc, handle: vk::CommandBuffer) -> Result<(), ReplayError> {
     let d = &o.s.device;
     let flags = if desc.simultaneous_use { vk::CommandBufferUsageFlags::SIMULTANEOUS_USE } else { vk::CommandBufferUsageFlags::empty() };
     let at = |k: usize| format!("command_buffers[{}].commands[{k}]", desc.name);
     // SAFETY: a fresh primary command buffer.
     unsafe { d.begin_command_buffer(handle, &vk::CommandBufferBeginInfo::default().flags(flags)) }.call_at("vkBeginCommandBuffer", format!("command_buffers[{}]", desc.name))?;
+    let mut graphics = crate::graphics::Recorder::default();
     for (k, c) in desc.commands.iter().enumerate() {
         o.s.capture.set_phase(Phase::Recording { command_buffer: cb, command: k });
         let needs_sync2 = match c {
@@ -154,7 +156,7 @@ fn record(o: &Objects<'_>, w: &Workload, cb: usize, desc: &CommandBufferDesc, ha
             | Command::SetViewport(_)
             | Command::SetScissor(_)
             | Command::Draw { .. }
-            | Command::ClearAttachments { .. } => return Err(ReplayError::Unsupported { at: at(k), message: format!("{} is not replayed yet", c.vk_name()) }),
+            | Command::ClearAttachments { .. } => graphics.record(o, w, handle, c, &at(k))?,
             Command::CopyBufferToImage { src, dst, dst_layout, regions } => {
                 let r: Vec<vk::BufferImageCopy> = regions.iter().map(crate::images::copy_region).collect();
                 let l = crate::images::layout(dst_layout, &at(k))?;
@@ -203,53 +205,7 @@ fn record(o: &Objects<'_>, w: &Workload, cb: usize, desc: &CommandBufferDesc, ha
                 }
                 let p = &o.pipelines[*pipeline];
                 unsafe { d.cmd_bind_pipeline(handle, vk::PipelineBindPoint::COMPUTE, p.pipeline) };
-                if !p.set_layouts.is_empty() {
-                    let info = vk::DescriptorSetAllocateInfo::default().descriptor_pool(o.descriptor_pool).set_layouts(&p.set_layouts);
-                    let sets = unsafe { d.allocate_descriptor_sets(&info) }.call_at("vkAllocateDescriptorSets", at(k))?;
-                    let mut infos = Vec::new();
-                    let mut targets = Vec::new();
-                    for (i, b) in bindings.iter().enumerate() {
-                        let Some(&ty) = p.bindings.get(&(b.set, b.binding)) else { continue };
-                        let (align, max, what) = if ty == vk::DescriptorType::UNIFORM_BUFFER {
-                            (l.min_uniform_buffer_offset_alignment, l.max_uniform_buffer_range as u64, "Uniform")
-                        } else {
-                            (l.min_storage_buffer_offset_alignment, l.max_storage_buffer_range as u64, "Storage")
-                        };
-                        if b.offset % align.max(1) != 0 {
-                            return Err(ReplayError::Unsupported { at: format!("{}.bindings[{i}].offset", at(k)), message: format!("offset {} is not a multiple of the device's min{what}BufferOffsetAlignment {align}", b.offset) });
-                        }
-                        let range = b.range.unwrap_or(w.buffers[b.buffer].size - b.offset);
-                        if range > max {
-                            return Err(ReplayError::Unsupported { at: format!("{}.bindings[{i}].range", at(k)), message: format!("range {range} exceeds the device's max{what}BufferRange {max}") });
-                        }
-                        infos.push([vk::DescriptorBufferInfo { buffer: o.buffers[b.buffer], offset: b.offset, range: b.range.unwrap_or(vk::WHOLE_SIZE) }]);
-                        targets.push((sets[b.set as usize], b.binding, ty));
-                    }
-                    let mut writes: Vec<vk::WriteDescriptorSet> =
-                        targets.iter().zip(&infos).map(|(&(set, binding, ty), info)| vk::WriteDescriptorSet::default().dst_set(set).dst_binding(binding).descriptor_type(ty).buffer_info(info)).collect();
-                    // Image and sampler descriptors: the view made for them, the layout they name.
-                    let mut image_infos = Vec::new();
-                    let mut image_targets = Vec::new();
-                    for (i, desc) in images.iter().enumerate() {
-                        let Some(&ty) = p.bindings.get(&(desc.set, desc.binding)) else { continue };
-                        if desc.descriptor_type == sim_core::api::ImageDescriptorType::CombinedImageSampler {
-                            return Err(ReplayError::Unsupported { at: format!("{}.images[{i}]", at(k)), message: "combined image samplers are not replayed yet (the replay's SPIR-V, written by naga, samples through separate images and samplers)".into() });
-                        }
-                        let mut info = vk::DescriptorImageInfo::default();
-                        if let Some(s) = desc.sampler {
-                            info = info.sampler(o.samplers[s]);
-                        }
-                        if let Some(key) = crate::objects::ViewKey::of(w, *pipeline, desc) {
-                            let view = *o.views.get(&key).ok_or_else(|| ReplayError::Unsupported { at: format!("{}.images[{i}]", at(k)), message: "no view was made for this descriptor".into() })?;
-                            info = info.image_view(view).image_layout(crate::images::layout(&desc.layout, &at(k))?);
-                        }
-                        image_infos.push([info]);
-                        image_targets.push((sets[desc.set as usize], desc.binding, ty));
-                    }
-                    writes.extend(image_targets.iter().zip(&image_infos).map(|(&(set, binding, ty), info)| vk::WriteDescriptorSet::default().dst_set(set).dst_binding(binding).descriptor_type(ty).image_info(info)));
-                    unsafe { d.update_descriptor_sets(&writes, &[]) };
-                    unsafe { d.cmd_bind_descriptor_sets(handle, vk::PipelineBindPoint::COMPUTE, p.layout, 0, &sets, &[]) };
-                }
+                crate::descriptors::bind_descriptors(o, w, handle, vk::PipelineBindPoint::COMPUTE, p, bindings, images, &at(k))?;
                 if !push_constants.is_empty() {
                     unsafe { d.cmd_push_constants(handle, p.layout, vk::ShaderStageFlags::COMPUTE, 0, push_constants) };
                 }

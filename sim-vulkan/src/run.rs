@@ -34,7 +34,8 @@ pub struct HostReadReport {
     /// How its bytes differed from the reference run's.
     #[serde(flatten)]
     pub differences: Differences,
-    /// Whether the reference run meets the trace's stated expectation (`None`: none stated).
+    /// Whether the reference run meets the trace's stated expectation (`None`: none stated, or
+    /// no reference run).
     pub reference_meets_expectation: Option<bool>,
     /// The bytes the device gave in the first differing iteration (else the first).
     #[serde(skip)]
@@ -49,6 +50,10 @@ pub struct MemoryReport {
     /// How its final contents differed from the reference run's.
     #[serde(flatten)]
     pub differences: Differences,
+    /// The final bytes the device left, in the first differing iteration (else the first).
+    /// Memory bound to images holds the driver's own layout of their texels here.
+    #[serde(skip)]
+    pub data: Vec<u8>,
 }
 
 /// How one read, or one memory object's final contents, differed from the reference run over
@@ -99,6 +104,10 @@ pub struct Observed {
     pub host_reads: Vec<HostReadReport>,
     /// Each compared memory object.
     pub memories: Vec<MemoryReport>,
+    /// Whether there was a reference run to compare with (none: the engine does not run the
+    /// workload's graphics commands yet; the bytes are read back and nothing is counted as
+    /// differing).
+    pub compared: bool,
 }
 
 /// How long a wait for the device may take before the replay gives up.
@@ -387,18 +396,18 @@ impl<'o, 's> Runner<'o, 's> {
         Ok(reads)
     }
 
-    /// Runs `iterations` iterations and compares each with `reference`.
-    pub(crate) fn run(&mut self, w: &Workload, reference: &ReferenceOutcome, iterations: u32) -> Result<Observed, ReplayError> {
+    /// Runs `iterations` iterations and compares each with `reference` (none: reads back only).
+    pub(crate) fn run(&mut self, w: &Workload, reference: Option<&ReferenceOutcome>, iterations: u32) -> Result<Observed, ReplayError> {
         let mut host_reads: Vec<HostReadReport> = Vec::new();
         for (t, op) in w.timeline.iter().enumerate() {
             if let HostOp::HostRead { size, label, expect, .. } = op {
-                let reference_bytes = reference.host_reads.get(&t).map(|r| &r.bytes[..]);
+                let reference_bytes = reference.and_then(|r| r.host_reads.get(&t)).map(|r| &r.bytes[..]);
                 host_reads.push(HostReadReport {
                     timeline: t,
                     label: label.clone(),
                     size: *size,
                     differences: Differences::default(),
-                    reference_meets_expectation: expect.as_ref().map(|e| Some(&e[..]) == reference_bytes),
+                    reference_meets_expectation: reference.and(expect.as_ref()).map(|e| Some(&e[..]) == reference_bytes),
                     data: Vec::new(),
                 });
             }
@@ -407,7 +416,7 @@ impl<'o, 's> Runner<'o, 's> {
             .memories
             .iter()
             .filter(|m| m.compare)
-            .map(|m| MemoryReport { memory: m.name.clone(), differences: Differences::default() })
+            .map(|m| MemoryReport { memory: m.name.clone(), differences: Differences::default(), data: Vec::new() })
             .collect();
         let mut corrupt = 0;
         for it in 0..iterations {
@@ -418,7 +427,13 @@ impl<'o, 's> Runner<'o, 's> {
             let reads = self.iteration(w, it)?;
             let mut differs = false;
             for h in &mut host_reads {
-                let (Some(seen), Some(read)) = (reads.get(&h.timeline), reference.host_reads.get(&h.timeline)) else { continue };
+                let Some(seen) = reads.get(&h.timeline) else { continue };
+                let Some((reference, read)) = reference.and_then(|r| Some((r, r.host_reads.get(&h.timeline)?))) else {
+                    if h.data.is_empty() {
+                        h.data = seen.clone();
+                    }
+                    continue;
+                };
                 let HostOp::HostRead { offset, .. } = &w.timeline[h.timeline] else { continue };
                 let t = h.timeline;
                 let (n, first, timing) = compare(reference, read, seen, *offset, |k| reference.host_read_timing_dependent(t, k));
@@ -436,23 +451,36 @@ impl<'o, 's> Runner<'o, 's> {
                 }
                 let report = &mut memories[k];
                 k += 1;
-                let Some(Some(read)) = reference.memories.get(m) else { continue };
-                let mut seen = self.read_back(m)?;
-                // A driver lays images out its own way: their bytes are not compared (what the
-                // trace copies out of them into buffers is).
-                for im in w.images.iter().filter(|im| im.memory == m) {
-                    let (a, b) = (im.offset as usize, ((im.offset + im.layout.size) as usize).min(seen.len()).min(read.bytes.len()));
-                    if a < b {
-                        seen[a..b].copy_from_slice(&read.bytes[a..b]);
+                let Some((reference, read)) = reference.and_then(|r| Some((r, r.memories.get(m)?.as_ref()?))) else {
+                    if reference.is_none() && report.data.is_empty() {
+                        report.data = self.read_back(m)?;
                     }
+                    continue;
+                };
+                let raw = self.read_back(m)?;
+                // A driver lays images out its own way: their bytes are not compared (what the
+                // trace copies out of them into buffers is). The device's own bytes are kept.
+                let masked = w.images.iter().any(|im| im.memory == m).then(|| {
+                    let mut seen = raw.clone();
+                    for im in w.images.iter().filter(|im| im.memory == m) {
+                        let (a, b) = (im.offset as usize, ((im.offset + im.layout.size) as usize).min(seen.len()).min(read.bytes.len()));
+                        if a < b {
+                            seen[a..b].copy_from_slice(&read.bytes[a..b]);
+                        }
+                    }
+                    seen
+                });
+                let seen = masked.as_deref().unwrap_or(&raw);
+                let (n, first, timing) = compare(reference, read, seen, 0, |k| reference.memory_timing_dependent(m, k));
+                if report.data.is_empty() || (n > 0 && report.differences.differing_iterations == 0) {
+                    report.data = raw;
                 }
-                let (n, first, timing) = compare(reference, read, &seen, 0, |k| reference.memory_timing_dependent(m, k));
                 differs |= report.differences.count(n, first, timing);
             }
             corrupt += u32::from(differs);
         }
         self.o.s.capture.set_phase(Phase::Setup);
-        Ok(Observed { iterations, iterations_with_corruption: corrupt, host_reads, memories })
+        Ok(Observed { iterations, iterations_with_corruption: corrupt, host_reads, memories, compared: reference.is_some() })
     }
 }
 

@@ -101,6 +101,8 @@ fn fix_once(text: &str, prog: &Program<'_>, hazards: &[Hazard], amend: bool) -> 
     let mut image_widenings: Vec<sim_core::hazard::diagnose::ImageWidening> = Vec::new();
     // (command buffer, command, image barrier) -> the old layout that keeps the contents.
     let mut old_layouts: BTreeMap<(String, usize, usize), String> = BTreeMap::new();
+    // (render pass, src subpass, dst subpass) -> the masks a subpass dependency needs.
+    let mut subpass_deps: BTreeMap<(String, String, String), MemoryBarrier2> = BTreeMap::new();
     for (i, h) in hazards.iter().enumerate() {
         if let Some(iw) = sim_core::hazard::diagnose::image_widening(prog, h) {
             let cmd = w.command_buffers.iter().find(|c| c.name == iw.command.command_buffer).and_then(|c| c.commands.get(iw.command.command));
@@ -149,6 +151,12 @@ fn fix_once(text: &str, prog: &Program<'_>, hazards: &[Hazard], amend: bool) -> 
                     }
                 }
             }
+            Suggestion::SubpassDependency { render_pass, src_subpass, dst_subpass, src_stage_mask, src_access_mask, dst_stage_mask, dst_access_mask } => {
+                let parse = |st: &str, ac: &str| (S::parse(st).unwrap_or(S::NONE), A::parse(ac).unwrap_or(A::NONE));
+                let ((ss, sa), (ds, da)) = (parse(&src_stage_mask, &src_access_mask), parse(&dst_stage_mask, &dst_access_mask));
+                let e = subpass_deps.entry((render_pass, src_subpass, dst_subpass)).or_default();
+                *e = or(*e, MemoryBarrier2::new(ss, sa, ds, da));
+            }
             Suggestion::Semaphore { signal_submit, wait_submit, wait_stage_mask } => {
                 let stages = semaphores.entry((signal_submit, wait_submit)).or_default();
                 if !stages.contains(&wait_stage_mask) {
@@ -182,6 +190,7 @@ fn fix_once(text: &str, prog: &Program<'_>, hazards: &[Hazard], amend: bool) -> 
     let mut edits = Edits::default();
     widen_commands(text, &root, w, &amendments, &unit, &mut edits)?;
     widen_image_barriers(text, &root, &image_widenings, &unit, &mut edits)?;
+    add_subpass_dependencies(text, &root, &subpass_deps, &unit, &mut edits)?;
     for ((cb, k, index), layout) in old_layouts {
         let cmd = command_buffer(&root, text, &cb)?.get("commands").and_then(|c| c.items().get(k)).ok_or_else(|| format!("command {k} of command buffer `{cb}` is not in the trace"))?;
         let value = cmd
@@ -205,6 +214,57 @@ fn fix_once(text: &str, prog: &Program<'_>, hazards: &[Hazard], amend: bool) -> 
         }
     }
     Ok((edits.apply(text)?, fixed, unfixable))
+}
+
+/// The subpass dependencies of `deps` made in the trace's render passes: an existing dependency
+/// between the same two subpasses widened (its masks take the missing bits), or a new one
+/// appended to the render pass's `dependencies`.
+fn add_subpass_dependencies(text: &str, root: &Node, deps: &BTreeMap<(String, String, String), MemoryBarrier2>, unit: &str, edits: &mut Edits) -> Result<(), CliError> {
+    // The trace's own spelling of a subpass: a number, or EXTERNAL with or without the prefix.
+    let same = |n: Option<&Node>, want: &str| match n {
+        Some(n) => match n.as_str(text) {
+            Some(s) => s.trim_start_matches("VK_SUBPASS_") == want,
+            None => n.as_u64(text).is_some_and(|v| v.to_string() == want),
+        },
+        None => false,
+    };
+    let mut new: BTreeMap<String, Vec<V>> = BTreeMap::new();
+    for ((rp, src, dst), add) in deps {
+        let pass = root
+            .get("render_passes")
+            .and_then(|l| l.items().iter().find(|r| r.get("id").and_then(|i| i.as_str(text)).as_deref() == Some(rp.as_str())))
+            .ok_or_else(|| format!("render pass `{rp}` is not in the trace"))?;
+        let existing = pass.get("dependencies").and_then(|l| l.items().iter().find(|d| same(d.get("src_subpass"), src) && same(d.get("dst_subpass"), dst)));
+        match existing {
+            Some(d) => {
+                let style = Style::of(text, d, false);
+                mask_add(text, d, "src_stage_mask", Mask::Stage(add.src_stage_mask), style, unit, edits);
+                mask_add(text, d, "src_access_mask", Mask::Access(add.src_access_mask), style, unit, edits);
+                mask_add(text, d, "dst_stage_mask", Mask::Stage(add.dst_stage_mask), style, unit, edits);
+                mask_add(text, d, "dst_access_mask", Mask::Access(add.dst_access_mask), style, unit, edits);
+            }
+            None => {
+                let subpass = |s: &str| s.parse::<u64>().map_or_else(|_| V::str(s), V::num);
+                let name = |n: String| V::str(if n.is_empty() { "NONE" } else { &n });
+                new.entry(rp.clone()).or_default().push(V::obj([
+                    ("src_subpass", subpass(src)),
+                    ("dst_subpass", subpass(dst)),
+                    ("src_stage_mask", name(add.src_stage_mask.to_string())),
+                    ("src_access_mask", name(add.src_access_mask.to_string())),
+                    ("dst_stage_mask", name(add.dst_stage_mask.to_string())),
+                    ("dst_access_mask", name(add.dst_access_mask.to_string())),
+                ]));
+            }
+        }
+    }
+    for (rp, values) in new {
+        let pass = root
+            .get("render_passes")
+            .and_then(|l| l.items().iter().find(|r| r.get("id").and_then(|i| i.as_str(text)).as_deref() == Some(rp.as_str())))
+            .ok_or_else(|| format!("render pass `{rp}` is not in the trace"))?;
+        splice::array_push(text, pass, "dependencies", &values, unit, edits);
+    }
+    Ok(())
 }
 
 /// The command buffer `id` of the trace.

@@ -241,6 +241,10 @@ fn render(p: &Profile, grid: &TableGrid, wide: bool) -> Result<String, CliError>
             ),
         ),
         ("compression".into(), compression_text(p)),
+        ("draw front end".into(), {
+            let f = |l: sim_core::profile::FetchLevel| serde_json::to_value(l).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+            format!("vertices through {}, indices through {}, indirect records through {}", f(m.fetch.vertex), f(m.fetch.index), f(m.fetch.indirect))
+        }),
         (
             "host".into(),
             format!(

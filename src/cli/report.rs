@@ -548,9 +548,11 @@ pub fn mistake_text(w: &Workload, m: &Mistake, told: &mut Vec<(String, usize)>, 
 /// A finding as one line under its mistake (`--verbose`): its bytes, when it read, what it saw.
 fn finding_line(f: &Finding) -> String {
     let more = f.size as usize > f.seen.len();
-    let read = match f.key.c {
-        u32::MAX => format!("copy region {} chunk {}", f.key.a, f.key.b),
-        d => format!("workgroup {} subgroup {} load {d}", f.key.a, f.key.b),
+    let read = match (sim_core::engine::graphics::describe(&f.key), f.key.c) {
+        (Some(draw), _) => draw,
+        (None, u32::MAX) => format!("copy region {} chunk {}", f.key.a, f.key.b),
+        (None, 0xFFFF_FFFE) => format!("blit run {} segment {}", f.key.a, f.key.b),
+        (None, d) => format!("workgroup {} subgroup {} load {d}", f.key.a, f.key.b),
     };
     let expected = if f.expected.is_empty() { "judged by the memory model".to_string() } else { format!("expected {}", spaced_hex(&f.expected, more)) };
     format!("[{}, {}) at cycle {} ({read}): saw {}, {expected}", f.offset, f.offset + f.size, f.cycle, spaced_hex(&f.seen, more))
@@ -732,6 +734,11 @@ pub fn text_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules, inv:
                     // One writer, other values: it computed them from inputs an earlier mistake
                     // left wrong, not from bytes the machine put back.
                     (None, None) if d.seen_write == d.expected_write => "no hazard at these bytes: their writer's inputs were wrong, as the mistakes above say".to_string(),
+                    // A writer that read stale bytes may write where it would not have (a draw
+                    // whose vertices were stale covers other pixels).
+                    (None, None) if r.findings.iter().any(|f| d.seen_write == sim_core::api::Writer::Command(f.at.clone())) => {
+                        format!("no hazard at these bytes: {} read stale bytes (the mistakes above) and wrote here from them", writer_text(w, &d.seen_write))
+                    }
                     (None, None) => "no hazard explains it: the machine put stale bytes back (a write-back or flush of bytes that were not its to write)".to_string(),
                 };
                 let values = if d.seen.is_empty() {
@@ -917,6 +924,7 @@ pub fn hazards_json(w: &Workload, hazards: &[sim_core::hazard::Hazard]) -> serde
                     sim_core::hazard::diagnose::Suggestion::Semaphore { .. } => "suggested_semaphore",
                     sim_core::hazard::diagnose::Suggestion::HostOp { .. } => "suggested_host_op",
                     sim_core::hazard::diagnose::Suggestion::OldLayout { .. } => "suggested_old_layout",
+                    sim_core::hazard::diagnose::Suggestion::SubpassDependency { .. } => "suggested_subpass_dependency",
                 };
                 v[key] = serde_json::json!(d.suggested);
             }
@@ -992,6 +1000,11 @@ fn suggestion_text(s: &sim_core::hazard::diagnose::Suggestion) -> String {
                 (None, None) => String::new(),
             };
             format!("a vkCmdPipelineBarrier2 {place} with srcStageMask {src_stage_mask}, srcAccessMask {src_access_mask}, dstStageMask {dst_stage_mask}, dstAccessMask {dst_access_mask}")
+        }
+        Suggestion::SubpassDependency { render_pass, src_subpass, dst_subpass, src_stage_mask, src_access_mask, dst_stage_mask, dst_access_mask } => {
+            format!(
+                "a dependency of render pass `{render_pass}` from subpass {src_subpass} to subpass {dst_subpass} with srcStageMask {src_stage_mask}, srcAccessMask {src_access_mask}, dstStageMask {dst_stage_mask}, dstAccessMask {dst_access_mask} (or those bits added to the one it has between them; `gpusim check --fix` does either)"
+            )
         }
         Suggestion::Semaphore { signal_submit, wait_submit, wait_stage_mask } => {
             format!("a semaphore signalled by the submission at timeline[{signal_submit}] and waited by the one at timeline[{wait_submit}] with stage mask {wait_stage_mask}")

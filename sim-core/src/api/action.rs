@@ -32,6 +32,52 @@ pub struct Usage {
     /// The shader accesses this binding only atomically (so the whole range is an atomic access
     /// as far as the layer's model can know).
     pub atomic_only: bool,
+    /// The ordering guarantee it has over earlier accesses of the same queue (rasterization
+    /// order for attachment accesses).
+    pub ordering: Ordering,
+}
+
+/// An ordering guarantee of an attachment access (the synchronization-validation design's
+/// "accesses with ordering guarantees"): an earlier access of the same queue whose stage and
+/// access are in the guarantee's scope needs no dependency.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Ordering {
+    /// None: every earlier access needs a dependency.
+    #[default]
+    None,
+    /// Colour attachment accesses by draws: COLOR_ATTACHMENT_OUTPUT's colour reads and writes.
+    Color,
+    /// Depth/stencil attachment accesses by draws: the fragment tests' reads and writes.
+    DepthStencil,
+    /// Store operations: both of the above.
+    Raster,
+}
+
+impl Ordering {
+    /// The earlier usages this guarantee orders an access after.
+    pub fn scope(self) -> crate::sync::UsageSet {
+        use crate::sync::{AccessFlags2 as A, PipelineStageFlags2 as S};
+        let mut set = crate::sync::UsageSet::EMPTY;
+        let color = [(S::COLOR_ATTACHMENT_OUTPUT, A::COLOR_ATTACHMENT_READ), (S::COLOR_ATTACHMENT_OUTPUT, A::COLOR_ATTACHMENT_WRITE)];
+        let depth = [
+            (S::EARLY_FRAGMENT_TESTS, A::DEPTH_STENCIL_ATTACHMENT_READ),
+            (S::EARLY_FRAGMENT_TESTS, A::DEPTH_STENCIL_ATTACHMENT_WRITE),
+            (S::LATE_FRAGMENT_TESTS, A::DEPTH_STENCIL_ATTACHMENT_READ),
+            (S::LATE_FRAGMENT_TESTS, A::DEPTH_STENCIL_ATTACHMENT_WRITE),
+        ];
+        let pairs: &[(S, A)] = match self {
+            Ordering::None => &[],
+            Ordering::Color => &color,
+            Ordering::DepthStencil => &depth,
+            Ordering::Raster => &[color[0], color[1], depth[0], depth[1], depth[2], depth[3]],
+        };
+        for &(s, a) in pairs {
+            if let Some(u) = StageAccess::new(s, a) {
+                set.insert(u);
+            }
+        }
+        set
+    }
 }
 
 /// One region of a buffer copy, in device addresses and buffer offsets.
@@ -141,6 +187,11 @@ pub enum Work<'w> {
         /// Each span, in address order.
         spans: Vec<ClearSpan>,
     },
+    /// A draw, with the state recorded before it resolved (`api/render.rs`).
+    Draw(Box<crate::api::graphics::DrawWork<'w>>),
+    /// Load and store operations, and vkCmdClearAttachments: what happens to attachment texels
+    /// outside draws.
+    Attachments(Vec<crate::api::graphics::AttachmentOp>),
     /// vkCmdDispatch / vkCmdDispatchBase.
     Dispatch {
         /// The pipeline.
@@ -161,7 +212,12 @@ pub enum Work<'w> {
 impl Work<'_> {
     /// Whether the transfer engine (or a driver shader standing in for it) runs this work.
     pub fn is_transfer(&self) -> bool {
-        !matches!(self, Work::Dispatch { .. })
+        !matches!(self, Work::Dispatch { .. } | Work::Draw(_) | Work::Attachments(_))
+    }
+
+    /// Whether the graphics units run this work (a draw, attachment operations).
+    pub fn is_graphics(&self) -> bool {
+        matches!(self, Work::Draw(_) | Work::Attachments(_))
     }
 
     /// The size of each piece a transfer moves as one (a fill, an update, each copy region;
@@ -173,7 +229,7 @@ impl Work<'_> {
             Work::Copy { regions, .. } => regions.iter().map(|r| r.size).collect(),
             Work::Clear { spans, .. } => spans.iter().map(|s| s.size).collect(),
             Work::Blit { runs, .. } => runs.iter().map(|r| r.size).collect(),
-            Work::Dispatch { .. } => Vec::new(),
+            Work::Dispatch { .. } | Work::Draw(_) | Work::Attachments(_) => Vec::new(),
         }
     }
 
@@ -185,7 +241,7 @@ impl Work<'_> {
             Work::Copy { regions, .. } => regions.iter().fold(0u64, |a, r| a.saturating_add(r.size)),
             Work::Clear { spans, .. } => spans.iter().fold(0u64, |a, s| a.saturating_add(s.size)),
             Work::Blit { runs, .. } => runs.iter().fold(0u64, |a, r| a.saturating_add(r.size)),
-            Work::Dispatch { .. } => 0,
+            Work::Dispatch { .. } | Work::Draw(_) | Work::Attachments(_) => 0,
         }
     }
 }
@@ -195,7 +251,7 @@ impl Work<'_> {
 pub struct Action<'w> {
     /// The command's Vulkan name (`vkCmdCopyBuffer`).
     pub vk_name: &'static str,
-    /// The stages it runs in (one today: CLEAR, COPY or COMPUTE_SHADER).
+    /// The stages it runs in (one for transfers and dispatches; a draw's several).
     pub stages: S,
     /// The resources it uses, in the order the layer records them.
     pub usages: Vec<Usage>,
@@ -204,7 +260,7 @@ pub struct Action<'w> {
 }
 
 impl Action<'_> {
-    /// The one stage of an action that runs in one (every action today).
+    /// The stages of the action (one, but for graphics work).
     pub fn stage(&self) -> S {
         self.stages
     }

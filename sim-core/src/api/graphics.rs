@@ -10,7 +10,8 @@ use sim_rop::fragment::{BlendState, CompareOp, StencilState};
 use sim_rop::{ClearValue, Format};
 use sim_shader::GraphicsShader;
 
-use crate::api::workload::{BufferId, ImageId};
+use crate::api::workload::{BufferBinding, BufferId, ImageDescriptor, ImageId};
+use sim_rop::Aspect;
 use crate::fixed_function as ff;
 use crate::sync::{AccessFlags2, PipelineStageFlags2};
 
@@ -392,3 +393,82 @@ pub struct ClearRect {
     /// Layers.
     pub layer_count: u32,
 }
+
+/// One attachment as a draw or an attachment operation sees it: a level and layer of an image.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Target {
+    /// The image.
+    pub image: ImageId,
+    /// Its resource index (buffers, then images).
+    pub resource: usize,
+    /// The mip level.
+    pub level: u32,
+    /// The layer.
+    pub layer: u32,
+    /// The image's format.
+    pub format: Format,
+}
+
+/// What an attachment operation does to the texels of its rectangle.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum AttachmentOpKind {
+    /// LOAD: the texels are read (what the draws then read is in memory already).
+    Load,
+    /// CLEAR, or vkCmdClearAttachments: every texel written with the value.
+    Clear(ClearValue),
+    /// Load DONT_CARE: the texels become undefined; they are written with a fixed pattern
+    /// ([`DONT_CARE_TEXEL`]) so that a program that reads them sees something no correct
+    /// program relies on, the same in every run.
+    DontCare,
+    /// STORE: the texels are written to memory (where a tile cache holds them, it writes them
+    /// back when it evicts them or a barrier flushes it).
+    Store,
+    /// Store DONT_CARE: the texels become undefined (left as they are).
+    StoreDontCare,
+}
+
+/// The byte every byte of a texel becomes under a DONT_CARE load operation.
+pub const DONT_CARE_TEXEL: u8 = 0xCD;
+
+/// One attachment operation: an aspect of a target, over a rectangle.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AttachmentOp {
+    /// The attachment.
+    pub target: Target,
+    /// Its aspect.
+    pub aspect: Aspect,
+    /// The texels (within the attachment's level).
+    pub rect: ff::Rect2D,
+    /// What happens to them.
+    pub kind: AttachmentOpKind,
+}
+
+/// A draw with the state recorded before it resolved.
+#[derive(Clone, Debug)]
+pub struct DrawWork<'w> {
+    /// The graphics pipeline.
+    pub pipeline: GraphicsPipelineId,
+    /// The counts, or where they are read.
+    pub kind: DrawKind,
+    /// The bound vertex buffers: (binding, buffer, offset).
+    pub vertex_buffers: Vec<(u32, BufferId, u64)>,
+    /// The bound index buffer: (buffer, offset, type).
+    pub index_buffer: Option<(BufferId, u64, ff::IndexType)>,
+    /// The viewport.
+    pub viewport: ff::Viewport,
+    /// The scissor, within the render area.
+    pub scissor: ff::Rect2D,
+    /// The framebuffer's (or render area's) extent: what the rasterizer covers.
+    pub extent: [u32; 2],
+    /// Colour attachments by fragment output location.
+    pub colors: Vec<Option<Target>>,
+    /// The depth attachment.
+    pub depth: Option<Target>,
+    /// Buffer descriptors.
+    pub bindings: &'w [BufferBinding],
+    /// Push-constant bytes.
+    pub push_constants: &'w [u8],
+    /// Image descriptors.
+    pub images: &'w [ImageDescriptor],
+}
+

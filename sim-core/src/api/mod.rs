@@ -8,6 +8,7 @@ pub mod action;
 pub mod error;
 pub mod graphics;
 pub mod program;
+pub mod render;
 pub mod workload;
 
 pub use action::{Action, CopyRange, SyncCommand, Usage, Work};

@@ -20,6 +20,11 @@ pub const MAX_UPDATE_BYTES: usize = 65536;
 pub const MAX_COMMAND_INSTANCES: usize = 1 << 20;
 /// The most workgroups one dispatch may launch.
 pub const MAX_WORKGROUPS_PER_DISPATCH: u64 = 1 << 22;
+/// The most vertices (indices) times instances one draw may shade: each shaded vertex of an
+/// instance is kept until its triangles are drawn.
+pub const MAX_DRAW_VERTICES: u64 = 1 << 22;
+/// The most records one indirect draw may read.
+pub const MAX_INDIRECT_DRAWS: u32 = 1 << 16;
 
 /// Names a command instance the way reports do: its submission (timeline index), batch,
 /// command buffer and command index.
@@ -132,6 +137,20 @@ pub struct Instance {
     pub tag: Tag,
 }
 
+impl<'w> crate::api::render::Places<'w> for Program<'w> {
+    fn workload(&self) -> &'w Workload {
+        self.workload
+    }
+
+    fn buffer_addr(&self, r: usize, offset: u64) -> u64 {
+        Program::buffer_addr(self, r, offset)
+    }
+
+    fn image_resource(&self, i: usize) -> usize {
+        Program::image_resource(self, i)
+    }
+}
+
 /// The numbered, checked workload.
 pub struct Program<'w> {
     /// The workload.
@@ -150,6 +169,8 @@ pub struct Program<'w> {
     pub address_space: u64,
     /// The action of each command, per command buffer (`None` for a synchronization command).
     actions: Vec<Vec<Option<Action<'w>>>>,
+    /// What each graphics command lowers to besides its action (`api/render.rs`).
+    render: crate::api::render::Lowered<'w>,
 }
 
 fn invalid(at: impl Into<String>, message: impl Into<String>) -> WorkloadError {
@@ -189,6 +210,7 @@ impl<'w> Program<'w> {
                 return Err(invalid(at, format!("range [{}, +{}) is outside memory `{}` of {} bytes", b.offset, b.size, m.name, m.size)));
             }
         }
+        crate::api::render::check_objects(w)?;
         let cbs = &w.command_buffers;
         for cb in cbs {
             for (i, c) in cb.commands.iter().enumerate() {
@@ -334,9 +356,21 @@ impl<'w> Program<'w> {
             }
             submit_batches.push(Vec::new());
         }
-        let mut prog = Program { workload: w, instances, submit_batches, host_tags, writers, memory_base, address_space: next, actions: Vec::new() };
-        // Every command is checked: lower each once.
-        prog.actions = w.command_buffers.iter().map(|cb| cb.commands.iter().map(|c| lower(&prog, c)).collect()).collect();
+        let mut prog = Program { workload: w, instances, submit_batches, host_tags, writers, memory_base, address_space: next, actions: Vec::new(), render: Vec::new() };
+        // Every command is checked: lower each once (graphics commands with the state recorded
+        // before them).
+        let mut render = crate::api::render::lower_all(&prog).map_err(|(cb, k, m)| {
+            let desc = &w.command_buffers[cb];
+            let name = desc.commands.get(k).map_or("vkEndCommandBuffer", |c| c.vk_name());
+            invalid(format!("command_buffers[{}].commands[{k}] ({name})", desc.name), m)
+        })?;
+        prog.actions = w
+            .command_buffers
+            .iter()
+            .enumerate()
+            .map(|(i, cb)| cb.commands.iter().enumerate().map(|(k, c)| lower(&prog, c).or_else(|| render[i][k].as_mut().and_then(|r| r.action.take()))).collect())
+            .collect();
+        prog.render = render;
         Ok(prog)
     }
 
@@ -346,9 +380,18 @@ impl<'w> Program<'w> {
         self.command_action(ins.cb, ins.index)
     }
 
-    /// The synchronization command instance `inst` runs (`None` for an action command).
-    pub fn sync_command(&self, inst: usize) -> Option<SyncCommand<'w>> {
+    /// What graphics command `index` of command buffer `cb` lowers to besides its action.
+    pub(crate) fn render_lowered(&self, cb: usize, index: usize) -> Option<&crate::api::render::RenderLowered<'w>> {
+        self.render.get(cb)?.get(index)?.as_ref()
+    }
+
+    /// The synchronization command instance `inst` runs (`None` for an action command): a
+    /// render pass's begin, next subpass and end perform a dependency too (`api/render.rs`).
+    pub fn sync_command(&self, inst: usize) -> Option<SyncCommand<'_>> {
         let ins = &self.instances[inst];
+        if let Some(dep) = self.render_lowered(ins.cb, ins.index).and_then(|r| r.sync.as_ref()) {
+            return Some(SyncCommand::Barrier(dep));
+        }
         Some(match &self.workload.command_buffers[ins.cb].commands[ins.index] {
             Command::PipelineBarrier(d) => SyncCommand::Barrier(d),
             Command::SetEvent { event, dependency } => SyncCommand::SetEvent { event: *event, dependency },
@@ -659,8 +702,51 @@ fn check_command(w: &Workload, c: &Command) -> Result<(), String> {
         | Command::BindIndexBuffer { .. }
         | Command::SetViewport(_)
         | Command::SetScissor(_)
-        | Command::Draw { .. }
-        | Command::ClearAttachments { .. } => return Err(format!("{} is not supported yet by the engine", c.vk_name())),
+        | Command::ClearAttachments { .. } => {}
+        Command::Draw { pipeline, kind, bindings, images, .. } => {
+            let p = w.graphics_pipelines.get(*pipeline).ok_or_else(|| format!("unknown graphics pipeline index {pipeline}"))?;
+            let counts = match *kind {
+                crate::api::DrawKind::Direct { vertex_count, instance_count, .. } => u64::from(vertex_count) * u64::from(instance_count),
+                crate::api::DrawKind::Indexed { index_count, instance_count, .. } => u64::from(index_count) * u64::from(instance_count),
+                crate::api::DrawKind::Indirect { buffer, offset, draw_count, stride, indexed } => {
+                    let b = buf(buffer)?;
+                    let record = if indexed { 20 } else { 16 };
+                    if draw_count > 1 && (stride < record || !stride.is_multiple_of(4)) {
+                        return Err(format!("VUID-{}-drawCount-00476: stride {stride} is not a multiple of 4 of at least {record}", kind.vk_name()));
+                    }
+                    if !offset.is_multiple_of(4) {
+                        return Err(format!("VUID-{}-offset-02710: offset {offset} is not a multiple of 4", kind.vk_name()));
+                    }
+                    let len = if draw_count == 0 { 0 } else { u64::from(draw_count - 1) * u64::from(stride) + u64::from(record) };
+                    if !fits(offset, len, b.size) {
+                        return Err(format!("VUID-{}-drawCount-00488: {draw_count} records of {record} bytes from offset {offset}, {stride} apart, are outside buffer `{}` of {} bytes", kind.vk_name(), b.name, b.size));
+                    }
+                    if draw_count > MAX_INDIRECT_DRAWS {
+                        return Err(format!("draw_count {draw_count} exceeds the simulator's cap of {MAX_INDIRECT_DRAWS}"));
+                    }
+                    0
+                }
+            };
+            if counts > MAX_DRAW_VERTICES {
+                return Err(format!("{counts} vertices (counts times instances) exceed the simulator's cap of {MAX_DRAW_VERTICES} a draw"));
+            }
+            for (i, bd) in bindings.iter().enumerate() {
+                let b = buf(bd.buffer)?;
+                let range = bd.range.unwrap_or(b.size.saturating_sub(bd.offset));
+                if range == 0 || !fits(bd.offset, range, b.size) {
+                    return Err(format!("bindings[{i}]: range [{}, +{range}) is outside buffer `{}` of {} bytes", bd.offset, b.name, b.size));
+                }
+            }
+            for (i, d) in images.iter().enumerate() {
+                if let Some(im) = d.image {
+                    let im = w.images.get(im).ok_or_else(|| format!("images[{i}]: unknown image index {im}"))?;
+                    if im.layout.range_bytes(&d.range).is_none() {
+                        return Err(format!("images[{i}]: the view names subresources image `{}` does not have", im.name));
+                    }
+                }
+            }
+            let _ = p;
+        }
     }
     Ok(())
 }
@@ -698,7 +784,7 @@ fn stage_access(s: S, a: A) -> StageAccess {
 fn lower<'w>(prog: &Program<'w>, c: &'w Command) -> Option<Action<'w>> {
     let w: &Workload = prog.workload;
     let at = |b: usize, off: u64, len: u64| prog.buffer_addr(b, off)..prog.buffer_addr(b, off) + len;
-    let plain = |buffer: usize, range: std::ops::Range<u64>, usage: StageAccess| Usage { buffer, range, usage, coherent: false, atomic_only: false };
+    let plain = |buffer: usize, range: std::ops::Range<u64>, usage: StageAccess| Usage { buffer, range, usage, coherent: false, atomic_only: false, ordering: crate::api::action::Ordering::None };
     Some(match c {
         Command::FillBuffer { dst, offset, size, data } => {
             let n = fill_size(w.buffers[*dst].size, *offset, *size);
@@ -740,7 +826,7 @@ fn lower<'w>(prog: &Program<'w>, c: &'w Command) -> Option<Action<'w>> {
                         _ => return None,
                     };
                     let len = b.range.unwrap_or(w.buffers[b.buffer].size.saturating_sub(b.offset));
-                    Some(Usage { buffer: b.buffer, range: at(b.buffer, b.offset, len), usage: stage_access(S::COMPUTE_SHADER, access), coherent: i.coherent || i.atomic_only, atomic_only: i.atomic_only })
+                    Some(Usage { buffer: b.buffer, range: at(b.buffer, b.offset, len), usage: stage_access(S::COMPUTE_SHADER, access), coherent: i.coherent || i.atomic_only, atomic_only: i.atomic_only, ordering: crate::api::action::Ordering::None })
                 })
                 .collect::<Vec<_>>();
             // An image the shader samples is a sampled read of the view's bytes; one it stores to
@@ -758,7 +844,7 @@ fn lower<'w>(prog: &Program<'w>, c: &'w Command) -> Option<Action<'w>> {
                 let r = prog.image_resource(image);
                 let base = prog.buffer_addr(r, 0);
                 for (o, n) in w.images[image].layout.range_bytes(&d.range).unwrap_or_default() {
-                    usages.push(Usage { buffer: r, range: base + o..base + o + n, usage: stage_access(S::COMPUTE_SHADER, access), coherent: false, atomic_only: false });
+                    usages.push(Usage { buffer: r, range: base + o..base + o + n, usage: stage_access(S::COMPUTE_SHADER, access), coherent: false, atomic_only: false, ordering: crate::api::action::Ordering::None });
                 }
             }
             Action { vk_name: c.vk_name(), stages: S::COMPUTE_SHADER, usages, work: Work::Dispatch { pipeline: *pipeline, group_count: *group_count, base_group: *base_group, bindings, push_constants, images } }
@@ -833,7 +919,7 @@ fn clear_action<'w>(prog: &Program<'w>, vk_name: &'static str, image: usize, ran
     }
     spans.sort_unstable_by_key(|s| (s.addr, s.size));
     spans.dedup();
-    let usages = spans.iter().map(|s| Usage { buffer: r, range: s.addr..s.addr + s.size, usage: stage_access(S::CLEAR, A::TRANSFER_WRITE), coherent: false, atomic_only: false }).collect();
+    let usages = spans.iter().map(|s| Usage { buffer: r, range: s.addr..s.addr + s.size, usage: stage_access(S::CLEAR, A::TRANSFER_WRITE), coherent: false, atomic_only: false, ordering: crate::api::action::Ordering::None }).collect();
     Action { vk_name, stages: S::CLEAR, usages, work: Work::Clear { dst: r, spans } }
 }
 
@@ -880,7 +966,7 @@ fn image_copy(prog: &Program<'_>, buffer: usize, image: usize, regions: &[crate:
                 }
             }
         }
-        let buffer_usage = |u| Usage { buffer, range: prog.buffer_addr(buffer, lo)..prog.buffer_addr(buffer, hi), usage: u, coherent: false, atomic_only: false };
+        let buffer_usage = |u| Usage { buffer, range: prog.buffer_addr(buffer, lo)..prog.buffer_addr(buffer, hi), usage: u, coherent: false, atomic_only: false, ordering: crate::api::action::Ordering::None };
         let image_usages = layer_usages(im, r, image_base, sub, if to_image { write } else { read });
         if to_image {
             usages.push(buffer_usage(read));
@@ -896,7 +982,7 @@ fn image_copy(prog: &Program<'_>, buffer: usize, image: usize, regions: &[crate:
 /// The usages `usage` of image `im` (resource `resource`, its first byte at device address
 /// `base`) over the bytes of subresources `sub`.
 fn layer_usages(im: &crate::api::ImageBinding, resource: usize, base: u64, sub: crate::api::SubresourceLayers, usage: StageAccess) -> Vec<Usage> {
-    im.layout.range_bytes(&sub.range()).unwrap_or_default().into_iter().map(|(o, n)| Usage { buffer: resource, range: base + o..base + o + n, usage, coherent: false, atomic_only: false }).collect()
+    im.layout.range_bytes(&sub.range()).unwrap_or_default().into_iter().map(|(o, n)| Usage { buffer: resource, range: base + o..base + o + n, usage, coherent: false, atomic_only: false, ordering: crate::api::action::Ordering::None }).collect()
 }
 
 /// A vkCmdBlitImage's destination texels as runs of contiguous bytes (a run ends at a tile's

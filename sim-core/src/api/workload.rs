@@ -597,6 +597,25 @@ pub enum Command {
 }
 
 impl Command {
+    /// Whether it is a graphics command (a render pass's, dynamic rendering's, a draw's or its
+    /// state's): one only a queue of a graphics family may record.
+    pub fn is_graphics(&self) -> bool {
+        matches!(
+            self,
+            Command::BeginRenderPass { .. }
+                | Command::NextSubpass
+                | Command::EndRenderPass
+                | Command::BeginRendering(_)
+                | Command::EndRendering
+                | Command::BindVertexBuffers { .. }
+                | Command::BindIndexBuffer { .. }
+                | Command::SetViewport(_)
+                | Command::SetScissor(_)
+                | Command::Draw { .. }
+                | Command::ClearAttachments { .. }
+        )
+    }
+
     /// The Vulkan command's name, for reports.
     pub fn vk_name(&self) -> &'static str {
         match self {

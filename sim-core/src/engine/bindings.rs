@@ -2,7 +2,7 @@
 //! bindings resolved to device addresses, and lanes coalesced into contiguous runs (each run
 //! one cache request, so a subgroup reading consecutive words costs one line, not 64 lanes).
 
-use sim_shader::{BindingKind, ComputePipeline, LaneAccess};
+use sim_shader::{BindingKind, LaneAccess};
 
 use std::sync::Arc;
 
@@ -75,9 +75,9 @@ impl View {
 
 /// Resolves the pipeline's bindings (in the pipeline's order) against a dispatch's descriptors.
 /// Assumes [`check_bindings`](crate::api::program::check_bindings) and the program's range checks passed.
-pub fn resolve(prog: &Program<'_>, p: &ComputePipeline, bindings: &[BufferBinding], images: &[ImageDescriptor]) -> Result<Vec<Bound>, String> {
+pub fn resolve(prog: &Program<'_>, infos: &[sim_shader::BindingInfo], bindings: &[BufferBinding], images: &[ImageDescriptor]) -> Result<Vec<Bound>, String> {
     let mut out = Vec::new();
-    for info in p.bindings() {
+    for info in infos {
         if !matches!(info.kind, BindingKind::StorageBuffer { .. } | BindingKind::UniformBuffer) {
             let d = images
                 .iter()

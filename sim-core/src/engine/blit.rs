@@ -19,7 +19,7 @@ use crate::engine::record::ReadKey;
 
 /// The key of segment `segment` of run `run` of blit instance `inst`.
 pub(crate) fn segment_key(inst: usize, run: usize, segment: u32) -> ReadKey {
-    ReadKey { inst: inst as u32, a: run as u32, b: segment, c: u32::MAX - 1 }
+    ReadKey { inst: inst as u32, a: run as u32, b: segment, c: u32::MAX - 1, d: 0 }
 }
 
 /// One source read of a run: device address, offset in the source image's resource, bytes.

@@ -85,14 +85,14 @@ pub(crate) fn transfer_chunks(inst: usize, work: &Work<'_>) -> Vec<Chunk> {
             pos += n;
         }
     };
-    let no_read = ReadKey { inst: inst as u32, a: u32::MAX, b: u32::MAX, c: u32::MAX };
+    let no_read = ReadKey { inst: inst as u32, a: u32::MAX, b: u32::MAX, c: u32::MAX, d: 0 };
     match work {
         Work::Fill { addr, size, pattern, .. } => push_range(*addr, *size, &mut |_, _| (None, ChunkData::Pattern(*pattern), no_read)),
         Work::Update { addr, data, .. } => push_range(*addr, data.len() as u64, &mut |pos, _| (None, ChunkData::Inline(pos as usize), no_read)),
         Work::Copy { src, regions, .. } => {
             for (ri, r) in regions.iter().enumerate() {
                 push_range(r.dst_addr, r.size, &mut |pos, _| {
-                    let key = ReadKey { inst: inst as u32, a: ri as u32, b: (pos / TRANSFER_CHUNK) as u32, c: u32::MAX };
+                    let key = ReadKey { inst: inst as u32, a: ri as u32, b: (pos / TRANSFER_CHUNK) as u32, c: u32::MAX, d: 0 };
                     (Some((r.src_addr + pos, *src, r.src_offset + pos)), ChunkData::Copy, key)
                 });
             }
@@ -108,7 +108,7 @@ pub(crate) fn transfer_chunks(inst: usize, work: &Work<'_>) -> Vec<Chunk> {
                 out.push(Chunk { src: None, dst: r.dst_addr, len: r.size, data: ChunkData::Blit(i), key: crate::engine::blit::segment_key(inst, i, 0), transfer_bytes: total });
             }
         }
-        Work::Dispatch { .. } => {}
+        Work::Dispatch { .. } | Work::Draw(_) | Work::Attachments(_) => {}
     }
     out
 }

@@ -141,6 +141,92 @@ pub enum DrawError {
     /// Lines and points are not rasterized yet.
     #[error("{0:?} is not supported yet by the rasterizer (triangles only)")]
     Topology(ff::PrimitiveTopology),
+    /// Memory refused an access (the run's memory, not the draw's state).
+    #[error("{0}")]
+    Memory(String),
+}
+
+/// Which wave a shader request comes from: what names its reads the same way in every run of
+/// the same draw.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct WaveId {
+    /// A fragment wave (else a vertex wave).
+    pub fragment: bool,
+    /// The instance.
+    pub instance: u32,
+    /// A vertex wave's index within the instance; a fragment wave's triangle, counted over the
+    /// instance's triangles (clipped pieces of one triangle share it).
+    pub index: u32,
+    /// A fragment wave's place among its triangle's waves (pieces of a clipped triangle count
+    /// on); 0 for a vertex wave.
+    pub batch: u32,
+}
+
+/// An attachment of a draw.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TargetId {
+    /// The colour attachment at this fragment output location.
+    Color(usize),
+    /// The depth attachment.
+    Depth,
+}
+
+/// Memory as a draw's shaders and per-fragment operations reach it: the one thing the
+/// reference run and the timed units do differently. [`draw_flat`] uses flat bindings and
+/// attachments already filled.
+pub trait DrawMemory {
+    /// Performs a shader buffer request of `wave` (subgroup `sg`), leaving a load's bytes in
+    /// `results`.
+    fn memory(&mut self, wave: WaveId, sg: usize, req: &sim_shader::MemRequest, results: &mut Vec<u8>) -> Result<(), DrawError>;
+    /// Performs a shader image request, leaving each lane's texel words in `texels`.
+    fn image(&mut self, wave: WaveId, sg: usize, req: &ImageRequest, texels: &mut Vec<[u32; 4]>) -> Result<(), DrawError>;
+    /// The draw is about to touch 8x8 tile `tile` of `target` for the first time: fill its
+    /// texels in `texels` (the whole attachment, row-major, `texel_bytes` a texel, `width` a
+    /// row). Nothing to do where the attachment is already filled.
+    fn tile(&mut self, target: TargetId, tile: [u32; 2], texels: &mut [u8], width: u32, texel_bytes: usize) -> Result<(), DrawError> {
+        let _ = (target, tile, texels, width, texel_bytes);
+        Ok(())
+    }
+    /// The draw wrote texel `(x, y)` of `target`.
+    fn wrote(&mut self, target: TargetId, x: u32, y: u32) {
+        let _ = (target, x, y);
+    }
+}
+
+/// [`DrawMemory`] on flat bindings, as [`draw_flat`] has it.
+struct FlatMemory<'m, 'i> {
+    bindings: &'m mut [FlatBinding],
+    images: &'m mut FlatImages<'i>,
+    /// Per stage (vertex, fragment): each shader binding's index into `bindings`.
+    maps: [Vec<usize>; 2],
+}
+
+impl DrawMemory for FlatMemory<'_, '_> {
+    fn memory(&mut self, wave: WaveId, _sg: usize, req: &sim_shader::MemRequest, results: &mut Vec<u8>) -> Result<(), DrawError> {
+        sim_shader::perform(req, self.bindings, &self.maps[usize::from(wave.fragment)], results)?;
+        Ok(())
+    }
+
+    fn image(&mut self, _wave: WaveId, _sg: usize, req: &ImageRequest, texels: &mut Vec<[u32; 4]>) -> Result<(), DrawError> {
+        let handler = self.images.handler.as_mut().ok_or_else(|| DrawError::Pipeline("an image access with no image handler".into()))?;
+        *texels = handler(req)?;
+        Ok(())
+    }
+}
+
+/// Each of `shader`'s buffer bindings as an index into `bindings` (images and samplers go to
+/// the image handler: no buffer for them).
+fn binding_map(shader: &GraphicsShader, bindings: &[FlatBinding]) -> Result<Vec<usize>, DrawError> {
+    shader
+        .bindings()
+        .iter()
+        .map(|i| match i.kind {
+            sim_shader::BindingKind::StorageBuffer { .. } | sim_shader::BindingKind::UniformBuffer => {
+                bindings.iter().position(|b| b.group == i.group && b.binding == i.binding).ok_or_else(|| DrawError::Pipeline(format!("no buffer bound at set {} binding {}", i.group, i.binding)))
+            }
+            _ => Ok(usize::MAX),
+        })
+        .collect()
 }
 
 /// A shaded vertex: its clip-space position and the varyings the fragment shader reads.
@@ -163,7 +249,20 @@ enum FragmentInput {
 
 /// Runs `counts` of a draw with `state` into `colors` (one per fragment output location) and
 /// `depth`; shader buffer accesses go to `bindings`, image accesses to `images`.
-pub fn draw_flat(state: &DrawState<'_, '_>, counts: DrawCounts, colors: &mut [ColorTarget<'_>], mut depth: Option<&mut DepthTarget<'_>>, bindings: &mut [FlatBinding], images: &mut FlatImages<'_>) -> Result<DrawStats, DrawError> {
+pub fn draw_flat(state: &DrawState<'_, '_>, counts: DrawCounts, colors: &mut [ColorTarget<'_>], depth: Option<&mut DepthTarget<'_>>, bindings: &mut [FlatBinding], images: &mut FlatImages<'_>) -> Result<DrawStats, DrawError> {
+    let maps = [binding_map(state.vertex, bindings)?, state.fragment.map(|fs| binding_map(fs, bindings)).transpose()?.unwrap_or_default()];
+    let sizes = |shader: &GraphicsShader| -> Vec<u64> { shader.bindings().iter().map(|i| bindings.iter().find(|b| b.group == i.group && b.binding == i.binding).map_or(0, |b| b.bytes.len() as u64)).collect() };
+    let binding_sizes = [sizes(state.vertex), state.fragment.map(sizes).unwrap_or_default()];
+    let shapes = [images.shapes.to_vec(), images.shapes.to_vec()];
+    let mut mem = FlatMemory { bindings, images, maps };
+    draw_with(state, counts, colors, depth, &binding_sizes, &shapes, &mut mem)
+}
+
+/// Runs `counts` of a draw with `state` into `colors` and `depth`, reaching memory through
+/// `mem` ([`DrawMemory`]): `binding_sizes` are the bytes bound at each of the vertex and the
+/// fragment shader's bindings, `shapes` the images' shapes as each shader sees them (by its own
+/// binding index).
+pub fn draw_with(state: &DrawState<'_, '_>, counts: DrawCounts, colors: &mut [ColorTarget<'_>], mut depth: Option<&mut DepthTarget<'_>>, binding_sizes: &[Vec<u64>; 2], shapes: &[Vec<sim_shader::ImageShape>; 2], mem: &mut dyn DrawMemory) -> Result<DrawStats, DrawError> {
     if !state.topology.is_triangles() {
         return Err(DrawError::Topology(state.topology));
     }
@@ -204,16 +303,15 @@ pub fn draw_flat(state: &DrawState<'_, '_>, counts: DrawCounts, colors: &mut [Co
         }
     }
     let mut stats = DrawStats::default();
-    // Each binding of the vertex shader's list (the fragment shader's are looked up likewise).
-    let binding_sizes = |shader: &GraphicsShader| -> Vec<u64> { shader.bindings().iter().map(|i| bindings.iter().find(|b| b.group == i.group && b.binding == i.binding).map_or(0, |b| b.bytes.len() as u64)).collect() };
-    let vs_sizes = binding_sizes(state.vertex);
-    let fs_sizes = state.fragment.map(binding_sizes).unwrap_or_default();
+    let (vs_sizes, fs_sizes) = (&binding_sizes[0], &binding_sizes[1]);
+    // Per attachment: which 8x8 tiles the draw has touched (filled through `mem`).
+    let mut touched = Touched::new(colors, depth.as_deref());
     for instance in 0..counts.instance_count {
         let instance_index = counts.first_instance.saturating_add(instance);
         // Vertex shading: every place of the draw, in waves.
         let mut shaded: Vec<Shaded> = Vec::with_capacity((counts.count as usize).min(1 << 20));
         let step = state.subgroup_size;
-        for first in (0..counts.count).step_by(step as usize) {
+        for (wave_index, first) in (0..counts.count).step_by(step as usize).enumerate() {
             let chunk = first..first.saturating_add(step).min(counts.count);
             let lanes = chunk.len();
             let mut inputs = Vec::with_capacity(lanes * state.vertex.input_words() as usize);
@@ -246,12 +344,12 @@ pub fn draw_flat(state: &DrawState<'_, '_>, counts: DrawCounts, colors: &mut [Co
                 num_workgroups: [1; 3],
                 subgroup_size: state.subgroup_size,
                 push_constants: state.push_constants,
-                binding_sizes: &vs_sizes,
-                image_shapes: images.shapes,
+                binding_sizes: vs_sizes,
+                image_shapes: &shapes[0],
                 max_instructions: sim_shader::DEFAULT_MAX_INSTRUCTIONS,
             };
             let mut wave = state.vertex.wave(&cfg, lanes, &inputs, &[])?;
-            run_wave(&mut wave, state.vertex, bindings, images)?;
+            run_wave(&mut wave, WaveId { fragment: false, instance: instance_index, index: wave_index as u32, batch: 0 }, mem)?;
             let mut out = Vec::new();
             for k in 0..lanes {
                 wave.outputs(k, &mut out);
@@ -265,9 +363,10 @@ pub fn draw_flat(state: &DrawState<'_, '_>, counts: DrawCounts, colors: &mut [Co
             stats.vertices += lanes as u64;
         }
         // Triangles, in order.
-        for primitive in ff::assemble(state.topology, counts.count) {
+        for (triangle, primitive) in ff::assemble(state.topology, counts.count).enumerate() {
             let ff::Primitive::Triangle(p) = primitive else { continue };
             stats.triangles += 1;
+            let mut batch = 0u32;
             let tri = p.map(|k| ff::ClipVertex { position: shaded[k as usize].position, varyings: shaded[k as usize].varyings.clone() });
             let pieces = match ff::clip_triangle(&tri, &modes)? {
                 ff::Clipped::Inside => vec![tri],
@@ -287,43 +386,31 @@ pub fn draw_flat(state: &DrawState<'_, '_>, counts: DrawCounts, colors: &mut [Co
                     }
                 };
                 let varyings = [piece[0].varyings.as_slice(), piece[1].varyings.as_slice(), piece[2].varyings.as_slice()];
-                shade_triangle(state, &setup, varyings, &modes, &fragment_inputs, &region, colors, depth.as_deref_mut(), bindings, images, &fs_sizes, &mut stats)?;
+                let wave = WaveId { fragment: true, instance: instance_index, index: triangle as u32, batch };
+                let tri = Triangle { setup: &setup, varyings, modes: &modes, inputs: &fragment_inputs, region: &region };
+                batch += shade_triangle(state, &tri, wave, colors, depth.as_deref_mut(), &mut touched, fs_sizes, &shapes[1], mem, &mut stats)?;
             }
         }
     }
     Ok(stats)
 }
 
-/// Steps every subgroup of `wave` to the end, performing its buffer accesses on `bindings` and
-/// its image accesses through `images`.
-fn run_wave(wave: &mut Workgroup, shader: &GraphicsShader, bindings: &mut [FlatBinding], images: &mut FlatImages<'_>) -> Result<(), DrawError> {
-    // Each of the shader's bindings, as an index into `bindings`.
-    // (images and samplers go to the image handler: no buffer for them).
-    let map = shader
-        .bindings()
-        .iter()
-        .map(|i| match i.kind {
-            sim_shader::BindingKind::StorageBuffer { .. } | sim_shader::BindingKind::UniformBuffer => {
-                bindings.iter().position(|b| b.group == i.group && b.binding == i.binding).ok_or_else(|| DrawError::Pipeline(format!("no buffer bound at set {} binding {}", i.group, i.binding)))
-            }
-            _ => Ok(usize::MAX),
-        })
-        .collect::<Result<Vec<usize>, DrawError>>()?;
+/// Steps every subgroup of `wave` to the end, performing its memory requests through `mem`.
+fn run_wave(wave: &mut Workgroup, id: WaveId, mem: &mut dyn DrawMemory) -> Result<(), DrawError> {
     let mut results = Vec::new();
+    let mut texels = Vec::new();
     for sg in 0..wave.num_subgroups() {
         loop {
-            let step = wave.step(sg)?;
-            match step {
+            match wave.step(sg)? {
                 Step::Done => break,
                 Step::Memory(req) => {
                     let req = req.clone();
-                    sim_shader::perform(&req, bindings, &map, &mut results)?;
+                    mem.memory(id, sg, &req, &mut results)?;
                     wave.complete(sg, &results)?;
                 }
                 Step::Image(req) => {
                     let req: ImageRequest = req.clone();
-                    let handler = images.handler.as_mut().ok_or_else(|| DrawError::Pipeline("an image access with no image handler".into()))?;
-                    let texels = handler(&req)?;
+                    mem.image(id, sg, &req, &mut texels)?;
                     wave.complete_image(sg, &texels)?;
                 }
                 Step::Barrier { .. } | Step::Blocked => {}
@@ -333,22 +420,65 @@ fn run_wave(wave: &mut Workgroup, shader: &GraphicsShader, bindings: &mut [FlatB
     Ok(())
 }
 
-/// Rasterizes one (clipped, set-up) triangle and shades its quads into the attachments.
+/// Per attachment, the 8x8 tiles a draw has touched: a tile is filled through
+/// [`DrawMemory::tile`] before its first texel is read.
+struct Touched {
+    colors: Vec<(u32, Vec<bool>)>,
+    depth: (u32, Vec<bool>),
+}
+
+impl Touched {
+    fn new(colors: &[ColorTarget<'_>], depth: Option<&DepthTarget<'_>>) -> Touched {
+        let grid = |e: [u32; 2]| {
+            let w = e[0].div_ceil(sim_rop::layout::TILE_DIM);
+            (w, vec![false; w as usize * e[1].div_ceil(sim_rop::layout::TILE_DIM) as usize])
+        };
+        Touched { colors: colors.iter().map(|c| grid(c.extent)).collect(), depth: depth.map_or((0, Vec::new()), |d| grid(d.extent)) }
+    }
+
+    /// Fills the tile of `(x, y)` of `target` through `mem` the first time it is touched.
+    #[allow(clippy::too_many_arguments)]
+    fn touch(&mut self, target: TargetId, x: u32, y: u32, texels: &mut [u8], texel_bytes: usize, width: u32, mem: &mut dyn DrawMemory) -> Result<(), DrawError> {
+        let (w, seen) = match target {
+            TargetId::Color(k) => &mut self.colors[k],
+            TargetId::Depth => &mut self.depth,
+        };
+        let (tx, ty) = (x / sim_rop::layout::TILE_DIM, y / sim_rop::layout::TILE_DIM);
+        let at = (ty * *w + tx) as usize;
+        if !seen[at] {
+            seen[at] = true;
+            mem.tile(target, [tx, ty], texels, width, texel_bytes)?;
+        }
+        Ok(())
+    }
+}
+
+/// A clipped, set-up triangle and what its fragments are shaded from.
+struct Triangle<'t> {
+    setup: &'t ff::TriangleSetup,
+    varyings: [&'t [f32]; 3],
+    modes: &'t [ff::Interpolation],
+    inputs: &'t [FragmentInput],
+    region: &'t ff::DrawRegion,
+}
+
+/// Rasterizes one (clipped, set-up) triangle and shades its quads into the attachments; returns
+/// the fragment waves it ran (their ids go on from `wave.batch`).
 #[allow(clippy::too_many_arguments)]
 fn shade_triangle(
     state: &DrawState<'_, '_>,
-    setup: &ff::TriangleSetup,
-    varyings: [&[f32]; 3],
-    modes: &[ff::Interpolation],
-    inputs: &[FragmentInput],
-    region: &ff::DrawRegion,
+    tri: &Triangle<'_>,
+    wave_id: WaveId,
     colors: &mut [ColorTarget<'_>],
     mut depth: Option<&mut DepthTarget<'_>>,
-    bindings: &mut [FlatBinding],
-    images: &mut FlatImages<'_>,
+    touched: &mut Touched,
     binding_sizes: &[u64],
+    shapes: &[sim_shader::ImageShape],
+    mem: &mut dyn DrawMemory,
     stats: &mut DrawStats,
-) -> Result<(), DrawError> {
+) -> Result<u32, DrawError> {
+    let Triangle { setup, varyings, modes, inputs, region } = *tri;
+    let mut waves = 0u32;
     let quads: Vec<ff::Quad> = ff::scan_triangle(setup, region).collect();
     let per_wave = (state.subgroup_size / 4) as usize;
     let front = ff::interpolate::front_facing(setup);
@@ -407,11 +537,12 @@ fn shade_triangle(
                 subgroup_size: state.subgroup_size,
                 push_constants: state.push_constants,
                 binding_sizes,
-                image_shapes: images.shapes,
+                image_shapes: shapes,
                 max_instructions: sim_shader::DEFAULT_MAX_INSTRUCTIONS,
             };
             let mut wave = fs.wave(&cfg, lanes.len(), &words, &helpers)?;
-            run_wave(&mut wave, fs, bindings, images)?;
+            run_wave(&mut wave, WaveId { batch: wave_id.batch + waves, ..wave_id }, mem)?;
+            waves += 1;
             for (k, o) in shaded.iter_mut().enumerate() {
                 *o = wave.outputs(k, &mut out).then(|| {
                     outputs.extend_from_slice(&out);
@@ -429,6 +560,7 @@ fn shade_triangle(
             stats.fragments += 1;
             let z = frag_depth.map_or(z, |w| f32::from_bits(out[w]));
             if let Some(d) = depth.as_deref_mut() {
+                touched.touch(TargetId::Depth, px, py, d.texels, 4, d.extent[0], mem)?;
                 let at = (py as usize * d.extent[0] as usize + px as usize) * 4;
                 let stored = d.format.decode(Aspect::Depth, &d.texels[at..at + 4]);
                 let stored = match stored {
@@ -442,6 +574,7 @@ fn shade_triangle(
                     && let Some(bytes) = d.format.encode(Aspect::Depth, &sim_rop::ClearValue::DepthStencil { depth: z.clamp(0.0, 1.0), stencil: 0 })
                 {
                     d.texels[at..at + 4].copy_from_slice(&bytes[..4]);
+                    mem.wrote(TargetId::Depth, px, py);
                 }
             }
             stats.written += 1;
@@ -449,6 +582,7 @@ fn shade_triangle(
                 let IoBinding::Location(l) = o.binding else { continue };
                 let Some(target) = colors.get_mut(l as usize) else { continue };
                 let tb = target.format.plane_bytes(Aspect::Color).unwrap_or(4) as usize;
+                touched.touch(TargetId::Color(l as usize), px, py, target.texels, tb, target.extent[0], mem)?;
                 let at = (py as usize * target.extent[0] as usize + px as usize) * tb;
                 let src: [u32; 4] = std::array::from_fn(|c| if c < o.components as usize { out[o.word as usize + c] } else if c == 3 && o.scalar == IoScalar::Float { 1f32.to_bits() } else { 0 });
                 let words = match target.format.decode(Aspect::Color, &target.texels[at..at + tb]) {
@@ -459,9 +593,10 @@ fn shade_triangle(
                 };
                 if let Some(bytes) = target.format.encode_words(words) {
                     target.texels[at..at + tb].copy_from_slice(&bytes[..tb]);
+                    mem.wrote(TargetId::Color(l as usize), px, py);
                 }
             }
         }
     }
-    Ok(())
+    Ok(waves)
 }

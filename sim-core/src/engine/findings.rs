@@ -591,7 +591,7 @@ pub(crate) fn stale_read_findings(prog: &Program<'_>, stream: &stream::Stream, s
     classify(&mut findings, prog, stream);
     // The first finding of each subgroup that diverged says so.
     for d in divergences {
-        if let Some(f) = findings.iter_mut().find(|f| f.key.inst == d.key.inst && f.key.a == d.key.a && f.key.b == d.key.b) {
+        if let Some(f) = findings.iter_mut().find(|f| f.key.inst == d.key.inst && f.key.a == d.key.a && f.key.b == d.key.b && f.key.d == d.key.d) {
             f.diverged = true;
         }
     }

@@ -259,6 +259,12 @@ pub enum PathName {
     /// Writes through a ROP: its tile cache, then the L2 when the ROPs are its clients (where
     /// the tile cache would write back, when the profile has none).
     Rop = 6,
+    /// A draw's vertex fetch, where the profile's `[machine.fetch]` says.
+    VertexFetch = 7,
+    /// A draw's index fetch.
+    IndexFetch = 8,
+    /// A draw's indirect records.
+    IndirectFetch = 9,
 }
 
 /// Which level served each line of a read, as the read reported it: kept for every load, so
@@ -423,7 +429,7 @@ pub struct Machine {
     l2_bank_free: Vec<u64>,
     vram_channel_free: Vec<u64>,
     /// The named paths ([`PathName`] indexes them).
-    paths: [Path; 7],
+    paths: [Path; 10],
 }
 
 /// Outcome of one access: latency and which level served it.
@@ -487,6 +493,12 @@ impl Machine {
         let cu = &spec.cu;
         let present = |level: LevelId, s: &Option<sim_caches::CacheSpec>| s.as_ref().map(|_| level);
         let storage = Path::through(present(LevelId::L1, &cu.l1), has_l2);
+        let fetch = |f: crate::profile::FetchLevel| match f {
+            crate::profile::FetchLevel::L1 => storage,
+            crate::profile::FetchLevel::Uniform => Path::through(present(LevelId::Uniform, &cu.uniform_cache).or(present(LevelId::L1, &cu.l1)), has_l2),
+            crate::profile::FetchLevel::L2 => Path::through(None, has_l2),
+            crate::profile::FetchLevel::Vram => Path::through(None, false),
+        };
         let paths = [
             storage,
             if cu.uniform_cache.is_some() { Path::through(Some(LevelId::Uniform), has_l2) } else { storage },
@@ -502,6 +514,9 @@ impl Machine {
                 has_l2,
             ),
             Path::through(present(LevelId::Rop, &spec.rop.tile_cache), has_l2 && spec.rop.l2_client),
+            fetch(spec.fetch.vertex),
+            fetch(spec.fetch.index),
+            fetch(spec.fetch.indirect),
         ];
         let granularity = if spec.rop.compression.metadata == MetadataPlacement::PerPage { COMPRESSION_PAGE_BYTES } else { 1 };
         Ok(Machine {
@@ -745,6 +760,49 @@ impl Machine {
         let decode = self.decodes(image.then_some(ImageUnit::Transfer));
         let report = self.write_path(path, agent, addr, data, tag, decode)?;
         Ok(self.time(now, addr, data.len() as u64, &report, path.first(), 0))
+    }
+
+    /// An attachment read by the ROPs that own its bytes (each ROP's tile cache, then the levels
+    /// under it, through the compression metadata where the profile's ROPs understand it): a
+    /// piece per ROP line, so a line is only ever in its owner's tile cache.
+    pub fn rop_read(&mut self, now: u64, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<(Timed, Served), AccessError> {
+        let path = self.path(PathName::Rop);
+        let decode = self.decodes(Some(ImageUnit::Rop));
+        let mut report = AccessReport::default();
+        let mut done = 0usize;
+        while done < data.len() {
+            let a = addr + done as u64;
+            let n = self.rop_piece(a, data.len() - done);
+            let t0 = (a / sim_caches::TAG_GRANULE - addr / sim_caches::TAG_GRANULE) as usize;
+            let span = sim_caches::word_span(a, n);
+            let rop = self.rop_of(a);
+            let r = self.read_path(path, rop, a, &mut data[done..done + n], &mut tags[t0..t0 + span], decode)?;
+            report.merge(&r);
+            done += n;
+        }
+        Ok((self.time(now, addr, data.len() as u64, &report, path.first(), 0), self.served(path, &report)))
+    }
+
+    /// An attachment write by the ROPs that own its bytes, a piece per ROP line.
+    pub fn rop_write(&mut self, now: u64, addr: u64, data: &[u8], tag: Tag) -> Result<Timed, AccessError> {
+        let path = self.path(PathName::Rop);
+        let decode = self.decodes(Some(ImageUnit::Rop));
+        let mut report = AccessReport::default();
+        let mut done = 0usize;
+        while done < data.len() {
+            let a = addr + done as u64;
+            let n = self.rop_piece(a, data.len() - done);
+            let rop = self.rop_of(a);
+            report.merge(&self.write_path(path, rop, a, &data[done..done + n], tag, decode)?);
+            done += n;
+        }
+        Ok(self.time(now, addr, data.len() as u64, &report, path.first(), 0))
+    }
+
+    /// The bytes from `addr` (at most `len`) up to the end of its ROP line.
+    fn rop_piece(&self, addr: u64, len: usize) -> usize {
+        let line = self.rops.first().map_or(u64::MAX, |r| r.spec().line_bytes as u64).max(1);
+        ((line - addr % line) as usize).min(len)
     }
 
     /// Performs a layout transition's metadata `work` on the compressible bytes of

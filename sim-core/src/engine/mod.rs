@@ -48,6 +48,7 @@
 
 pub(crate) mod blit;
 pub mod draw;
+pub mod graphics;
 pub(crate) mod chunks;
 pub mod compression;
 pub(crate) mod bindings;
@@ -373,6 +374,17 @@ pub fn unchangeable_hazards(workload: &Workload, profile: &Profile, hazards: &[c
         .zip(&located)
         .map(|(h, l)| {
             let (p, a, r) = l.as_ref()?;
+            // A layout transition keeps the bytes: what it makes available is older writes (a
+            // render pass's end transitions after its draws, in the same command). Likewise a
+            // store or load operation stands for the attachment's contents, which the draws of
+            // its render pass instance wrote or read, not the command's own bytes.
+            let attachment_op = |p: &Place| match p {
+                Place::Command(c) => prog.instance_of(c).and_then(|i| prog.action(i)).is_some_and(|a| matches!(a.work, crate::api::action::Work::Attachments(_))),
+                Place::Host { .. } => false,
+            };
+            if h.prior_usage.is_layout_transition() || attachment_op(&h.prior) || attachment_op(&h.at) {
+                return None;
+            }
             let hash = |at: WatchPoint, after: bool| watch.hash(at, after, r);
             let flush = matches!(h.at, Place::Host { timeline } if matches!(workload.timeline.get(timeline), Some(HostOp::FlushMappedMemoryRanges(_))));
             let (x, y, why) = match (h.prior_usage.is_write(), h.usage.is_write()) {

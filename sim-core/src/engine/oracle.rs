@@ -479,8 +479,8 @@ pub struct Oracle<'p> {
     divergences: Vec<Divergence>,
     /// Subgroups (instance, workgroup, subgroup) that read stale bytes, and those whose
     /// divergence was told.
-    stale_seen: HashSet<(u32, u32, u32)>,
-    diverged: HashSet<(u32, u32, u32)>,
+    stale_seen: HashSet<(u32, u32, u32, u64)>,
+    diverged: HashSet<(u32, u32, u32, u64)>,
 }
 
 impl<'p> Oracle<'p> {
@@ -609,7 +609,7 @@ impl Observer for Oracle<'_> {
     fn on_load(&mut self, load: &Load<'_>) {
         let (key, p) = (load.key, load.performed);
         let reader = self.prog.instances[load.inst].tag;
-        let subgroup = (key.inst, key.a, key.b);
+        let subgroup = (key.inst, key.a, key.b, key.d);
         let v = verdict(self.truth.fingerprints.get(&key), p.fingerprint, p.addrs, || tags_fingerprint(p.addrs, &load.scratch.tags));
         let model = match v {
             Verdict::Same => return,

@@ -13,7 +13,8 @@ use crate::api::program::CommandRef;
 use crate::engine::machine::CacheOp;
 
 /// Identifies a read in both runs. Shader loads: (instance, workgroup, subgroup, load index of
-/// that subgroup); transfer reads: (instance, region, chunk, `u32::MAX`).
+/// that subgroup); transfer reads: (instance, region, chunk, `u32::MAX`); a draw's reads carry
+/// their kind and the draw's part in `d` (`engine/graphics.rs`), 0 for every other read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ReadKey {
     /// Command instance.
@@ -24,6 +25,8 @@ pub struct ReadKey {
     pub b: u32,
     /// Load index within the subgroup, or `u32::MAX` for transfer reads.
     pub c: u32,
+    /// A draw's read: its kind, indirect record and place (0 for dispatches and transfers).
+    pub d: u64,
 }
 
 /// What the reference run saw of one read: fingerprints of its bytes, of where it read, and of

@@ -459,9 +459,13 @@ fn run_command(
                 mem.write(c.dst, &data, Tags::One(ins.tag), None).map_err(|e| exec(&e))?;
             }
         }
+        work @ (Work::Draw(_) | Work::Attachments(_)) => {
+            let mut port = RefGraphics { mem, truth, capture, at: &ins.at };
+            crate::engine::graphics::run_graphics(prog, inst, work, &mut port, subgroup_size)?;
+        }
         Work::Dispatch { pipeline, group_count, base_group, bindings, push_constants, images } => {
             let p = &w.pipelines[*pipeline].1;
-            let bound = resolve(prog, p, bindings, images).map_err(|m| WorkloadError::Invalid { at: ins.at.to_string(), message: m })?;
+            let bound = resolve(prog, p.bindings(), bindings, images).map_err(|m| WorkloadError::Invalid { at: ins.at.to_string(), message: m })?;
             let sizes: Vec<u64> = bound.iter().map(|b| b.range).collect();
             let shapes: Vec<ImageShape> = bound.iter().map(|b| b.view.as_ref().map(|v| v.shape()).unwrap_or_default()).collect();
             let mut noted = accesses.as_ref().map(|_| DispatchAccesses::default());
@@ -501,7 +505,7 @@ fn run_command(
                                 }
                                 .map_err(|e| exec(&e))?;
                                 if req.op == MemOp::Load && !req.atomic {
-                                    let key = ReadKey { inst: inst as u32, a: wg_index as u32, b: sg as u32, c: loads[sg] };
+                                    let key = ReadKey { inst: inst as u32, a: wg_index as u32, b: sg as u32, c: loads[sg], d: 0 };
                                     loads[sg] += 1;
                                     note_load(truth, capture, key, &performed, req, &bound, scratch, &|| ins.at.to_string())?;
                                 }
@@ -516,7 +520,7 @@ fn run_command(
                                 .map_err(|e| exec(&e))?;
                                 let req = tex.req.as_ref().expect("lowered");
                                 if req.op == MemOp::Load {
-                                    let key = ReadKey { inst: inst as u32, a: wg_index as u32, b: sg as u32, c: loads[sg] };
+                                    let key = ReadKey { inst: inst as u32, a: wg_index as u32, b: sg as u32, c: loads[sg], d: 0 };
                                     loads[sg] += 1;
                                     note_load(truth, capture, key, &performed, req, &bound, scratch, &|| ins.at.to_string())?;
                                 }
@@ -539,6 +543,50 @@ fn run_command(
         }
     }
     Ok(())
+}
+
+/// Flat memory as graphics work reaches it in the reference run: every read recorded.
+struct RefGraphics<'a> {
+    mem: &'a mut BackingStore,
+    truth: &'a mut ReadTruth,
+    capture: &'a HashSet<ReadKey>,
+    at: &'a crate::api::program::CommandRef,
+}
+
+impl Port for RefGraphics<'_> {
+    fn load(&mut self, cu: usize, kind: BindingKind, coherent: bool, addr: u64, data: &mut [u8], tags: &mut [Tag]) -> Result<(u64, Served), AccessError> {
+        Flat(self.mem).load(cu, kind, coherent, addr, data, tags)
+    }
+
+    fn store(&mut self, cu: usize, coherent: bool, addr: u64, data: &[u8], tag: Tag) -> Result<u64, AccessError> {
+        Flat(self.mem).store(cu, coherent, addr, data, tag)
+    }
+
+    fn atomic(&mut self, cu: usize, addr: u64, old: &mut [u8; 4], tag: Tag, new: &dyn Fn(u32) -> u32) -> Result<u64, AccessError> {
+        Flat(self.mem).atomic(cu, addr, old, tag, new)
+    }
+}
+
+impl crate::engine::graphics::GraphicsPort for RefGraphics<'_> {
+    fn fixed_read(&mut self, key: ReadKey, resource: usize, offset: u64, addr: u64, buf: &mut [u8], _what: crate::engine::graphics::Fixed) -> Result<u64, WorkloadError> {
+        let mut tags = Vec::new();
+        read_transfer_source(self.mem, self.truth, self.capture, key, (resource, offset, addr), buf, &mut tags, self.at)?;
+        Ok(0)
+    }
+
+    fn rop_write(&mut self, addr: u64, data: &[u8], tag: Tag) -> Result<u64, WorkloadError> {
+        self.mem.write(addr, data, Tags::One(tag), None).map_err(|e| WorkloadError::Execution { at: self.at.to_string(), message: e.to_string() })?;
+        Ok(0)
+    }
+
+    fn shader_load(&mut self, key: ReadKey, performed: &crate::engine::exec::Performed, req: &sim_shader::MemRequest, bound: &[crate::engine::bindings::Bound], scratch: &Scratch) -> Result<(), WorkloadError> {
+        let at = self.at;
+        note_load(self.truth, self.capture, key, performed, req, bound, scratch, &|| at.to_string())
+    }
+
+    fn strict(&self) -> bool {
+        true
+    }
 }
 
 /// Records load `key` of a dispatch (`at` names its command): its fingerprint, and its lanes'
@@ -638,7 +686,7 @@ mod tests {
     #[test]
     fn recorded_reads_are_capped() {
         let mut truth = ReadTruth::default();
-        let key = |c| ReadKey { inst: 0, a: 0, b: 0, c };
+        let key = |c| ReadKey { inst: 0, a: 0, b: 0, c, d: 0 };
         let print = |bytes| ReadPrint { bytes, addrs: 0, writers: 0 };
         for c in 0..3 {
             record_read(&mut truth, key(c), print(u64::from(c)), 3, || unreachable!(), "").unwrap();

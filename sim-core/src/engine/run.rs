@@ -110,6 +110,7 @@ struct Units {
     host: HostUnit,
     transfer: TransferEngine,
     compute: ComputeUnits,
+    graphics: crate::engine::units::graphics::GraphicsUnits,
 }
 
 /// One simulated run.
@@ -173,6 +174,7 @@ impl<'p, 'w> Sim<'p, 'w> {
                 host: HostUnit::new(prog, profile, seed)?,
                 transfer: TransferEngine::new(&profile.machine.transfer, &profile.timing, seed),
                 compute: ComputeUnits::new(&profile.machine, &profile.timing, seed),
+                graphics: crate::engine::units::graphics::GraphicsUnits::new(&profile.machine, seed),
             },
             budget: RunBudget::new(&RunLimits::default(), seed),
             holds: Holds::default(),
@@ -339,6 +341,8 @@ fn start_item(units: &mut Units, cx: &mut Cx<'_, '_, '_>, i: usize) -> Result<()
             if action.work.is_transfer() {
                 units.transfer.start_action(i, inst, cx);
                 Ok(())
+            } else if action.work.is_graphics() {
+                units.graphics.start_action(i, inst, &action.work, cx)
             } else {
                 units.compute.start_action(i, inst, &action.work, cx)
             }

@@ -220,6 +220,8 @@ struct Lowering<'p, 'w> {
     /// Per image, per (plane, layer, level) in [`sim_rop::ImageLayout`]'s order: the layout it
     /// is in, in submission order (what the validation layer checks at vkQueueSubmit).
     layouts: Vec<Vec<String>>,
+    /// Per queue: the last attachment action of the render-pass instance being executed.
+    pass_last: Vec<Option<usize>>,
     now: usize,
 }
 
@@ -284,6 +286,7 @@ impl Stream {
             siblings_from: None,
             gates: vec![Vec::new(); w.events.len()],
             layouts: w.images.iter().map(|im| vec![im.initial_layout.clone(); im.layout.desc.format.aspects().len() * (im.layout.desc.mip_levels * im.layout.desc.array_layers) as usize]).collect(),
+            pass_last: vec![None; nq],
             now: 0,
         };
         for (t, op) in w.timeline.iter().enumerate() {
@@ -585,6 +588,22 @@ impl Lowering<'_, '_> {
                     .filter_map(|d| d.image.map(|image| (image, d)))
                     .try_for_each(|(image, d)| check(image, &d.layout, d.range, "VUID-vkCmdDispatch-None-09600"))
             }
+            Command::Draw { pipeline, images, kind, .. } => {
+                let p = &w.graphics_pipelines[*pipeline];
+                let declared = |d: &&crate::api::ImageDescriptor| std::iter::once(&p.vertex).chain(p.fragment.iter()).any(|s| s.bindings().iter().any(|i| i.group == d.set && i.binding == d.binding));
+                let vuid = format!("VUID-{}-None-09600", kind.vk_name());
+                images.iter().filter(declared).filter_map(|d| d.image.map(|image| (image, d))).try_for_each(|(image, d)| check(image, &d.layout, d.range, &vuid))
+            }
+            Command::BeginRendering(info) => {
+                let all = info.color_attachments.iter().flatten().chain(info.depth_attachment.iter()).chain(info.stencil_attachment.iter());
+                all.into_iter().try_for_each(|a| {
+                    let im = &w.images[a.view.image];
+                    let mut aspects = [false; 3];
+                    im.layout.desc.format.aspects().iter().for_each(|&x| aspects[x as usize] = true);
+                    let range = sim_rop::SubresourceRange { aspects, base_mip_level: a.view.level, level_count: 1, base_array_layer: a.view.base_layer, layer_count: 1 };
+                    check(a.view.image, &a.layout, range, "UNASSIGNED-CoreValidation-DrawState-InvalidImageLayout")
+                })
+            }
             _ => Ok(()),
         }
     }
@@ -696,6 +715,65 @@ impl Lowering<'_, '_> {
         }
     }
 
+    /// Pushes the sync nodes of `dep` (a pipeline barrier's, or a render pass's dependency) for
+    /// command instance `inst`, each waiting explicitly for `explicit` too; their indices.
+    fn barrier_nodes(&mut self, queue: usize, inst: usize, dep: &DependencyInfo, label: String, explicit: Vec<usize>) -> Vec<usize> {
+        let barriers = self.barrier_list(dep);
+        if self.order == ExecutionOrder::Serial && !barriers.iter().all(|(b, _)| first_scope_stages(b.src_stage_mask, None).is_empty()) {
+            // A wait for idle: all earlier work, all later work, the barriers' cache
+            // operations.
+            let mut k = self.sync(SyncRole::Barrier, label, barriers, true, true);
+            if let NodeKind::Sync(y) = &mut k {
+                (y.src, y.dst) = (all_device_stages(), all_device_stages());
+                y.inst = Some(inst);
+            }
+            return vec![self.push(queue, k, explicit)];
+        }
+        let groups = independent_dependencies(barriers);
+        let n = groups.len();
+        let mut out = Vec::with_capacity(n);
+        for (k, group) in groups.into_iter().enumerate() {
+            let label = if n > 1 { format!("{label} (dependency {} of {n})", k + 1) } else { label.clone() };
+            let mut k = self.sync(SyncRole::Barrier, label, group, true, true);
+            if let NodeKind::Sync(y) = &mut k {
+                y.inst = Some(inst);
+            }
+            let i = self.push(queue, k, explicit.clone());
+            self.siblings_from.get_or_insert(i);
+            out.push(i);
+        }
+        self.siblings_from = None;
+        out
+    }
+
+    /// A graphics command (`api/render.rs`): a render pass's dependency before its load
+    /// operations (begin, next subpass) or after its store operations (end), and its action,
+    /// which waits for the previous attachment action of its render-pass instance
+    /// (rasterization order) and for the dependency performed before it.
+    fn render_command(&mut self, queue: usize, inst: usize, r: &crate::api::render::RenderLowered<'_>, label: &str, place: &str) -> Result<(), WorkloadError> {
+        let mut explicit: Vec<usize> = if r.after_previous { self.pass_last[queue].into_iter().collect() } else { Vec::new() };
+        if let (Some(dep), false) = (&r.sync, r.sync_last) {
+            self.transition(inst, dep, place, label)?;
+            explicit.extend(self.barrier_nodes(queue, inst, dep, format!("{label} (dependencies into the subpass)"), Vec::new()));
+        }
+        let w = self.prog.workload;
+        let cmd = &w.command_buffers[self.prog.instances[inst].cb].commands[self.prog.instances[inst].index];
+        self.check_layout(cmd, place, label)?;
+        if let Some(action) = self.prog.action(inst) {
+            let i = self.push(queue, NodeKind::Action { inst, stage: action.stage() }, explicit.clone());
+            self.pass_last[queue] = Some(i);
+            explicit = vec![i];
+        }
+        if let (Some(dep), true) = (&r.sync, r.sync_last) {
+            self.transition(inst, dep, place, label)?;
+            self.barrier_nodes(queue, inst, dep, format!("{label} (dependencies to EXTERNAL)"), explicit);
+        }
+        if matches!(cmd, Command::EndRenderPass | Command::EndRendering) {
+            self.pass_last[queue] = None;
+        }
+        Ok(())
+    }
+
     fn command(&mut self, queue: usize, inst: usize) -> Result<(), WorkloadError> {
         let prog = self.prog;
         let ins = &prog.instances[inst];
@@ -703,6 +781,9 @@ impl Lowering<'_, '_> {
         let label = format!("{} {}", cmd.vk_name(), ins.at);
         let place = format!("command_buffers[{}].commands[{}]", ins.at.command_buffer, ins.index);
         self.check_layout(cmd, &place, &ins.at.to_string())?;
+        if let Some(r) = prog.render_lowered(ins.cb, ins.index) {
+            return self.render_command(queue, inst, r, &label, &place);
+        }
         if let Some(action) = prog.action(inst) {
             self.push(queue, NodeKind::Action { inst, stage: action.stage() }, Vec::new());
             if self.wait_after_copy && matches!(action.work, Work::Copy { .. }) {
@@ -717,30 +798,7 @@ impl Lowering<'_, '_> {
         }
         match sync {
             SyncCommand::Barrier(dep) => {
-                let barriers = self.barrier_list(dep);
-                if self.order == ExecutionOrder::Serial && !barriers.iter().all(|(b, _)| first_scope_stages(b.src_stage_mask, None).is_empty()) {
-                    // A wait for idle: all earlier work, all later work, the barriers' cache
-                    // operations.
-                    let mut k = self.sync(SyncRole::Barrier, label, barriers, true, true);
-                    if let NodeKind::Sync(y) = &mut k {
-                        (y.src, y.dst) = (all_device_stages(), all_device_stages());
-                        y.inst = Some(inst);
-                    }
-                    self.push(queue, k, Vec::new());
-                } else {
-                    let groups = independent_dependencies(barriers);
-                    let n = groups.len();
-                    for (k, group) in groups.into_iter().enumerate() {
-                        let label = if n > 1 { format!("{label} (dependency {} of {n})", k + 1) } else { label.clone() };
-                        let mut k = self.sync(SyncRole::Barrier, label, group, true, true);
-                        if let NodeKind::Sync(y) = &mut k {
-                            y.inst = Some(inst);
-                        }
-                        let i = self.push(queue, k, Vec::new());
-                        self.siblings_from.get_or_insert(i);
-                    }
-                    self.siblings_from = None;
-                }
+                self.barrier_nodes(queue, inst, dep, label, Vec::new());
             }
             // "If event is already in the signaled state when vkCmdSetEvent2 is executed on
             // the device, then vkCmdSetEvent2 has no effect, no event signal operation occurs,

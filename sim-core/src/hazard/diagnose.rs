@@ -29,7 +29,7 @@ use crate::api::program::{CommandRef, Program};
 use crate::api::action::SyncCommand;
 use crate::api::workload::{DependencyInfo, HostOp};
 use crate::sync::valid::{BarrierKind, Shape, check_access_stages};
-use crate::sync::{AccessFlags2 as A, MemoryBarrier2, PipelineStageFlags2 as S, first_scope_stages, second_scope_stages};
+use crate::sync::{AccessFlags2 as A, MemoryBarrier2, PipelineStageFlags2 as S, StageAccess, first_scope_stages, second_scope_stages};
 
 /// The [`Suggestion::HostOp`] `op` of a hazard no added synchronization removes (the program's
 /// layout must change).
@@ -66,6 +66,25 @@ pub enum Suggestion {
         /// The layout to name (`None`: the subresources were in several layouts, so no one
         /// old layout keeps them all; split the barrier).
         old_layout: Option<String>,
+    },
+    /// A subpass dependency of a render pass (added, or an existing one with the same two
+    /// subpasses widened): what orders an access inside a render pass instance, or one after an
+    /// automatic layout transition, where no pipeline barrier can.
+    SubpassDependency {
+        /// The render pass's id.
+        render_pass: String,
+        /// `EXTERNAL` or the subpass index.
+        src_subpass: String,
+        /// `EXTERNAL` or the subpass index.
+        dst_subpass: String,
+        /// srcStageMask.
+        src_stage_mask: String,
+        /// srcAccessMask.
+        src_access_mask: String,
+        /// dstStageMask.
+        dst_stage_mask: String,
+        /// dstAccessMask.
+        dst_access_mask: String,
     },
     /// A binary semaphore signalled by one submission and waited by another.
     Semaphore {
@@ -196,6 +215,87 @@ fn elements(prog: &Program<'_>, dep: &DependencyInfo) -> Vec<(MemoryBarrier2, Op
 
 /// Explains `h` and suggests its fix.
 pub fn diagnose(prog: &Program<'_>, h: &Hazard) -> Diagnosis {
+    let mut d = diagnose_commands(prog, h);
+    if let Some(s) = render_pass_fix(prog, h) {
+        d.suggested = s;
+        d.amend.clear();
+    }
+    d
+}
+
+/// The fix of a hazard that a render pass decides: an access inside a render pass instance
+/// (a draw, a load or store operation, a transition into a subpass) after one outside it is
+/// ordered by a dependency from EXTERNAL (a pipeline barrier inside a render pass instance needs
+/// a self-dependency, and one before it does not reach its automatic transitions), or, for
+/// dynamic rendering, by a barrier before vkCmdBeginRendering; an access after a render pass's
+/// final layout transition by a dependency to EXTERNAL (nothing chains from an implicit
+/// dependency's empty second scope). `None` where the general fix holds.
+fn render_pass_fix(prog: &Program<'_>, h: &Hazard) -> Option<Suggestion> {
+    let (Place::Command(p), Place::Command(a)) = (&h.prior, &h.at) else { return None };
+    if queue_of(prog, p.submit) != queue_of(prog, a.submit) {
+        return None;
+    }
+    let w = prog.workload;
+    let (ip, ia) = (prog.instance_of(p)?, prog.instance_of(a)?);
+    let (pi, ai) = (&prog.instances[ip], &prog.instances[ia]);
+    let memory = h.prior_usage.is_write() && h.id != "SYNC-HAZARD-WRITE-AFTER-READ" && h.id != "SYNC-HAZARD-WRITE-RACING-READ";
+    let attachment = |u: StageAccess| {
+        // A transition stands for the attachment accesses of the render pass around it.
+        if u.is_layout_transition() {
+            let image = prog.resource_by_name(&h.resource).and_then(|r| prog.resource_image(r));
+            let depth = image.is_some_and(|i| w.images[i].layout.desc.format.is_depth_stencil());
+            if depth { (S::EARLY_FRAGMENT_TESTS | S::LATE_FRAGMENT_TESTS, A::DEPTH_STENCIL_ATTACHMENT_WRITE) } else { (S::COLOR_ATTACHMENT_OUTPUT, A::COLOR_ATTACHMENT_WRITE) }
+        } else {
+            (u.stage(), u.access())
+        }
+    };
+    let (ps, pa) = attachment(h.prior_usage);
+    let (us, ua) = attachment(h.usage);
+    let (pa, ua) = if memory { (pa, ua) } else { (A::NONE, A::NONE) };
+    let pass_a = crate::api::render::pass_of(w, ai.cb, ai.index);
+    let pass_p = crate::api::render::pass_of(w, pi.cb, pi.index);
+    // The later access is inside an instance the earlier one is not in.
+    if let Some(pa_) = pass_a.filter(|x| !(pi.cb == ai.cb && pi.index >= x.begin && pass_p.is_some_and(|y| y.begin == x.begin))) {
+        return Some(match pa_.render_pass {
+            Some(rp) => Suggestion::SubpassDependency {
+                render_pass: w.render_passes[rp].name.clone(),
+                src_subpass: "EXTERNAL".into(),
+                dst_subpass: pa_.subpass.to_string(),
+                src_stage_mask: name(ps),
+                src_access_mask: name(pa),
+                dst_stage_mask: name(us),
+                dst_access_mask: name(ua),
+            },
+            None => Suggestion::Barrier {
+                insert_before: Some(crate::api::program::CommandRef { command: pa_.begin, ..a.clone() }),
+                insert_after: None,
+                src_stage_mask: name(ps),
+                src_access_mask: name(pa),
+                dst_stage_mask: name(us),
+                dst_access_mask: name(ua),
+            },
+        });
+    }
+    // The earlier access is a render pass's final transition.
+    if h.prior_usage.is_layout_transition()
+        && let Some(x) = pass_p.filter(|x| x.render_pass.is_some() && x.end == Some(pi.index))
+    {
+        let rp = &w.render_passes[x.render_pass?];
+        return Some(Suggestion::SubpassDependency {
+            render_pass: rp.name.clone(),
+            src_subpass: (rp.subpasses.len().saturating_sub(1)).to_string(),
+            dst_subpass: "EXTERNAL".into(),
+            src_stage_mask: name(ps),
+            src_access_mask: name(if memory { pa } else { A::NONE }),
+            dst_stage_mask: name(us),
+            dst_access_mask: name(ua),
+        });
+    }
+    None
+}
+
+/// Explains `h` from the synchronization commands between its two accesses.
+fn diagnose_commands(prog: &Program<'_>, h: &Hazard) -> Diagnosis {
     let memory = h.prior_usage.is_write() && h.id != "SYNC-HAZARD-WRITE-AFTER-READ" && h.id != "SYNC-HAZARD-WRITE-RACING-READ";
     let (src_access, dst_access) = if memory { (h.prior_usage.access(), h.usage.access()) } else { (A::NONE, A::NONE) };
     let barrier = |before: Option<CommandRef>, after: Option<CommandRef>| Suggestion::Barrier {
@@ -386,7 +486,12 @@ fn command_pair(prog: &Program<'_>, h: &Hazard, p: &CommandRef, a: &CommandRef, 
     };
     // The synchronization commands between them on the queue, the nearest last.
     let same_queue = |i: usize| queue_of(prog, prog.instances[i].at.submit) == qa;
-    let between: Vec<usize> = (ip + 1..ia).filter(|&i| same_queue(i) && matches!(prog.sync_command(i), Some(SyncCommand::Barrier(_) | SyncCommand::WaitEvents { .. }))).collect();
+    // A render pass's begin performs its dependency before its own load operations, and its end
+    // after its own store operations: those count as between the two accesses.
+    let lowered = |i: usize| prog.render_lowered(prog.instances[i].cb, prog.instances[i].index).filter(|r| r.sync.is_some());
+    let from = if lowered(ip).is_some_and(|r| r.sync_last) { ip } else { ip + 1 };
+    let to = if lowered(ia).is_some_and(|r| !r.sync_last) { ia + 1 } else { ia };
+    let between: Vec<usize> = (from..to).filter(|&i| same_queue(i) && matches!(prog.sync_command(i), Some(SyncCommand::Barrier(_) | SyncCommand::WaitEvents { .. }))).collect();
     let suggested = barrier(Some(a.clone()), None);
     let Some(&nearest) = between.last() else {
         let across = if p.submit != a.submit { " (a barrier's first scope reaches back to earlier submissions on the same queue)" } else { "" };
@@ -404,7 +509,11 @@ fn command_pair(prog: &Program<'_>, h: &Hazard, p: &CommandRef, a: &CommandRef, 
         Some(SyncCommand::ResetEvent { .. }) | None => return Diagnosis { amend: Vec::new(), barrier_at: None, diagnosis: "no synchronization orders the two commands".into(), suggested },
     };
     let (prior_stage, stage) = (h.prior_usage.stage(), h.usage.stage());
-    let this = describe(prog, &at);
+    // A render pass's begin, next subpass and end perform its subpass dependencies (explicit or
+    // implicit) and layout transitions: there is no barrier in the trace to widen, so the fix
+    // is the barrier suggested (or a subpass dependency the report names).
+    let render_pass = prog.render_lowered(prog.instances[nearest].cb, prog.instances[nearest].index).is_some_and(|r| r.sync.is_some());
+    let this = if render_pass { format!("the subpass dependency {} performs (the render pass's own, or the implicit one Vulkan defines where it gives none)", describe(prog, &at)) } else { describe(prog, &at) };
     // A wait whose event a set after the earlier command found already signalled: that set had
     // no effect, and the wait's first scope ends at the set that signalled it, before.
     if let Some(SyncCommand::WaitEvents { events, .. }) = prog.sync_command(nearest) {
@@ -440,7 +549,16 @@ fn command_pair(prog: &Program<'_>, h: &Hazard, p: &CommandRef, a: &CommandRef, 
     }
     let els_of = |d: &DependencyInfo| elements(prog, d);
     let elements = els_of(dep);
-    let mask = |f: &dyn Fn(&MemoryBarrier2) -> String| elements.iter().map(|(b, _)| f(b)).collect::<Vec<_>>().join(", ");
+    let mask = |f: &dyn Fn(&MemoryBarrier2) -> String| {
+        let mut names: Vec<String> = Vec::new();
+        for (b, _) in &elements {
+            let n = f(b);
+            if !names.contains(&n) {
+                names.push(n);
+            }
+        }
+        names.join(", ")
+    };
     // An earlier barrier between them that had the prior access in its first scope and that the
     // nearest chains after: the execution dependency is there, the visibility is not.
     let chained_from = between[..between.len() - 1].iter().rev().find_map(|&e| {
@@ -517,14 +635,15 @@ fn command_pair(prog: &Program<'_>, h: &Hazard, p: &CommandRef, a: &CommandRef, 
         format!("{this} does not order {} before {}", describe(prog, p), describe(prog, a))
     };
     let sentence = if wait && sentence.starts_with(&this) { format!("{sentence} (the wait's masks; its first scope is also limited to what came before the matching vkCmdSetEvent)") } else { sentence };
-    Diagnosis { amend: amendments(prog, h, ip, &between, memory), barrier_at: Some(at), diagnosis: sentence, suggested }
+    let amend = if render_pass { Vec::new() } else { amendments(prog, h, ip, &between, memory) };
+    Diagnosis { amend, barrier_at: Some(at), diagnosis: sentence, suggested }
 }
 
 /// The image barriers of the synchronization command at `c` that transition the layout of
 /// `h`'s image, on some of `h`'s bytes: for each, the index of the dependency part it is in (a
 /// synchronization2 wait's event, `None` otherwise), its index within that part's image
 /// barriers, and the barrier.
-pub fn transitions_at<'w>(prog: &Program<'w>, c: &CommandRef, h: &Hazard) -> Vec<(Option<usize>, usize, &'w crate::api::workload::ImageMemoryBarrier)> {
+pub fn transitions_at<'p>(prog: &'p Program<'_>, c: &CommandRef, h: &Hazard) -> Vec<(Option<usize>, usize, &'p crate::api::workload::ImageMemoryBarrier)> {
     let Some(image) = prog.resource_by_name(&h.resource).and_then(|r| prog.resource_image(r)) else { return Vec::new() };
     let layout = &prog.workload.images[image].layout;
     let on_bytes = |b: &crate::api::workload::ImageMemoryBarrier| layout.range_bytes(&b.range).unwrap_or_default().iter().any(|&(o, n)| o < h.offset + h.size && h.offset < o + n);
@@ -586,6 +705,10 @@ pub struct ImageWidening {
 /// with the vkCmdSetEvent2 it waits for).
 pub fn image_widening(prog: &Program<'_>, h: &Hazard) -> Option<ImageWidening> {
     let (Place::Command(p), Place::Command(a)) = (&h.prior, &h.at) else { return None };
+    // A render pass's automatic transitions have no image barrier in the trace to widen.
+    if render_pass_sync(prog, p) || render_pass_sync(prog, a) {
+        return None;
+    }
     if queue_of(prog, p.submit) != queue_of(prog, a.submit) {
         return None;
     }
@@ -600,6 +723,21 @@ pub fn image_widening(prog: &Program<'_>, h: &Hazard) -> Option<ImageWidening> {
         return None;
     };
     (add != MemoryBarrier2::default()).then_some(ImageWidening { add, ..at })
+}
+
+/// Whether the command at `c` is a render pass's begin, next subpass or end: its dependencies
+/// and layout transitions are the render pass's, not barriers of the trace.
+fn render_pass_sync(prog: &Program<'_>, c: &CommandRef) -> bool {
+    prog.instance_of(c).is_some_and(|i| prog.render_lowered(prog.instances[i].cb, prog.instances[i].index).is_some_and(|r| r.sync.is_some()))
+}
+
+/// How a transition at `c` (image barrier `index`) is named in a sentence.
+fn transition_name(prog: &Program<'_>, c: &CommandRef, index: usize, h: &Hazard, old: &str, new: &str) -> String {
+    if render_pass_sync(prog, c) {
+        format!("the automatic layout transition of {} from {old} to {new} that {} performs, under its subpass dependency (the render pass's own, or the implicit one Vulkan defines where it gives none)", h.resource, describe(prog, c))
+    } else {
+        format!("the image memory barrier {index} of {}, which transitions {} from {old} to {new}", describe(prog, c), h.resource)
+    }
 }
 
 /// The bits to add to an image barrier's masks `b` so that the later access of `h` is in the
@@ -620,7 +758,7 @@ fn transition_before(prog: &Program<'_>, h: &Hazard, p: &CommandRef, a: &Command
     let &(_, index, b) = transitions_at(prog, p, h).first()?;
     let m = &b.barrier;
     let add = transition_visible(h, m, memory);
-    let what = format!("the image memory barrier {index} of {}, which transitions {} from {} to {}", describe(prog, p), h.resource, b.old_layout, b.new_layout);
+    let what = transition_name(prog, p, index, h, &b.old_layout, &b.new_layout);
     let later = describe(prog, a);
     let mut sentence = if !add.dst_stage_mask.is_empty() {
         format!("{what}, has dstStageMask {}, which does not contain {}, the stage of {later}", name(m.dst_stage_mask), h.usage.stage())
@@ -646,11 +784,10 @@ fn transition_before(prog: &Program<'_>, h: &Hazard, p: &CommandRef, a: &Command
 /// layer checks it (its first scope, chained or not, must hold the earlier access).
 fn transition_after(prog: &Program<'_>, h: &Hazard, p: &CommandRef, a: &CommandRef, memory: bool) -> Option<Diagnosis> {
     let &(_, index, b) = transitions_at(prog, a, h).first()?;
-    let this = describe(prog, a);
     let wait = matches!(prog.instance_of(a).and_then(|i| prog.sync_command(i)), Some(SyncCommand::WaitEvents { .. }));
     let m = &b.barrier;
     let add = transition_widening(h, m, memory);
-    let what = format!("the image memory barrier {index} of {this}, which transitions {} from {} to {}", h.resource, b.old_layout, b.new_layout);
+    let what = transition_name(prog, a, index, h, &b.old_layout, &b.new_layout);
     let prior = describe(prog, p);
     let mut sentence = if !add.src_stage_mask.is_empty() {
         format!("{what}, has srcStageMask {}, which does not contain {}, the stage of {prior}", name(m.src_stage_mask), h.prior_usage.stage())
@@ -664,7 +801,7 @@ fn transition_after(prog: &Program<'_>, h: &Hazard, p: &CommandRef, a: &CommandR
         sentence.push_str(" (an event wait's first scope is also limited to what came before the matching vkCmdSetEvent)");
     }
     let widen: Vec<String> = [("srcStageMask", name(add.src_stage_mask)), ("srcAccessMask", name(add.src_access_mask))].into_iter().filter(|(_, v)| v != "NONE").map(|(k, v)| format!("{v} to its {k}")).collect();
-    if !widen.is_empty() {
+    if !widen.is_empty() && !render_pass_sync(prog, a) {
         sentence.push_str(&format!("; widen that image barrier: add {}", widen.join(" and ")));
     }
     // Inserted before the transition's barrier, a barrier from the earlier access to the

@@ -247,13 +247,15 @@ struct Access {
     coherent: bool,
     /// An atomic operation, through this buffer.
     atomic: state::Atomic,
+    /// Its ordering guarantee over earlier accesses of the same queue (rasterization order).
+    ordering: crate::api::action::Ordering,
 }
 
 impl From<&Usage> for Access {
     /// An action's usage as the detector records it: a binding accessed only atomically is
     /// accessed atomically throughout its range (that much the layer's model can know).
     fn from(u: &Usage) -> Access {
-        Access { range: u.range.clone(), usage: u.usage, buffer: u.buffer, coherent: u.coherent, atomic: u.atomic_only.then_some(u.buffer) }
+        Access { range: u.range.clone(), usage: u.usage, buffer: u.buffer, coherent: u.coherent, atomic: u.atomic_only.then_some(u.buffer), ordering: u.ordering }
     }
 }
 
@@ -832,7 +834,7 @@ impl Walk<'_, '_> {
                                 });
                             let Some((buffer, end)) = owner else { break };
                             let end = end.min(r.end);
-                            out.push(Access { range: pos..end, usage, buffer, coherent, atomic: atomic.then_some(buffer) });
+                            out.push(Access { range: pos..end, usage, buffer, coherent, atomic: atomic.then_some(buffer), ordering: crate::api::action::Ordering::None });
                             pos = end;
                         }
                     }
@@ -891,8 +893,9 @@ impl Walk<'_, '_> {
         // source and destination are each checked against what came before).
         let mut found: Vec<(usize, Conflict, Range<u64>, &'static str)> = Vec::new();
         for (k, a) in accesses.iter().enumerate() {
+            let ordered = (a.ordering != crate::api::action::Ordering::None).then(|| (q, a.ordering.scope()));
             for (r, s) in self.queues[q as usize].context.overlapping(a.range.clone()) {
-                if let Some(c) = s.detect(a.usage, a.coherent, a.atomic) {
+                if let Some(c) = s.detect(a.usage, a.coherent, a.atomic, ordered) {
                     found.push((k, c, r, c.kind.id()));
                 }
             }
@@ -1042,7 +1045,7 @@ impl Walk<'_, '_> {
             let start = bytes.iter().map(|(o, _)| base + o).min().unwrap_or(base);
             let end = bytes.iter().map(|(o, n)| base + o + n).max().unwrap_or(base);
             let k = accesses.len();
-            accesses.push(Access { range: start..end, usage: StageAccess::IMAGE_LAYOUT_TRANSITION, buffer: resource, coherent: false, atomic: None });
+            accesses.push(Access { range: start..end, usage: StageAccess::IMAGE_LAYOUT_TRANSITION, buffer: resource, coherent: false, atomic: None, ordering: crate::api::action::Ordering::None });
             for (o, n) in bytes {
                 list.push((k, base + o..base + o + n, scopes));
             }

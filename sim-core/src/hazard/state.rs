@@ -157,13 +157,17 @@ impl AccessState {
     /// Between two accesses made through `Coherent` storage buffers (`coherent`), an execution
     /// dependency is enough: each makes itself available and visible at device scope. Between
     /// two atomic operations through the same buffer (`atomic`), nothing is needed: they are
-    /// never a data race. An atomic against a plain access still is one.
-    pub fn detect(&self, usage: StageAccess, coherent: bool, atomic: Atomic) -> Option<Conflict> {
+    /// never a data race. An atomic against a plain access still is one. An access with an
+    /// ordering guarantee (`raster`: its queue and the usages in the guarantee's scope, as
+    /// rasterization order gives an attachment access) needs no dependency on an earlier access
+    /// of that queue in that scope.
+    pub fn detect(&self, usage: StageAccess, coherent: bool, atomic: Atomic, raster: Option<(QueueId, UsageSet)>) -> Option<Conflict> {
         let stage = usage.stage();
-        let ordered = |w: &WriteAccess| w.barriers.contains(usage) || (coherent && w.coherent && w.exec.intersects(stage)) || mutually_ordered(atomic, w.atomic);
+        let in_order = |q: QueueId, u: StageAccess| raster.is_some_and(|(rq, scope)| rq == q && scope.contains(u));
+        let ordered = |w: &WriteAccess| w.barriers.contains(usage) || (coherent && w.coherent && w.exec.intersects(stage)) || mutually_ordered(atomic, w.atomic) || in_order(w.queue, w.usage);
         if usage.is_write() {
             if !self.reads.is_empty() {
-                let unordered = || self.reads.iter().filter(|r| !r.barriers.intersects(stage));
+                let unordered = || self.reads.iter().filter(|r| !r.barriers.intersects(stage) && !in_order(r.queue, r.usage));
                 if let Some(r) = unordered().find(|r| !mutually_ordered(atomic, r.atomic)) {
                     return Some(Conflict { kind: HazardKind::WriteAfterRead, prior: r.tag, prior_usage: r.usage, available: false });
                 }

@@ -67,8 +67,41 @@ pub struct Machine {
     pub transfer: TransferSpec,
     /// The render output units.
     pub rop: RopSpec,
+    /// Where the fixed-function front end of a draw reads (vertices, indices, indirect records).
+    pub fetch: FetchSpec,
     /// The host side of mapped memory.
     pub host: HostSpec,
+}
+
+/// Where a fixed-function read enters the memory system.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum FetchLevel {
+    /// A CU's L1 (a vertex fetch made as a shader's buffer load: NVIDIA, RADV).
+    #[default]
+    L1,
+    /// A CU's scalar/uniform cache (RADV's indirect arguments, read with scalar loads).
+    Uniform,
+    /// The L2 alone (a fetch unit that reads through the shared cache: ANV's vertex fetcher,
+    /// whose own cache is not simulated; Turnip's UCHE).
+    L2,
+    /// Memory, past the L2 (a command streamer that is not coherent with the L2: ANV, Turnip's
+    /// CP).
+    Vram,
+}
+
+/// Where a draw's fixed-function reads go: each entry point of the profile's barrier table rows
+/// for VERTEX_ATTRIBUTE_READ, INDEX_READ and INDIRECT_COMMAND_READ acts on the caches these
+/// reads pass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct FetchSpec {
+    /// Vertex attributes (VERTEX_ATTRIBUTE_INPUT). Default `l1`.
+    pub vertex: FetchLevel,
+    /// Indices (INDEX_INPUT). Default `l1`.
+    pub index: FetchLevel,
+    /// Indirect draw records (DRAW_INDIRECT). Default `l1`.
+    pub indirect: FetchLevel,
 }
 
 impl Default for Machine {
@@ -80,6 +113,7 @@ impl Default for Machine {
             vram: VramSpec::default(),
             transfer: TransferSpec::default(),
             rop: RopSpec::default(),
+            fetch: FetchSpec::default(),
             host: HostSpec::default(),
         }
     }

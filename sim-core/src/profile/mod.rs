@@ -57,7 +57,7 @@ use sim_caches::{CacheSpec, WritePolicy};
 
 pub use error::{FieldPath, ProfileError};
 pub use policies::{AtomicsAt, CuCacheWalks, EventFirstScope, ExecutionOrder, Policies, SignalAvailability};
-pub use machine::{COMPRESSION_PAGE_BYTES, CompressionSpec, ComputeUnitSpec, HostSpec, ImageUnit, L2Spec, Limits, Machine, MetadataPlacement, RopSpec, ShaderTransferRead, ShaderTransferWrite, Timing, TransferPath, TransferSpec, VramSpec};
+pub use machine::{COMPRESSION_PAGE_BYTES, CompressionSpec, ComputeUnitSpec, FetchLevel, FetchSpec, HostSpec, ImageUnit, L2Spec, Limits, Machine, MetadataPlacement, RopSpec, ShaderTransferRead, ShaderTransferWrite, Timing, TransferPath, TransferSpec, VramSpec};
 pub use plan::{CacheOp, OpRange, plan_barrier, plan_driver_point, plan_fence_signal, plan_queue_submit, plan_scope, plan_semaphore_signal, plan_semaphore_wait};
 pub use table::{Aspect, BarrierRow, BarrierTable, CacheAction, CacheName, DriverPoint, ImageLayout, ImageWork, LayoutTransition, OpSpec, RangeMode};
 

@@ -6,12 +6,17 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use sim_shader::{BindingKind, ComputePipeline, Module};
+use sim_shader::{BindingKind, ComputePipeline, GraphicsShader, IoBinding, Module, ShaderStage};
 
 use super::schema::{self, Barrier, BufferBarrier, Cmd, Declared, Size, TimelineOp};
 use super::{MAX_LIST_LEN, MAX_PAYLOAD_BYTES, MAX_TOTAL_HOST_READ_BYTES, MAX_TOTAL_PAYLOAD_BYTES, MAX_SHADER_FILE_BYTES, MAX_TRACE_MEMORY_BYTES, MAX_TRACE_TOTAL_MEMORY_BYTES};
 use crate::api::program::{MAX_UPDATE_BYTES, MAX_WORKGROUPS_PER_DISPATCH};
 use crate::api::{BufferBinding, BufferCopy, BufferMemoryBarrier, Command, DependencyInfo, HostOp, MappedRange, MemoryDesc, MemoryProperties, SubmitBatch, Workload};
+use crate::api::{
+    AttachmentDescription, AttachmentReference, AttachmentView, ClearAttachment, ClearRect, DepthStencilState, DrawKind, FramebufferDesc, GraphicsPipelineDesc, LoadOp, PipelineTarget, RenderPassDesc,
+    RenderingAttachment, RenderingInfo, StoreOp, SubpassDependency, SubpassDescription, SubpassRef,
+};
+use crate::fixed_function as ff;
 use crate::sync::valid::{BarrierKind, Shape, check_access_stages};
 use crate::sync::{AccessFlags2 as A, MemoryBarrier2, PipelineStageFlags2 as S};
 
@@ -24,23 +29,7 @@ fn fail<T>(path: impl Into<String>, message: impl Into<String>) -> R<T> {
 }
 
 /// Commands of Vulkan the trace format names but the engine cannot run yet.
-pub const NOT_YET_COMMANDS: &[&str] = &[
-    "resolve_image",
-    "clear_attachments",
-    "dispatch_indirect",
-    "begin_render_pass",
-    "next_subpass",
-    "end_render_pass",
-    "begin_rendering",
-    "end_rendering",
-    "draw",
-    "draw_indexed",
-    "draw_indirect",
-    "draw_indexed_indirect",
-    "bind_vertex_buffers",
-    "bind_index_buffer",
-    "execute_commands",
-];
+pub const NOT_YET_COMMANDS: &[&str] = &["resolve_image", "dispatch_indirect", "execute_commands"];
 
 /// The commands the engine runs.
 pub const COMMANDS: &[&str] = &[
@@ -57,6 +46,20 @@ pub const COMMANDS: &[&str] = &[
     "set_event",
     "wait_events",
     "reset_event",
+    "begin_render_pass",
+    "next_subpass",
+    "end_render_pass",
+    "begin_rendering",
+    "end_rendering",
+    "bind_vertex_buffers",
+    "bind_index_buffer",
+    "set_viewport",
+    "set_scissor",
+    "draw",
+    "draw_indexed",
+    "draw_indirect",
+    "draw_indexed_indirect",
+    "clear_attachments",
 ];
 
 /// The host operations the engine runs.
@@ -232,7 +235,14 @@ struct Builder<'a> {
     w: Workload,
     mems: HashMap<String, usize>,
     bufs: HashMap<String, usize>,
+    /// Compute shaders: id to compute pipeline index.
     shaders: HashMap<String, usize>,
+    /// Vertex and fragment shaders, by id: they are stages of graphics pipelines, not
+    /// pipelines of their own.
+    graphics: HashMap<String, Arc<GraphicsShader>>,
+    render_passes: HashMap<String, usize>,
+    framebuffers: HashMap<String, usize>,
+    graphics_pipelines: HashMap<String, usize>,
     events: HashMap<String, usize>,
     sems: HashMap<String, usize>,
     fences: HashMap<String, usize>,
@@ -264,6 +274,10 @@ pub fn build(t: &schema::Trace, base: Option<&Path>, stem: &str) -> R<(Workload,
         mems: ids(t.memory.iter().map(|m| m.id.as_str()), "memory", "memory")?,
         bufs: ids(t.buffers.iter().map(|m| m.id.as_str()), "buffers", "buffer")?,
         shaders: ids(t.shaders.iter().map(|m| m.id.as_str()), "shaders", "shader")?,
+        graphics: HashMap::new(),
+        render_passes: HashMap::new(),
+        framebuffers: HashMap::new(),
+        graphics_pipelines: HashMap::new(),
         events: ids(t.events.iter().map(String::as_str), "events", "event")?,
         sems: HashMap::new(),
         fences: ids(t.fences.iter().map(String::as_str), "fences", "fence")?,
@@ -279,6 +293,9 @@ pub fn build(t: &schema::Trace, base: Option<&Path>, stem: &str) -> R<(Workload,
     b.images(t)?;
     b.samplers(t)?;
     b.shader_list(t)?;
+    b.render_pass_list(t)?;
+    b.framebuffer_list(t)?;
+    b.graphics_pipeline_list(t)?;
     b.w.events = t.events.clone();
     b.w.fences = t.fences.clone();
     let mut sem_names = Vec::new();
@@ -492,19 +509,30 @@ impl Builder<'_> {
     }
 
     fn shader_list(&mut self, t: &schema::Trace) -> R<()> {
+        // Filled again with the compute shaders alone, each with its pipeline's index.
+        self.shaders.clear();
         for (i, s) in t.shaders.iter().enumerate() {
             let path = format!("shaders[{i}]");
-            if let Some(stage) = &s.stage {
-                let short = stage.trim_start_matches("VK_SHADER_STAGE_").trim_end_matches("_BIT");
-                if short != "COMPUTE" {
-                    return fail(format!("{path}.stage"), format!("shader stage `{stage}` is not supported yet by the engine (COMPUTE only)"));
-                }
-            }
+            let stage = match &s.stage {
+                None => ShaderStage::Compute,
+                Some(stage) => match stage.trim_start_matches("VK_SHADER_STAGE_").replace("_BIT", "").as_str() {
+                    "COMPUTE" => ShaderStage::Compute,
+                    "VERTEX" => ShaderStage::Vertex,
+                    "FRAGMENT" => ShaderStage::Fragment,
+                    "TESSELLATION_CONTROL" | "TESSELLATION_EVALUATION" | "GEOMETRY" | "TASK" | "TASK_EXT" | "TASK_NV" | "MESH" | "MESH_EXT" | "MESH_NV" | "RAYGEN_KHR" | "ANY_HIT_KHR" | "CLOSEST_HIT_KHR" | "MISS_KHR" | "INTERSECTION_KHR"
+                    | "CALLABLE_KHR" | "SUBPASS_SHADING_HUAWEI" | "CLUSTER_CULLING_HUAWEI" => {
+                        return fail(format!("{path}.stage"), format!("shader stage `{stage}` is not supported yet by the engine (COMPUTE, VERTEX and FRAGMENT are)"));
+                    }
+                    _ => return fail(format!("{path}.stage"), format!("unknown shader stage `{stage}` (expected COMPUTE, VERTEX or FRAGMENT)")),
+                },
+            };
             let sources = [s.wgsl.is_some(), s.wgsl_file.is_some(), s.spirv_file.is_some(), s.glsl_file.is_some(), s.glsl.is_some()];
             if sources.iter().filter(|&&x| x).count() != 1 {
                 return fail(path, "a shader needs exactly one of `wgsl`, `wgsl_file`, `spirv_file`, `glsl_file`, `glsl`");
             }
             let text = |bytes: Vec<u8>, p: &str| String::from_utf8(bytes).map_err(|_| (p.to_string(), "the shader file is not UTF-8 text".to_string()));
+            // GLSL holds one stage a source, which the front end must be told.
+            let glsl = |src: &str, name: &str| if stage == ShaderStage::Compute { Module::from_glsl(src, name) } else { Module::from_glsl_stage(src, name, stage) };
             let module = if let Some(src) = &s.wgsl {
                 Module::from_wgsl(src, &s.id).map_err(|e| (format!("{path}.wgsl"), format!("shader `{}` does not compile: {e}", s.id)))?
             } else if let Some(f) = &s.wgsl_file {
@@ -518,14 +546,26 @@ impl Builder<'_> {
             } else if let Some(f) = &s.glsl_file {
                 let p = format!("{path}.glsl_file");
                 let src = text(self.read_file(f, MAX_SHADER_FILE_BYTES, &p)?, &p)?;
-                Module::from_glsl(&src, f).map_err(|e| (p.clone(), format!("shader `{}` does not compile: {e}", s.id)))?
+                glsl(&src, f).map_err(|e| (p.clone(), format!("shader `{}` does not compile: {e}", s.id)))?
             } else {
                 let src = s.glsl.as_deref().unwrap_or_default();
-                Module::from_glsl(src, &s.id).map_err(|e| (format!("{path}.glsl"), format!("shader `{}` does not compile: {e}", s.id)))?
+                glsl(src, &s.id).map_err(|e| (format!("{path}.glsl"), format!("shader `{}` does not compile: {e}", s.id)))?
             };
             let entry = s.entry_point.as_deref().unwrap_or("main");
-            let pipeline = ComputePipeline::new(&module, entry).map_err(|e| (format!("{path}.entry_point"), format!("shader `{}`: {e}", s.id)))?;
-            self.w.pipeline(s.id.clone(), Arc::new(pipeline));
+            if stage == ShaderStage::Compute {
+                let pipeline = ComputePipeline::new(&module, entry).map_err(|e| (format!("{path}.entry_point"), format!("shader `{}`: {e}", s.id)))?;
+                let k = self.w.pipeline(s.id.clone(), Arc::new(pipeline));
+                self.shaders.insert(s.id.clone(), k);
+                continue;
+            }
+            let shader = GraphicsShader::new(&module, entry).map_err(|e| (format!("{path}.entry_point"), format!("shader `{}`: {e}", s.id)))?;
+            if shader.stage() != stage {
+                return fail(
+                    format!("{path}.stage"),
+                    format!("VUID-VkPipelineShaderStageCreateInfo-pName-00707: entry point `{entry}` of shader `{}` is a {} shader, and `stage` says {}", s.id, shader.stage().vk_name(), stage.vk_name()),
+                );
+            }
+            self.graphics.insert(s.id.clone(), Arc::new(shader));
         }
         Ok(())
     }
@@ -987,6 +1027,17 @@ impl Builder<'_> {
             "set_event" => &["event", "dependency", "stage_mask"],
             "wait_events" => &["events", "dependencies", "src_stage_mask", "dst_stage_mask", "memory_barriers", "buffer_memory_barriers", "image_memory_barriers"],
             "reset_event" => &["event", "stage_mask"],
+            "begin_render_pass" => &["render_pass", "framebuffer", "render_area", "clear_values"],
+            "next_subpass" | "end_render_pass" | "end_rendering" => &[],
+            "begin_rendering" => &["render_area", "layer_count", "color_attachments", "depth_attachment", "stencil_attachment"],
+            "bind_vertex_buffers" => &["first_binding", "buffers", "offsets"],
+            "bind_index_buffer" => &["buffer", "offset", "index_type"],
+            "set_viewport" => &["viewport"],
+            "set_scissor" => &["scissor"],
+            "draw" => &["pipeline", "vertex_count", "instance_count", "first_vertex", "first_instance", "bindings", "push_constants_u32", "push_constants_f32", "push_constants_hex"],
+            "draw_indexed" => &["pipeline", "index_count", "instance_count", "first_index", "vertex_offset", "first_instance", "bindings", "push_constants_u32", "push_constants_f32", "push_constants_hex"],
+            "draw_indirect" | "draw_indexed_indirect" => &["pipeline", "buffer", "offset", "draw_count", "stride", "bindings", "push_constants_u32", "push_constants_f32", "push_constants_hex"],
+            "clear_attachments" => &["attachments", "rects"],
             _ => return fail(format!("{path}.cmd"), format!("unknown command `{name}` (expected one of {})", COMMANDS.join(", "))),
         };
         for f in present_cmd_fields(c) {
@@ -1352,12 +1403,26 @@ impl Builder<'_> {
                 };
                 Command::ResetEvent { event: ev, stage_mask: c.stage_mask.unwrap_or(S::ALL_COMMANDS) }
             }
+            "begin_render_pass" => self.begin_render_pass(c, path)?,
+            "next_subpass" => Command::NextSubpass,
+            "end_render_pass" => Command::EndRenderPass,
+            "begin_rendering" => self.begin_rendering(c, path)?,
+            "end_rendering" => Command::EndRendering,
+            "bind_vertex_buffers" => self.bind_vertex_buffers(c, path)?,
+            "bind_index_buffer" => self.bind_index_buffer(c, path)?,
+            "set_viewport" => self.set_viewport(c, path)?,
+            "set_scissor" => self.set_scissor(c, path)?,
+            "draw" | "draw_indexed" | "draw_indirect" | "draw_indexed_indirect" => self.draw(c, name, path)?,
+            "clear_attachments" => self.clear_attachments(c, path)?,
             _ => unreachable_command(path, name)?,
         })
     }
 
     fn dispatch(&self, c: &Cmd, path: &str) -> R<Command> {
         let pipeline = match &c.shader {
+            Some(s) if self.graphics.contains_key(s) => {
+                return fail(format!("{path}.shader"), format!("shader `{s}` is a {} shader: `dispatch` takes a COMPUTE shader", self.graphics[s].stage().vk_name()));
+            }
             Some(s) => lookup(&self.shaders, s, &format!("{path}.shader"), "shader")?,
             None => return fail(path, "`dispatch` needs `shader`"),
         };
@@ -1374,16 +1439,25 @@ impl Builder<'_> {
             }
         }
         let p = &self.w.pipelines[pipeline].1;
-        let mut bindings = Vec::new();
-        let list = c.bindings.as_deref().unwrap_or_default();
+        let declared = |set: u32, binding: u32| p.bindings().iter().find(|x| x.group == set && x.binding == binding).map(|x| x.kind);
+        let (bindings, images) = self.descriptors(c.bindings.as_deref().unwrap_or_default(), &declared, "vkCmdDispatch", path)?;
+        let push_constants = self.push_constants(c, path)?;
+        Ok(Command::Dispatch { pipeline, group_count, base_group, bindings, push_constants, images })
+    }
+
+    /// The descriptors of a dispatch or draw (`vk`, for VUIDs): buffer bindings and image and
+    /// sampler bindings, each checked against what the shaders declare at its (set, binding)
+    /// (`declared`; `None` where they do not use it).
+    fn descriptors(&self, list: &[schema::Binding], declared: &dyn Fn(u32, u32) -> Option<BindingKind>, vk: &str, path: &str) -> R<(Vec<BufferBinding>, Vec<crate::api::ImageDescriptor>)> {
         check_len(list, &format!("{path}.bindings"))?;
+        let mut bindings = Vec::new();
         let mut images = Vec::new();
         for (i, b) in list.iter().enumerate() {
             let bp = format!("{path}.bindings[{i}]");
-            let declared = p.bindings().iter().find(|x| x.group == b.set && x.binding == b.binding);
+            let declared = declared(b.set, b.binding);
             let image_type = b.descriptor_type.as_deref().map(|t| t.trim_start_matches("VK_DESCRIPTOR_TYPE_")).is_some_and(|t| matches!(t, "SAMPLED_IMAGE" | "STORAGE_IMAGE" | "COMBINED_IMAGE_SAMPLER" | "SAMPLER"));
             if b.image.is_some() || b.sampler.is_some() || b.layout.is_some() || image_type {
-                images.push(self.image_descriptor(b, declared.map(|d| d.kind), &bp)?);
+                images.push(self.image_descriptor(b, declared, vk, &bp)?);
                 continue;
             }
             for (set, f) in [(b.subresource_range.is_some(), "subresource_range"), (b.view_type.is_some(), "view_type"), (b.format.is_some(), "format")] {
@@ -1393,9 +1467,9 @@ impl Builder<'_> {
             }
             let Some(id) = &b.buffer else { return fail(bp, "a binding needs `buffer`, or `image` or `sampler`") };
             if let Some(d) = declared
-                && !matches!(d.kind, BindingKind::StorageBuffer { .. } | BindingKind::UniformBuffer)
+                && !matches!(d, BindingKind::StorageBuffer { .. } | BindingKind::UniformBuffer)
             {
-                return fail(format!("{bp}.buffer"), format!("the shader declares (set {}, binding {}) as {}, and this binding names a buffer", b.set, b.binding, kind_name(d.kind)));
+                return fail(format!("{bp}.buffer"), format!("the shader declares (set {}, binding {}) as {}, and this binding names a buffer", b.set, b.binding, kind_name(d)));
             }
             let buffer = lookup(&self.bufs, id, &format!("{bp}.buffer"), "buffer")?;
             let range = self.buffer_range(buffer, b.offset, b.range, &format!("{bp}.offset"), &format!("{bp}.range"))?;
@@ -1405,8 +1479,8 @@ impl Builder<'_> {
             if let Some(t) = &b.descriptor_type {
                 let short = t.trim_start_matches("VK_DESCRIPTOR_TYPE_");
                 let kind_ok = match short {
-                    "STORAGE_BUFFER" => declared.is_none_or(|d| matches!(d.kind, BindingKind::StorageBuffer { .. })),
-                    "UNIFORM_BUFFER" => declared.is_none_or(|d| matches!(d.kind, BindingKind::UniformBuffer)),
+                    "STORAGE_BUFFER" => declared.is_none_or(|d| matches!(d, BindingKind::StorageBuffer { .. })),
+                    "UNIFORM_BUFFER" => declared.is_none_or(|d| matches!(d, BindingKind::UniformBuffer)),
                     "STORAGE_BUFFER_DYNAMIC" | "UNIFORM_BUFFER_DYNAMIC" | "UNIFORM_TEXEL_BUFFER" | "STORAGE_TEXEL_BUFFER" | "INPUT_ATTACHMENT" => {
                         return fail(format!("{bp}.descriptor_type"), format!("descriptor type `{t}` is not supported yet by the engine (STORAGE_BUFFER, UNIFORM_BUFFER, SAMPLED_IMAGE, STORAGE_IMAGE, COMBINED_IMAGE_SAMPLER and SAMPLER are)"));
                     }
@@ -1422,6 +1496,11 @@ impl Builder<'_> {
             };
             bindings.push(BufferBinding { set: b.set, binding: b.binding, buffer, offset: b.offset, range });
         }
+        Ok((bindings, images))
+    }
+
+    /// The push constants of a dispatch or draw: whole words, at most 256 bytes.
+    fn push_constants(&self, c: &Cmd, path: &str) -> R<Vec<u8>> {
         let push_constants = match (&c.push_constants_u32, &c.push_constants_f32, &c.push_constants_hex) {
             (None, None, None) => Vec::new(),
             (Some(v), None, None) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
@@ -1435,13 +1514,13 @@ impl Builder<'_> {
         if push_constants.len() > 256 {
             return fail(path, format!("{} bytes of push constants exceed the cap of 256", push_constants.len()));
         }
-        Ok(Command::Dispatch { pipeline, group_count, base_group, bindings, push_constants, images })
+        Ok(push_constants)
     }
 
     /// An image or sampler binding of a dispatch, checked as Vulkan's valid usage checks
     /// `VkWriteDescriptorSet` (layouts and usages) and the dispatch (the view's type and numeric
     /// format against the shader's declaration, `declared`, when the entry point uses it).
-    fn image_descriptor(&self, b: &schema::Binding, declared: Option<BindingKind>, bp: &str) -> R<crate::api::ImageDescriptor> {
+    fn image_descriptor(&self, b: &schema::Binding, declared: Option<BindingKind>, vk: &str, bp: &str) -> R<crate::api::ImageDescriptor> {
         use crate::api::ImageDescriptorType as T;
         if b.buffer.is_some() || b.range.is_some() || b.offset != 0 {
             return fail(bp, "an image or sampler binding names no buffer, offset or range");
@@ -1454,7 +1533,7 @@ impl Builder<'_> {
             Some(other @ ("STORAGE_BUFFER" | "UNIFORM_BUFFER" | "STORAGE_BUFFER_DYNAMIC" | "UNIFORM_BUFFER_DYNAMIC" | "UNIFORM_TEXEL_BUFFER" | "STORAGE_TEXEL_BUFFER")) => {
                 return fail(format!("{bp}.descriptor_type"), format!("descriptor type `{other}` binds a buffer, and this binding names an image or sampler"));
             }
-            Some("INPUT_ATTACHMENT") => return fail(format!("{bp}.descriptor_type"), "descriptor type `INPUT_ATTACHMENT` is not supported yet by the engine (input attachments come with render passes)"),
+            Some("INPUT_ATTACHMENT") => return fail(format!("{bp}.descriptor_type"), "descriptor type `INPUT_ATTACHMENT` is not supported yet by the engine (SAMPLED_IMAGE, STORAGE_IMAGE, COMBINED_IMAGE_SAMPLER and SAMPLER are)"),
             Some(other) => return fail(format!("{bp}.descriptor_type"), format!("unknown descriptor type `{other}` (expected SAMPLED_IMAGE, STORAGE_IMAGE, COMBINED_IMAGE_SAMPLER or SAMPLER for an image or sampler binding)")),
             None => None,
         };
@@ -1570,7 +1649,7 @@ impl Builder<'_> {
         if let Some(declared) = shader
             && declared != view
         {
-            return fail(bp, format!("the shader declares (set {}, binding {}) as a {} image, and the view is {} (VUID-vkCmdDispatch-viewType-07752)", b.set, b.binding, view_name(declared), view_name(view)));
+            return fail(bp, format!("the shader declares (set {}, binding {}) as a {} image, and the view is {} (VUID-{vk}-viewType-07752)", b.set, b.binding, view_name(declared), view_name(view)));
         }
         // The view's numeric format against the shader's sampled type or storage format.
         let class = desc.format.class(sim_rop::Aspect::Color);
@@ -1582,11 +1661,11 @@ impl Builder<'_> {
                     sim_shader::SampleKind::Sint => false,
                 };
                 if !ok {
-                    return fail(bp, format!("the shader reads (set {}, binding {}) as {sample:?} texels, and image `{}` is {} (VUID-vkCmdDispatch-format-07753)", b.set, b.binding, im.name, desc.format));
+                    return fail(bp, format!("the shader reads (set {}, binding {}) as {sample:?} texels, and image `{}` is {} (VUID-{vk}-format-07753)", b.set, b.binding, im.name, desc.format));
                 }
             }
             Some(BindingKind::StorageImage { format, .. }) if format.vk_name() != desc.format.name() => {
-                return fail(bp, format!("the shader declares (set {}, binding {}) as a {} storage image, and image `{}` is {} (the view's format must be the shader's: VUID-vkCmdDispatch-format-07753)", b.set, b.binding, format.vk_name(), im.name, desc.format));
+                return fail(bp, format!("the shader declares (set {}, binding {}) as a {} storage image, and image `{}` is {} (the view's format must be the shader's: VUID-{vk}-format-07753)", b.set, b.binding, format.vk_name(), im.name, desc.format));
             }
             _ => {}
         }
@@ -1594,7 +1673,9 @@ impl Builder<'_> {
     }
 
     /// Every command submitted to `queue` must be one its family supports: vkCmdDispatch needs
-    /// COMPUTE; fills, updates and copies need GRAPHICS, COMPUTE or TRANSFER.
+    /// COMPUTE; render passes, dynamic rendering, draws and the state they use (vertex and index
+    /// buffers, viewport, scissor) and attachment clears need GRAPHICS; fills, updates and copies
+    /// need GRAPHICS, COMPUTE or TRANSFER.
     fn check_queue_caps(&self, queue: usize, batches: &[SubmitBatch], path: &str) -> R<()> {
         let caps = self.queue_caps.get(queue).copied().unwrap_or(QueueCaps::ALL);
         for &cb in batches.iter().flat_map(|b| &b.command_buffers) {
@@ -1602,6 +1683,21 @@ impl Builder<'_> {
             for (k, c) in desc.commands.iter().enumerate() {
                 let needs = match c {
                     Command::Dispatch { .. } if !caps.compute => "COMPUTE",
+                    Command::BeginRenderPass { .. }
+                    | Command::NextSubpass
+                    | Command::EndRenderPass
+                    | Command::BeginRendering(_)
+                    | Command::EndRendering
+                    | Command::BindVertexBuffers { .. }
+                    | Command::BindIndexBuffer { .. }
+                    | Command::SetViewport(_)
+                    | Command::SetScissor(_)
+                    | Command::Draw { .. }
+                    | Command::ClearAttachments { .. }
+                        if !caps.graphics =>
+                    {
+                        "GRAPHICS"
+                    }
                     Command::FillBuffer { .. } | Command::UpdateBuffer { .. } | Command::CopyBuffer { .. } if !caps.transfer() => "GRAPHICS, COMPUTE or TRANSFER",
                     _ => continue,
                 };
@@ -1954,7 +2050,10 @@ fn present_cmd_fields(c: &Cmd) -> Vec<&'static str> {
     present!(c; dst_buffer, src_buffer, dst_offset, size, data, data_u32, data_f32, data_hex, data_file, regions, src_stage_mask, dst_stage_mask,
         dependency_flags, memory_barriers, buffer_memory_barriers, image_memory_barriers, src_image, dst_image, src_image_layout, dst_image_layout,
         image, image_layout, color, depth_stencil, ranges, shader, group_count, base_group, bindings,
-        push_constants_u32, push_constants_f32, push_constants_hex, event, events, dependency, dependencies, stage_mask, filter)
+        push_constants_u32, push_constants_f32, push_constants_hex, event, events, dependency, dependencies, stage_mask, filter, render_pass, framebuffer,
+        render_area, clear_values, layer_count, color_attachments, depth_attachment, stencil_attachment, first_binding, buffers, offsets, buffer, offset,
+        index_type, viewport, scissor, pipeline, vertex_count, instance_count, first_vertex, first_instance, index_count, first_index, vertex_offset,
+        draw_count, stride, attachments, rects)
 }
 
 fn present_op_fields(o: &TimelineOp) -> Vec<&'static str> {
@@ -2047,4 +2146,1264 @@ fn buffer_picture(v: &schema::BufferImageView, size: u64, path: &str) -> R<crate
         return fail(format!("{path}.extent"), format!("{}x{} texels of {format} at {row_length} texels a row need {need} bytes; the buffer has {size}", extent[0], extent[1]));
     }
     Ok(crate::api::BufferPicture { format, extent, row_length })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Graphics: render passes, framebuffers, graphics pipelines and the graphics commands.
+
+/// maxColorAttachments, as the common desktop drivers report it.
+const MAX_COLOR_ATTACHMENTS: usize = 8;
+
+/// How a subpass uses an attachment it references.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum AttachmentUse {
+    Color,
+    DepthStencil,
+    Input,
+}
+
+impl AttachmentUse {
+    fn name(self) -> &'static str {
+        match self {
+            AttachmentUse::Color => "colour",
+            AttachmentUse::DepthStencil => "depth/stencil",
+            AttachmentUse::Input => "input",
+        }
+    }
+
+    /// Layouts a reference of this use cannot name, each with its VUID (VkSubpassDescription2's
+    /// common valid usage).
+    fn forbidden_layouts(self) -> &'static [(&'static str, &'static str)] {
+        match self {
+            AttachmentUse::Color => &[
+                ("DEPTH_STENCIL_ATTACHMENT_OPTIMAL", "VUID-VkSubpassDescription2-attachment-06913"),
+                ("SHADER_READ_ONLY_OPTIMAL", "VUID-VkSubpassDescription2-attachment-06913"),
+                ("DEPTH_ATTACHMENT_OPTIMAL", "VUID-VkSubpassDescription2-attachment-06919"),
+                ("DEPTH_READ_ONLY_OPTIMAL", "VUID-VkSubpassDescription2-attachment-06919"),
+                ("STENCIL_ATTACHMENT_OPTIMAL", "VUID-VkSubpassDescription2-attachment-06919"),
+                ("STENCIL_READ_ONLY_OPTIMAL", "VUID-VkSubpassDescription2-attachment-06919"),
+                ("READ_ONLY_OPTIMAL", "VUID-VkSubpassDescription2-attachment-06922"),
+            ],
+            AttachmentUse::DepthStencil => &[("COLOR_ATTACHMENT_OPTIMAL", "VUID-VkSubpassDescription2-attachment-06915"), ("SHADER_READ_ONLY_OPTIMAL", "VUID-VkSubpassDescription2-attachment-06915")],
+            AttachmentUse::Input => &[
+                ("COLOR_ATTACHMENT_OPTIMAL", "VUID-VkSubpassDescription2-attachment-06912"),
+                ("DEPTH_STENCIL_ATTACHMENT_OPTIMAL", "VUID-VkSubpassDescription2-attachment-06912"),
+                ("DEPTH_ATTACHMENT_OPTIMAL", "VUID-VkSubpassDescription2-attachment-06918"),
+                ("STENCIL_ATTACHMENT_OPTIMAL", "VUID-VkSubpassDescription2-attachment-06918"),
+                ("ATTACHMENT_OPTIMAL", "VUID-VkSubpassDescription2-attachment-06921"),
+            ],
+        }
+    }
+}
+
+/// Whether a format can be a colour attachment (COLOR_ATTACHMENT format feature): colour
+/// formats but the three-channel one, which is for vertex input.
+fn renderable_color(f: sim_rop::Format) -> bool {
+    !f.is_depth_stencil() && f != sim_rop::Format::R32G32B32_SFLOAT
+}
+
+/// A format by name (with or without `VK_FORMAT_`).
+fn parse_format(name: &str, at: &str) -> R<sim_rop::Format> {
+    sim_rop::Format::parse(name).ok_or_else(|| {
+        let names: Vec<&str> = sim_rop::format::FORMATS.iter().map(|f| f.name()).collect();
+        (at.to_string(), format!("unknown or unsupported format `{name}` (supported: {})", names.join(", ")))
+    })
+}
+
+/// An image layout the trace may name, without `VK_IMAGE_LAYOUT_`.
+fn known_layout(l: &str, at: &str) -> R<String> {
+    let l = l.trim_start_matches("VK_IMAGE_LAYOUT_");
+    if !IMAGE_LAYOUTS.contains(&l) {
+        return fail(at, format!("unknown image layout `{l}` (expected one of {})", IMAGE_LAYOUTS.join(", ")));
+    }
+    Ok(l.to_string())
+}
+
+fn parse_load_op(s: &str, at: &str) -> R<LoadOp> {
+    match s.trim_start_matches("VK_ATTACHMENT_LOAD_OP_") {
+        "LOAD" => Ok(LoadOp::Load),
+        "CLEAR" => Ok(LoadOp::Clear),
+        "DONT_CARE" => Ok(LoadOp::DontCare),
+        "NONE" | "NONE_KHR" | "NONE_EXT" => Ok(LoadOp::None),
+        other => fail(at, format!("unknown load op `{other}` (expected LOAD, CLEAR, DONT_CARE or NONE)")),
+    }
+}
+
+fn parse_store_op(s: &str, at: &str) -> R<StoreOp> {
+    match s.trim_start_matches("VK_ATTACHMENT_STORE_OP_") {
+        "STORE" => Ok(StoreOp::Store),
+        "DONT_CARE" => Ok(StoreOp::DontCare),
+        "NONE" | "NONE_KHR" | "NONE_EXT" | "NONE_QCOM" => Ok(StoreOp::None),
+        other => fail(at, format!("unknown store op `{other}` (expected STORE, DONT_CARE or NONE)")),
+    }
+}
+
+fn parse_compare_op(s: &str, at: &str) -> R<sim_rop::fragment::CompareOp> {
+    use sim_rop::fragment::CompareOp as C;
+    Ok(match s.trim_start_matches("VK_COMPARE_OP_") {
+        "NEVER" => C::Never,
+        "LESS" => C::Less,
+        "EQUAL" => C::Equal,
+        "LESS_OR_EQUAL" => C::LessOrEqual,
+        "GREATER" => C::Greater,
+        "NOT_EQUAL" => C::NotEqual,
+        "GREATER_OR_EQUAL" => C::GreaterOrEqual,
+        "ALWAYS" => C::Always,
+        other => return fail(at, format!("unknown compare op `{other}` (expected NEVER, LESS, EQUAL, LESS_OR_EQUAL, GREATER, NOT_EQUAL, GREATER_OR_EQUAL or ALWAYS)")),
+    })
+}
+
+fn parse_blend_factor(s: &str, at: &str) -> R<sim_rop::fragment::BlendFactor> {
+    use sim_rop::fragment::BlendFactor as F;
+    Ok(match s.trim_start_matches("VK_BLEND_FACTOR_") {
+        "ZERO" => F::Zero,
+        "ONE" => F::One,
+        "SRC_COLOR" => F::SrcColor,
+        "ONE_MINUS_SRC_COLOR" => F::OneMinusSrcColor,
+        "DST_COLOR" => F::DstColor,
+        "ONE_MINUS_DST_COLOR" => F::OneMinusDstColor,
+        "SRC_ALPHA" => F::SrcAlpha,
+        "ONE_MINUS_SRC_ALPHA" => F::OneMinusSrcAlpha,
+        "DST_ALPHA" => F::DstAlpha,
+        "ONE_MINUS_DST_ALPHA" => F::OneMinusDstAlpha,
+        "CONSTANT_COLOR" => F::ConstantColor,
+        "ONE_MINUS_CONSTANT_COLOR" => F::OneMinusConstantColor,
+        "CONSTANT_ALPHA" => F::ConstantAlpha,
+        "ONE_MINUS_CONSTANT_ALPHA" => F::OneMinusConstantAlpha,
+        "SRC_ALPHA_SATURATE" => F::SrcAlphaSaturate,
+        f @ ("SRC1_COLOR" | "ONE_MINUS_SRC1_COLOR" | "SRC1_ALPHA" | "ONE_MINUS_SRC1_ALPHA") => return fail(at, format!("blend factor `{f}` (dual-source blending) is not supported yet by the engine")),
+        other => return fail(at, format!("unknown blend factor `{other}` (expected ZERO, ONE, SRC_COLOR, ONE_MINUS_SRC_COLOR, DST_COLOR, ..., SRC_ALPHA_SATURATE)")),
+    })
+}
+
+fn parse_blend_op(s: &str, at: &str) -> R<sim_rop::fragment::BlendOp> {
+    use sim_rop::fragment::BlendOp as O;
+    Ok(match s.trim_start_matches("VK_BLEND_OP_") {
+        "ADD" => O::Add,
+        "SUBTRACT" => O::Subtract,
+        "REVERSE_SUBTRACT" => O::ReverseSubtract,
+        "MIN" => O::Min,
+        "MAX" => O::Max,
+        other if other.ends_with("_EXT") => return fail(at, format!("blend op `{other}` (advanced blending) is not supported yet by the engine (ADD, SUBTRACT, REVERSE_SUBTRACT, MIN, MAX)")),
+        other => return fail(at, format!("unknown blend op `{other}` (expected ADD, SUBTRACT, REVERSE_SUBTRACT, MIN or MAX)")),
+    })
+}
+
+/// Vulkan's render pass compatibility ("Render Pass Compatibility"): the same attachments
+/// (format and samples), corresponding references to compatible attachments, and otherwise
+/// identical but for layouts and load and store operations.
+fn compatible(a: &RenderPassDesc, b: &RenderPassDesc) -> bool {
+    let same_attachments = a.attachments.len() == b.attachments.len() && a.attachments.iter().zip(&b.attachments).all(|(x, y)| x.format == y.format && x.samples == y.samples);
+    let described = |rp: &RenderPassDesc, r: Option<&AttachmentReference>| r.and_then(|r| rp.attachments.get(r.attachment as usize)).map(|d| (d.format, d.samples));
+    let refs = |x: &[Option<AttachmentReference>], y: &[Option<AttachmentReference>]| (0..x.len().max(y.len())).all(|i| described(a, x.get(i).and_then(Option::as_ref)) == described(b, y.get(i).and_then(Option::as_ref)));
+    same_attachments
+        && a.subpasses.len() == b.subpasses.len()
+        && a.subpasses.iter().zip(&b.subpasses).all(|(x, y)| {
+            refs(&x.color_attachments, &y.color_attachments)
+                && refs(&x.input_attachments, &y.input_attachments)
+                && described(a, x.depth_stencil_attachment.as_ref()) == described(b, y.depth_stencil_attachment.as_ref())
+                && x.preserve_attachments == y.preserve_attachments
+        })
+        && a.dependencies == b.dependencies
+}
+
+/// The name of a clear value's kind, for messages.
+fn clear_kind(v: &sim_rop::ClearValue) -> &'static str {
+    match v {
+        sim_rop::ClearValue::Float(_) => "float32",
+        sim_rop::ClearValue::Uint(_) => "uint32",
+        sim_rop::ClearValue::Int(_) => "int32",
+        sim_rop::ClearValue::DepthStencil { .. } => "depth_stencil",
+    }
+}
+
+/// A clear value in its long form (`{"color": {...}}`, `{"depth_stencil": {...}}`) or its
+/// short one (`{"float32": [...]}`, `{"depth": d, "stencil": s}`).
+fn clear_value(v: &schema::ClearValue, at: &str) -> R<sim_rop::ClearValue> {
+    let short_color = v.float32.is_some() || v.uint32.is_some() || v.int32.is_some();
+    let short_depth = v.depth.is_some() || v.stencil.is_some();
+    let forms = [v.color.is_some(), v.depth_stencil.is_some(), short_color, short_depth];
+    if forms.iter().filter(|&&f| f).count() != 1 {
+        return fail(at, "a clear value is one of {\"color\": {\"float32\" | \"uint32\" | \"int32\": [4 values]}} and {\"depth_stencil\": {\"depth\": d, \"stencil\": s}} (or the short forms {\"float32\": [...]}, {\"depth\": d, \"stencil\": s})");
+    }
+    let color = |f: Option<[f32; 4]>, u: Option<[u32; 4]>, i: Option<[i32; 4]>, at: &str| match (f, u, i) {
+        // A number past f32's range reads as infinity, which no trace can write back.
+        (Some(f), None, None) if f.iter().any(|v| !v.is_finite()) => fail(at, format!("clear colour {f:?} is not four finite numbers")),
+        (Some(f), None, None) => Ok(sim_rop::ClearValue::Float(f)),
+        (None, Some(u), None) => Ok(sim_rop::ClearValue::Uint(u)),
+        (None, None, Some(i)) => Ok(sim_rop::ClearValue::Int(i)),
+        _ => fail(at, "a clear colour is exactly one of float32, uint32, int32"),
+    };
+    let depth_stencil = |depth: f32, stencil: u32, at: String| {
+        if !(0.0..=1.0).contains(&depth) {
+            return fail(at, format!("depth {depth} is not between 0 and 1 (VUID-VkClearDepthStencilValue-depth-00022)"));
+        }
+        Ok(sim_rop::ClearValue::DepthStencil { depth, stencil })
+    };
+    if let Some(c) = &v.color {
+        return color(c.float32, c.uint32, c.int32, &format!("{at}.color"));
+    }
+    if let Some(d) = &v.depth_stencil {
+        return depth_stencil(d.depth, d.stencil, format!("{at}.depth_stencil.depth"));
+    }
+    if short_color {
+        return color(v.float32, v.uint32, v.int32, at);
+    }
+    let Some(depth) = v.depth else { return fail(at, "a depth/stencil clear value needs `depth`") };
+    depth_stencil(depth, v.stencil.unwrap_or(0), format!("{at}.depth"))
+}
+
+/// Refuses a clear value of the wrong kind for `format`: float32 for UNORM, SRGB and SFLOAT
+/// formats, uint32 for UINT, int32 for SINT, depth_stencil for depth/stencil formats.
+fn check_clear_kind(v: &sim_rop::ClearValue, format: sim_rop::Format, at: &str) -> R<()> {
+    use sim_rop::format::NumericClass as N;
+    let ok = match v {
+        sim_rop::ClearValue::DepthStencil { .. } => format.is_depth_stencil(),
+        sim_rop::ClearValue::Float(_) => !format.is_depth_stencil() && matches!(format.class(sim_rop::Aspect::Color), N::Unorm | N::Sfloat),
+        sim_rop::ClearValue::Uint(_) => !format.is_depth_stencil() && format.class(sim_rop::Aspect::Color) == N::Uint,
+        // gpusim has no SINT format.
+        sim_rop::ClearValue::Int(_) => false,
+    };
+    if ok {
+        Ok(())
+    } else {
+        fail(at, format!("a {} clear value does not clear a {format} attachment (float32 for UNORM, SRGB and SFLOAT formats, uint32 for UINT, int32 for SINT, depth_stencil for depth/stencil formats)", clear_kind(v)))
+    }
+}
+
+/// A rectangle (`render_area`, `scissor`, a clear rectangle) as given.
+fn rect(r: &schema::Rect) -> ff::Rect2D {
+    let [x, y] = r.offset.unwrap_or([0, 0]);
+    ff::Rect2D { x, y, width: r.extent[0], height: r.extent[1] }
+}
+
+/// A render area at `at`, checked: offsets not negative, extents not zero, and within `limit`
+/// (`vuids`: those four rules' VUIDs, x then y each, and the two limits').
+fn render_area(r: &schema::Rect, at: &str, limit: [u32; 2], limit_what: &str, vuids: [&str; 6]) -> R<ff::Rect2D> {
+    let a = rect(r);
+    for (k, (o, e)) in [(a.x, a.width), (a.y, a.height)].into_iter().enumerate() {
+        let axis = ["x", "y"][k];
+        if o < 0 {
+            return fail(format!("{at}.offset"), format!("{}: the render area's {axis} offset {o} is negative", vuids[k]));
+        }
+        if e == 0 {
+            return fail(format!("{at}.extent"), format!("{}: the render area's {} is 0", vuids[2 + k], ["width", "height"][k]));
+        }
+        if i64::from(o) + i64::from(e) > i64::from(limit[k]) {
+            return fail(format!("{at}.extent"), format!("{}: the render area's {axis} offset {o} plus {} {e} passes {limit_what}'s {}", vuids[4 + k], ["width", "height"][k], limit[k]));
+        }
+    }
+    Ok(a)
+}
+
+/// The paths of a pipeline's vertex input state, for the errors of
+/// [`ff::VertexInputState::new`].
+fn vertex_input_error(e: &ff::FetchError, vi: &schema::VertexInput, vp: &str) -> Fail {
+    let nth_binding = |b: u32, n: usize| vi.bindings.iter().enumerate().filter(|(_, x)| x.binding == b).nth(n).map_or(0, |(k, _)| k);
+    let nth_location = |l: u32, n: usize| vi.attributes.iter().enumerate().filter(|(_, x)| x.location == l).nth(n).map_or(0, |(k, _)| k);
+    let (at, vuid) = match *e {
+        ff::FetchError::TooMany { what: "bindings", .. } => (format!("{vp}.bindings"), "VUID-VkPipelineVertexInputStateCreateInfo-vertexBindingDescriptionCount-00613"),
+        ff::FetchError::TooMany { .. } => (format!("{vp}.attributes"), "VUID-VkPipelineVertexInputStateCreateInfo-vertexAttributeDescriptionCount-00614"),
+        ff::FetchError::DuplicateBinding { binding } => (format!("{vp}.bindings[{}].binding", nth_binding(binding, 1)), "VUID-VkPipelineVertexInputStateCreateInfo-pVertexBindingDescriptions-00616"),
+        ff::FetchError::StrideTooLarge { binding, .. } => (format!("{vp}.bindings[{}].stride", nth_binding(binding, 0)), "VUID-VkVertexInputBindingDescription-stride-00619"),
+        ff::FetchError::DuplicateLocation { location } => (format!("{vp}.attributes[{}].location", nth_location(location, 1)), "VUID-VkPipelineVertexInputStateCreateInfo-pVertexAttributeDescriptions-00617"),
+        ff::FetchError::OffsetTooLarge { location, .. } => (format!("{vp}.attributes[{}].offset", nth_location(location, 0)), "VUID-VkVertexInputAttributeDescription-offset-00622"),
+        ff::FetchError::UnknownBinding { location, .. } => (format!("{vp}.attributes[{}].binding", nth_location(location, 0)), "VUID-VkPipelineVertexInputStateCreateInfo-binding-00615"),
+        ff::FetchError::UnsupportedFormat { location, .. } => (format!("{vp}.attributes[{}].format", nth_location(location, 0)), "VUID-VkVertexInputAttributeDescription-format-00623"),
+        _ => (vp.to_string(), ""),
+    };
+    let message = if vuid.is_empty() { e.to_string() } else { format!("{vuid}: {e}") };
+    (at, message)
+}
+
+impl Builder<'_> {
+    /// The render passes, checked as Vulkan's valid usage checks `VkRenderPassCreateInfo2`.
+    fn render_pass_list(&mut self, t: &schema::Trace) -> R<()> {
+        self.render_passes = ids(t.render_passes.iter().map(|r| r.id.as_str()), "render_passes", "render pass")?;
+        for (i, rp) in t.render_passes.iter().enumerate() {
+            let desc = self.render_pass(rp, &format!("render_passes[{i}]"))?;
+            self.w.render_passes.push(desc);
+        }
+        Ok(())
+    }
+
+    fn render_pass(&self, rp: &schema::RenderPass, path: &str) -> R<RenderPassDesc> {
+        check_len(&rp.attachments, &format!("{path}.attachments"))?;
+        check_len(&rp.subpasses, &format!("{path}.subpasses"))?;
+        check_len(&rp.dependencies, &format!("{path}.dependencies"))?;
+        let mut attachments = Vec::with_capacity(rp.attachments.len());
+        for (k, a) in rp.attachments.iter().enumerate() {
+            let ap = format!("{path}.attachments[{k}]");
+            let format = parse_format(&a.format, &format!("{ap}.format"))?;
+            if a.samples.unwrap_or(1) != 1 {
+                return fail(format!("{ap}.samples"), "multisampling is not supported yet by the engine (samples 1 only)");
+            }
+            let load_op = parse_load_op(&a.load_op, &format!("{ap}.load_op"))?;
+            let store_op = parse_store_op(&a.store_op, &format!("{ap}.store_op"))?;
+            let stencil_load_op = a.stencil_load_op.as_deref().map_or(Ok(LoadOp::DontCare), |s| parse_load_op(s, &format!("{ap}.stencil_load_op")))?;
+            let stencil_store_op = a.stencil_store_op.as_deref().map_or(Ok(StoreOp::DontCare), |s| parse_store_op(s, &format!("{ap}.stencil_store_op")))?;
+            let initial_layout = known_layout(&a.initial_layout, &format!("{ap}.initial_layout"))?;
+            let final_layout = known_layout(&a.final_layout, &format!("{ap}.final_layout"))?;
+            if matches!(final_layout.as_str(), "UNDEFINED" | "PREINITIALIZED") {
+                return fail(format!("{ap}.final_layout"), format!("VUID-VkAttachmentDescription2-finalLayout-00843: an attachment's final layout cannot be {final_layout}"));
+            }
+            for (l, f, vuid_color, vuid_depth) in [(&initial_layout, "initial_layout", "03280", "03281"), (&final_layout, "final_layout", "03282", "03283")] {
+                if !format.is_depth_stencil() && matches!(l.as_str(), "DEPTH_STENCIL_ATTACHMENT_OPTIMAL" | "DEPTH_STENCIL_READ_ONLY_OPTIMAL") {
+                    return fail(format!("{ap}.{f}"), format!("VUID-VkAttachmentDescription2-format-{vuid_color}: {format} is a colour format, and {l} is a depth/stencil layout"));
+                }
+                if format.is_depth_stencil() && l == "COLOR_ATTACHMENT_OPTIMAL" {
+                    return fail(format!("{ap}.{f}"), format!("VUID-VkAttachmentDescription2-format-{vuid_depth}: {format} is a depth/stencil format, and {l} is a colour layout"));
+                }
+            }
+            if load_op == LoadOp::Load && initial_layout == "UNDEFINED" {
+                return fail(format!("{ap}.initial_layout"), "VUID-VkAttachmentDescription2-format-06699: an attachment whose load_op is LOAD cannot start in UNDEFINED (its contents would be discarded)");
+            }
+            attachments.push(AttachmentDescription { format, samples: 1, load_op, store_op, stencil_load_op, stencil_store_op, initial_layout, final_layout });
+        }
+        if rp.subpasses.is_empty() {
+            return fail(format!("{path}.subpasses"), "VUID-VkRenderPassCreateInfo2-subpassCount-arraylength: a render pass has at least one subpass");
+        }
+        let mut subpasses = Vec::with_capacity(rp.subpasses.len());
+        for (s, sp) in rp.subpasses.iter().enumerate() {
+            subpasses.push(self.subpass(sp, &attachments, &format!("{path}.subpasses[{s}]"))?);
+        }
+        let mut dependencies = Vec::with_capacity(rp.dependencies.len());
+        for (k, d) in rp.dependencies.iter().enumerate() {
+            dependencies.push(self.subpass_dependency(d, subpasses.len(), &format!("{path}.dependencies[{k}]"))?);
+        }
+        Ok(RenderPassDesc { name: rp.id.clone(), attachments, subpasses, dependencies })
+    }
+
+    /// One subpass: its references checked against the attachments (index, layout, format)
+    /// and against each other.
+    fn subpass(&self, sp: &schema::Subpass, attachments: &[AttachmentDescription], path: &str) -> R<SubpassDescription> {
+        check_len(&sp.color_attachments, &format!("{path}.color_attachments"))?;
+        check_len(&sp.input_attachments, &format!("{path}.input_attachments"))?;
+        check_len(&sp.preserve_attachments, &format!("{path}.preserve_attachments"))?;
+        if sp.color_attachments.len() > MAX_COLOR_ATTACHMENTS {
+            return fail(format!("{path}.color_attachments"), format!("VUID-VkSubpassDescription2-colorAttachmentCount-00845: {} colour attachments exceed maxColorAttachments, {MAX_COLOR_ATTACHMENTS}", sp.color_attachments.len()));
+        }
+        // Every reference so far: (attachment, layout, its path).
+        let mut seen: Vec<(u32, String, String)> = Vec::new();
+        let mut reference = |r: &schema::AttachmentReference, rp: String, use_: AttachmentUse| -> R<Option<AttachmentReference>> {
+            let a = match r.attachment {
+                schema::AttachmentIndex::Unused => return Ok(None),
+                schema::AttachmentIndex::Index(a) => a,
+            };
+            let Some(desc) = attachments.get(a as usize) else {
+                return fail(format!("{rp}.attachment"), format!("VUID-VkRenderPassCreateInfo2-attachment-03051: attachment {a} is not one of the render pass's {} attachments", attachments.len()));
+            };
+            let Some(layout) = &r.layout else { return fail(rp, "an attachment reference needs `layout`") };
+            let layout = known_layout(layout, &format!("{rp}.layout"))?;
+            if matches!(layout.as_str(), "UNDEFINED" | "PREINITIALIZED" | "PRESENT_SRC_KHR") {
+                return fail(format!("{rp}.layout"), format!("VUID-VkAttachmentReference2-layout-03077: a subpass cannot use an attachment in {layout}"));
+            }
+            if let Some((_, vuid)) = use_.forbidden_layouts().iter().find(|(l, _)| *l == layout) {
+                return fail(format!("{rp}.layout"), format!("{vuid}: a {} attachment cannot be in {layout}", use_.name()));
+            }
+            let format = desc.format;
+            match use_ {
+                AttachmentUse::Color if !renderable_color(format) => {
+                    return fail(format!("{rp}.attachment"), format!("VUID-VkSubpassDescription2-pColorAttachments-02898: attachment {a} is {format}, which has no COLOR_ATTACHMENT format feature"));
+                }
+                AttachmentUse::DepthStencil if !format.is_depth_stencil() => {
+                    return fail(format!("{rp}.attachment"), format!("VUID-VkSubpassDescription2-pDepthStencilAttachment-02900: attachment {a} is {format}, which has no DEPTH_STENCIL_ATTACHMENT format feature"));
+                }
+                AttachmentUse::Input if format == sim_rop::Format::R32G32B32_SFLOAT => {
+                    return fail(format!("{rp}.attachment"), format!("VUID-VkSubpassDescription2-pInputAttachments-02897: attachment {a} is {format}, which has neither COLOR_ATTACHMENT nor DEPTH_STENCIL_ATTACHMENT format features"));
+                }
+                _ => {}
+            }
+            if let Some((_, other, at)) = seen.iter().find(|(x, l, _)| *x == a && *l != layout) {
+                return fail(format!("{rp}.layout"), format!("VUID-VkSubpassDescription2-layout-02528: attachment {a} is used in {layout} here and in {other} at {at}: every use in a subpass has the same layout"));
+            }
+            seen.push((a, layout.clone(), rp));
+            Ok(Some(AttachmentReference { attachment: a, layout }))
+        };
+        let mut color_attachments = Vec::with_capacity(sp.color_attachments.len());
+        for (k, r) in sp.color_attachments.iter().enumerate() {
+            let rp = format!("{path}.color_attachments[{k}]");
+            let got = reference(r, rp.clone(), AttachmentUse::Color)?;
+            if let Some(g) = &got
+                && let Some(j) = color_attachments.iter().position(|c: &Option<AttachmentReference>| c.as_ref().is_some_and(|c| c.attachment == g.attachment))
+            {
+                return fail(
+                    format!("{rp}.attachment"),
+                    format!("attachment {} is already colour attachment {j} of this subpass: an attachment is used at most once as a colour or depth/stencil attachment of a subpass (the Render Pass chapter's rule; it has no VUID)", g.attachment),
+                );
+            }
+            color_attachments.push(got);
+        }
+        let depth_stencil_attachment = match &sp.depth_stencil_attachment {
+            Some(r) => {
+                let rp = format!("{path}.depth_stencil_attachment");
+                let got = reference(r, rp.clone(), AttachmentUse::DepthStencil)?;
+                if let Some(g) = &got
+                    && color_attachments.iter().flatten().any(|c| c.attachment == g.attachment)
+                {
+                    return fail(format!("{rp}.attachment"), format!("VUID-VkSubpassDescription2-pDepthStencilAttachment-04440: attachment {} is a colour attachment of this subpass too", g.attachment));
+                }
+                got
+            }
+            None => None,
+        };
+        let mut input_attachments = Vec::with_capacity(sp.input_attachments.len());
+        for (k, r) in sp.input_attachments.iter().enumerate() {
+            input_attachments.push(reference(r, format!("{path}.input_attachments[{k}]"), AttachmentUse::Input)?);
+        }
+        let desc = SubpassDescription { color_attachments, depth_stencil_attachment, input_attachments, preserve_attachments: Vec::new() };
+        let mut preserve_attachments = Vec::with_capacity(sp.preserve_attachments.len());
+        for (k, &a) in sp.preserve_attachments.iter().enumerate() {
+            let at = format!("{path}.preserve_attachments[{k}]");
+            if a == u32::MAX {
+                return fail(at, "VUID-VkSubpassDescription2-attachment-03073: a preserved attachment cannot be VK_ATTACHMENT_UNUSED");
+            }
+            if a as usize >= attachments.len() {
+                return fail(at, format!("VUID-VkRenderPassCreateInfo2-attachment-03051: attachment {a} is not one of the render pass's {} attachments", attachments.len()));
+            }
+            if desc.used().any(|r| r.attachment == a) || preserve_attachments.contains(&a) {
+                return fail(at, format!("VUID-VkSubpassDescription2-pPreserveAttachments-03074: attachment {a} is preserved and used by this subpass too"));
+            }
+            preserve_attachments.push(a);
+        }
+        Ok(SubpassDescription { preserve_attachments, ..desc })
+    }
+
+    fn subpass_dependency(&self, d: &schema::SubpassDependency, subpasses: usize, path: &str) -> R<SubpassDependency> {
+        let side = |x: schema::SubpassIndex, f: &str, vuid: &str| -> R<SubpassRef> {
+            match x {
+                schema::SubpassIndex::External => Ok(SubpassRef::External),
+                schema::SubpassIndex::Index(s) if s as usize >= subpasses => fail(format!("{path}.{f}"), format!("{vuid}: subpass {s} is not one of the render pass's {subpasses} subpasses")),
+                schema::SubpassIndex::Index(s) => Ok(SubpassRef::Index(s)),
+            }
+        };
+        let src_subpass = side(d.src_subpass, "src_subpass", "VUID-VkRenderPassCreateInfo2-srcSubpass-02526")?;
+        let dst_subpass = side(d.dst_subpass, "dst_subpass", "VUID-VkRenderPassCreateInfo2-dstSubpass-02527")?;
+        match (src_subpass, dst_subpass) {
+            (SubpassRef::External, SubpassRef::External) => return fail(path, "VUID-VkSubpassDependency2-srcSubpass-03085: src_subpass and dst_subpass cannot both be EXTERNAL"),
+            (SubpassRef::Index(s), SubpassRef::Index(t)) if s > t => {
+                return fail(format!("{path}.src_subpass"), format!("VUID-VkSubpassDependency2-srcSubpass-03084: subpass {s} comes after subpass {t}: a dependency goes from an earlier subpass to a later one (or the same)"));
+            }
+            _ => {}
+        }
+        let barrier = MemoryBarrier2::new(d.src_stage_mask.unwrap_or(S::NONE), d.src_access_mask.unwrap_or(A::NONE), d.dst_stage_mask.unwrap_or(S::NONE), d.dst_access_mask.unwrap_or(A::NONE));
+        check_access_stages(&barrier, BarrierKind::Memory, Shape::Sync2).or_else(|e| fail(format!("{path}.{}", e.field()), e.to_string()))?;
+        let mut by_region = false;
+        if let Some(f) = &d.dependency_flags {
+            for n in f.joined().split('|').map(str::trim).filter(|s| !s.is_empty()) {
+                match n.trim_start_matches("VK_DEPENDENCY_").replace("_BIT", "").as_str() {
+                    "BY_REGION" => by_region = true,
+                    "NONE" => {}
+                    "VIEW_LOCAL" | "VIEW_LOCAL_KHR" | "DEVICE_GROUP" | "DEVICE_GROUP_KHR" | "FEEDBACK_LOOP_EXT" | "QUEUE_FAMILY_OWNERSHIP_TRANSFER_USE_ALL_STAGES_KHR" | "ASYMMETRIC_EVENT_KHR" => {
+                        return fail(format!("{path}.dependency_flags"), format!("dependency flag `{n}` is not supported yet by the engine (BY_REGION is)"));
+                    }
+                    _ => return fail(format!("{path}.dependency_flags"), format!("unknown dependency flag `{n}` (expected BY_REGION)")),
+                }
+            }
+        }
+        Ok(SubpassDependency {
+            src_subpass,
+            dst_subpass,
+            src_stage_mask: barrier.src_stage_mask,
+            dst_stage_mask: barrier.dst_stage_mask,
+            src_access_mask: barrier.src_access_mask,
+            dst_access_mask: barrier.dst_access_mask,
+            by_region,
+        })
+    }
+
+    /// An image used as an attachment (a framebuffer's, or a rendering attachment's): one
+    /// level and layer of a 1D or 2D image, checked as `VkImageViewCreateInfo` is.
+    fn attachment_view(&self, v: &schema::ViewRef, vp: &str) -> R<AttachmentView> {
+        let (id, level, base, count, sub) = match v {
+            schema::ViewRef::Image(id) => (id, 0, 0, 1, None),
+            schema::ViewRef::View(a) => (&a.image, a.mip_level.unwrap_or(0), a.base_array_layer.unwrap_or(0), a.layer_count.unwrap_or(1), Some(vp)),
+        };
+        let at = |f: &str| sub.map_or_else(|| vp.to_string(), |p| format!("{p}.{f}"));
+        let image = self.image(&Some(id.clone()), &at("image"), vp, "an attachment", "image")?;
+        let im = &self.w.images[image];
+        let desc = im.layout.desc;
+        if desc.image_type == sim_rop::ImageType::D3 {
+            return fail(at("image"), format!("image `{}` is 3D: 3D images as attachments are not supported yet by the engine", im.name));
+        }
+        if level >= desc.mip_levels {
+            return fail(at("mip_level"), format!("VUID-VkImageViewCreateInfo-subresourceRange-01478: level {level} is past image `{}`'s {} levels", im.name, desc.mip_levels));
+        }
+        if base >= desc.array_layers {
+            return fail(at("base_array_layer"), format!("VUID-VkImageViewCreateInfo-image-06724: layer {base} is past image `{}`'s {} layers", im.name, desc.array_layers));
+        }
+        if count == 0 || u64::from(base) + u64::from(count) > u64::from(desc.array_layers) {
+            return fail(at("layer_count"), format!("VUID-VkImageViewCreateInfo-subresourceRange-06725: layers [{base}, +{count}) are not within image `{}`'s {} layers", im.name, desc.array_layers));
+        }
+        if count != 1 {
+            return fail(at("layer_count"), format!("a view of {count} layers: layered rendering is not supported yet by the engine (layer_count 1)"));
+        }
+        Ok(AttachmentView { image, level, base_layer: base, layer_count: count })
+    }
+
+    /// The framebuffers, checked as Vulkan's valid usage checks `VkFramebufferCreateInfo`
+    /// against their render pass and images.
+    fn framebuffer_list(&mut self, t: &schema::Trace) -> R<()> {
+        self.framebuffers = ids(t.framebuffers.iter().map(|f| f.id.as_str()), "framebuffers", "framebuffer")?;
+        for (i, fb) in t.framebuffers.iter().enumerate() {
+            let desc = self.framebuffer(fb, &format!("framebuffers[{i}]"))?;
+            self.w.framebuffers.push(desc);
+        }
+        Ok(())
+    }
+
+    fn framebuffer(&self, fb: &schema::Framebuffer, path: &str) -> R<FramebufferDesc> {
+        let render_pass = lookup(&self.render_passes, &fb.render_pass, &format!("{path}.render_pass"), "render pass")?;
+        let rp = &self.w.render_passes[render_pass];
+        let max = ff::MAX_FRAMEBUFFER_EXTENT;
+        let layers = fb.layers.unwrap_or(1);
+        for (v, f, zero, above) in [(fb.width, "width", "VUID-VkFramebufferCreateInfo-width-00885", "VUID-VkFramebufferCreateInfo-width-00886"), (fb.height, "height", "VUID-VkFramebufferCreateInfo-height-00887", "VUID-VkFramebufferCreateInfo-height-00888")] {
+            if v == 0 {
+                return fail(format!("{path}.{f}"), format!("{zero}: a framebuffer's {f} is at least 1"));
+            }
+            if v > max {
+                return fail(format!("{path}.{f}"), format!("{above}: {f} {v} passes maxFramebuffer{}, {max}", if f == "width" { "Width" } else { "Height" }));
+            }
+        }
+        if layers == 0 {
+            return fail(format!("{path}.layers"), "VUID-VkFramebufferCreateInfo-layers-00889: a framebuffer has at least one layer");
+        }
+        if layers != 1 {
+            return fail(format!("{path}.layers"), format!("{layers} layers: layered rendering is not supported yet by the engine (layers 1)"));
+        }
+        check_len(&fb.attachments, &format!("{path}.attachments"))?;
+        if fb.attachments.len() != rp.attachments.len() {
+            return fail(format!("{path}.attachments"), format!("VUID-VkFramebufferCreateInfo-attachmentCount-00876: {} attachments for render pass `{}`, which has {}", fb.attachments.len(), rp.name, rp.attachments.len()));
+        }
+        let mut attachments = Vec::with_capacity(fb.attachments.len());
+        for (k, v) in fb.attachments.iter().enumerate() {
+            let vp = format!("{path}.attachments[{k}]");
+            let view = self.attachment_view(v, &vp)?;
+            let im = &self.w.images[view.image];
+            let want = rp.attachments[k].format;
+            if im.layout.desc.format != want {
+                return fail(vp, format!("VUID-VkFramebufferCreateInfo-pAttachments-00880: image `{}` is {}, and attachment {k} of render pass `{}` is {want}", im.name, im.layout.desc.format, rp.name));
+            }
+            let a = k as u32;
+            let used = |pick: fn(&SubpassDescription) -> Vec<u32>| rp.subpasses.iter().any(|s| pick(s).contains(&a));
+            if used(|s| s.color_attachments.iter().flatten().map(|r| r.attachment).collect()) {
+                self.image_usage(view.image, "COLOR_ATTACHMENT", &vp, "VUID-VkFramebufferCreateInfo-pAttachments-00877")?;
+            }
+            if used(|s| s.depth_stencil_attachment.iter().map(|r| r.attachment).collect()) {
+                self.image_usage(view.image, "DEPTH_STENCIL_ATTACHMENT", &vp, "VUID-VkFramebufferCreateInfo-pAttachments-02633")?;
+            }
+            if used(|s| s.input_attachments.iter().flatten().map(|r| r.attachment).collect()) {
+                self.image_usage(view.image, "INPUT_ATTACHMENT", &vp, "VUID-VkFramebufferCreateInfo-pAttachments-00879")?;
+            }
+            let e = im.layout.desc.level_extent(view.level);
+            if e[0] < fb.width {
+                return fail(vp, format!("VUID-VkFramebufferCreateInfo-flags-04533: level {} of image `{}` is {} wide, narrower than the framebuffer's {}", view.level, im.name, e[0], fb.width));
+            }
+            if e[1] < fb.height {
+                return fail(vp, format!("VUID-VkFramebufferCreateInfo-flags-04534: level {} of image `{}` is {} high, lower than the framebuffer's {}", view.level, im.name, e[1], fb.height));
+            }
+            if view.layer_count < layers {
+                return fail(vp, format!("VUID-VkFramebufferCreateInfo-flags-04535: the view has {} layers, fewer than the framebuffer's {layers}", view.layer_count));
+            }
+            attachments.push(view);
+        }
+        Ok(FramebufferDesc { name: fb.id.clone(), render_pass, attachments, width: fb.width, height: fb.height, layers })
+    }
+
+    /// The graphics shader `id` names as the `field` (`vertex_shader`, `fragment_shader`) of a
+    /// pipeline, which takes a `want` shader (`vuid`: the rule that says so, or empty).
+    fn stage_shader(&self, id: &str, at: &str, field: &str, want: ShaderStage, vuid: &str) -> R<Arc<GraphicsShader>> {
+        let prefix = if vuid.is_empty() { String::new() } else { format!("{vuid}: ") };
+        match self.graphics.get(id) {
+            Some(s) if s.stage() == want => Ok(s.clone()),
+            Some(s) => fail(at, format!("{prefix}shader `{id}` is a {} shader, and `{field}` names a {} shader", s.stage().vk_name(), want.vk_name())),
+            None if self.shaders.contains_key(id) => fail(at, format!("{prefix}shader `{id}` is a COMPUTE shader, and `{field}` names a {} shader", want.vk_name())),
+            None => {
+                let mut known: Vec<&str> = self.graphics.keys().map(String::as_str).collect();
+                known.sort_unstable();
+                known.truncate(12);
+                let hint = if known.is_empty() { "no VERTEX or FRAGMENT shader is declared".to_string() } else { format!("declared: {}", known.join(", ")) };
+                fail(at, format!("unknown shader `{id}` ({hint})"))
+            }
+        }
+    }
+
+    /// The graphics pipelines, checked as Vulkan's valid usage checks
+    /// `VkGraphicsPipelineCreateInfo`.
+    fn graphics_pipeline_list(&mut self, t: &schema::Trace) -> R<()> {
+        self.graphics_pipelines = ids(t.pipelines.iter().map(|p| p.id.as_str()), "pipelines", "pipeline")?;
+        for (i, p) in t.pipelines.iter().enumerate() {
+            let desc = self.graphics_pipeline(p, &format!("pipelines[{i}]"))?;
+            self.w.graphics_pipelines.push(desc);
+        }
+        Ok(())
+    }
+
+    fn graphics_pipeline(&self, p: &schema::Pipeline, path: &str) -> R<GraphicsPipelineDesc> {
+        match p.kind.as_deref().map(|k| k.trim_start_matches("VK_PIPELINE_BIND_POINT_")) {
+            Some("GRAPHICS") => {}
+            Some("COMPUTE") => return fail(format!("{path}.type"), "a compute pipeline is a `shaders` entry that `dispatch` names: `pipelines` holds graphics pipelines only"),
+            Some(other @ ("RAY_TRACING_KHR" | "RAY_TRACING_NV" | "EXECUTION_GRAPH_AMDX" | "DATA_GRAPH_ARM")) => return fail(format!("{path}.type"), format!("pipeline type `{other}` is not supported yet by the engine (GRAPHICS is)")),
+            Some(other) => return fail(format!("{path}.type"), format!("unknown pipeline type `{other}` (expected GRAPHICS)")),
+            None => return fail(path, "a pipeline needs `type`: GRAPHICS"),
+        }
+        let Some(vs_id) = &p.vertex_shader else { return fail(path, "VUID-VkGraphicsPipelineCreateInfo-stage-02096: a graphics pipeline needs `vertex_shader`") };
+        let vertex = self.stage_shader(vs_id, &format!("{path}.vertex_shader"), "vertex_shader", ShaderStage::Vertex, "VUID-VkGraphicsPipelineCreateInfo-stage-02096")?;
+        let fragment = match &p.fragment_shader {
+            Some(id) => Some(self.stage_shader(id, &format!("{path}.fragment_shader"), "fragment_shader", ShaderStage::Fragment, "")?),
+            None => None,
+        };
+        if let Some(fs) = &fragment {
+            vertex.check_interface(fs).map_err(|m| (path.to_string(), m))?;
+            // One pipeline layout serves both stages: a (set, binding) both declare is one
+            // descriptor, of one type.
+            let class = |k: BindingKind| match k {
+                BindingKind::StorageBuffer { .. } => 0,
+                BindingKind::UniformBuffer => 1,
+                // A combined image sampler is a sampled image and a sampler at one binding.
+                BindingKind::SampledImage { .. } | BindingKind::Sampler => 2,
+                BindingKind::StorageImage { .. } => 3,
+            };
+            for v in vertex.bindings() {
+                if let Some(f) = fs.bindings().iter().find(|f| f.group == v.group && f.binding == v.binding && class(f.kind) != class(v.kind)) {
+                    return fail(path, format!("VUID-VkGraphicsPipelineCreateInfo-layout-07990: the vertex shader declares (set {}, binding {}) as {} and the fragment shader as {}", v.group, v.binding, kind_name(v.kind), kind_name(f.kind)));
+                }
+            }
+        }
+        let vertex_input = self.vertex_input(p.vertex_input.as_ref(), &format!("{path}.vertex_input"))?;
+        for input in vertex.inputs() {
+            if let IoBinding::Location(l) = input.binding
+                && !vertex_input.attributes().iter().any(|a| a.location == l)
+            {
+                let at = if p.vertex_input.is_some() { format!("{path}.vertex_input") } else { path.to_string() };
+                return fail(at, format!("VUID-VkGraphicsPipelineCreateInfo-Input-07904: the vertex shader `{vs_id}` reads location {l}, and no vertex attribute has that location"));
+            }
+        }
+        let topology = match p.topology.as_deref().map(|t| t.trim_start_matches("VK_PRIMITIVE_TOPOLOGY_")) {
+            None | Some("TRIANGLE_LIST") => ff::PrimitiveTopology::TriangleList,
+            Some("POINT_LIST") => ff::PrimitiveTopology::PointList,
+            Some("LINE_LIST") => ff::PrimitiveTopology::LineList,
+            Some("TRIANGLE_STRIP") => ff::PrimitiveTopology::TriangleStrip,
+            Some("TRIANGLE_FAN") => ff::PrimitiveTopology::TriangleFan,
+            Some(t @ ("LINE_STRIP" | "LINE_LIST_WITH_ADJACENCY" | "LINE_STRIP_WITH_ADJACENCY" | "TRIANGLE_LIST_WITH_ADJACENCY" | "TRIANGLE_STRIP_WITH_ADJACENCY" | "PATCH_LIST")) => {
+                return fail(format!("{path}.topology"), format!("topology `{t}` is not supported yet by the engine (POINT_LIST, LINE_LIST, TRIANGLE_LIST, TRIANGLE_STRIP, TRIANGLE_FAN are)"));
+            }
+            Some(t) => return fail(format!("{path}.topology"), format!("unknown topology `{t}` (expected POINT_LIST, LINE_LIST, TRIANGLE_LIST, TRIANGLE_STRIP or TRIANGLE_FAN)")),
+        };
+        let raster = match &p.rasterization {
+            None => ff::RasterState::default(),
+            Some(r) => self.rasterization(r, &format!("{path}.rasterization"))?,
+        };
+        let depth_stencil = match &p.depth_stencil {
+            None => DepthStencilState::default(),
+            Some(d) => {
+                let dp = format!("{path}.depth_stencil");
+                if d.stencil_test_enable == Some(true) {
+                    return fail(format!("{dp}.stencil_test_enable"), "the stencil test is not supported yet by the engine");
+                }
+                let depth_test = d.depth_test_enable.unwrap_or(false);
+                let depth_compare = match &d.depth_compare_op {
+                    Some(op) => parse_compare_op(op, &format!("{dp}.depth_compare_op"))?,
+                    None if depth_test => return fail(dp, "with `depth_test_enable` true, `depth_compare_op` is needed"),
+                    None => DepthStencilState::default().depth_compare,
+                };
+                DepthStencilState { depth_test, depth_write: d.depth_write_enable.unwrap_or(false), depth_compare, ..DepthStencilState::default() }
+            }
+        };
+        // What it renders into, and how many colour attachments that has.
+        let (target, colors) = match (&p.render_pass, &p.rendering) {
+            (Some(_), Some(_)) => return fail(format!("{path}.rendering"), "give `render_pass` and `subpass`, or `rendering`, not both"),
+            (None, None) => return fail(path, "a graphics pipeline renders in a subpass (`render_pass` and `subpass`) or with dynamic rendering (`rendering`)"),
+            (Some(id), None) => {
+                let render_pass = lookup(&self.render_passes, id, &format!("{path}.render_pass"), "render pass")?;
+                let rp = &self.w.render_passes[render_pass];
+                let subpass = p.subpass.unwrap_or(0);
+                let Some(sp) = rp.subpasses.get(subpass as usize) else {
+                    return fail(format!("{path}.subpass"), format!("VUID-VkGraphicsPipelineCreateInfo-renderPass-06046: render pass `{}` has {} subpasses, and this is subpass {subpass}", rp.name, rp.subpasses.len()));
+                };
+                (PipelineTarget::RenderPass { render_pass, subpass }, sp.color_attachments.len())
+            }
+            (None, Some(r)) => {
+                if p.subpass.is_some() {
+                    return fail(format!("{path}.subpass"), "`subpass` belongs with `render_pass`, and this pipeline uses dynamic rendering");
+                }
+                let target = self.pipeline_rendering(r, &format!("{path}.rendering"))?;
+                let n = match &target {
+                    PipelineTarget::Rendering { color_formats, .. } => color_formats.len(),
+                    PipelineTarget::RenderPass { .. } => 0,
+                };
+                (target, n)
+            }
+        };
+        let (blend, blend_constants) = match &p.color_blend {
+            None => (vec![sim_rop::fragment::BlendState::REPLACE; colors], [0.0; 4]),
+            Some(cb) => self.color_blend(cb, colors, p.render_pass.is_some(), &format!("{path}.color_blend"))?,
+        };
+        Ok(GraphicsPipelineDesc {
+            name: p.id.clone(),
+            vertex,
+            fragment,
+            vertex_shader: vs_id.clone(),
+            fragment_shader: p.fragment_shader.clone(),
+            vertex_input,
+            topology,
+            raster,
+            depth_stencil,
+            blend,
+            blend_constants,
+            target,
+        })
+    }
+
+    fn vertex_input(&self, vi: Option<&schema::VertexInput>, vp: &str) -> R<ff::VertexInputState> {
+        let Some(vi) = vi else { return ff::VertexInputState::new(Vec::new(), Vec::new()).map_err(|e| (vp.to_string(), e.to_string())) };
+        check_len(&vi.bindings, &format!("{vp}.bindings"))?;
+        check_len(&vi.attributes, &format!("{vp}.attributes"))?;
+        let max = ff::fetch::MAX_VERTEX_INPUT_BINDINGS as u32;
+        let mut bindings = Vec::with_capacity(vi.bindings.len());
+        for (k, b) in vi.bindings.iter().enumerate() {
+            let bp = format!("{vp}.bindings[{k}]");
+            if b.binding >= max {
+                return fail(format!("{bp}.binding"), format!("VUID-VkVertexInputBindingDescription-binding-00618: binding {} is not below maxVertexInputBindings, {max}", b.binding));
+            }
+            let input_rate = match b.input_rate.as_deref().map(|r| r.trim_start_matches("VK_VERTEX_INPUT_RATE_")) {
+                None | Some("VERTEX") => ff::VertexInputRate::Vertex,
+                Some("INSTANCE") => ff::VertexInputRate::Instance,
+                Some(other) => return fail(format!("{bp}.input_rate"), format!("unknown input rate `{other}` (expected VERTEX or INSTANCE)")),
+            };
+            bindings.push(ff::VertexBinding { binding: b.binding, stride: b.stride, input_rate });
+        }
+        let max_attributes = ff::fetch::MAX_VERTEX_INPUT_ATTRIBUTES as u32;
+        let mut attributes = Vec::with_capacity(vi.attributes.len());
+        for (k, a) in vi.attributes.iter().enumerate() {
+            let ap = format!("{vp}.attributes[{k}]");
+            if a.location >= max_attributes {
+                return fail(format!("{ap}.location"), format!("VUID-VkVertexInputAttributeDescription-location-00620: location {} is not below maxVertexInputAttributes, {max_attributes}", a.location));
+            }
+            if a.binding >= max {
+                return fail(format!("{ap}.binding"), format!("VUID-VkVertexInputAttributeDescription-binding-00621: binding {} is not below maxVertexInputBindings, {max}", a.binding));
+            }
+            let format = parse_format(&a.format, &format!("{ap}.format"))?;
+            attributes.push(ff::VertexAttribute { location: a.location, binding: a.binding, format, offset: a.offset });
+        }
+        ff::VertexInputState::new(bindings, attributes).map_err(|e| vertex_input_error(&e, vi, vp))
+    }
+
+    fn rasterization(&self, r: &schema::Rasterization, rp: &str) -> R<ff::RasterState> {
+        match r.polygon_mode.as_deref().map(|m| m.trim_start_matches("VK_POLYGON_MODE_")) {
+            None | Some("FILL") => {}
+            Some(m @ ("LINE" | "POINT" | "FILL_RECTANGLE_NV")) => return fail(format!("{rp}.polygon_mode"), format!("polygon mode `{m}` is not supported yet by the engine (FILL only)")),
+            Some(m) => return fail(format!("{rp}.polygon_mode"), format!("unknown polygon mode `{m}` (expected FILL)")),
+        }
+        let (mut front, mut back) = (false, false);
+        if let Some(c) = &r.cull_mode {
+            for n in c.joined().split('|').map(str::trim).filter(|s| !s.is_empty()) {
+                match n.trim_start_matches("VK_CULL_MODE_").trim_end_matches("_BIT") {
+                    "NONE" => {}
+                    "FRONT" => front = true,
+                    "BACK" => back = true,
+                    "FRONT_AND_BACK" => (front, back) = (true, true),
+                    other => return fail(format!("{rp}.cull_mode"), format!("unknown cull mode `{other}` (expected NONE, FRONT, BACK or FRONT_AND_BACK)")),
+                }
+            }
+        }
+        let cull_mode = match (front, back) {
+            (false, false) => ff::CullMode::None,
+            (true, false) => ff::CullMode::Front,
+            (false, true) => ff::CullMode::Back,
+            (true, true) => ff::CullMode::FrontAndBack,
+        };
+        let front_face = match r.front_face.as_deref().map(|f| f.trim_start_matches("VK_FRONT_FACE_")) {
+            None | Some("COUNTER_CLOCKWISE") => ff::FrontFace::CounterClockwise,
+            Some("CLOCKWISE") => ff::FrontFace::Clockwise,
+            Some(other) => return fail(format!("{rp}.front_face"), format!("unknown front face `{other}` (expected COUNTER_CLOCKWISE or CLOCKWISE)")),
+        };
+        Ok(ff::RasterState { front_face, cull_mode })
+    }
+
+    /// `VkPipelineRenderingCreateInfo`: colour formats that can be rendered to, and a depth and
+    /// a stencil format that have those aspects (the same format when both are given).
+    fn pipeline_rendering(&self, r: &schema::PipelineRendering, rp: &str) -> R<PipelineTarget> {
+        check_len(&r.color_attachment_formats, &format!("{rp}.color_attachment_formats"))?;
+        if r.color_attachment_formats.len() > MAX_COLOR_ATTACHMENTS {
+            return fail(format!("{rp}.color_attachment_formats"), format!("VUID-VkPipelineRenderingCreateInfo-colorAttachmentCount-09533: {} colour attachments exceed maxColorAttachments, {MAX_COLOR_ATTACHMENTS}", r.color_attachment_formats.len()));
+        }
+        let undefined = |f: &Option<String>| f.as_deref().is_none_or(|f| f.trim_start_matches("VK_FORMAT_") == "UNDEFINED");
+        let mut color_formats = Vec::with_capacity(r.color_attachment_formats.len());
+        for (k, f) in r.color_attachment_formats.iter().enumerate() {
+            let at = format!("{rp}.color_attachment_formats[{k}]");
+            color_formats.push(match f {
+                _ if undefined(f) => None,
+                Some(name) => {
+                    let format = parse_format(name, &at)?;
+                    if !renderable_color(format) {
+                        return fail(at, format!("VUID-VkGraphicsPipelineCreateInfo-renderPass-06582: {format} has no COLOR_ATTACHMENT format feature"));
+                    }
+                    Some(format)
+                }
+                None => None,
+            });
+        }
+        let aspect_format = |f: &Option<String>, field: &str, aspect: sim_rop::Aspect, vuid: &str| -> R<Option<sim_rop::Format>> {
+            if undefined(f) {
+                return Ok(None);
+            }
+            let at = format!("{rp}.{field}");
+            let format = parse_format(f.as_deref().unwrap_or_default(), &at)?;
+            if !format.aspects().contains(&aspect) {
+                return fail(at, format!("{vuid}: {format} has no {} component", aspect.vk_name()));
+            }
+            Ok(Some(format))
+        };
+        let depth_format = aspect_format(&r.depth_attachment_format, "depth_attachment_format", sim_rop::Aspect::Depth, "VUID-VkGraphicsPipelineCreateInfo-renderPass-06587")?;
+        let stencil_format = aspect_format(&r.stencil_attachment_format, "stencil_attachment_format", sim_rop::Aspect::Stencil, "VUID-VkGraphicsPipelineCreateInfo-renderPass-06588")?;
+        if let (Some(d), Some(s)) = (depth_format, stencil_format)
+            && d != s
+        {
+            return fail(format!("{rp}.stencil_attachment_format"), format!("VUID-VkGraphicsPipelineCreateInfo-renderPass-06589: the depth format is {d} and the stencil format {s}: they are one attachment's"));
+        }
+        Ok(PipelineTarget::Rendering { color_formats, depth_format, stencil_format })
+    }
+
+    /// `VkPipelineColorBlendStateCreateInfo`: one state per colour attachment (`colors` of
+    /// them), one REPLACE state each when no list is given.
+    fn color_blend(&self, cb: &schema::ColorBlend, colors: usize, render_pass: bool, cp: &str) -> R<(Vec<sim_rop::fragment::BlendState>, [f32; 4])> {
+        let blend = match &cb.attachments {
+            None => vec![sim_rop::fragment::BlendState::REPLACE; colors],
+            Some(list) => {
+                check_len(list, &format!("{cp}.attachments"))?;
+                if list.len() != colors {
+                    let (vuid, what) = if render_pass { ("VUID-VkGraphicsPipelineCreateInfo-renderPass-07609", "the subpass has") } else { ("VUID-VkGraphicsPipelineCreateInfo-renderPass-06055", "`rendering` gives") };
+                    // Vulkan ignores the count when the subpass has no colour attachment; an
+                    // ignored list would be written back as nothing, so it is refused.
+                    let prefix = if render_pass && colors == 0 { String::new() } else { format!("{vuid}: ") };
+                    return fail(format!("{cp}.attachments"), format!("{prefix}{} blend attachment states, and {what} {colors} colour attachments", list.len()));
+                }
+                let mut out = Vec::with_capacity(list.len());
+                for (k, a) in list.iter().enumerate() {
+                    out.push(self.blend_attachment(a, &format!("{cp}.attachments[{k}]"))?);
+                }
+                out
+            }
+        };
+        let constants = cb.blend_constants.unwrap_or([0.0; 4]);
+        if constants.iter().any(|c| !c.is_finite()) {
+            return fail(format!("{cp}.blend_constants"), "blend constants are finite numbers");
+        }
+        Ok((blend, constants))
+    }
+
+    fn blend_attachment(&self, a: &schema::BlendAttachment, ap: &str) -> R<sim_rop::fragment::BlendState> {
+        let enable = a.blend_enable.unwrap_or(false);
+        let d = sim_rop::fragment::BlendState::REPLACE;
+        let factor = |v: &Option<String>, f: &str, default| -> R<sim_rop::fragment::BlendFactor> {
+            match v {
+                Some(v) => parse_blend_factor(v, &format!("{ap}.{f}")),
+                None if enable => fail(ap, format!("with `blend_enable` true, `{f}` is needed")),
+                None => Ok(default),
+            }
+        };
+        let op = |v: &Option<String>, f: &str, default| -> R<sim_rop::fragment::BlendOp> {
+            match v {
+                Some(v) => parse_blend_op(v, &format!("{ap}.{f}")),
+                None if enable => fail(ap, format!("with `blend_enable` true, `{f}` is needed")),
+                None => Ok(default),
+            }
+        };
+        let mut write_mask = 0xf;
+        if let Some(m) = &a.color_write_mask {
+            write_mask = 0;
+            for n in m.joined().split('|').map(str::trim).filter(|s| !s.is_empty()) {
+                write_mask |= match n.trim_start_matches("VK_COLOR_COMPONENT_").trim_end_matches("_BIT") {
+                    "R" => 1,
+                    "G" => 2,
+                    "B" => 4,
+                    "A" => 8,
+                    "NONE" => 0,
+                    other => return fail(format!("{ap}.color_write_mask"), format!("unknown colour component `{other}` (expected R, G, B, A)")),
+                };
+            }
+        }
+        Ok(sim_rop::fragment::BlendState {
+            enable,
+            src_color: factor(&a.src_color_blend_factor, "src_color_blend_factor", d.src_color)?,
+            dst_color: factor(&a.dst_color_blend_factor, "dst_color_blend_factor", d.dst_color)?,
+            color_op: op(&a.color_blend_op, "color_blend_op", d.color_op)?,
+            src_alpha: factor(&a.src_alpha_blend_factor, "src_alpha_blend_factor", d.src_alpha)?,
+            dst_alpha: factor(&a.dst_alpha_blend_factor, "dst_alpha_blend_factor", d.dst_alpha)?,
+            alpha_op: op(&a.alpha_blend_op, "alpha_blend_op", d.alpha_op)?,
+            write_mask,
+        })
+    }
+
+    /// vkCmdBeginRenderPass2: a render pass and a framebuffer made for a compatible one, a
+    /// render area within the framebuffer, and a clear value for each attachment it clears.
+    fn begin_render_pass(&self, c: &Cmd, path: &str) -> R<Command> {
+        let render_pass = match &c.render_pass {
+            Some(id) => lookup(&self.render_passes, id, &format!("{path}.render_pass"), "render pass")?,
+            None => return fail(path, "`begin_render_pass` needs `render_pass`"),
+        };
+        let framebuffer = match &c.framebuffer {
+            Some(id) => lookup(&self.framebuffers, id, &format!("{path}.framebuffer"), "framebuffer")?,
+            None => return fail(path, "`begin_render_pass` needs `framebuffer`"),
+        };
+        let (rp, fb) = (&self.w.render_passes[render_pass], &self.w.framebuffers[framebuffer]);
+        let made_for = &self.w.render_passes[fb.render_pass];
+        if !compatible(rp, made_for) {
+            return fail(
+                format!("{path}.framebuffer"),
+                format!("VUID-VkRenderPassBeginInfo-renderPass-00904: framebuffer `{}` was made for render pass `{}`, which is not compatible with `{}`", fb.name, made_for.name, rp.name),
+            );
+        }
+        let render_area = match &c.render_area {
+            Some(r) => render_area(
+                r,
+                &format!("{path}.render_area"),
+                [fb.width, fb.height],
+                &format!("framebuffer `{}`", fb.name),
+                [
+                    "VUID-VkRenderPassBeginInfo-pNext-02850",
+                    "VUID-VkRenderPassBeginInfo-pNext-02851",
+                    "VUID-VkRenderPassBeginInfo-None-08996",
+                    "VUID-VkRenderPassBeginInfo-None-08997",
+                    "VUID-VkRenderPassBeginInfo-pNext-02852",
+                    "VUID-VkRenderPassBeginInfo-pNext-02853",
+                ],
+            )?,
+            None => ff::Rect2D { x: 0, y: 0, width: fb.width, height: fb.height },
+        };
+        // "or stencilLoadOp, if the attachment has a depth/stencil format".
+        let cleared = |a: &AttachmentDescription| a.load_op == LoadOp::Clear || (a.format.is_depth_stencil() && a.stencil_load_op == LoadOp::Clear);
+        let need = rp.attachments.iter().rposition(cleared).map_or(0, |k| k + 1);
+        let given = c.clear_values.as_deref().unwrap_or_default();
+        check_len(given, &format!("{path}.clear_values"))?;
+        if given.len() < need {
+            let at = if c.clear_values.is_some() { format!("{path}.clear_values") } else { path.to_string() };
+            return fail(at, format!("VUID-VkRenderPassBeginInfo-clearValueCount-00902: attachment {} of render pass `{}` is cleared, so `clear_values` needs {need} entries, and it has {}", need - 1, rp.name, given.len()));
+        }
+        let mut clear_values = vec![None; rp.attachments.len()];
+        for (k, v) in given.iter().enumerate() {
+            let Some(v) = v else { continue };
+            let at = format!("{path}.clear_values[{k}]");
+            let value = clear_value(v, &at)?;
+            // Entries of attachments that are not cleared are read by nothing.
+            if let Some(a) = rp.attachments.get(k).filter(|a| cleared(a)) {
+                check_clear_kind(&value, a.format, &at)?;
+                clear_values[k] = Some(value);
+            }
+        }
+        Ok(Command::BeginRenderPass { render_pass, framebuffer, render_area, clear_values })
+    }
+
+    /// vkCmdBeginRendering: a render area within the device's limits and every attachment's
+    /// level, and each attachment checked as `VkRenderingInfo` checks it.
+    fn begin_rendering(&self, c: &Cmd, path: &str) -> R<Command> {
+        let Some(area) = &c.render_area else { return fail(path, "`begin_rendering` needs `render_area`") };
+        let layer_count = c.layer_count.unwrap_or(1);
+        if layer_count == 0 {
+            return fail(format!("{path}.layer_count"), "VUID-VkRenderingInfo-viewMask-06069: layer_count is at least 1 (multiview is not used)");
+        }
+        if layer_count != 1 {
+            return fail(format!("{path}.layer_count"), format!("{layer_count} layers: layered rendering is not supported yet by the engine (layer_count 1)"));
+        }
+        let max = ff::MAX_FRAMEBUFFER_EXTENT;
+        let render_area = render_area(
+            area,
+            &format!("{path}.render_area"),
+            [max, max],
+            "maxFramebufferWidth/Height",
+            ["VUID-VkRenderingInfo-pNext-06077", "VUID-VkRenderingInfo-pNext-06078", "VUID-VkRenderingInfo-None-08994", "VUID-VkRenderingInfo-None-08995", "VUID-VkRenderingInfo-pNext-07815", "VUID-VkRenderingInfo-pNext-07816"],
+        )?;
+        let list = c.color_attachments.as_deref().unwrap_or_default();
+        check_len(list, &format!("{path}.color_attachments"))?;
+        if list.len() > MAX_COLOR_ATTACHMENTS {
+            return fail(format!("{path}.color_attachments"), format!("VUID-VkRenderingInfo-colorAttachmentCount-06106: {} colour attachments exceed maxColorAttachments, {MAX_COLOR_ATTACHMENTS}", list.len()));
+        }
+        let mut color_attachments = Vec::with_capacity(list.len());
+        for (k, a) in list.iter().enumerate() {
+            color_attachments.push(match a {
+                Some(a) => Some(self.rendering_attachment(a, &format!("{path}.color_attachments[{k}]"), sim_rop::Aspect::Color, &render_area)?),
+                None => None,
+            });
+        }
+        let depth_attachment = match &c.depth_attachment {
+            Some(a) => Some(self.rendering_attachment(a, &format!("{path}.depth_attachment"), sim_rop::Aspect::Depth, &render_area)?),
+            None => None,
+        };
+        let stencil_attachment = match &c.stencil_attachment {
+            Some(a) => Some(self.rendering_attachment(a, &format!("{path}.stencil_attachment"), sim_rop::Aspect::Stencil, &render_area)?),
+            None => None,
+        };
+        if let (Some(d), Some(s)) = (&depth_attachment, &stencil_attachment)
+            && d.view != s.view
+        {
+            return fail(format!("{path}.stencil_attachment.image"), "VUID-VkRenderingInfo-pDepthAttachment-06085: the depth and the stencil attachment are one view, and these two differ");
+        }
+        Ok(Command::BeginRendering(RenderingInfo { render_area, layer_count, color_attachments, depth_attachment, stencil_attachment }))
+    }
+
+    /// One `VkRenderingAttachmentInfo` for the `aspect` slot (colour, depth or stencil).
+    fn rendering_attachment(&self, a: &schema::RenderingAttachment, ap: &str, aspect: sim_rop::Aspect, area: &ff::Rect2D) -> R<RenderingAttachment> {
+        use sim_rop::Aspect as X;
+        let ip = format!("{ap}.image");
+        let view = self.attachment_view(&a.image, &ip)?;
+        let im = &self.w.images[view.image];
+        let format = im.layout.desc.format;
+        let (usage, vuid_usage) = match aspect {
+            X::Color => {
+                if !renderable_color(format) {
+                    return fail(ip, format!("image `{}` is {format}, which has no COLOR_ATTACHMENT format feature: a colour attachment's view has a colour format", im.name));
+                }
+                ("COLOR_ATTACHMENT", "VUID-VkRenderingInfo-colorAttachmentCount-06087")
+            }
+            X::Depth | X::Stencil => {
+                let vuid = if aspect == X::Depth { "VUID-VkRenderingInfo-pDepthAttachment-06547" } else { "VUID-VkRenderingInfo-pStencilAttachment-06548" };
+                if !format.aspects().contains(&aspect) {
+                    return fail(ip, format!("{vuid}: image `{}` is {format}, which has no {} component", im.name, aspect.vk_name()));
+                }
+                ("DEPTH_STENCIL_ATTACHMENT", if aspect == X::Depth { "VUID-VkRenderingInfo-pDepthAttachment-06088" } else { "VUID-VkRenderingInfo-pStencilAttachment-06089" })
+            }
+        };
+        self.image_usage(view.image, usage, &ip, vuid_usage)?;
+        let layout = known_layout(&a.image_layout, &format!("{ap}.image_layout"))?;
+        if matches!(layout.as_str(), "UNDEFINED" | "SHADER_READ_ONLY_OPTIMAL" | "TRANSFER_SRC_OPTIMAL" | "TRANSFER_DST_OPTIMAL" | "PREINITIALIZED") {
+            return fail(format!("{ap}.image_layout"), format!("VUID-VkRenderingAttachmentInfo-imageView-06135: an attachment cannot be rendered in {layout}"));
+        }
+        let wrong = match aspect {
+            X::Color => matches!(layout.as_str(), "DEPTH_STENCIL_ATTACHMENT_OPTIMAL" | "DEPTH_STENCIL_READ_ONLY_OPTIMAL").then_some("VUID-VkRenderingInfo-colorAttachmentCount-06090"),
+            X::Depth => (layout == "COLOR_ATTACHMENT_OPTIMAL").then_some("VUID-VkRenderingInfo-pDepthAttachment-06092"),
+            X::Stencil => (layout == "COLOR_ATTACHMENT_OPTIMAL").then_some("VUID-VkRenderingInfo-pStencilAttachment-06094"),
+        };
+        if let Some(vuid) = wrong {
+            return fail(format!("{ap}.image_layout"), format!("{vuid}: a {} attachment cannot be in {layout}", aspect.vk_name()));
+        }
+        let load_op = parse_load_op(&a.load_op, &format!("{ap}.load_op"))?;
+        let store_op = parse_store_op(&a.store_op, &format!("{ap}.store_op"))?;
+        let clear_value = match (&a.clear_value, load_op) {
+            (Some(v), LoadOp::Clear) => {
+                let at = format!("{ap}.clear_value");
+                let value = clear_value(v, &at)?;
+                check_clear_kind(&value, format, &at)?;
+                Some(value)
+            }
+            (None, LoadOp::Clear) => return fail(ap, "an attachment whose load_op is CLEAR needs `clear_value`"),
+            // Read by nothing, but checked like any other value.
+            (Some(v), _) => clear_value(v, &format!("{ap}.clear_value")).map(|_| None)?,
+            (None, _) => None,
+        };
+        let e = im.layout.desc.level_extent(view.level);
+        for (k, vuid) in [(0, "VUID-VkRenderingInfo-pNext-06079"), (1, "VUID-VkRenderingInfo-pNext-06080")] {
+            let (o, n) = if k == 0 { (area.x, area.width) } else { (area.y, area.height) };
+            if i64::from(o) + i64::from(n) > i64::from(e[k]) {
+                return fail(ip, format!("{vuid}: the render area reaches {} {}, and level {} of image `{}` is {} {}", ["x", "y"][k], i64::from(o) + i64::from(n), view.level, im.name, e[k], ["wide", "high"][k]));
+            }
+        }
+        Ok(RenderingAttachment { view, layout, load_op, store_op, clear_value })
+    }
+
+    /// vkCmdBindVertexBuffers: one offset per buffer (all 0 when `offsets` is left out), each
+    /// within its buffer, the bindings within maxVertexInputBindings.
+    fn bind_vertex_buffers(&self, c: &Cmd, path: &str) -> R<Command> {
+        let first_binding = c.first_binding.unwrap_or(0);
+        let list = c.buffers.as_deref().unwrap_or_default();
+        if list.is_empty() {
+            return fail(path, "VUID-vkCmdBindVertexBuffers-bindingCount-arraylength: `bind_vertex_buffers` needs at least one buffer in `buffers`");
+        }
+        check_len(list, &format!("{path}.buffers"))?;
+        let max = ff::fetch::MAX_VERTEX_INPUT_BINDINGS as u64;
+        if u64::from(first_binding) >= max {
+            return fail(format!("{path}.first_binding"), format!("VUID-vkCmdBindVertexBuffers-firstBinding-00624: first_binding {first_binding} is not below maxVertexInputBindings, {max}"));
+        }
+        if u64::from(first_binding) + list.len() as u64 > max {
+            return fail(format!("{path}.buffers"), format!("VUID-vkCmdBindVertexBuffers-firstBinding-00625: bindings {first_binding} to {} pass maxVertexInputBindings, {max}", u64::from(first_binding) + list.len() as u64 - 1));
+        }
+        if let Some(o) = &c.offsets
+            && o.len() != list.len()
+        {
+            return fail(format!("{path}.offsets"), format!("{} offsets for {} buffers: one per buffer", o.len(), list.len()));
+        }
+        let mut buffers = Vec::with_capacity(list.len());
+        for (k, id) in list.iter().enumerate() {
+            let b = lookup(&self.bufs, id, &format!("{path}.buffers[{k}]"), "buffer")?;
+            let offset = c.offsets.as_ref().map_or(0, |o| o[k]);
+            let desc = &self.w.buffers[b];
+            if offset >= desc.size {
+                return fail(format!("{path}.offsets[{k}]"), format!("VUID-vkCmdBindVertexBuffers-pOffsets-00626: offset {offset} is not within buffer `{}` of {} bytes", desc.name, desc.size));
+            }
+            buffers.push((b, offset));
+        }
+        Ok(Command::BindVertexBuffers { first_binding, buffers })
+    }
+
+    fn bind_index_buffer(&self, c: &Cmd, path: &str) -> R<Command> {
+        let buffer = match &c.buffer {
+            Some(id) => lookup(&self.bufs, id, &format!("{path}.buffer"), "buffer")?,
+            None => return fail(path, "`bind_index_buffer` needs `buffer`"),
+        };
+        let index_type = match c.index_type.as_deref().map(|t| t.trim_start_matches("VK_INDEX_TYPE_")) {
+            Some("UINT16") => ff::IndexType::Uint16,
+            Some("UINT32") => ff::IndexType::Uint32,
+            Some(t @ ("UINT8" | "UINT8_EXT" | "UINT8_KHR")) => return fail(format!("{path}.index_type"), format!("index type `{t}` is not supported yet by the engine (UINT16, UINT32)")),
+            Some(t @ ("NONE_KHR" | "NONE_NV")) => return fail(format!("{path}.index_type"), format!("VUID-vkCmdBindIndexBuffer-indexType-08786: index type `{t}` does not index")),
+            Some(t) => return fail(format!("{path}.index_type"), format!("unknown index type `{t}` (expected UINT16 or UINT32)")),
+            None => return fail(path, "`bind_index_buffer` needs `index_type` (UINT16 or UINT32)"),
+        };
+        let offset = c.offset.unwrap_or(0);
+        let desc = &self.w.buffers[buffer];
+        if offset >= desc.size {
+            return fail(format!("{path}.offset"), format!("VUID-vkCmdBindIndexBuffer-offset-08782: offset {offset} is not within buffer `{}` of {} bytes", desc.name, desc.size));
+        }
+        // The buffer's place in its memory counts too: the rule is about the address.
+        if !(desc.offset + offset).is_multiple_of(u64::from(index_type.size())) {
+            return fail(format!("{path}.offset"), format!("VUID-vkCmdBindIndexBuffer-offset-08783: offset {offset} in buffer `{}` (bound at {} in its memory) is not a multiple of the index size, {}", desc.name, desc.offset, index_type.size()));
+        }
+        Ok(Command::BindIndexBuffer { buffer, offset, index_type })
+    }
+
+    fn set_viewport(&self, c: &Cmd, path: &str) -> R<Command> {
+        let Some(v) = &c.viewport else { return fail(path, "`set_viewport` needs `viewport`") };
+        let viewport = ff::Viewport { x: v.x, y: v.y, width: v.width, height: v.height, min_depth: v.min_depth.unwrap_or(0.0), max_depth: v.max_depth.unwrap_or(1.0) };
+        viewport.validate().map_err(|e| (format!("{path}.viewport"), format!("{e} (VkViewport's valid usage)")))?;
+        Ok(Command::SetViewport(viewport))
+    }
+
+    fn set_scissor(&self, c: &Cmd, path: &str) -> R<Command> {
+        let Some(r) = &c.scissor else { return fail(path, "`set_scissor` needs `scissor`") };
+        let s = rect(r);
+        if s.x < 0 || s.y < 0 {
+            return fail(format!("{path}.scissor.offset"), format!("VUID-vkCmdSetScissor-x-00595: the scissor's offset ({}, {}) is negative", s.x, s.y));
+        }
+        for (k, (o, e), vuid) in [(0, (s.x, s.width), "VUID-vkCmdSetScissor-offset-00596"), (1, (s.y, s.height), "VUID-vkCmdSetScissor-offset-00597")] {
+            if i64::from(o) + i64::from(e) > i64::from(i32::MAX) {
+                return fail(format!("{path}.scissor.extent"), format!("{vuid}: {} offset {o} plus {} {e} overflows a signed 32-bit integer", ["x", "y"][k], ["width", "height"][k]));
+            }
+        }
+        Ok(Command::SetScissor(s))
+    }
+
+    /// vkCmdDraw, vkCmdDrawIndexed and the indirect draws: the counts or the records' place,
+    /// and the descriptors, checked against what the pipeline's two shaders declare.
+    fn draw(&self, c: &Cmd, name: &str, path: &str) -> R<Command> {
+        let pipeline = match &c.pipeline {
+            Some(id) => lookup(&self.graphics_pipelines, id, &format!("{path}.pipeline"), "graphics pipeline")?,
+            None => return fail(path, format!("`{name}` needs `pipeline`")),
+        };
+        let need = |v: Option<u32>, f: &str| v.ok_or_else(|| (path.to_string(), format!("`{name}` needs `{f}`")));
+        let kind = match name {
+            "draw" => DrawKind::Direct {
+                vertex_count: need(c.vertex_count, "vertex_count")?,
+                instance_count: c.instance_count.unwrap_or(1),
+                first_vertex: c.first_vertex.unwrap_or(0),
+                first_instance: c.first_instance.unwrap_or(0),
+            },
+            "draw_indexed" => DrawKind::Indexed {
+                index_count: need(c.index_count, "index_count")?,
+                instance_count: c.instance_count.unwrap_or(1),
+                first_index: c.first_index.unwrap_or(0),
+                vertex_offset: c.vertex_offset.unwrap_or(0),
+                first_instance: c.first_instance.unwrap_or(0),
+            },
+            _ => {
+                let indexed = name == "draw_indexed_indirect";
+                let vk = if indexed { "vkCmdDrawIndexedIndirect" } else { "vkCmdDrawIndirect" };
+                let (record, vuids) = if indexed { (20u32, ["00528", "00539", "00540"]) } else { (16, ["00476", "00487", "00488"]) };
+                let buffer = match &c.buffer {
+                    Some(id) => lookup(&self.bufs, id, &format!("{path}.buffer"), "buffer")?,
+                    None => return fail(path, format!("`{name}` needs `buffer`")),
+                };
+                let offset = c.offset.unwrap_or(0);
+                let draw_count = c.draw_count.unwrap_or(1);
+                let stride = c.stride.unwrap_or(record);
+                if !offset.is_multiple_of(4) {
+                    return fail(format!("{path}.offset"), format!("VUID-{vk}-offset-02710: offset {offset} is not a multiple of 4"));
+                }
+                if draw_count > 1 && (stride < record || !stride.is_multiple_of(4)) {
+                    return fail(format!("{path}.stride"), format!("VUID-{vk}-drawCount-{}: with {draw_count} draws, stride {stride} is a multiple of 4 of at least {record} bytes", vuids[0]));
+                }
+                // In u128: a count and a stride of 32 bits and a 64-bit offset.
+                let end = u128::from(offset) + u128::from(draw_count.saturating_sub(1)) * u128::from(stride) + u128::from(record);
+                let size = self.w.buffers[buffer].size;
+                if draw_count > 0 && end > u128::from(size) {
+                    let vuid = if draw_count == 1 { vuids[1] } else { vuids[2] };
+                    return fail(format!("{path}.offset"), format!("VUID-{vk}-drawCount-{vuid}: {draw_count} records of {record} bytes from offset {offset}, {stride} apart, end at {end}, past buffer `{}` of {size} bytes", self.w.buffers[buffer].name));
+                }
+                DrawKind::Indirect { indexed, buffer, offset, draw_count, stride }
+            }
+        };
+        let p = &self.w.graphics_pipelines[pipeline];
+        let declared = |set: u32, binding: u32| p.vertex.bindings().iter().chain(p.fragment.iter().flat_map(|f| f.bindings())).find(|x| x.group == set && x.binding == binding).map(|x| x.kind);
+        let (bindings, images) = self.descriptors(c.bindings.as_deref().unwrap_or_default(), &declared, kind.vk_name(), path)?;
+        let push_constants = self.push_constants(c, path)?;
+        Ok(Command::Draw { pipeline, kind, bindings, push_constants, images })
+    }
+
+    /// vkCmdClearAttachments: colour attachments by index with a colour, or the depth/stencil
+    /// attachment's aspects with a depth and stencil; rectangles of at least one texel and layer.
+    fn clear_attachments(&self, c: &Cmd, path: &str) -> R<Command> {
+        let list = c.attachments.as_deref().unwrap_or_default();
+        if list.is_empty() {
+            return fail(path, "VUID-vkCmdClearAttachments-attachmentCount-arraylength: `clear_attachments` needs at least one entry in `attachments`");
+        }
+        let rects = c.rects.as_deref().unwrap_or_default();
+        if rects.is_empty() {
+            return fail(path, "VUID-vkCmdClearAttachments-rectCount-arraylength: `clear_attachments` needs at least one entry in `rects`");
+        }
+        check_len(list, &format!("{path}.attachments"))?;
+        check_len(rects, &format!("{path}.rects"))?;
+        let mut attachments = Vec::with_capacity(list.len());
+        for (k, a) in list.iter().enumerate() {
+            let ap = format!("{path}.attachments[{k}]");
+            let (mut color, mut depth, mut stencil) = (false, false, false);
+            for n in a.aspect_mask.joined().split('|').map(str::trim).filter(|s| !s.is_empty()) {
+                match n.trim_start_matches("VK_IMAGE_ASPECT_").trim_end_matches("_BIT") {
+                    "COLOR" => color = true,
+                    "DEPTH" => depth = true,
+                    "STENCIL" => stencil = true,
+                    "METADATA" => return fail(format!("{ap}.aspect_mask"), "VUID-VkClearAttachment-aspectMask-00020: METADATA cannot be cleared"),
+                    other => return fail(format!("{ap}.aspect_mask"), format!("unknown or unsupported aspect `{other}` (COLOR, DEPTH, STENCIL)")),
+                }
+            }
+            if !(color || depth || stencil) {
+                return fail(format!("{ap}.aspect_mask"), "VUID-VkClearAttachment-aspectMask-requiredbitmask: an aspect mask names at least one aspect");
+            }
+            if color && (depth || stencil) {
+                return fail(format!("{ap}.aspect_mask"), "VUID-VkClearAttachment-aspectMask-00019: COLOR is cleared alone, without DEPTH or STENCIL");
+            }
+            let Some(v) = &a.clear_value else { return fail(ap, "a clear attachment needs `clear_value`") };
+            let vp = format!("{ap}.clear_value");
+            let value = clear_value(v, &vp)?;
+            attachments.push(if color {
+                let Some(attachment) = a.color_attachment else { return fail(ap, "a COLOR clear needs `color_attachment`, the colour attachment's index") };
+                if matches!(value, sim_rop::ClearValue::DepthStencil { .. }) {
+                    return fail(vp, "a COLOR clear takes a colour value (float32, uint32 or int32)");
+                }
+                ClearAttachment::Color { attachment, value }
+            } else {
+                if a.color_attachment.is_some() {
+                    return fail(format!("{ap}.color_attachment"), "`color_attachment` belongs to a COLOR clear");
+                }
+                if !matches!(value, sim_rop::ClearValue::DepthStencil { .. }) {
+                    return fail(vp, "a DEPTH or STENCIL clear takes a depth_stencil value");
+                }
+                ClearAttachment::DepthStencil { depth, stencil, value }
+            });
+        }
+        let mut out = Vec::with_capacity(rects.len());
+        for (k, r) in rects.iter().enumerate() {
+            let rp = format!("{path}.rects[{k}]");
+            let area = rect(&r.rect);
+            if area.width == 0 {
+                return fail(format!("{rp}.rect.extent"), "VUID-vkCmdClearAttachments-rect-02682: a clear rectangle's width is at least 1");
+            }
+            if area.height == 0 {
+                return fail(format!("{rp}.rect.extent"), "VUID-vkCmdClearAttachments-rect-02683: a clear rectangle's height is at least 1");
+            }
+            let layer_count = r.layer_count.unwrap_or(1);
+            if layer_count == 0 {
+                return fail(format!("{rp}.layer_count"), "VUID-vkCmdClearAttachments-layerCount-01934: a clear rectangle has at least one layer");
+            }
+            out.push(ClearRect { rect: area, base_array_layer: r.base_array_layer.unwrap_or(0), layer_count });
+        }
+        Ok(Command::ClearAttachments { attachments, rects: out })
+    }
 }

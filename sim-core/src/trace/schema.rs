@@ -84,6 +84,15 @@ pub struct Trace {
     /// Shaders.
     #[serde(default)]
     pub shaders: Vec<Shader>,
+    /// Render passes.
+    #[serde(default)]
+    pub render_passes: Vec<RenderPass>,
+    /// Framebuffers.
+    #[serde(default)]
+    pub framebuffers: Vec<Framebuffer>,
+    /// Graphics pipelines (compute shaders are `shaders`, named by `dispatch`).
+    #[serde(default)]
+    pub pipelines: Vec<Pipeline>,
     /// Event ids.
     #[serde(default)]
     pub events: Vec<String>,
@@ -305,7 +314,7 @@ pub struct BufferImageView {
 pub struct Shader {
     /// Id.
     pub id: String,
-    /// Shader stage (COMPUTE is the only one the engine runs).
+    /// Shader stage: COMPUTE (the default), VERTEX or FRAGMENT.
     #[serde(default)]
     pub stage: Option<String>,
     /// Entry point (default `main`).
@@ -653,6 +662,34 @@ pub struct Cmd {
     pub dependencies: Option<Vec<Dependency>>,
     pub stage_mask: Option<PipelineStageFlags2>,
     pub filter: Option<String>,
+    pub render_pass: Option<String>,
+    pub framebuffer: Option<String>,
+    pub render_area: Option<Rect>,
+    pub clear_values: Option<Vec<Option<ClearValue>>>,
+    pub layer_count: Option<u32>,
+    pub color_attachments: Option<Vec<Option<RenderingAttachment>>>,
+    pub depth_attachment: Option<RenderingAttachment>,
+    pub stencil_attachment: Option<RenderingAttachment>,
+    pub first_binding: Option<u32>,
+    pub buffers: Option<Vec<String>>,
+    pub offsets: Option<Vec<u64>>,
+    pub buffer: Option<String>,
+    pub offset: Option<u64>,
+    pub index_type: Option<String>,
+    pub viewport: Option<Viewport>,
+    pub scissor: Option<Rect>,
+    pub pipeline: Option<String>,
+    pub vertex_count: Option<u32>,
+    pub instance_count: Option<u32>,
+    pub first_vertex: Option<u32>,
+    pub first_instance: Option<u32>,
+    pub index_count: Option<u32>,
+    pub first_index: Option<u32>,
+    pub vertex_offset: Option<i32>,
+    pub draw_count: Option<u32>,
+    pub stride: Option<u32>,
+    pub attachments: Option<Vec<ClearAttachment>>,
+    pub rects: Option<Vec<ClearRect>>,
 }
 
 /// A semaphore wait of a submission.
@@ -731,4 +768,505 @@ pub struct TimelineOp {
     pub semaphore: Option<String>,
     pub semaphores: Option<Vec<SemaphoreWait>>,
     pub value: Option<u64>,
+}
+
+/// An attachment index, or `"UNUSED"` (VK_ATTACHMENT_UNUSED).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AttachmentIndex {
+    /// An index into the render pass's attachments.
+    Index(u32),
+    /// VK_ATTACHMENT_UNUSED.
+    Unused,
+}
+
+impl<'de> Deserialize<'de> for AttachmentIndex {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<AttachmentIndex, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = AttachmentIndex;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an attachment index (a non-negative integer) or \"UNUSED\"")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<AttachmentIndex, E> {
+                u32::try_from(v).map(AttachmentIndex::Index).map_err(|_| E::invalid_value(de::Unexpected::Unsigned(v), &self))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<AttachmentIndex, E> {
+                u32::try_from(v).map(AttachmentIndex::Index).map_err(|_| E::invalid_value(de::Unexpected::Signed(v), &self))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<AttachmentIndex, E> {
+                match v {
+                    "UNUSED" | "VK_ATTACHMENT_UNUSED" => Ok(AttachmentIndex::Unused),
+                    _ => Err(E::invalid_value(de::Unexpected::Str(v), &self)),
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A subpass index, or `"EXTERNAL"` (VK_SUBPASS_EXTERNAL).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SubpassIndex {
+    /// A subpass of the render pass.
+    Index(u32),
+    /// VK_SUBPASS_EXTERNAL.
+    External,
+}
+
+impl<'de> Deserialize<'de> for SubpassIndex {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<SubpassIndex, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = SubpassIndex;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a subpass index (a non-negative integer) or \"EXTERNAL\"")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<SubpassIndex, E> {
+                u32::try_from(v).map(SubpassIndex::Index).map_err(|_| E::invalid_value(de::Unexpected::Unsigned(v), &self))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<SubpassIndex, E> {
+                u32::try_from(v).map(SubpassIndex::Index).map_err(|_| E::invalid_value(de::Unexpected::Signed(v), &self))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<SubpassIndex, E> {
+                match v {
+                    "EXTERNAL" | "VK_SUBPASS_EXTERNAL" => Ok(SubpassIndex::External),
+                    _ => Err(E::invalid_value(de::Unexpected::Str(v), &self)),
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A `VkRenderPass` (`VkRenderPassCreateInfo` in snake_case).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RenderPass {
+    /// Id.
+    pub id: String,
+    /// The attachments.
+    #[serde(default)]
+    pub attachments: Vec<AttachmentDescription>,
+    /// The subpasses (at least one).
+    #[serde(default)]
+    pub subpasses: Vec<Subpass>,
+    /// The explicit dependencies.
+    #[serde(default)]
+    pub dependencies: Vec<SubpassDependency>,
+}
+
+/// A `VkAttachmentDescription`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AttachmentDescription {
+    /// Its format.
+    pub format: String,
+    /// Samples (default 1, the only value accepted).
+    #[serde(default)]
+    pub samples: Option<u32>,
+    /// LOAD, CLEAR, DONT_CARE or NONE.
+    pub load_op: String,
+    /// STORE, DONT_CARE or NONE.
+    pub store_op: String,
+    /// As `load_op`, for the stencil aspect (default DONT_CARE).
+    #[serde(default)]
+    pub stencil_load_op: Option<String>,
+    /// As `store_op`, for the stencil aspect (default DONT_CARE).
+    #[serde(default)]
+    pub stencil_store_op: Option<String>,
+    /// The layout at the start of the render pass.
+    pub initial_layout: String,
+    /// The layout the render pass leaves the attachment in.
+    pub final_layout: String,
+}
+
+/// A `VkAttachmentReference`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AttachmentReference {
+    /// The attachment, or `"UNUSED"`.
+    pub attachment: AttachmentIndex,
+    /// The layout during the subpass (required unless the reference is unused).
+    #[serde(default)]
+    pub layout: Option<String>,
+}
+
+/// A `VkSubpassDescription`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Subpass {
+    /// Colour attachments, by fragment output location.
+    #[serde(default)]
+    pub color_attachments: Vec<AttachmentReference>,
+    /// The depth/stencil attachment.
+    #[serde(default)]
+    pub depth_stencil_attachment: Option<AttachmentReference>,
+    /// Input attachments, by input attachment index.
+    #[serde(default)]
+    pub input_attachments: Vec<AttachmentReference>,
+    /// Attachments preserved through the subpass.
+    #[serde(default)]
+    pub preserve_attachments: Vec<u32>,
+}
+
+/// A `VkSubpassDependency` with synchronization2 masks.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SubpassDependency {
+    /// A subpass index or `"EXTERNAL"`.
+    pub src_subpass: SubpassIndex,
+    /// A subpass index or `"EXTERNAL"`.
+    pub dst_subpass: SubpassIndex,
+    /// srcStageMask (default NONE).
+    #[serde(default)]
+    pub src_stage_mask: Option<PipelineStageFlags2>,
+    /// srcAccessMask (default NONE).
+    #[serde(default)]
+    pub src_access_mask: Option<AccessFlags2>,
+    /// dstStageMask (default NONE).
+    #[serde(default)]
+    pub dst_stage_mask: Option<PipelineStageFlags2>,
+    /// dstAccessMask (default NONE).
+    #[serde(default)]
+    pub dst_access_mask: Option<AccessFlags2>,
+    /// dependencyFlags (BY_REGION).
+    #[serde(default)]
+    pub dependency_flags: Option<Flags>,
+}
+
+/// An image used as an attachment: its id (level 0, layer 0, one layer) or a view of it.
+#[derive(Clone, Debug)]
+pub enum ViewRef {
+    /// The image's id.
+    Image(String),
+    /// One level and some layers of an image.
+    View(AttachmentView),
+}
+
+/// An attachment's view in full form.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AttachmentView {
+    /// The image.
+    pub image: String,
+    /// The level (default 0).
+    #[serde(default)]
+    pub mip_level: Option<u32>,
+    /// The first layer (default 0).
+    #[serde(default)]
+    pub base_array_layer: Option<u32>,
+    /// Layers (default 1).
+    #[serde(default)]
+    pub layer_count: Option<u32>,
+}
+
+impl<'de> Deserialize<'de> for ViewRef {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<ViewRef, D::Error> {
+        // By hand rather than untagged: an error inside the object keeps its own message and
+        // position instead of "did not match any variant".
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = ViewRef;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an image id or {\"image\", \"mip_level\", \"base_array_layer\", \"layer_count\"}")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<ViewRef, E> {
+                Ok(ViewRef::Image(v.to_string()))
+            }
+            fn visit_map<M: de::MapAccess<'de>>(self, m: M) -> Result<ViewRef, M::Error> {
+                AttachmentView::deserialize(de::value::MapAccessDeserializer::new(m)).map(ViewRef::View)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A `VkFramebuffer`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Framebuffer {
+    /// Id.
+    pub id: String,
+    /// The render pass it is made for.
+    pub render_pass: String,
+    /// One view per attachment of the render pass.
+    #[serde(default)]
+    pub attachments: Vec<ViewRef>,
+    /// Width.
+    pub width: u32,
+    /// Height.
+    pub height: u32,
+    /// Layers (default 1).
+    #[serde(default)]
+    pub layers: Option<u32>,
+}
+
+/// A graphics pipeline (`VkGraphicsPipelineCreateInfo` in snake_case).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pipeline {
+    /// Id.
+    pub id: String,
+    /// `GRAPHICS`.
+    #[serde(rename = "type", default)]
+    pub kind: Option<String>,
+    /// A VERTEX shader's id.
+    #[serde(default)]
+    pub vertex_shader: Option<String>,
+    /// A FRAGMENT shader's id (none: a depth-only pipeline).
+    #[serde(default)]
+    pub fragment_shader: Option<String>,
+    /// Vertex bindings and attributes (none: no vertex buffers).
+    #[serde(default)]
+    pub vertex_input: Option<VertexInput>,
+    /// The primitive topology (default TRIANGLE_LIST).
+    #[serde(default)]
+    pub topology: Option<String>,
+    /// Polygon mode, culling and front face.
+    #[serde(default)]
+    pub rasterization: Option<Rasterization>,
+    /// Depth and stencil tests (none: off).
+    #[serde(default)]
+    pub depth_stencil: Option<DepthStencil>,
+    /// Blending and write masks (none: no blending, every channel written).
+    #[serde(default)]
+    pub color_blend: Option<ColorBlend>,
+    /// The render pass it renders in.
+    #[serde(default)]
+    pub render_pass: Option<String>,
+    /// The subpass of `render_pass` (default 0).
+    #[serde(default)]
+    pub subpass: Option<u32>,
+    /// Dynamic rendering's formats, in place of `render_pass`.
+    #[serde(default)]
+    pub rendering: Option<PipelineRendering>,
+}
+
+/// `VkPipelineVertexInputStateCreateInfo`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VertexInput {
+    /// `VkVertexInputBindingDescription`s.
+    #[serde(default)]
+    pub bindings: Vec<VertexBinding>,
+    /// `VkVertexInputAttributeDescription`s.
+    #[serde(default)]
+    pub attributes: Vec<VertexAttribute>,
+}
+
+/// A `VkVertexInputBindingDescription`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VertexBinding {
+    /// The binding number.
+    pub binding: u32,
+    /// Bytes from one element to the next.
+    pub stride: u32,
+    /// VERTEX (default) or INSTANCE.
+    #[serde(default)]
+    pub input_rate: Option<String>,
+}
+
+/// A `VkVertexInputAttributeDescription`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VertexAttribute {
+    /// The shader input location.
+    pub location: u32,
+    /// The binding it reads.
+    pub binding: u32,
+    /// Its format.
+    pub format: String,
+    /// Bytes from the start of the element (default 0).
+    #[serde(default)]
+    pub offset: u32,
+}
+
+/// `VkPipelineRasterizationStateCreateInfo`, the parts the engine has.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rasterization {
+    /// FILL (the only one accepted).
+    #[serde(default)]
+    pub polygon_mode: Option<String>,
+    /// NONE (default), FRONT, BACK or FRONT_AND_BACK.
+    #[serde(default)]
+    pub cull_mode: Option<Flags>,
+    /// COUNTER_CLOCKWISE (default) or CLOCKWISE.
+    #[serde(default)]
+    pub front_face: Option<String>,
+}
+
+/// `VkPipelineDepthStencilStateCreateInfo`, the parts the engine has.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DepthStencil {
+    /// Whether the depth test is on (default false).
+    #[serde(default)]
+    pub depth_test_enable: Option<bool>,
+    /// Whether passing fragments write their depth (default false).
+    #[serde(default)]
+    pub depth_write_enable: Option<bool>,
+    /// The depth comparison (required with the depth test on).
+    #[serde(default)]
+    pub depth_compare_op: Option<String>,
+    /// Whether the stencil test is on (only false is accepted).
+    #[serde(default)]
+    pub stencil_test_enable: Option<bool>,
+}
+
+/// `VkPipelineColorBlendStateCreateInfo`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ColorBlend {
+    /// One state per colour attachment.
+    #[serde(default)]
+    pub attachments: Option<Vec<BlendAttachment>>,
+    /// The blend constants (default 0).
+    #[serde(default)]
+    pub blend_constants: Option<[f32; 4]>,
+}
+
+/// A `VkPipelineColorBlendAttachmentState`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BlendAttachment {
+    /// Whether blending is on (default false).
+    #[serde(default)]
+    pub blend_enable: Option<bool>,
+    /// Channels written, `R|G|B|A` (default all).
+    #[serde(default)]
+    pub color_write_mask: Option<Flags>,
+    /// srcColorBlendFactor (required with blending on).
+    #[serde(default)]
+    pub src_color_blend_factor: Option<String>,
+    /// dstColorBlendFactor.
+    #[serde(default)]
+    pub dst_color_blend_factor: Option<String>,
+    /// colorBlendOp.
+    #[serde(default)]
+    pub color_blend_op: Option<String>,
+    /// srcAlphaBlendFactor.
+    #[serde(default)]
+    pub src_alpha_blend_factor: Option<String>,
+    /// dstAlphaBlendFactor.
+    #[serde(default)]
+    pub dst_alpha_blend_factor: Option<String>,
+    /// alphaBlendOp.
+    #[serde(default)]
+    pub alpha_blend_op: Option<String>,
+}
+
+/// `VkPipelineRenderingCreateInfo`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PipelineRendering {
+    /// Colour attachment formats by location (`null` or `"UNDEFINED"`: none there).
+    #[serde(default)]
+    pub color_attachment_formats: Vec<Option<String>>,
+    /// The depth attachment's format.
+    #[serde(default)]
+    pub depth_attachment_format: Option<String>,
+    /// The stencil attachment's format.
+    #[serde(default)]
+    pub stencil_attachment_format: Option<String>,
+}
+
+/// A `VkRect2D`: `{"offset": [x, y], "extent": [w, h]}`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rect {
+    /// x, y (default 0, 0).
+    #[serde(default)]
+    pub offset: Option<[i32; 2]>,
+    /// Width, height.
+    pub extent: [u32; 2],
+}
+
+/// A `VkViewport`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Viewport {
+    /// Left edge.
+    pub x: f32,
+    /// Top edge.
+    pub y: f32,
+    /// Width.
+    pub width: f32,
+    /// Height (negative flips y).
+    pub height: f32,
+    /// Depth at z = 0 (default 0).
+    #[serde(default)]
+    pub min_depth: Option<f32>,
+    /// Depth at z = 1 (default 1).
+    #[serde(default)]
+    pub max_depth: Option<f32>,
+}
+
+/// A `VkClearValue`: `{"color": {"float32": [...]}}` or
+/// `{"depth_stencil": {"depth": d, "stencil": s}}`, or the short forms `{"float32": [...]}`
+/// (`uint32`, `int32`) and `{"depth": d, "stencil": s}`. One struct of every field, checked by
+/// the loader, so that a misspelt member is an unknown field at its place.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClearValue {
+    /// The long form of a colour.
+    pub color: Option<ClearColor>,
+    /// The long form of a depth and stencil.
+    pub depth_stencil: Option<ClearDepthStencil>,
+    /// Short form: a float colour.
+    pub float32: Option<[f32; 4]>,
+    /// Short form: an unsigned integer colour.
+    pub uint32: Option<[u32; 4]>,
+    /// Short form: a signed integer colour.
+    pub int32: Option<[i32; 4]>,
+    /// Short form: the depth.
+    pub depth: Option<f32>,
+    /// Short form: the stencil value (default 0).
+    pub stencil: Option<u32>,
+}
+
+/// A `VkRenderingAttachmentInfo`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RenderingAttachment {
+    /// The image, or a view of it.
+    pub image: ViewRef,
+    /// The layout it is in during rendering.
+    pub image_layout: String,
+    /// LOAD, CLEAR, DONT_CARE or NONE.
+    pub load_op: String,
+    /// STORE, DONT_CARE or NONE.
+    pub store_op: String,
+    /// The clear value (required with CLEAR).
+    #[serde(default)]
+    pub clear_value: Option<ClearValue>,
+}
+
+/// A `VkClearAttachment`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClearAttachment {
+    /// COLOR, or DEPTH and/or STENCIL.
+    pub aspect_mask: Flags,
+    /// The colour attachment's index (COLOR).
+    #[serde(default)]
+    pub color_attachment: Option<u32>,
+    /// The value.
+    #[serde(default)]
+    pub clear_value: Option<ClearValue>,
+}
+
+/// A `VkClearRect`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClearRect {
+    /// The rectangle.
+    pub rect: Rect,
+    /// First layer (default 0).
+    #[serde(default)]
+    pub base_array_layer: Option<u32>,
+    /// Layers (default 1).
+    #[serde(default)]
+    pub layer_count: Option<u32>,
 }

@@ -6,19 +6,24 @@
 //! Every object keeps its name as its id, in the workload's order, so the loaded trace numbers
 //! everything as the workload does and runs to the same report. Synchronization commands keep
 //! their shape: a dependency recorded in the synchronization1 shape is written in it (stage
-//! masks on the command) when it can be, else in the synchronization2 one. Shaders are written
-//! as they were given: WGSL and GLSL inline, a SPIR-V binary as a file beside the trace (the
-//! format has no inline SPIR-V); [`WrittenTrace::files`] holds those. Payloads are written as
-//! `u32` words when short and whole words, else as hex.
+//! masks on the command) when it can be, else in the synchronization2 one. Compute shaders are
+//! written as they were given: WGSL and GLSL inline, a SPIR-V binary as a file beside the trace
+//! (the format has no inline SPIR-V); [`WrittenTrace::files`] holds those. A vertex or fragment
+//! shader keeps no source text, so it is written as the SPIR-V of its entry point, a file too;
+//! only the shaders of graphics pipelines are written. Payloads are written as `u32` words when
+//! short and whole words, else as hex. Clear values are written in their long form
+//! (`{"color": {"float32": [...]}}`, `{"depth_stencil": {...}}`).
 //!
 //! The layout is for people: objects holding only scalars (a buffer, a region, a barrier) on
 //! one line when short enough, everything else one member or item a line.
 
 use std::path::Path;
 
-use sim_shader::ShaderSource;
+use sim_rop::fragment::{BlendFactor, BlendOp, CompareOp};
+use sim_shader::{GraphicsShader, ShaderSource};
 
-use crate::api::workload::{Command, DependencyInfo, HostOp, MappedRange, SubmitBatch, Workload};
+use crate::api::workload::{BufferBinding, Command, DependencyInfo, HostOp, ImageDescriptor, MappedRange, SubmitBatch, Workload};
+use crate::api::{AttachmentView, FramebufferDesc, GraphicsPipelineDesc, LoadOp, PipelineTarget, RenderPassDesc, RenderingAttachment, StoreOp, SubpassRef};
 use crate::sync::{MemoryBarrier2, PipelineStageFlags2 as S};
 
 /// A workload written as a trace.
@@ -51,6 +56,10 @@ enum J {
     Arr(Vec<J>),
     Str(String),
     Num(u64),
+    /// A signed integer (offsets that may be negative).
+    Int(i64),
+    /// `null` (an unused slot of a list).
+    Null,
     /// A float, written as the shortest text that reads back to the same value.
     Float(f32),
     Bool(bool),
@@ -68,7 +77,7 @@ impl J {
     /// Whether it holds only scalars (or is one).
     fn flat(&self) -> bool {
         match self {
-            J::Obj(ms) => ms.iter().all(|(_, v)| matches!(v, J::Str(_) | J::Num(_) | J::Bool(_)) || matches!(v, J::Arr(a) if a.iter().all(|x| !matches!(x, J::Obj(_) | J::Arr(_))))),
+            J::Obj(ms) => ms.iter().all(|(_, v)| matches!(v, J::Str(_) | J::Num(_) | J::Int(_) | J::Null | J::Bool(_) | J::Float(_)) || matches!(v, J::Arr(a) if a.iter().all(|x| !matches!(x, J::Obj(_) | J::Arr(_))))),
             J::Arr(a) => a.iter().all(|x| !matches!(x, J::Obj(_) | J::Arr(_))),
             _ => true,
         }
@@ -80,6 +89,8 @@ impl J {
             J::Arr(a) => format!("[{}]", a.iter().map(J::one_line).collect::<Vec<_>>().join(", ")),
             J::Str(s) => serde_json::Value::from(s.as_str()).to_string(),
             J::Num(n) => n.to_string(),
+            J::Int(n) => n.to_string(),
+            J::Null => "null".to_string(),
             J::Float(v) => format!("{v:?}"),
             J::Bool(b) => b.to_string(),
         }
@@ -158,20 +169,19 @@ pub fn to_trace(w: &Workload, stem: &str, description: Option<&str>) -> Result<W
         let source = match p.source() {
             ShaderSource::Wgsl(t) => ("wgsl", J::s(t)),
             ShaderSource::Glsl(t) => ("glsl", J::s(t)),
-            ShaderSource::Spirv(words) => {
-                // A file name of the shader's id, made safe, and not taken by another.
-                let safe: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();
-                let mut file = format!("{stem}.{safe}.spv");
-                let mut n = 1;
-                while files.iter().any(|(f, _)| *f == file) {
-                    n += 1;
-                    file = format!("{stem}.{safe}-{n}.spv");
-                }
-                files.push((file.clone(), words.iter().flat_map(|x| x.to_le_bytes()).collect()));
-                ("spirv_file", J::s(file))
-            }
+            ShaderSource::Spirv(words) => ("spirv_file", J::s(spirv_file(&mut files, stem, name, words))),
         };
         shaders.push(J::Obj(vec![("id", J::s(name.as_str())), ("stage", J::s("COMPUTE")), ("entry_point", J::s(p.entry_point())), source]));
+    }
+    for (name, shader) in graphics_shaders(w)? {
+        let words = shader.spirv().map_err(|e| WriteError(format!("shader `{name}` cannot be written: {e}")))?;
+        let file = spirv_file(&mut files, stem, name, &words);
+        shaders.push(J::Obj(vec![("id", J::s(name)), ("stage", J::s(shader.stage().vk_name())), ("entry_point", J::s(shader.entry_point())), ("spirv_file", J::s(file))]));
+    }
+    for p in &w.graphics_pipelines {
+        if p.depth_stencil.stencil_test {
+            return Err(WriteError(format!("pipeline `{}` has the stencil test on, which a trace cannot hold yet", p.name)));
+        }
     }
     let memory = w
         .memories
@@ -259,6 +269,9 @@ pub fn to_trace(w: &Workload, stem: &str, description: Option<&str>) -> Result<W
         ("images", (!w.images.is_empty()).then_some(J::Arr(images))),
         ("samplers", (!w.samplers.is_empty()).then(|| J::Arr(w.samplers.iter().map(sampler).collect()))),
         ("shaders", Some(J::Arr(shaders))),
+        ("render_passes", (!w.render_passes.is_empty()).then(|| J::Arr(w.render_passes.iter().map(render_pass).collect()))),
+        ("framebuffers", (!w.framebuffers.is_empty()).then(|| J::Arr(w.framebuffers.iter().map(|f| framebuffer(w, f)).collect()))),
+        ("pipelines", (!w.graphics_pipelines.is_empty()).then(|| J::Arr(w.graphics_pipelines.iter().map(|p| graphics_pipeline(w, p)).collect()))),
         ("events", Some(J::strs(&w.events))),
         ("semaphores", Some(J::strs(&w.semaphores))),
         ("fences", Some(J::strs(&w.fences))),
@@ -291,11 +304,15 @@ pub fn save(w: &Workload, path: &Path, description: Option<&str>) -> Result<(), 
 /// Refuses names the loader would refuse: empty, holding control characters, or repeated
 /// within their list.
 fn check_names(w: &Workload) -> Result<(), WriteError> {
-    let lists: [(&str, Vec<&str>); 9] = [
+    let shaders = w.pipelines.iter().map(|p| p.0.as_str()).chain(graphics_shaders(w)?.into_iter().map(|(n, _)| n)).collect();
+    let lists: [(&str, Vec<&str>); 12] = [
         ("memory object", w.memories.iter().map(|m| m.name.as_str()).collect()),
         ("buffer", w.buffers.iter().map(|b| b.name.as_str()).collect()),
         ("image", w.images.iter().map(|b| b.name.as_str()).collect()),
-        ("shader", w.pipelines.iter().map(|p| p.0.as_str()).collect()),
+        ("shader", shaders),
+        ("render pass", w.render_passes.iter().map(|r| r.name.as_str()).collect()),
+        ("framebuffer", w.framebuffers.iter().map(|f| f.name.as_str()).collect()),
+        ("pipeline", w.graphics_pipelines.iter().map(|p| p.name.as_str()).collect()),
         ("event", w.events.iter().map(String::as_str).collect()),
         ("semaphore", w.semaphores.iter().map(String::as_str).collect()),
         ("fence", w.fences.iter().map(String::as_str).collect()),
@@ -471,17 +488,98 @@ fn dependency_members(w: &Workload, dep: &DependencyInfo) -> Vec<(&'static str, 
 fn command(w: &Workload, c: &Command, buf: &dyn Fn(usize) -> J) -> J {
     let cmd = |name: &str| ("cmd", J::s(name));
     match c {
-        Command::BeginRenderPass { .. }
-        | Command::NextSubpass
-        | Command::EndRenderPass
-        | Command::BeginRendering(_)
-        | Command::EndRendering
-        | Command::BindVertexBuffers { .. }
-        | Command::BindIndexBuffer { .. }
-        | Command::SetViewport(_)
-        | Command::SetScissor(_)
-        | Command::Draw { .. }
-        | Command::ClearAttachments { .. } => J::Obj(vec![cmd(c.vk_name())]),
+        Command::BeginRenderPass { render_pass, framebuffer, render_area, clear_values } => {
+            // Up to the last value given: the loader needs no more, and pads with none.
+            let n = clear_values.iter().rposition(Option::is_some).map_or(0, |k| k + 1);
+            let values = clear_values[..n].iter().map(|v| v.as_ref().map_or(J::Null, clear_value)).collect();
+            members(vec![
+                ("cmd", Some(J::s("begin_render_pass"))),
+                ("render_pass", Some(J::s(w.render_passes[*render_pass].name.as_str()))),
+                ("framebuffer", Some(J::s(w.framebuffers[*framebuffer].name.as_str()))),
+                ("render_area", Some(rect(render_area))),
+                ("clear_values", (n > 0).then_some(J::Arr(values))),
+            ])
+        }
+        Command::NextSubpass => J::Obj(vec![cmd("next_subpass")]),
+        Command::EndRenderPass => J::Obj(vec![cmd("end_render_pass")]),
+        Command::BeginRendering(info) => members(vec![
+            ("cmd", Some(J::s("begin_rendering"))),
+            ("render_area", Some(rect(&info.render_area))),
+            ("layer_count", Some(J::Num(u64::from(info.layer_count)))),
+            ("color_attachments", (!info.color_attachments.is_empty()).then(|| J::Arr(info.color_attachments.iter().map(|a| a.as_ref().map_or(J::Null, |a| rendering_attachment(w, a))).collect()))),
+            ("depth_attachment", info.depth_attachment.as_ref().map(|a| rendering_attachment(w, a))),
+            ("stencil_attachment", info.stencil_attachment.as_ref().map(|a| rendering_attachment(w, a))),
+        ]),
+        Command::EndRendering => J::Obj(vec![cmd("end_rendering")]),
+        Command::BindVertexBuffers { first_binding, buffers } => J::Obj(vec![
+            cmd("bind_vertex_buffers"),
+            ("first_binding", J::Num(u64::from(*first_binding))),
+            ("buffers", J::Arr(buffers.iter().map(|(b, _)| buf(*b)).collect())),
+            ("offsets", J::Arr(buffers.iter().map(|(_, o)| J::Num(*o)).collect())),
+        ]),
+        Command::BindIndexBuffer { buffer, offset, index_type } => J::Obj(vec![
+            cmd("bind_index_buffer"),
+            ("buffer", buf(*buffer)),
+            ("offset", J::Num(*offset)),
+            ("index_type", J::s(match index_type {
+                crate::fixed_function::IndexType::Uint16 => "UINT16",
+                crate::fixed_function::IndexType::Uint32 => "UINT32",
+            })),
+        ]),
+        Command::SetViewport(v) => J::Obj(vec![
+            cmd("set_viewport"),
+            (
+                "viewport",
+                J::Obj(vec![("x", J::Float(v.x)), ("y", J::Float(v.y)), ("width", J::Float(v.width)), ("height", J::Float(v.height)), ("min_depth", J::Float(v.min_depth)), ("max_depth", J::Float(v.max_depth))]),
+            ),
+        ]),
+        Command::SetScissor(r) => J::Obj(vec![cmd("set_scissor"), ("scissor", rect(r))]),
+        Command::Draw { pipeline, kind, bindings, push_constants, images } => {
+            use crate::api::DrawKind;
+            let n = |v: u32| Some(J::Num(u64::from(v)));
+            let mut m = vec![("cmd", None), ("pipeline", Some(J::s(w.graphics_pipelines[*pipeline].name.as_str())))];
+            m[0].1 = Some(J::s(match kind {
+                DrawKind::Direct { .. } => "draw",
+                DrawKind::Indexed { .. } => "draw_indexed",
+                DrawKind::Indirect { indexed: false, .. } => "draw_indirect",
+                DrawKind::Indirect { indexed: true, .. } => "draw_indexed_indirect",
+            }));
+            match *kind {
+                DrawKind::Direct { vertex_count, instance_count, first_vertex, first_instance } => {
+                    m.extend([("vertex_count", n(vertex_count)), ("instance_count", n(instance_count)), ("first_vertex", n(first_vertex)), ("first_instance", n(first_instance))]);
+                }
+                DrawKind::Indexed { index_count, instance_count, first_index, vertex_offset, first_instance } => m.extend([
+                    ("index_count", n(index_count)),
+                    ("instance_count", n(instance_count)),
+                    ("first_index", n(first_index)),
+                    ("vertex_offset", Some(J::Int(i64::from(vertex_offset)))),
+                    ("first_instance", n(first_instance)),
+                ]),
+                DrawKind::Indirect { buffer, offset, draw_count, stride, .. } => {
+                    m.extend([("buffer", Some(buf(buffer))), ("offset", Some(J::Num(offset))), ("draw_count", n(draw_count)), ("stride", n(stride))]);
+                }
+            }
+            let (pk, pv) = payload("push_constants", push_constants);
+            m.extend([("bindings", Some(descriptors(w, bindings, images, buf))), (pk, (!push_constants.is_empty()).then_some(pv))]);
+            members(m)
+        }
+        Command::ClearAttachments { attachments, rects } => {
+            use crate::api::ClearAttachment;
+            let attachments = attachments
+                .iter()
+                .map(|a| match a {
+                    ClearAttachment::Color { attachment, value } => J::Obj(vec![("aspect_mask", J::s("COLOR")), ("color_attachment", J::Num(u64::from(*attachment))), ("clear_value", clear_value(value))]),
+                    ClearAttachment::DepthStencil { depth, stencil, value } => {
+                        J::Obj(vec![("aspect_mask", aspect_mask([false, *depth, *stencil])), ("clear_value", clear_value(value))])
+                    }
+                })
+                .collect();
+            let rects = rects
+                .iter()
+                .map(|r| J::Obj(vec![("rect", rect(&r.rect)), ("base_array_layer", J::Num(u64::from(r.base_array_layer))), ("layer_count", J::Num(u64::from(r.layer_count)))]))
+                .collect();
+            J::Obj(vec![cmd("clear_attachments"), ("attachments", J::Arr(attachments)), ("rects", J::Arr(rects))])
+        }
         Command::FillBuffer { dst, offset, size: s, data } => J::Obj(vec![cmd("fill_buffer"), ("dst_buffer", buf(*dst)), ("dst_offset", J::Num(*offset)), ("size", size(*s)), ("data", J::Num(*data as u64))]),
         Command::UpdateBuffer { dst, offset, data } => J::Obj(vec![cmd("update_buffer"), ("dst_buffer", buf(*dst)), ("dst_offset", J::Num(*offset)), payload("data", data)]),
         Command::CopyBuffer { src, dst, regions } => J::Obj(vec![
@@ -558,28 +656,13 @@ fn command(w: &Workload, c: &Command, buf: &dyn Fn(usize) -> J) -> J {
         ]),
         Command::Dispatch { pipeline, group_count, base_group, bindings, push_constants, images } => {
             let xyz = |v: &[u32; 3]| J::Arr(v.iter().map(|&x| J::Num(x as u64)).collect());
-            let mut bindings: Vec<J> = bindings
-                .iter()
-                .map(|b| members(vec![("set", Some(J::Num(b.set as u64))), ("binding", Some(J::Num(b.binding as u64))), ("buffer", Some(buf(b.buffer))), ("offset", (b.offset != 0).then_some(J::Num(b.offset))), ("range", b.range.map(J::Num))]))
-                .collect();
-            bindings.extend(images.iter().map(|d| {
-                members(vec![
-                    ("set", Some(J::Num(u64::from(d.set)))),
-                    ("binding", Some(J::Num(u64::from(d.binding)))),
-                    ("descriptor_type", Some(J::s(d.descriptor_type.vk_name()))),
-                    ("image", d.image.map(|i| J::s(w.images[i].name.as_str()))),
-                    ("layout", d.image.map(|_| J::s(d.layout.as_str()))),
-                    ("subresource_range", d.image.map(|_| subresource_range(&d.range))),
-                    ("sampler", d.sampler.map(|s| J::s(w.samplers[s].name.as_str()))),
-                ])
-            }));
             let (pk, pv) = payload("push_constants", push_constants);
             members(vec![
                 ("cmd", Some(J::s("dispatch"))),
                 ("shader", Some(J::s(w.pipelines[*pipeline].0.as_str()))),
                 ("group_count", Some(xyz(group_count))),
                 ("base_group", (*base_group != [0; 3]).then(|| xyz(base_group))),
-                ("bindings", Some(J::Arr(bindings))),
+                ("bindings", Some(descriptors(w, bindings, images, buf))),
                 (pk, (!push_constants.is_empty()).then_some(pv)),
             ])
         }
@@ -627,6 +710,321 @@ fn command(w: &Workload, c: &Command, buf: &dyn Fn(usize) -> J) -> J {
         }
         Command::ResetEvent { event, stage_mask } => J::Obj(vec![cmd("reset_event"), ("event", J::s(w.events[*event].as_str())), ("stage_mask", J::s(stage_mask.to_string()))]),
     }
+}
+
+/// The `bindings` of a dispatch or draw: its buffer descriptors, then its image and sampler
+/// descriptors.
+fn descriptors(w: &Workload, bindings: &[BufferBinding], images: &[ImageDescriptor], buf: &dyn Fn(usize) -> J) -> J {
+    let mut out: Vec<J> = bindings
+        .iter()
+        .map(|b| members(vec![("set", Some(J::Num(b.set as u64))), ("binding", Some(J::Num(b.binding as u64))), ("buffer", Some(buf(b.buffer))), ("offset", (b.offset != 0).then_some(J::Num(b.offset))), ("range", b.range.map(J::Num))]))
+        .collect();
+    out.extend(images.iter().map(|d| {
+        members(vec![
+            ("set", Some(J::Num(u64::from(d.set)))),
+            ("binding", Some(J::Num(u64::from(d.binding)))),
+            ("descriptor_type", Some(J::s(d.descriptor_type.vk_name()))),
+            ("image", d.image.map(|i| J::s(w.images[i].name.as_str()))),
+            ("layout", d.image.map(|_| J::s(d.layout.as_str()))),
+            ("subresource_range", d.image.map(|_| subresource_range(&d.range))),
+            ("sampler", d.sampler.map(|s| J::s(w.samplers[s].name.as_str()))),
+        ])
+    }));
+    J::Arr(out)
+}
+
+/// A file name for the SPIR-V of shader `name` (its id, made safe, not taken by another
+/// file), with the words added to `files`.
+fn spirv_file(files: &mut Vec<(String, Vec<u8>)>, stem: &str, name: &str, words: &[u32]) -> String {
+    let safe: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();
+    let mut file = format!("{stem}.{safe}.spv");
+    let mut n = 1;
+    while files.iter().any(|(f, _)| *f == file) {
+        n += 1;
+        file = format!("{stem}.{safe}-{n}.spv");
+    }
+    files.push((file.clone(), words.iter().flat_map(|x| x.to_le_bytes()).collect()));
+    file
+}
+
+/// The vertex and fragment shaders the graphics pipelines name, each id once, in the order
+/// the pipelines first name them. One id naming two different shaders cannot be written.
+fn graphics_shaders(w: &Workload) -> Result<Vec<(&str, &GraphicsShader)>, WriteError> {
+    let mut out: Vec<(&str, &GraphicsShader)> = Vec::new();
+    for p in &w.graphics_pipelines {
+        let stages = std::iter::once((p.vertex_shader.as_str(), &*p.vertex)).chain(p.fragment_shader.as_deref().zip(p.fragment.as_deref()));
+        for (name, shader) in stages {
+            match out.iter().find(|(n, _)| *n == name) {
+                Some((_, s)) if s.stage() != shader.stage() || s.entry_point() != shader.entry_point() => {
+                    return Err(WriteError(format!("two different shaders are named `{name}`: a trace's ids are unique within their list")));
+                }
+                Some(_) => {}
+                None => out.push((name, shader)),
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn load_op(op: LoadOp) -> J {
+    J::s(match op {
+        LoadOp::Load => "LOAD",
+        LoadOp::Clear => "CLEAR",
+        LoadOp::DontCare => "DONT_CARE",
+        LoadOp::None => "NONE",
+    })
+}
+
+fn store_op(op: StoreOp) -> J {
+    J::s(match op {
+        StoreOp::Store => "STORE",
+        StoreOp::DontCare => "DONT_CARE",
+        StoreOp::None => "NONE",
+    })
+}
+
+/// A `VkRect2D`.
+fn rect(r: &crate::fixed_function::Rect2D) -> J {
+    J::Obj(vec![("offset", J::Arr(vec![J::Int(i64::from(r.x)), J::Int(i64::from(r.y))])), ("extent", J::Arr(vec![J::Num(u64::from(r.width)), J::Num(u64::from(r.height))]))])
+}
+
+/// A clear value in its long form.
+fn clear_value(v: &sim_rop::ClearValue) -> J {
+    let color = |key: &'static str, values: Vec<J>| J::Obj(vec![("color", J::Obj(vec![(key, J::Arr(values))]))]);
+    match *v {
+        sim_rop::ClearValue::Float(f) => color("float32", f.iter().map(|&x| J::Float(x)).collect()),
+        sim_rop::ClearValue::Uint(u) => color("uint32", u.iter().map(|&x| J::Num(u64::from(x))).collect()),
+        sim_rop::ClearValue::Int(i) => color("int32", i.iter().map(|&x| J::Int(i64::from(x))).collect()),
+        sim_rop::ClearValue::DepthStencil { depth, stencil } => J::Obj(vec![("depth_stencil", J::Obj(vec![("depth", J::Float(depth)), ("stencil", J::Num(u64::from(stencil)))]))]),
+    }
+}
+
+/// An attachment's view: the image's id when it is level 0 and layer 0 alone, else the object.
+fn attachment_view(w: &Workload, v: &AttachmentView) -> J {
+    let image = J::s(w.images[v.image].name.as_str());
+    if v.level == 0 && v.base_layer == 0 && v.layer_count == 1 {
+        return image;
+    }
+    J::Obj(vec![("image", image), ("mip_level", J::Num(u64::from(v.level))), ("base_array_layer", J::Num(u64::from(v.base_layer))), ("layer_count", J::Num(u64::from(v.layer_count)))])
+}
+
+/// A `VkRenderingAttachmentInfo`.
+fn rendering_attachment(w: &Workload, a: &RenderingAttachment) -> J {
+    members(vec![
+        ("image", Some(attachment_view(w, &a.view))),
+        ("image_layout", Some(J::s(a.layout.as_str()))),
+        ("load_op", Some(load_op(a.load_op))),
+        ("store_op", Some(store_op(a.store_op))),
+        ("clear_value", a.clear_value.as_ref().map(clear_value)),
+    ])
+}
+
+/// A `VkRenderPass`: every field, the optional ones too, so the trace says what it does.
+fn render_pass(rp: &RenderPassDesc) -> J {
+    let attachments = rp
+        .attachments
+        .iter()
+        .map(|a| {
+            J::Obj(vec![
+                ("format", J::s(a.format.name())),
+                ("samples", J::Num(u64::from(a.samples))),
+                ("load_op", load_op(a.load_op)),
+                ("store_op", store_op(a.store_op)),
+                ("stencil_load_op", load_op(a.stencil_load_op)),
+                ("stencil_store_op", store_op(a.stencil_store_op)),
+                ("initial_layout", J::s(a.initial_layout.as_str())),
+                ("final_layout", J::s(a.final_layout.as_str())),
+            ])
+        })
+        .collect();
+    let reference = |r: &Option<crate::api::AttachmentReference>| match r {
+        Some(r) => J::Obj(vec![("attachment", J::Num(u64::from(r.attachment))), ("layout", J::s(r.layout.as_str()))]),
+        None => J::Obj(vec![("attachment", J::s("UNUSED"))]),
+    };
+    let subpasses = rp
+        .subpasses
+        .iter()
+        .map(|s| {
+            members(vec![
+                ("color_attachments", Some(J::Arr(s.color_attachments.iter().map(reference).collect()))),
+                ("depth_stencil_attachment", s.depth_stencil_attachment.as_ref().map(|r| reference(&Some(r.clone())))),
+                ("input_attachments", (!s.input_attachments.is_empty()).then(|| J::Arr(s.input_attachments.iter().map(reference).collect()))),
+                ("preserve_attachments", (!s.preserve_attachments.is_empty()).then(|| J::Arr(s.preserve_attachments.iter().map(|&a| J::Num(u64::from(a))).collect()))),
+            ])
+        })
+        .collect();
+    let subpass = |s: SubpassRef| match s {
+        SubpassRef::External => J::s("EXTERNAL"),
+        SubpassRef::Index(i) => J::Num(u64::from(i)),
+    };
+    let dependencies = rp
+        .dependencies
+        .iter()
+        .map(|d| {
+            members(vec![
+                ("src_subpass", Some(subpass(d.src_subpass))),
+                ("dst_subpass", Some(subpass(d.dst_subpass))),
+                ("src_stage_mask", Some(J::s(d.src_stage_mask.to_string()))),
+                ("src_access_mask", Some(J::s(d.src_access_mask.to_string()))),
+                ("dst_stage_mask", Some(J::s(d.dst_stage_mask.to_string()))),
+                ("dst_access_mask", Some(J::s(d.dst_access_mask.to_string()))),
+                ("dependency_flags", d.by_region.then(|| J::s("BY_REGION"))),
+            ])
+        })
+        .collect();
+    members(vec![
+        ("id", Some(J::s(rp.name.as_str()))),
+        ("attachments", Some(J::Arr(attachments))),
+        ("subpasses", Some(J::Arr(subpasses))),
+        ("dependencies", (!rp.dependencies.is_empty()).then_some(J::Arr(dependencies))),
+    ])
+}
+
+/// A `VkFramebuffer`.
+fn framebuffer(w: &Workload, f: &FramebufferDesc) -> J {
+    J::Obj(vec![
+        ("id", J::s(f.name.as_str())),
+        ("render_pass", J::s(w.render_passes[f.render_pass].name.as_str())),
+        ("attachments", J::Arr(f.attachments.iter().map(|v| attachment_view(w, v)).collect())),
+        ("width", J::Num(u64::from(f.width))),
+        ("height", J::Num(u64::from(f.height))),
+        ("layers", J::Num(u64::from(f.layers))),
+    ])
+}
+
+fn blend_factor(f: BlendFactor) -> J {
+    J::s(match f {
+        BlendFactor::Zero => "ZERO",
+        BlendFactor::One => "ONE",
+        BlendFactor::SrcColor => "SRC_COLOR",
+        BlendFactor::OneMinusSrcColor => "ONE_MINUS_SRC_COLOR",
+        BlendFactor::DstColor => "DST_COLOR",
+        BlendFactor::OneMinusDstColor => "ONE_MINUS_DST_COLOR",
+        BlendFactor::SrcAlpha => "SRC_ALPHA",
+        BlendFactor::OneMinusSrcAlpha => "ONE_MINUS_SRC_ALPHA",
+        BlendFactor::DstAlpha => "DST_ALPHA",
+        BlendFactor::OneMinusDstAlpha => "ONE_MINUS_DST_ALPHA",
+        BlendFactor::ConstantColor => "CONSTANT_COLOR",
+        BlendFactor::OneMinusConstantColor => "ONE_MINUS_CONSTANT_COLOR",
+        BlendFactor::ConstantAlpha => "CONSTANT_ALPHA",
+        BlendFactor::OneMinusConstantAlpha => "ONE_MINUS_CONSTANT_ALPHA",
+        BlendFactor::SrcAlphaSaturate => "SRC_ALPHA_SATURATE",
+    })
+}
+
+fn blend_op(o: BlendOp) -> J {
+    J::s(match o {
+        BlendOp::Add => "ADD",
+        BlendOp::Subtract => "SUBTRACT",
+        BlendOp::ReverseSubtract => "REVERSE_SUBTRACT",
+        BlendOp::Min => "MIN",
+        BlendOp::Max => "MAX",
+    })
+}
+
+fn compare_op(c: CompareOp) -> J {
+    J::s(match c {
+        CompareOp::Never => "NEVER",
+        CompareOp::Less => "LESS",
+        CompareOp::Equal => "EQUAL",
+        CompareOp::LessOrEqual => "LESS_OR_EQUAL",
+        CompareOp::Greater => "GREATER",
+        CompareOp::NotEqual => "NOT_EQUAL",
+        CompareOp::GreaterOrEqual => "GREATER_OR_EQUAL",
+        CompareOp::Always => "ALWAYS",
+    })
+}
+
+/// A graphics pipeline: every state it has, the defaults too, so the trace says what it does.
+fn graphics_pipeline(w: &Workload, p: &GraphicsPipelineDesc) -> J {
+    use crate::fixed_function::{CullMode, FrontFace, PrimitiveTopology, VertexInputRate};
+    let vi = &p.vertex_input;
+    let vertex_input = (!vi.bindings().is_empty() || !vi.attributes().is_empty()).then(|| {
+        let bindings = vi
+            .bindings()
+            .iter()
+            .map(|b| J::Obj(vec![("binding", J::Num(u64::from(b.binding))), ("stride", J::Num(u64::from(b.stride))), ("input_rate", J::s(if b.input_rate == VertexInputRate::Instance { "INSTANCE" } else { "VERTEX" }))]))
+            .collect();
+        let attributes = vi
+            .attributes()
+            .iter()
+            .map(|a| J::Obj(vec![("location", J::Num(u64::from(a.location))), ("binding", J::Num(u64::from(a.binding))), ("format", J::s(a.format.name())), ("offset", J::Num(u64::from(a.offset)))]))
+            .collect();
+        J::Obj(vec![("bindings", J::Arr(bindings)), ("attributes", J::Arr(attributes))])
+    });
+    let topology = match p.topology {
+        PrimitiveTopology::PointList => "POINT_LIST",
+        PrimitiveTopology::LineList => "LINE_LIST",
+        PrimitiveTopology::TriangleList => "TRIANGLE_LIST",
+        PrimitiveTopology::TriangleStrip => "TRIANGLE_STRIP",
+        PrimitiveTopology::TriangleFan => "TRIANGLE_FAN",
+    };
+    let cull = match p.raster.cull_mode {
+        CullMode::None => "NONE",
+        CullMode::Front => "FRONT",
+        CullMode::Back => "BACK",
+        CullMode::FrontAndBack => "FRONT_AND_BACK",
+    };
+    let front = if p.raster.front_face == FrontFace::Clockwise { "CLOCKWISE" } else { "COUNTER_CLOCKWISE" };
+    let ds = &p.depth_stencil;
+    let blends = p
+        .blend
+        .iter()
+        .map(|b| {
+            let names: Vec<&str> = ["R", "G", "B", "A"].iter().enumerate().filter(|(k, _)| b.write_mask & (1 << k) != 0).map(|(_, n)| *n).collect();
+            let mut m = vec![("blend_enable", J::Bool(b.enable)), ("color_write_mask", J::s(if names.is_empty() { "NONE".to_string() } else { names.join("|") }))];
+            // The factors when they mean something, or when they are not the defaults (kept
+            // for a workload that sets them with blending off).
+            let r = sim_rop::fragment::BlendState::REPLACE;
+            if b.enable || (b.src_color, b.dst_color, b.color_op, b.src_alpha, b.dst_alpha, b.alpha_op) != (r.src_color, r.dst_color, r.color_op, r.src_alpha, r.dst_alpha, r.alpha_op) {
+                m.extend([
+                    ("src_color_blend_factor", blend_factor(b.src_color)),
+                    ("dst_color_blend_factor", blend_factor(b.dst_color)),
+                    ("color_blend_op", blend_op(b.color_op)),
+                    ("src_alpha_blend_factor", blend_factor(b.src_alpha)),
+                    ("dst_alpha_blend_factor", blend_factor(b.dst_alpha)),
+                    ("alpha_blend_op", blend_op(b.alpha_op)),
+                ]);
+            }
+            J::Obj(m)
+        })
+        .collect();
+    let mut m = vec![
+        ("id", Some(J::s(p.name.as_str()))),
+        ("type", Some(J::s("GRAPHICS"))),
+        ("vertex_shader", Some(J::s(p.vertex_shader.as_str()))),
+        ("fragment_shader", p.fragment_shader.as_deref().map(J::s)),
+        ("vertex_input", vertex_input),
+        ("topology", Some(J::s(topology))),
+        ("rasterization", Some(J::Obj(vec![("polygon_mode", J::s("FILL")), ("cull_mode", J::s(cull)), ("front_face", J::s(front))]))),
+        (
+            "depth_stencil",
+            Some(J::Obj(vec![
+                ("depth_test_enable", J::Bool(ds.depth_test)),
+                ("depth_write_enable", J::Bool(ds.depth_write)),
+                ("depth_compare_op", compare_op(ds.depth_compare)),
+                ("stencil_test_enable", J::Bool(ds.stencil_test)),
+            ])),
+        ),
+        (
+            "color_blend",
+            Some(members(vec![("attachments", Some(J::Arr(blends))), ("blend_constants", (p.blend_constants != [0.0; 4]).then(|| J::Arr(p.blend_constants.iter().map(|&c| J::Float(c)).collect())))])),
+        ),
+    ];
+    match &p.target {
+        PipelineTarget::RenderPass { render_pass, subpass } => {
+            m.extend([("render_pass", Some(J::s(w.render_passes[*render_pass].name.as_str()))), ("subpass", Some(J::Num(u64::from(*subpass))))]);
+        }
+        PipelineTarget::Rendering { color_formats, depth_format, stencil_format } => m.push((
+            "rendering",
+            Some(members(vec![
+                ("color_attachment_formats", Some(J::Arr(color_formats.iter().map(|f| f.map_or(J::Null, |f| J::s(f.name()))).collect()))),
+                ("depth_attachment_format", depth_format.map(|f| J::s(f.name()))),
+                ("stencil_attachment_format", stencil_format.map(|f| J::s(f.name()))),
+            ])),
+        )),
+    }
+    members(m)
 }
 
 fn ranges(w: &Workload, rs: &[MappedRange]) -> J {

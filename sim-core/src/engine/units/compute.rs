@@ -243,7 +243,7 @@ impl ComputeUnits {
         let Work::Dispatch { pipeline, group_count, base_group, bindings, push_constants, images } = work else { return Ok(()) };
         let ins = &cx.prog.instances[inst];
         let p = cx.prog.workload.pipelines[*pipeline].1.clone();
-        let bound = resolve(cx.prog, &p, bindings, images).map_err(|m| WorkloadError::Invalid { at: ins.at.to_string(), message: m })?;
+        let bound = resolve(cx.prog, p.bindings(), bindings, images).map_err(|m| WorkloadError::Invalid { at: ins.at.to_string(), message: m })?;
         let total_wg = group_count.iter().map(|&g| g as u64).product();
         let sizes = bound.iter().map(|b| b.range).collect();
         let shapes = bound.iter().map(|b| b.view.as_ref().map(|v| v.shape()).unwrap_or_default()).collect();
@@ -369,7 +369,7 @@ impl ComputeUnits {
         cx.observers.tell_writes();
         if req.op == MemOp::Load && !req.atomic {
             let slot = &mut self.slots[s];
-            let key = ReadKey { inst: inst as u32, a: slot.wg_index as u32, b: sg as u32, c: slot.loads[sg] };
+            let key = ReadKey { inst: inst as u32, a: slot.wg_index as u32, b: sg as u32, c: slot.loads[sg], d: 0 };
             slot.loads[sg] += 1;
             let load = Load { key, inst, req, bound: &bound, scratch: &self.scratch, performed: &performed, cycle: now };
             cx.observers.load(&load);
@@ -500,7 +500,7 @@ impl Port for SimPort<'_> {
 
 /// The path a shader load through a binding of `kind` takes: a uniform buffer the U$'s, a sampled
 /// image the texture path, a storage buffer or image the storage path.
-fn path_of(kind: BindingKind) -> PathName {
+pub(crate) fn path_of(kind: BindingKind) -> PathName {
     match kind {
         BindingKind::UniformBuffer => PathName::Uniform,
         BindingKind::SampledImage { .. } => PathName::Sampled,

@@ -22,6 +22,7 @@
 
 pub mod compute;
 pub mod cp;
+pub mod graphics;
 pub mod host;
 pub mod transfer;
 

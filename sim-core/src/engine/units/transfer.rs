@@ -41,7 +41,9 @@ struct TransferRun {
     next: usize,
 }
 
-/// What one step of the engine did.
+/// What one step of the engine did (made and consumed one step at a time, never stored: the
+/// larger variant costs nothing to keep inline).
+#[allow(clippy::large_enum_variant)]
 enum TransferStep<'a> {
     /// The run's last chunk had been moved: its command (queue item) is done.
     Finished {
@@ -297,7 +299,7 @@ mod tests {
     use crate::engine::chunks::ChunkData;
 
     fn chunks(regions: &[(u64, u64)]) -> Vec<Chunk> {
-        let key = crate::engine::record::ReadKey { inst: 0, a: 0, b: 0, c: 0 };
+        let key = crate::engine::record::ReadKey { inst: 0, a: 0, b: 0, c: 0, d: 0 };
         regions
             .iter()
             .flat_map(|&(dst, n)| (0..n).map(move |k| Chunk { src: None, dst: dst + k * TRANSFER_CHUNK, len: TRANSFER_CHUNK, data: ChunkData::Pattern(0), key, transfer_bytes: n * TRANSFER_CHUNK }))
