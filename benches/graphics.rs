@@ -7,6 +7,12 @@
 //! is in invocations, the same work per invocation on both, so the ratio of the two rows is the
 //! ratio of their lane-operations per second (the quad's fragments have no helpers).
 //!
+//! The `frame_512` group simulates a whole frame from a trace: 2,048 depth-tested triangles at
+//! 512x512 whose vertices a dispatch computes (`benches/data/frame-512.json`, written by
+//! `scripts/generate-graphics-examples`), its reference run and its simulated run on
+//! nvidia-like side by side. The same trace runs on lavapipe with `gpusim replay`, for its time
+//! beside these (BENCHMARKS.md).
+//!
 //! `cargo bench -p gpusim --bench graphics`
 
 use std::hint::black_box;
@@ -111,5 +117,24 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+fn frame(c: &mut Criterion) {
+    use std::collections::HashSet;
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/data/frame-512.json");
+    let text = std::fs::read_to_string(&path).expect("the frame's trace");
+    let w = sim_core::trace::load_str(&text, path.parent()).expect("the frame's trace loads").workload;
+    let profile = sim_core::profile::Profile::builtin("nvidia-like").expect("built-in profile");
+    let probe = sim_core::engine::run_workload(&w, &profile, 0).expect("the frame runs");
+    assert!(!probe.corrupted(), "the frame is correctly synchronized");
+    let prog = sim_core::api::Program::new(&w).expect("valid");
+    let stream = sim_core::engine::stream::Stream::lower(&prog).expect("stream");
+    let subgroup = profile.machine.cu.subgroup_size;
+    let truth = sim_core::engine::reference::reference_run(&prog, &stream, subgroup, &HashSet::new()).expect("reference").truth;
+    let mut group = c.benchmark_group("frame_512");
+    group.sample_size(10);
+    group.bench_function("reference_run", |b| b.iter(|| black_box(sim_core::engine::reference::reference_run(&prog, &stream, subgroup, &HashSet::new()).expect("reference").instructions)));
+    group.bench_function("simulated_run", |b| b.iter(|| black_box(sim_core::engine::run::Sim::new(&prog, &stream, &profile, Some(&truth), 0).expect("sim").run().expect("run").cycles)));
+    group.finish();
+}
+
+criterion_group!(benches, bench, frame);
 criterion_main!(benches);

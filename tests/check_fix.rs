@@ -21,8 +21,10 @@ fn fixed_traces_check_and_run_clean() {
     let mut failures = Vec::new();
     let (mut fixed, mut unfixable) = (0, 0);
     // The image examples' missing barriers include layout transitions ordered after nothing:
-    // their own image barriers are widened.
-    for t in support::traces("examples/traces").into_iter().chain(support::traces("examples/images")).chain(support::traces("tests/corpus/syncval")) {
+    // their own image barriers are widened. The graphics examples' are subpass dependencies,
+    // added or widened in their render passes.
+    let all = support::traces("examples/traces").into_iter().chain(support::traces("examples/images")).chain(support::traces("examples/graphics"));
+    for t in all.chain(support::traces("tests/corpus/syncval")) {
         let t = t.to_str().expect("utf-8");
         if gpusim(&["check", t]).status.code() == Some(0) {
             continue;
@@ -178,4 +180,29 @@ fn the_fix_line_says_to_widen_the_barrier_at_fault() {
     let out = gpusim(&["check", root.join("examples/traces/fill-then-dispatch-missing.json").to_str().unwrap()]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("Fix: a vkCmdPipelineBarrier2 before cb0[1]"), "{text}");
+}
+
+/// A render pass whose implicit dependency to EXTERNAL leaves a later sampler without the
+/// attachment's texels gets the dependency it lacks, in the render pass: no pipeline barrier
+/// after it can chain from the implicit dependency's empty second scope.
+#[test]
+fn a_render_pass_gets_the_subpass_dependency_it_lacks() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = std::env::temp_dir().join(format!("gpusim-fix-rp-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let out = dir.join("fixed.json");
+    let input = root.join("examples/graphics/render-to-texture-missing.json");
+    let fix = gpusim(&["check", input.to_str().unwrap(), "--fix", "-o", out.to_str().unwrap()]);
+    assert_eq!(fix.status.code(), Some(1), "{}", String::from_utf8_lossy(&fix.stderr));
+    let before: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&input).unwrap()).unwrap();
+    let after: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(before["command_buffers"][0]["commands"].as_array().unwrap().len(), after["command_buffers"][0]["commands"].as_array().unwrap().len(), "no command inserted");
+    let deps = after["render_passes"][0]["dependencies"].as_array().expect("dependencies");
+    let to_external = deps.iter().find(|d| d["src_subpass"] == 0 && d["dst_subpass"] == "EXTERNAL").expect("a dependency from subpass 0 to EXTERNAL");
+    assert!(to_external["dst_stage_mask"].as_str().unwrap().contains("COMPUTE_SHADER"), "{to_external}");
+    assert!(to_external["dst_access_mask"].as_str().unwrap().contains("SHADER_SAMPLED_READ"), "{to_external}");
+    assert!(to_external["src_access_mask"].as_str().unwrap().contains("COLOR_ATTACHMENT_WRITE"), "{to_external}");
+    let check = gpusim(&["check", out.to_str().unwrap()]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(check.status.code(), Some(0), "{}", String::from_utf8_lossy(&check.stdout));
 }

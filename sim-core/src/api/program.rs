@@ -636,27 +636,7 @@ fn check_command(w: &Workload, c: &Command) -> Result<(), String> {
             if groups > MAX_WORKGROUPS_PER_DISPATCH as u128 {
                 return Err(format!("{groups} workgroups exceed the simulator's cap of {MAX_WORKGROUPS_PER_DISPATCH}"));
             }
-            for (i, bd) in bindings.iter().enumerate() {
-                let b = buf(bd.buffer)?;
-                let range = bd.range.unwrap_or(b.size.saturating_sub(bd.offset));
-                if range == 0 || !fits(bd.offset, range, b.size) {
-                    return Err(format!("bindings[{i}]: range [{}, +{range}) is outside buffer `{}` of {} bytes", bd.offset, b.name, b.size));
-                }
-            }
-            for (i, d) in images.iter().enumerate() {
-                if let Some(im) = d.image {
-                    let im = w.images.get(im).ok_or_else(|| format!("images[{i}]: unknown image index {im}"))?;
-                    if im.layout.range_bytes(&d.range).is_none() {
-                        return Err(format!("images[{i}]: the view names subresources image `{}` does not have", im.name));
-                    }
-                }
-                if d.sampler.is_some_and(|s| s >= w.samplers.len()) {
-                    return Err(format!("images[{i}]: unknown sampler index"));
-                }
-                if d.image.is_none() != (d.descriptor_type == crate::api::ImageDescriptorType::Sampler) {
-                    return Err(format!("images[{i}]: a {} descriptor {} an image", d.descriptor_type.vk_name(), if d.image.is_none() { "needs" } else { "takes no" }));
-                }
-            }
+            check_descriptors(w, bindings, images)?;
             check_bindings(p, bindings, images).map_err(|m| format!("pipeline `{name}`: {m}"))?;
         }
         Command::PipelineBarrier(dep) | Command::SetEvent { dependency: dep, .. } | Command::WaitEvents { dependency: dep, .. } => {
@@ -704,7 +684,7 @@ fn check_command(w: &Workload, c: &Command) -> Result<(), String> {
         | Command::SetScissor(_)
         | Command::ClearAttachments { .. } => {}
         Command::Draw { pipeline, kind, bindings, images, .. } => {
-            let p = w.graphics_pipelines.get(*pipeline).ok_or_else(|| format!("unknown graphics pipeline index {pipeline}"))?;
+            w.graphics_pipelines.get(*pipeline).ok_or_else(|| format!("unknown graphics pipeline index {pipeline}"))?;
             let counts = match *kind {
                 crate::api::DrawKind::Direct { vertex_count, instance_count, .. } => u64::from(vertex_count) * u64::from(instance_count),
                 crate::api::DrawKind::Indexed { index_count, instance_count, .. } => u64::from(index_count) * u64::from(instance_count),
@@ -730,22 +710,34 @@ fn check_command(w: &Workload, c: &Command) -> Result<(), String> {
             if counts > MAX_DRAW_VERTICES {
                 return Err(format!("{counts} vertices (counts times instances) exceed the simulator's cap of {MAX_DRAW_VERTICES} a draw"));
             }
-            for (i, bd) in bindings.iter().enumerate() {
-                let b = buf(bd.buffer)?;
-                let range = bd.range.unwrap_or(b.size.saturating_sub(bd.offset));
-                if range == 0 || !fits(bd.offset, range, b.size) {
-                    return Err(format!("bindings[{i}]: range [{}, +{range}) is outside buffer `{}` of {} bytes", bd.offset, b.name, b.size));
-                }
+            check_descriptors(w, bindings, images)?;
+        }
+    }
+    Ok(())
+}
+
+/// A dispatch's or draw's descriptors: buffer ranges within their buffers, image views within
+/// their images, samplers that exist, and an image exactly where the descriptor type takes one.
+fn check_descriptors(w: &Workload, bindings: &[BufferBinding], images: &[crate::api::ImageDescriptor]) -> Result<(), String> {
+    for (i, bd) in bindings.iter().enumerate() {
+        let b = w.buffers.get(bd.buffer).ok_or_else(|| format!("unknown buffer index {}", bd.buffer))?;
+        let range = bd.range.unwrap_or(b.size.saturating_sub(bd.offset));
+        if range == 0 || !fits(bd.offset, range, b.size) {
+            return Err(format!("bindings[{i}]: range [{}, +{range}) is outside buffer `{}` of {} bytes", bd.offset, b.name, b.size));
+        }
+    }
+    for (i, d) in images.iter().enumerate() {
+        if let Some(im) = d.image {
+            let im = w.images.get(im).ok_or_else(|| format!("images[{i}]: unknown image index {im}"))?;
+            if im.layout.range_bytes(&d.range).is_none() {
+                return Err(format!("images[{i}]: the view names subresources image `{}` does not have", im.name));
             }
-            for (i, d) in images.iter().enumerate() {
-                if let Some(im) = d.image {
-                    let im = w.images.get(im).ok_or_else(|| format!("images[{i}]: unknown image index {im}"))?;
-                    if im.layout.range_bytes(&d.range).is_none() {
-                        return Err(format!("images[{i}]: the view names subresources image `{}` does not have", im.name));
-                    }
-                }
-            }
-            let _ = p;
+        }
+        if d.sampler.is_some_and(|s| s >= w.samplers.len()) {
+            return Err(format!("images[{i}]: unknown sampler index"));
+        }
+        if d.image.is_none() != (d.descriptor_type == crate::api::ImageDescriptorType::Sampler) {
+            return Err(format!("images[{i}]: a {} descriptor {} an image", d.descriptor_type.vk_name(), if d.image.is_none() { "needs" } else { "takes no" }));
         }
     }
     Ok(())

@@ -426,6 +426,7 @@ fn lower_one<'w>(prog: &impl Places<'w>, rec: &mut Recording, c: &'w Command) ->
             if kind.indexed() && rec.index_buffer.is_none() {
                 return Err(format!("VUID-{vk}-None-07312: an indexed draw with no index buffer bound"));
             }
+            check_fetch(w, p, kind, &rec.vertex_buffers, rec.index_buffer, vk)?;
             let viewport = rec.viewport.unwrap_or(ff::Viewport { x: pass.area.x as f32, y: pass.area.y as f32, width: pass.area.width as f32, height: pass.area.height as f32, min_depth: 0.0, max_depth: 1.0 });
             let scissor = intersect(rec.scissor.unwrap_or(pass.area), pass.area);
             let draw = DrawWork {
@@ -650,6 +651,41 @@ pub fn pass_of(w: &Workload, cb: usize, index: usize) -> Option<PassPlace> {
         }
     }
     open.filter(|p| p.begin <= index)
+}
+
+/// The fetches a draw's own counts decide stay within the bound buffers: the indices of an
+/// indexed draw, each per-vertex binding's elements of a non-indexed one, and each per-instance
+/// binding's (what the vertices of an indexed draw fetch is known when it runs, and checked
+/// there).
+fn check_fetch(w: &Workload, p: &GraphicsPipelineDesc, kind: &DrawKind, vertex_buffers: &[(u32, BufferId, u64)], index: Option<(BufferId, u64, ff::IndexType)>, vk: &str) -> Result<(), String> {
+    let (vertices, instances, indexed) = match *kind {
+        DrawKind::Direct { vertex_count, instance_count, first_vertex, first_instance } => ((vertex_count > 0).then(|| u64::from(first_vertex) + u64::from(vertex_count) - 1), (instance_count > 0).then(|| u64::from(first_instance) + u64::from(instance_count) - 1), None),
+        DrawKind::Indexed { index_count, instance_count, first_index, first_instance, .. } => (None, (instance_count > 0).then(|| u64::from(first_instance) + u64::from(instance_count) - 1), Some((first_index, index_count))),
+        DrawKind::Indirect { .. } => return Ok(()),
+    };
+    if let (Some((first, count)), Some((buffer, offset, ty))) = (indexed, index) {
+        let end = offset + (u64::from(first) + u64::from(count)) * u64::from(ty.size());
+        let b = &w.buffers[buffer];
+        if count > 0 && end > b.size {
+            return Err(format!("VUID-{vk}-robustBufferAccess2-08798: indices {first}..+{count} of {} bytes each from offset {offset} reach byte {end} of index buffer `{}`, which has {}", ty.size(), b.name, b.size));
+        }
+    }
+    for binding in p.vertex_input.bindings() {
+        let Some(&(_, buffer, offset)) = vertex_buffers.iter().find(|v| v.0 == binding.binding) else { continue };
+        let last = match binding.input_rate {
+            ff::VertexInputRate::Vertex => vertices,
+            ff::VertexInputRate::Instance => instances,
+        };
+        let Some(last) = last else { continue };
+        let end = p.vertex_input.attributes().iter().filter(|a| a.binding == binding.binding).map(|a| u64::from(a.offset) + u64::from(ff::fetch::vertex_format_size(a.format).unwrap_or(4))).max();
+        let Some(end) = end else { continue };
+        let need = offset + last * u64::from(binding.stride) + end;
+        let b = &w.buffers[buffer];
+        if need > b.size {
+            return Err(format!("VUID-{vk}-None-02721: element {last} of vertex binding {} fetches up to byte {need} of buffer `{}`, which has {}", binding.binding, b.name, b.size));
+        }
+    }
+    Ok(())
 }
 
 /// The overlap of two rectangles (an empty one where they do not meet).

@@ -113,6 +113,9 @@ pub(crate) fn run_graphics<P: GraphicsPort>(prog: &Program<'_>, inst: usize, wor
     match work {
         crate::api::action::Work::Attachments(ops) => ops.iter().try_fold(0u64, |c, op| Ok(c + attachment_op(prog, op, port, tag)?)),
         crate::api::action::Work::Draw(d) => draw(prog, inst, d, port, subgroup_size).map_err(|e| match e {
+            // A fetch outside its buffer, with the values read from memory (indices, indirect
+            // counts): the program's error, named as the valid usage it breaks.
+            Failure::Draw(DrawError::Fetch(f)) => WorkloadError::Invalid { at: at(), message: format!("VUID-{}-None-02721: {f}", d.kind.vk_name()) },
             Failure::Draw(e) => WorkloadError::Execution { at: at(), message: e.to_string() },
             Failure::Run(e) => e,
         }),
