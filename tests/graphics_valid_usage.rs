@@ -81,3 +81,20 @@ fn recording_state_errors_name_their_vuids() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// A subpass whose colour location 0 is VK_ATTACHMENT_UNUSED: the fragment shader's output
+/// there is dropped, the draw runs, and the program stays clean (this once indexed a tile grid
+/// of no tiles).
+#[test]
+fn an_unused_colour_location_takes_no_write() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut t: Value = serde_json::from_str(&std::fs::read_to_string(root.join("examples/graphics/render-to-texture-correct.json")).expect("example")).expect("json");
+    t["render_passes"][0]["subpasses"][0]["color_attachments"] = json!([{"attachment": "UNUSED"}, {"attachment": 0, "layout": "COLOR_ATTACHMENT_OPTIMAL"}]);
+    let dir = std::env::temp_dir().join(format!("gpusim-graphics-unused-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("t.json");
+    std::fs::write(&path, t.to_string()).expect("write");
+    let out = Command::new(env!("CARGO_BIN_EXE_gpusim")).args(["run", path.to_str().unwrap(), "--profile", "radv-gfx9"]).output().expect("gpusim runs");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(out.status.code(), Some(0), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+}

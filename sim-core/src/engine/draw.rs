@@ -273,7 +273,7 @@ pub fn draw_with(state: &DrawState<'_, '_>, counts: DrawCounts, colors: &mut [Co
         return Err(DrawError::Pipeline(format!("subgroup size {} is not a multiple of 4 in 4..=64", state.subgroup_size)));
     }
     state.viewport.validate()?;
-    let extent = colors.first().map(|c| c.extent).or_else(|| depth.as_ref().map(|d| d.extent)).unwrap_or([1, 1]);
+    let extent = colors.iter().find(|c| !c.texels.is_empty()).map(|c| c.extent).or_else(|| depth.as_ref().map(|d| d.extent)).unwrap_or([1, 1]);
     let region = ff::DrawRegion::new(extent[0], extent[1], state.scissor)?;
     // The varyings: each fragment input location's components, in the fragment shader's order.
     let vs_outputs = state.vertex.outputs();
@@ -445,7 +445,7 @@ impl Touched {
         };
         let (tx, ty) = (x / sim_rop::layout::TILE_DIM, y / sim_rop::layout::TILE_DIM);
         let at = (ty * *w + tx) as usize;
-        if !seen[at] {
+        if seen.get(at) == Some(&false) {
             seen[at] = true;
             mem.tile(target, [tx, ty], texels, width, texel_bytes)?;
         }
@@ -581,6 +581,10 @@ fn shade_triangle(
             for o in &fs_outputs {
                 let IoBinding::Location(l) = o.binding else { continue };
                 let Some(target) = colors.get_mut(l as usize) else { continue };
+                // A location with no attachment (VK_ATTACHMENT_UNUSED) takes no write.
+                if target.texels.is_empty() {
+                    continue;
+                }
                 let tb = target.format.plane_bytes(Aspect::Color).unwrap_or(4) as usize;
                 touched.touch(TargetId::Color(l as usize), px, py, target.texels, tb, target.extent[0], mem)?;
                 let at = (py as usize * target.extent[0] as usize + px as usize) * tb;
