@@ -100,8 +100,10 @@ fn command_index(w: &Workload, cb: usize, seq_no: Option<usize>, vk_name: &str) 
     let commands = &w.command_buffers.get(cb)?.commands;
     let same = |k: usize| commands.get(k).is_some_and(|c| vk_name.trim_end_matches("KHR").starts_with(c.vk_name().trim_end_matches('2')) || c.vk_name().starts_with(vk_name.trim_end_matches("KHR")));
     let seq = seq_no?.checked_sub(1)?;
-    // The layer counts action and synchronization commands, not the ones that only set state.
-    let counted = |c: &Command| !matches!(c, Command::BindVertexBuffers { .. } | Command::BindIndexBuffer { .. } | Command::SetViewport(_) | Command::SetScissor(_));
+    // The layer counts action and synchronization commands, not the ones that only set state,
+    // nor (1.3.239) vkCmdBeginRendering and vkCmdEndRendering, which it records as no operation
+    // of their own (a render pass's begin, next subpass and end it counts).
+    let counted = |c: &Command| !matches!(c, Command::BindVertexBuffers { .. } | Command::BindIndexBuffer { .. } | Command::SetViewport(_) | Command::SetScissor(_) | Command::BeginRendering(_) | Command::EndRendering);
     let k = commands.iter().enumerate().filter(|(_, c)| counted(c)).nth(seq).map_or(seq, |(i, _)| i);
     if same(k) { Some(k) } else { (0..commands.len()).rev().find(|&j| j <= k && same(j)) }
 }
