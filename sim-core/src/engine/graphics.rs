@@ -164,25 +164,48 @@ fn attachment_op<P: GraphicsPort>(prog: &Program<'_>, op: &AttachmentOp, port: &
     };
     let r = op.rect;
     let mut cycles = 0;
-    let mut run: Vec<u8> = Vec::new();
-    let mut run_addr = 0u64;
+    let mut runs = Runs::default();
     for y in r.y.max(0) as u32..(r.y.max(0) as u32).saturating_add(r.height) {
         for x in r.x.max(0) as u32..(r.x.max(0) as u32).saturating_add(r.width) {
             let Some(addr) = texel_addr(prog, &op.target, op.aspect, x, y) else { continue };
-            if !run.is_empty() && (run_addr + run.len() as u64 != addr || run.len() >= 256) {
-                cycles += port.rop_write(run_addr, &run, tag)?;
-                run.clear();
-            }
-            if run.is_empty() {
-                run_addr = addr;
-            }
-            run.extend_from_slice(&texel[..tb as usize]);
+            cycles += runs.push(port, tag, addr, &texel[..tb as usize])?;
         }
     }
-    if !run.is_empty() {
-        cycles += port.rop_write(run_addr, &run, tag)?;
+    Ok(cycles + runs.finish(port, tag)?)
+}
+
+/// Texel writes gathered into runs of contiguous bytes (at most 256, a transfer chunk), each
+/// written through the ROP as one.
+#[derive(Default)]
+struct Runs {
+    bytes: Vec<u8>,
+    addr: u64,
+}
+
+impl Runs {
+    /// Adds `data` at `addr`, writing the run so far first where it does not continue it; the
+    /// cycles of that write.
+    fn push<P: GraphicsPort>(&mut self, port: &mut P, tag: Tag, addr: u64, data: &[u8]) -> Result<u64, WorkloadError> {
+        let mut cycles = 0;
+        if !self.bytes.is_empty() && (self.addr + self.bytes.len() as u64 != addr || self.bytes.len() >= 256) {
+            cycles = self.finish(port, tag)?;
+        }
+        if self.bytes.is_empty() {
+            self.addr = addr;
+        }
+        self.bytes.extend_from_slice(data);
+        Ok(cycles)
     }
-    Ok(cycles)
+
+    /// Writes the run so far; its cycles.
+    fn finish<P: GraphicsPort>(&mut self, port: &mut P, tag: Tag) -> Result<u64, WorkloadError> {
+        if self.bytes.is_empty() {
+            return Ok(0);
+        }
+        let cycles = port.rop_write(self.addr, &self.bytes, tag)?;
+        self.bytes.clear();
+        Ok(cycles)
+    }
 }
 
 /// One draw record's counts.
@@ -397,8 +420,7 @@ fn draw<P: GraphicsPort>(prog: &Program<'_>, inst: usize, d: &DrawWork<'_>, port
         // Written texels back, attachment by attachment, row by row in contiguous runs.
         let mut written: Vec<(TargetId, u32, u32)> = written.into_iter().collect();
         written.sort_unstable_by_key(|&(t, x, y)| (target_order(t), y, x));
-        let mut run: Vec<u8> = Vec::new();
-        let mut run_addr = 0u64;
+        let mut runs = Runs::default();
         for (t, x, y) in written {
             let (target, aspect, texels, tb) = match t {
                 TargetId::Color(k) => match color_bytes.iter().find(|c| c.0 == k) {
@@ -411,19 +433,10 @@ fn draw<P: GraphicsPort>(prog: &Program<'_>, inst: usize, d: &DrawWork<'_>, port
                 },
             };
             let Some(addr) = texel_addr(prog, &target, aspect, x, y) else { continue };
-            if !run.is_empty() && (run_addr + run.len() as u64 != addr || run.len() >= 256) {
-                cycles += port.rop_write(run_addr, &run, tag)?;
-                run.clear();
-            }
-            if run.is_empty() {
-                run_addr = addr;
-            }
             let at = (y as usize * extent[0] as usize + x as usize) * tb;
-            run.extend_from_slice(&texels[at..at + tb]);
+            cycles += runs.push(port, tag, addr, &texels[at..at + tb])?;
         }
-        if !run.is_empty() {
-            cycles += port.rop_write(run_addr, &run, tag)?;
-        }
+        cycles += runs.finish(port, tag)?;
     }
     Ok(cycles)
 }

@@ -1683,21 +1683,7 @@ impl Builder<'_> {
             for (k, c) in desc.commands.iter().enumerate() {
                 let needs = match c {
                     Command::Dispatch { .. } if !caps.compute => "COMPUTE",
-                    Command::BeginRenderPass { .. }
-                    | Command::NextSubpass
-                    | Command::EndRenderPass
-                    | Command::BeginRendering(_)
-                    | Command::EndRendering
-                    | Command::BindVertexBuffers { .. }
-                    | Command::BindIndexBuffer { .. }
-                    | Command::SetViewport(_)
-                    | Command::SetScissor(_)
-                    | Command::Draw { .. }
-                    | Command::ClearAttachments { .. }
-                        if !caps.graphics =>
-                    {
-                        "GRAPHICS"
-                    }
+                    c if c.is_graphics() && !caps.graphics => "GRAPHICS",
                     Command::FillBuffer { .. } | Command::UpdateBuffer { .. } | Command::CopyBuffer { .. } if !caps.transfer() => "GRAPHICS, COMPUTE or TRANSFER",
                     _ => continue,
                 };
