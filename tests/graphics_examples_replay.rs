@@ -2,9 +2,9 @@
 //! validation layer: host reads equal the reference run's (for the depth pre-pass within one
 //! unit: lavapipe writes the occluder's 0.3 green as 76 where the reference run rounds to 77),
 //! the correct examples have no hazard, and each missing one's hazard is the one gpusim reports
-//! (the layer's own place, its prior access included), but for the depth pre-pass, which the
-//! layer (1.3.239) orders by rasterization order across render passes and gpusim, by the
-//! specification, does not.
+//! (the layer's own place, its prior access included), but for the depth pre-pass and the load
+//! after a store, which the layer (1.3.239) orders by rasterization order across render passes
+//! and gpusim, by the specification, does not.
 
 mod support;
 

@@ -37,6 +37,9 @@ struct Row {
     corrupt: u64,
     /// Corruption that no hazard explains: the machine is at fault.
     unexplained: bool,
+    /// Corruption that compressed image memory read as something else explains: the program's
+    /// placement is at fault, and no barrier fixes it.
+    aliasing: bool,
     /// The program's hazards as this profile's run found them (the same on every profile
     /// unless they depend on its non-coherent atom size).
     hazards: Vec<sim_core::hazard::Hazard>,
@@ -48,9 +51,17 @@ fn shows(r: &RunResult, k: usize) -> bool {
     r.findings.iter().any(|f| f.hazard == Some(k)) || r.memory_differences.iter().any(|d| d.hazard == Some(k)) || r.host_reads.iter().any(|h| h.differing_bytes > 0 && h.hazard == Some(k))
 }
 
-/// Whether run `r` read or left wrong bytes that no hazard explains.
+/// Whether run `r` read or left wrong bytes that neither a hazard nor compressed image memory
+/// explains.
 fn unexplained(r: &RunResult) -> bool {
-    r.findings.iter().any(|f| f.hazard.is_none()) || r.memory_differences.iter().any(|d| d.hazard.is_none()) || r.host_reads.iter().any(|h| h.differing_bytes > 0 && h.hazard.is_none())
+    r.findings.iter().any(|f| f.hazard.is_none() && f.aliasing.is_none())
+        || r.memory_differences.iter().any(|d| d.hazard.is_none() && d.aliasing.is_none())
+        || r.host_reads.iter().any(|h| h.differing_bytes > 0 && h.hazard.is_none() && h.aliasing.is_none())
+}
+
+/// Whether run `r` read or left wrong bytes that compressed image memory explains.
+fn aliasing(r: &RunResult) -> bool {
+    r.findings.iter().any(|f| f.aliasing.is_some()) || r.memory_differences.iter().any(|d| d.aliasing.is_some())
 }
 
 /// The row of profile `p`.
@@ -73,7 +84,7 @@ fn row(t: &LoadedTrace, p: &Profile, seed: u64, count: u64, options: &RunOptions
             }
         })
         .collect();
-    Ok(Row { profile: p.name.clone(), corrupt: s.corrupt, unexplained: corrupted(&r) && unexplained(&r), hazards: r.hazards.clone(), cells })
+    Ok(Row { profile: p.name.clone(), corrupt: s.corrupt, unexplained: corrupted(&r) && unexplained(&r), aliasing: corrupted(&r) && aliasing(&r), hazards: r.hazards.clone(), cells })
 }
 
 /// Runs `gpusim run TRACE --profile all`: every built-in profile, `count` seeds from `seed`.
@@ -128,7 +139,12 @@ fn text(t: &LoadedTrace, inv: &Invocation, seed: u64, count: u64, hazards: &[sim
     }
     let _ = writeln!(o, "\n{}", line.trim_end());
     for r in rows {
-        let corrupted = format!("{} of {}{}", r.corrupt, count, if r.unexplained { " (!)" } else { "" });
+        let mark = match (r.unexplained, r.aliasing) {
+            (true, _) => " (!)",
+            (false, true) => " (a)",
+            (false, false) => "",
+        };
+        let corrupted = format!("{} of {}{}", r.corrupt, count, mark);
         let mut line = format!("{:<width$}  {:<14}", r.profile, corrupted);
         for c in &r.cells {
             let _ = write!(line, "  {:<8}", cell_word(c));
@@ -142,6 +158,9 @@ fn text(t: &LoadedTrace, inv: &Invocation, seed: u64, count: u64, hazards: &[sim
     );
     if rows.iter().any(|r| r.unexplained) {
         let _ = writeln!(o, "(!): wrong bytes that no hazard explains: the machine is at fault (run that profile alone for the detail).");
+    }
+    if rows.iter().any(|r| !r.unexplained && r.aliasing) {
+        let _ = writeln!(o, "(a): wrong bytes that no barrier fixes: the program reads compressed image memory as something else (a buffer aliasing an optimal image, or placed in its page); run that profile alone for the detail.");
     }
     for (k, _) in hazards.iter().enumerate() {
         let first = rows.iter().filter(|r| r.hazards == hazards).find_map(|r| match &r.cells[k] {
@@ -177,7 +196,7 @@ fn json(t: &LoadedTrace, inv: &Invocation, seed: u64, count: u64, hazards: &[sim
                     Err(why) => serde_json::json!({"hazard": k, "shows": null, "why_not": why}),
                 })
                 .collect();
-            let mut v = serde_json::json!({"profile": r.profile, "schedules_with_corruption": r.corrupt, "unexplained_corruption": r.unexplained, "hazards": cells});
+            let mut v = serde_json::json!({"profile": r.profile, "schedules_with_corruption": r.corrupt, "unexplained_corruption": r.unexplained, "aliasing_corruption": r.aliasing, "hazards": cells});
             if r.hazards != hazards {
                 v["own_hazards"] = hazards_json(&t.workload, &r.hazards);
             }

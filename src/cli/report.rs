@@ -140,6 +140,8 @@ pub fn json_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> s
         hazard: Option<usize>,
         #[serde(skip_serializing_if = "Option::is_none")]
         table_rows: Option<&'a str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        aliasing: Option<&'a str>,
         read: serde_json::Value,
     }
     let findings: Vec<F> = r
@@ -161,6 +163,7 @@ pub fn json_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> s
             diverged: f.diverged,
             hazard: f.hazard,
             table_rows: f.table_rows.as_deref(),
+            aliasing: f.aliasing.as_deref(),
             read: read_json(&f.key),
         })
         .collect();
@@ -184,6 +187,9 @@ pub fn json_report(w: &Workload, trace: &str, r: &RunResult, s: &Schedules) -> s
             }
             if let Some(k) = h.hazard {
                 v["hazard"] = k.into();
+            }
+            if let Some(a) = &h.aliasing {
+                v["aliasing"] = a.as_str().into();
             }
             v
         })

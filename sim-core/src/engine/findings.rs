@@ -255,6 +255,11 @@ pub struct HostReadResult {
     /// a host access racing device work), else one of the write seen or the write expected.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hazard: Option<usize>,
+    /// When no hazard explains the bytes and compressed image memory does (the final bytes
+    /// the host read lie in it, or their writer read from it): why, as
+    /// [`MemoryDifference::aliasing`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub aliasing: Option<String>,
 }
 
 /// The device addresses of a finding's bytes: `(start, size)`.
@@ -282,8 +287,23 @@ pub(crate) struct Bytes<'a> {
 /// and the write the reference run left); one at either writer on that resource; one at or
 /// after the writer when both runs have the same one (it wrote from stale reads); one of either
 /// writer on those bytes (the detector checks an access against the most recent one only, as
-/// the layer does, so a write that lands after later writes is reported against the next).
-pub(crate) fn difference_hazard(prog: &Program<'_>, hazards: &[crate::hazard::Hazard], bytes: &Bytes<'_>, seen: &Writer, expected: &Writer) -> Option<usize> {
+/// the layer does, so a write that lands after later writes is reported against the next); the
+/// one that explains either writer's own stale reads (a draw that fetched stale vertices drew
+/// where the reference run's did not; a copy copied a picture that a stale indirect record
+/// left short); and for a writer that both runs have, whose inputs were bytes an earlier
+/// mistake left wrong (a copy of an image another copy filled from stale reads), the hazard of
+/// the run's first explained stale read: wrong bytes come only from stale reads, so a run
+/// whose stale reads hazards explain has its computed differences explained by them too.
+pub(crate) fn difference_hazard(prog: &Program<'_>, hazards: &[crate::hazard::Hazard], findings: &[Finding], bytes: &Bytes<'_>, seen: &Writer, expected: &Writer) -> Option<usize> {
+    let read_stale = |w: &Writer| match w {
+        Writer::Command(c) => findings.iter().find(|f| &f.at == c && f.hazard.is_some()).and_then(|f| f.hazard),
+        _ => None,
+    };
+    let inputs = read_stale(seen).or_else(|| read_stale(expected));
+    let upstream = match (seen, expected) {
+        (Writer::Command(c), Writer::Command(e)) if c == e => findings.iter().find_map(|f| f.hazard),
+        _ => None,
+    };
     let (seen, expected) = (crate::hazard::Place::of_writer(seen), crate::hazard::Place::of_writer(expected));
     let overlaps = |h: &crate::hazard::Hazard| h.device_range(prog).is_some_and(|(a, n)| a < bytes.addr + bytes.size && bytes.addr < a + n);
     let writer = |p: &crate::hazard::Place| Some(p) == seen.as_ref() || Some(p) == expected.as_ref();
@@ -293,6 +313,8 @@ pub(crate) fn difference_hazard(prog: &Program<'_>, hazards: &[crate::hazard::Ha
         .or_else(|| hazards.iter().position(|h| h.resource == bytes.resource && writer(&h.at)))
         .or_else(|| if seen == expected { hazards.iter().position(|h| Some(&h.at) == seen.as_ref() || Some(&h.prior) == seen.as_ref()) } else { None })
         .or_else(|| hazards.iter().position(|h| (writer(&h.at) || writer(&h.prior)) && overlaps(h)))
+        .or(inputs)
+        .or(upstream)
         // Bytes a layout transition discarded (the image's own, garbled in place).
         .or_else(|| hazards.iter().position(|h| h.discarded.is_some() && overlaps(h)))
 }
@@ -438,6 +460,7 @@ pub(crate) fn host_read_results(prog: &Program<'_>, truth: &ReadTruth, seen_read
             data: seen.bytes,
             first_difference: seen.first_difference.map(|(k, tag, rtag)| (offset + k, prog.writer(tag).clone(), prog.writer(rtag).clone())),
             hazard: None,
+            aliasing: None,
         });
     }
 
@@ -700,7 +723,7 @@ pub(crate) fn memory_differences(prog: &Program<'_>, profile: &Profile, hazards:
             let bound = prog.resource_at(m, offset).map(|(r, off)| (prog.resource_name(r), off));
             let (seen_write, expected_write) = (prog.writer(seen).clone(), prog.writer(expected).clone());
             let bytes = Bytes { addr: prog.memory_base[m] + offset, size, resource: bound.map_or(desc.name.as_str(), |b| b.0), reader: None };
-            let hazard = difference_hazard(prog, hazards, &bytes, &seen_write, &expected_write);
+            let hazard = difference_hazard(prog, hazards, findings, &bytes, &seen_write, &expected_write);
             // Bytes in compressed image memory, or left by a writer that read such bytes.
             // Left by the writer the reference run has too, with other values: its inputs
             // explain them (below), not where they lie.
@@ -728,13 +751,18 @@ pub(crate) fn memory_differences(prog: &Program<'_>, profile: &Profile, hazards:
         .collect()
 }
 
-/// Each host read that differs: the hazard at that read, or of the writes it saw and missed.
-pub(crate) fn explain_host_reads(host_reads: &mut [HostReadResult], prog: &Program<'_>, hazards: &[crate::hazard::Hazard]) {
+/// Each host read that differs: the hazard at that read, or of the writes it saw and missed;
+/// else, where the final bytes it read differ because of compressed image memory, why.
+pub(crate) fn explain_host_reads(host_reads: &mut [HostReadResult], prog: &Program<'_>, hazards: &[crate::hazard::Hazard], findings: &[Finding], differences: &[MemoryDifference]) {
     let workload = prog.workload;
     for h in host_reads.iter_mut() {
         let (HostOp::HostRead { memory, offset, size, .. }, Some((_, seen, expected))) = (&workload.timeline[h.timeline], &h.first_difference) else { continue };
         let reader = crate::hazard::Place::Host { timeline: h.timeline };
         let bytes = Bytes { addr: prog.memory_base[*memory] + offset, size: *size, resource: &workload.memories[*memory].name, reader: Some(&reader) };
-        h.hazard = difference_hazard(prog, hazards, &bytes, seen, expected);
+        h.hazard = difference_hazard(prog, hazards, findings, &bytes, seen, expected);
+        if h.hazard.is_none() {
+            let name = &workload.memories[*memory].name;
+            h.aliasing = differences.iter().find(|d| &d.memory == name && d.offset < offset + size && *offset < d.offset + d.size).and_then(|d| d.aliasing.clone());
+        }
     }
 }

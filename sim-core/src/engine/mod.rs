@@ -301,7 +301,7 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
         .collect();
 
     let memory_differences = findings::memory_differences(&prog, profile, &hazards, &findings, memory.runs);
-    findings::explain_host_reads(&mut host_reads, &prog, &hazards);
+    findings::explain_host_reads(&mut host_reads, &prog, &hazards, &findings, &memory_differences);
     Ok(RunResult {
         directed: directed.as_ref().map(|d| d.hazard),
         direction: directed.map(|d| d.direction),

@@ -312,6 +312,7 @@ impl<'p, 'w> Sim<'p, 'w> {
                 Ev::Transfer(r) => units.transfer.on_step(r, &mut cx)?,
                 Ev::Step(s, sg) => units.compute.step(s, sg, &mut cx)?,
                 Ev::Host => cx.clock.dirty = true,
+                Ev::Land(i) => units.graphics.land(i, &mut cx)?,
             }
             if cx.holds.due {
                 units.transfer.release_held(&mut cx)?;

@@ -5,12 +5,21 @@
 //!
 //! # Design
 //! What a draw does is `engine/graphics.rs`, shared with the reference run; this unit gives it
-//! the machine's paths and tells the observers of every read and write. A draw runs when its
-//! queue launches it and takes the cycles its memory requests took (each request's latency, in
-//! sequence): its reads and writes happen at its start, and it is done when those cycles are
-//! over. The attachment actions of one render-pass instance are in rasterization order (each
-//! waits for the one before it, `engine/stream.rs`), so two draws of a subpass never overlap;
-//! a draw overlaps other queues' work and the work its barriers do not order.
+//! the machine's paths and tells the observers of every read and write. A draw runs in two
+//! steps, as a GPU's front end and shaders run ahead of its ROPs:
+//!
+//! ```text
+//!   start ── fetches, shaders, tile reads ──> land ── ROP writes ──> done (released)
+//!         (the cycles of those requests)           (the cycles of the writes)
+//! ```
+//!
+//! Its reads (vertices, indices, indirect records, descriptors, attachment tiles) happen at its
+//! start; its attachment writes wait in the unit and reach the ROPs when those reads' cycles
+//! are over, and it is done when the writes' cycles are. Work its barriers do not order after
+//! it (another render pass's first draw, a dispatch on the other side of a barrier with the
+//! wrong stages) can read the attachment before the writes land. The attachment actions of one
+//! render-pass instance are in rasterization order (each waits for the one before it,
+//! `engine/stream.rs`), so two draws of a subpass never overlap.
 
 use sim_caches::{AccessError, Tag, word_span};
 use sim_shader::{BindingKind, MemRequest};
@@ -31,24 +40,53 @@ pub(crate) struct GraphicsUnits {
     /// Lanes a wave.
     subgroup_size: u32,
     rng: Rng,
+    /// Per started item: the attachment writes waiting to land.
+    landing: Vec<(usize, Vec<RopWrite>)>,
 }
+
+/// An attachment write waiting to reach the ROPs: address, bytes, the writer's tag.
+type RopWrite = (u64, Vec<u8>, Tag);
 
 impl GraphicsUnits {
     /// The profile's graphics units, drawing from `seed`.
     pub(crate) fn new(machine: &crate::profile::Machine, seed: u64) -> GraphicsUnits {
-        GraphicsUnits { subgroup_size: machine.cu.subgroup_size, rng: Rng::for_unit(seed, "graphics") }
+        GraphicsUnits { subgroup_size: machine.cu.subgroup_size, rng: Rng::for_unit(seed, "graphics"), landing: Vec::new() }
     }
 
-    /// Starts queue item `i`, instance `inst`'s graphics `work`: performs it now and releases the
-    /// item when its cycles are over.
+    /// Starts queue item `i`, instance `inst`'s graphics `work`: performs its reads now, and
+    /// lands its attachment writes when their cycles are over ([`GraphicsUnits::land`]), or
+    /// releases the item then if it writes none.
     pub(crate) fn start_action(&mut self, i: usize, inst: usize, work: &Work<'_>, cx: &mut Cx<'_, '_, '_>) -> Result<(), WorkloadError> {
         let now = cx.now();
-        let mut port = SimGraphics { m: cx.machine, observers: cx.observers, now, inst, rng: &mut self.rng, error: None };
+        let mut writes = Vec::new();
+        let mut port = SimGraphics { m: cx.machine, observers: cx.observers, now, inst, rng: &mut self.rng, error: None, writes: &mut writes };
         let cycles = run_graphics(cx.prog, inst, work, &mut port, self.subgroup_size);
         let cycles = match (cycles, port.error.take()) {
             (_, Some(e)) => return Err(exec_err(cx.prog.instances[inst].at.to_string(), e)),
             (r, None) => r?,
         };
+        if writes.is_empty() {
+            cx.release(now + cycles.max(1), i);
+        } else {
+            self.landing.push((i, writes));
+            cx.land(now + cycles.max(1), i);
+        }
+        Ok(())
+    }
+
+    /// Queue item `i`'s attachment writes reach the ROPs now; the item is released when their
+    /// cycles are over.
+    pub(crate) fn land(&mut self, i: usize, cx: &mut Cx<'_, '_, '_>) -> Result<(), WorkloadError> {
+        let Some(k) = self.landing.iter().position(|(j, _)| *j == i) else { return Ok(()) };
+        let (_, writes) = self.landing.swap_remove(k);
+        let now = cx.now();
+        let crate::engine::stream::NodeKind::Action { inst, .. } = cx.stream.nodes[i].kind else { return Ok(()) };
+        let mut cycles = 0;
+        for (addr, data, tag) in writes {
+            cx.observers.writes.push((tag, addr, data.len() as u64));
+            cycles += cx.machine.rop_write(now, addr, &data, tag).map_err(|e| exec_err(format!("command instance {inst}"), e))?.latency;
+            cx.observers.tell_writes();
+        }
         cx.release(now + cycles.max(1), i);
         Ok(())
     }
@@ -63,6 +101,8 @@ struct SimGraphics<'a, 'p> {
     rng: &'a mut Rng,
     /// A memory error met inside a shader request.
     error: Option<AccessError>,
+    /// The attachment writes, which land later.
+    writes: &'a mut Vec<RopWrite>,
 }
 
 impl SimGraphics<'_, '_> {
@@ -122,10 +162,9 @@ impl GraphicsPort for SimGraphics<'_, '_> {
     }
 
     fn rop_write(&mut self, addr: u64, data: &[u8], tag: Tag) -> Result<u64, WorkloadError> {
-        self.observers.writes.push((tag, addr, data.len() as u64));
-        let t = self.m.rop_write(self.now, addr, data, tag).map_err(|e| exec_err(format!("command instance {}", self.inst), e))?;
-        self.observers.tell_writes();
-        Ok(t.latency)
+        // Its cycles are the landing's.
+        self.writes.push((addr, data.to_vec(), tag));
+        Ok(0)
     }
 
     fn shader_load(&mut self, key: ReadKey, performed: &Performed, req: &MemRequest, bound: &[Bound], scratch: &Scratch) -> Result<(), WorkloadError> {

@@ -52,6 +52,8 @@ pub(crate) enum Ev {
     Step(usize, usize),
     /// The host looks again: its next operation may proceed.
     Host,
+    /// Queue item `.0`'s attachment writes land (the graphics units).
+    Land(usize),
 }
 
 /// Unit ids: the host 0, queue q's command processor 1 + q, the transfer engine after them, then
@@ -181,6 +183,13 @@ impl Cx<'_, '_, '_> {
     pub(crate) fn release(&mut self, at: u64, i: usize) {
         let unit = self.clock.units.command_processor(self.cp.queue_of(i));
         self.clock.schedule(at, unit, Ev::Release(i));
+    }
+
+    /// Queue item `i`'s attachment writes land at cycle `at` (an event of its queue's command
+    /// processor, which orders them with its releases).
+    pub(crate) fn land(&mut self, at: u64, i: usize) {
+        let unit = self.clock.units.command_processor(self.cp.queue_of(i));
+        self.clock.schedule(at, unit, Ev::Land(i));
     }
 
     /// The host looks again at cycle `at`.
