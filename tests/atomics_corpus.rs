@@ -74,11 +74,11 @@ fn a_replay_counts_only_bytes_that_do_not_depend_on_timing() {
     let read = r.memories[out].as_ref().expect("compared");
     let mut seen = read.bytes.clone();
     seen[0] ^= 0x0f;
-    let (n, first, timing) = sim_vulkan::run::compare(&r, read, &seen, 0, |k| r.memory_timing_dependent(out, k));
+    let (n, first, timing, _) = sim_vulkan::run::compare(&r, read, &seen, 0, |k| r.memory_timing_dependent(out, k));
     assert_eq!((n, timing), (0, 1), "another winner is a legal outcome");
     assert!(first.is_none());
     seen[4] ^= 1;
-    let (n, first, timing) = sim_vulkan::run::compare(&r, read, &seen, 0, |k| r.memory_timing_dependent(out, k));
+    let (n, first, timing, _) = sim_vulkan::run::compare(&r, read, &seen, 0, |k| r.memory_timing_dependent(out, k));
     assert_eq!((n, timing), (1, 1), "a wrong count is corruption");
     assert_eq!(first.map(|f| f.0), Some(4));
 }

@@ -32,9 +32,14 @@ fn graphics_examples_replay_on_a_real_driver() {
             continue;
         }
         let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        let depth = name.starts_with("depth-prepass-");
-        if !depth && r["iterations_with_corruption"] != 0 {
-            failures.push(format!("{name}: lavapipe is in order and coherent, and its picture equals the reference run's: {}", r["host_reads"]));
+        // Every picture is UNORM: within one unit per channel of the reference run's, and exact
+        // but where lavapipe is known to round a channel the other way.
+        let rounds = name.starts_with("depth-prepass-") || name.starts_with("textured-scene");
+        for h in r["host_reads"].as_array().unwrap() {
+            let largest = h["largest_difference"].as_u64().unwrap_or(0);
+            if largest > 1 || (!rounds && largest > 0) {
+                failures.push(format!("{name}: lavapipe is in order and coherent, and its picture `{}` is off the reference run's by {largest}", h["label"]));
+            }
         }
         if !r["validation_errors"].as_array().unwrap().is_empty() {
             failures.push(format!("{name}: {}", r["validation_errors"]));

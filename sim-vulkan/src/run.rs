@@ -72,12 +72,17 @@ pub struct Differences {
     pub timing_dependent_iterations: u32,
     /// The most such bytes that differed in one iteration.
     pub timing_dependent_bytes: u64,
+    /// The largest difference between a differing byte and the reference run's, over every
+    /// iteration: 1 where a driver rounds a UNORM channel the other way, more where bytes are
+    /// wrong.
+    pub largest_difference: u8,
 }
 
 impl Differences {
     /// Counts one iteration's comparison (`n` differing bytes, the first of them, and `timing`
     /// differing bytes that depend on timing); true when it differed beyond timing.
-    fn count(&mut self, n: u64, first: Option<(u64, Writer)>, timing: u64) -> bool {
+    fn count(&mut self, (n, first, timing, largest): (u64, Option<(u64, Writer)>, u64, u8)) -> bool {
+        self.largest_difference = self.largest_difference.max(largest);
         if timing > 0 {
             self.timing_dependent_iterations += 1;
             self.timing_dependent_bytes = self.timing_dependent_bytes.max(timing);
@@ -114,10 +119,12 @@ pub struct Observed {
 pub const WAIT_TIMEOUT_NS: u64 = 20_000_000_000;
 
 /// Compares `seen` with the reference `read`: (differing bytes, first difference, differing
-/// bytes that depend on timing, which `timing` says of byte `k` and which the others leave out).
-pub fn compare(reference: &ReferenceOutcome, read: &sim_core::engine::ReferenceHostRead, seen: &[u8], base_offset: u64, timing: impl Fn(usize) -> bool) -> (u64, Option<(u64, Writer)>, u64) {
+/// bytes that depend on timing, which `timing` says of byte `k` and which the others leave out,
+/// and the largest difference of a differing byte from the reference's).
+pub fn compare(reference: &ReferenceOutcome, read: &sim_core::engine::ReferenceHostRead, seen: &[u8], base_offset: u64, timing: impl Fn(usize) -> bool) -> (u64, Option<(u64, Writer)>, u64, u8) {
     let (mut n, mut t) = (0u64, 0u64);
     let mut first = None;
+    let mut largest = 0u8;
     for (k, (a, b)) in seen.iter().zip(&read.bytes).enumerate() {
         if a != b {
             if timing(k) {
@@ -125,12 +132,13 @@ pub fn compare(reference: &ReferenceOutcome, read: &sim_core::engine::ReferenceH
                 continue;
             }
             n += 1;
+            largest = largest.max(a.abs_diff(*b));
             if first.is_none() {
                 first = Some((base_offset + k as u64, reference.writer_of(read, k).clone()));
             }
         }
     }
-    (n, first, t)
+    (n, first, t, largest)
 }
 
 pub(crate) struct Runner<'o, 's> {
@@ -436,11 +444,11 @@ impl<'o, 's> Runner<'o, 's> {
                 };
                 let HostOp::HostRead { offset, .. } = &w.timeline[h.timeline] else { continue };
                 let t = h.timeline;
-                let (n, first, timing) = compare(reference, read, seen, *offset, |k| reference.host_read_timing_dependent(t, k));
-                if h.data.is_empty() || (n > 0 && h.differences.differing_iterations == 0) {
+                let c = compare(reference, read, seen, *offset, |k| reference.host_read_timing_dependent(t, k));
+                if h.data.is_empty() || (c.0 > 0 && h.differences.differing_iterations == 0) {
                     h.data = seen.clone();
                 }
-                differs |= h.differences.count(n, first, timing);
+                differs |= h.differences.count(c);
             }
             // Everything the program wrote, available to the host's reads of the mappings.
             self.one_time("making final memory available to the host", transfer_to_host)?;
@@ -471,11 +479,11 @@ impl<'o, 's> Runner<'o, 's> {
                     seen
                 });
                 let seen = masked.as_deref().unwrap_or(&raw);
-                let (n, first, timing) = compare(reference, read, seen, 0, |k| reference.memory_timing_dependent(m, k));
-                if report.data.is_empty() || (n > 0 && report.differences.differing_iterations == 0) {
+                let c = compare(reference, read, seen, 0, |k| reference.memory_timing_dependent(m, k));
+                if report.data.is_empty() || (c.0 > 0 && report.differences.differing_iterations == 0) {
                     report.data = raw;
                 }
-                differs |= report.differences.count(n, first, timing);
+                differs |= report.differences.count(c);
             }
             corrupt += u32::from(differs);
         }

@@ -223,8 +223,13 @@ fn gpusim_json(t: &LoadedTrace, r: &Replay, v: &Verdict) -> serde_json::Value {
     list
 }
 
-/// Bytes that differed only because they depend on timing: counted apart, not as corruption.
+/// The largest difference of a differing byte (1 where a driver rounds a UNORM channel the
+/// other way); bytes that differed only because they depend on timing, counted apart, not as
+/// corruption.
 fn timing_json(v: &mut serde_json::Value, d: &sim_vulkan::Differences) {
+    if d.differing_iterations > 0 {
+        v["largest_difference"] = d.largest_difference.into();
+    }
     if d.timing_dependent_iterations > 0 {
         v["timing_dependent"] = serde_json::json!({"differing_iterations": d.timing_dependent_iterations, "most_differing_bytes": d.timing_dependent_bytes});
     }
@@ -261,6 +266,10 @@ pub fn text(t: &LoadedTrace, r: &Replay, v: &Verdict) -> String {
             let _ = write!(o, "Host read `{}` (timeline[{}]): differs from the reference run in {} iteration(s); first: {} of {} bytes", h.label, h.timeline, h.differences.differing_iterations, h.differences.differing_bytes, h.size);
             if let Some((off, exp)) = &h.differences.first_difference {
                 let _ = write!(o, ", from offset {off}, where the reference run read {}", writer_text(w, exp));
+            }
+            let _ = write!(o, "; no byte is off by more than {}", h.differences.largest_difference);
+            if h.differences.largest_difference == 1 {
+                let _ = write!(o, " (as where a driver rounds a UNORM channel the other way)");
             }
             let _ = writeln!(o, ".{}", timing_text(&h.differences));
         }

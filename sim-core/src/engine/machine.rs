@@ -752,12 +752,27 @@ impl Machine {
     /// the address, as the profile says. `image`: whether it writes an image (an image
     /// command's write, which compresses where the profile says).
     pub fn transfer_write(&mut self, now: u64, addr: u64, data: &[u8], tag: Tag, unit: TransferUnit, image: bool) -> Result<Timed, AccessError> {
+        let decode = self.decodes(image.then_some(ImageUnit::Transfer));
         let (path, agent) = match unit {
             TransferUnit::Engine => (self.path(PathName::Transfer), 0),
-            TransferUnit::Shader { .. } if self.spec.transfer.writes_through_rops() => (self.path(PathName::Rop), self.rop_of(addr)),
+            TransferUnit::Shader { .. } if self.spec.transfer.writes_through_rops() => {
+                // A piece per ROP line, each through the ROP that owns it, as attachment writes
+                // go: a line written through two ROPs would sit in both tile caches, and the
+                // one written back last would put back the other's old bytes.
+                let path = self.path(PathName::Rop);
+                let mut report = AccessReport::default();
+                let mut done = 0usize;
+                while done < data.len() {
+                    let a = addr + done as u64;
+                    let n = self.rop_piece(a, data.len() - done);
+                    let rop = self.rop_of(a);
+                    report.merge(&self.write_path(path, rop, a, &data[done..done + n], tag, decode)?);
+                    done += n;
+                }
+                return Ok(self.time(now, addr, data.len() as u64, &report, path.first(), 0));
+            }
             TransferUnit::Shader { cu } => (self.path(PathName::Storage), cu),
         };
-        let decode = self.decodes(image.then_some(ImageUnit::Transfer));
         let report = self.write_path(path, agent, addr, data, tag, decode)?;
         Ok(self.time(now, addr, data.len() as u64, &report, path.first(), 0))
     }
