@@ -755,22 +755,10 @@ impl Machine {
         let decode = self.decodes(image.then_some(ImageUnit::Transfer));
         let (path, agent) = match unit {
             TransferUnit::Engine => (self.path(PathName::Transfer), 0),
-            TransferUnit::Shader { .. } if self.spec.transfer.writes_through_rops() => {
-                // A piece per ROP line, each through the ROP that owns it, as attachment writes
-                // go: a line written through two ROPs would sit in both tile caches, and the
-                // one written back last would put back the other's old bytes.
-                let path = self.path(PathName::Rop);
-                let mut report = AccessReport::default();
-                let mut done = 0usize;
-                while done < data.len() {
-                    let a = addr + done as u64;
-                    let n = self.rop_piece(a, data.len() - done);
-                    let rop = self.rop_of(a);
-                    report.merge(&self.write_path(path, rop, a, &data[done..done + n], tag, decode)?);
-                    done += n;
-                }
-                return Ok(self.time(now, addr, data.len() as u64, &report, path.first(), 0));
-            }
+            // A piece per ROP line, each through the ROP that owns it, as attachment writes go:
+            // a line written through two ROPs would sit in both tile caches, and the one
+            // written back last would put back the other's old bytes.
+            TransferUnit::Shader { .. } if self.spec.transfer.writes_through_rops() => return self.rop_write_decoding(now, addr, data, tag, decode),
             TransferUnit::Shader { cu } => (self.path(PathName::Storage), cu),
         };
         let report = self.write_path(path, agent, addr, data, tag, decode)?;
@@ -800,8 +788,14 @@ impl Machine {
 
     /// An attachment write by the ROPs that own its bytes, a piece per ROP line.
     pub fn rop_write(&mut self, now: u64, addr: u64, data: &[u8], tag: Tag) -> Result<Timed, AccessError> {
-        let path = self.path(PathName::Rop);
         let decode = self.decodes(Some(ImageUnit::Rop));
+        self.rop_write_decoding(now, addr, data, tag, decode)
+    }
+
+    /// A write through the ROPs that own its bytes, a piece per ROP line, compressed where
+    /// `decode` says.
+    fn rop_write_decoding(&mut self, now: u64, addr: u64, data: &[u8], tag: Tag, decode: Option<bool>) -> Result<Timed, AccessError> {
+        let path = self.path(PathName::Rop);
         let mut report = AccessReport::default();
         let mut done = 0usize;
         while done < data.len() {
