@@ -795,6 +795,16 @@ impl Machine {
     /// A write through the ROPs that own its bytes, a piece per ROP line, compressed where
     /// `decode` says.
     fn rop_write_decoding(&mut self, now: u64, addr: u64, data: &[u8], tag: Tag, decode: Option<bool>) -> Result<Timed, AccessError> {
+        // A buffer write (a driver's copy into a buffer) passes its own bytes through raw, but
+        // the lines it evicts from a tile cache may be an image's, written back through the
+        // metadata as the ROPs' own writes are. Where no compressible memory lies under the
+        // bytes written, the ROPs' codec passes them through raw all the same, so it is the one
+        // used; over compressible memory (a buffer aliasing an image) the write stays raw.
+        let end = addr + data.len() as u64;
+        let decode = match decode {
+            None if !self.meta.regions().any(|(s, e)| s < end && addr < e) => self.decodes(Some(ImageUnit::Rop)),
+            d => d,
+        };
         let path = self.path(PathName::Rop);
         let mut report = AccessReport::default();
         let mut done = 0usize;
