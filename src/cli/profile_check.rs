@@ -154,6 +154,12 @@ fn save_counterexample(file: &std::path::Path, p: &Profile, args: &CheckArgs, f:
 fn usage_of(prog: Option<&Program<'_>>, at: &CommandRef, read: bool, via: &str) -> Option<StageAccess> {
     let prog = prog?;
     let action = prog.action(prog.instance_of(at)?)?;
+    // The action's own usage of that kind (a draw's or a load operation's attachment write,
+    // a vertex fetch), the uniform one for a read through the uniform cache.
+    let own = action.usages.iter().map(|u| u.usage).filter(|u| !u.is_layout_transition()).find(|u| u.is_write() != read && (via != "U$" || u.access() == A::UNIFORM_READ));
+    if own.is_some() {
+        return own;
+    }
     let stage = action.stage();
     let access = match (stage, read) {
         (S::CLEAR, _) => A::TRANSFER_WRITE,
@@ -196,7 +202,8 @@ fn what_it_showed(p: &Profile, f: &Failure) -> Vec<String> {
             ));
         }
     } else if let Some(d) = f.run.memory_differences.first() {
-        let place = d.buffer.as_ref().map(|(b, o)| format!("bytes [{o}, {}) of buffer {b}", o + d.size)).unwrap_or_else(|| format!("bytes [{}, {}) of {}", d.offset, d.offset + d.size, d.memory));
+        let kind = |name: &str| if w.images.iter().any(|im| im.name == name) { "image" } else { "buffer" };
+        let place = d.buffer.as_ref().map(|(b, o)| format!("bytes [{o}, {}) of {} {b}", o + d.size, kind(b))).unwrap_or_else(|| format!("bytes [{}, {}) of {}", d.offset, d.offset + d.size, d.memory));
         let bytes = |wr: &Writer| if matches!(wr, Writer::Initial) { "the initial zeroes".to_string() } else { format!("the bytes of {}", writer(wr)) };
         lines.push(format!("At the end, {place} held {}, where the reference run left {}.", bytes(&d.seen_write), bytes(&d.expected_write)));
         let usage = |wr: &Writer| match wr {
@@ -204,10 +211,18 @@ fn what_it_showed(p: &Profile, f: &Failure) -> Vec<String> {
             Writer::Host { .. } => StageAccess::new(S::HOST, A::HOST_WRITE),
             Writer::Initial => None,
         };
-        if let (Some(a), Some(b)) = (usage(&d.seen_write), usage(&d.expected_write)) {
-            lines.push(format!("Table rows involved: {} for {a}; {} for {b} (both in a first scope).", p.barriers.ops_text(a, Scope::First), p.barriers.ops_text(b, Scope::First)));
+        match (usage(&d.seen_write), usage(&d.expected_write)) {
+            (Some(a), Some(b)) => {
+                lines.push(format!("Table rows involved: {} for {a}; {} for {b} (both in a first scope).", p.barriers.ops_text(a, Scope::First), p.barriers.ops_text(b, Scope::First)));
+                lines.push("Writes of neighbouring bytes need no barrier: a cache that writes back whole lines over bytes it was not given is at fault, not a row.".into());
+            }
+            // The write never reached memory: what should have made it available did not.
+            (None, Some(b)) => lines.push(format!(
+                "The write never reached memory. Table rows involved: {} for {b} in a first scope (the barriers after it, and the fence the host waits on, make it available).",
+                p.barriers.ops_text(b, Scope::First)
+            )),
+            _ => {}
         }
-        lines.push("Writes of neighbouring bytes need no barrier: a cache that writes back whole lines over bytes it was not given is at fault, not a row.".into());
     } else if let Some(h) = f.run.host_reads.iter().find(|h| h.differing_bytes > 0) {
         lines.push(format!("The host read at timeline[{}] saw {} bytes that differ from the reference run's.", h.timeline, h.differing_bytes));
     }
@@ -253,7 +268,7 @@ fn text(p: &Profile, args: &CheckArgs, failure: Option<&Failure>, rows: Option<&
                 let ops = |x: &[sim_core::profile::table::OpSpec]| if x.is_empty() { "-".to_string() } else { x.iter().map(|o| o.to_string()).collect::<Vec<_>>().join(", ") };
                 let _ = writeln!(o, "  {}: src {}; dst {}", row.access, ops(&row.src), ops(&row.dst));
             }
-            let _ = writeln!(o, "(attachment rows wait for the programs that use them: the programs clear, upload, sample and read back images, but do not draw yet)");
+            let _ = writeln!(o, "(the programs clear, upload, blit, sample and read back images and draw into them, with a vertex buffer and a storage buffer; depth, input attachments, indices and indirect records are not in them yet, so those rows wait for programs that use them)");
         }
     }
     o

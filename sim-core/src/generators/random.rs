@@ -2,9 +2,11 @@
 //! table, and what the engine's property tests run on every built-in profile.
 //!
 //! # Design
-//! A program is a list of [`Op`]s on a few small device buffers: fills, updates, copies, four
-//! kernels (one reads through the uniform cache, one picks a winner with atomics, one lets an
-//! atomic ticket pick which of two buffers each workgroup reads), writes of
+//! A program is a list of [`Op`]s on a few small device buffers and images: fills, updates,
+//! copies, four kernels (one reads through the uniform cache, one picks a winner with atomics,
+//! one lets an atomic ticket pick which of two buffers each workgroup reads), image clears,
+//! copies, blits and sampling, a draw (dynamic rendering into an image, its fragments reading a
+//! buffer), writes of
 //! neighbouring bytes by a dispatch and a copy at once, a host write beside a dispatch's write
 //! of the same lines, and hand-offs to a new submission (on either queue, after a fence, queue
 //! or device wait, perhaps waiting on an event the host sets before submitting). [`build`] places exactly the synchronization
@@ -49,6 +51,29 @@ const ADD: &str = r#"
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     dst[id.x] = src[id.x] * 3u + id.x;
+}
+"#;
+
+/// The draw's shaders: a triangle over the upper left half of a 32x32 image (its corners from
+/// the vertex index, a colour per vertex from a vertex buffer), each fragment half its
+/// interpolated colour and half the texel its pixel's word of a storage buffer holds.
+const DRAW: &str = r#"
+@group(0) @binding(0) var<storage, read> src: array<u32>;
+
+struct Out {
+    @builtin(position) position: vec4<f32>,
+    @location(0) colour: vec4<f32>,
+}
+
+@vertex
+fn vs(@builtin(vertex_index) i: u32, @location(0) colour: vec4<f32>) -> Out {
+    let corner = array<vec2<f32>, 3>(vec2<f32>(-1.0, -1.0), vec2<f32>(1.0, -1.0), vec2<f32>(-1.0, 1.0));
+    return Out(vec4<f32>(corner[i], 0.5, 1.0), colour);
+}
+
+@fragment
+fn fs(@builtin(position) p: vec4<f32>, @location(0) colour: vec4<f32>) -> @location(0) vec4<f32> {
+    return unpack4x8unorm(src[u32(p.y) * 32u + u32(p.x)]) * 0.5 + colour * 0.5;
 }
 "#;
 
@@ -237,6 +262,18 @@ pub enum Op {
         /// LINEAR rather than NEAREST.
         linear: bool,
     },
+    /// Dynamic rendering into a whole image (COLOR_ATTACHMENT_OPTIMAL, cleared, stored): one
+    /// triangle over its upper left half, its vertices' colours the first three words of a
+    /// buffer (VERTEX_INPUT, VERTEX_ATTRIBUTE_READ), each fragment reading its pixel's word of
+    /// another (FRAGMENT_SHADER, SHADER_STORAGE_READ).
+    Draw {
+        /// The vertex buffer.
+        verts: usize,
+        /// The buffer the fragments read.
+        src: usize,
+        /// Image index.
+        img: usize,
+    },
     /// A dispatch writes the first half of every 64-byte line of a HOST_COHERENT buffer; after
     /// the host waits for it, the host writes the second halves, and the next submission runs.
     HostBeside,
@@ -276,6 +313,7 @@ impl Op {
                 let src = img(rng);
                 Op::BlitImage { src, dst: (src + 1) % IMAGES, mirror: rng.below(2) == 0, linear: rng.below(2) == 0 }
             }
+            23 if rng.below(2) == 0 => Op::Draw { verts: b(rng), src: b(rng), img: img(rng) },
             23 => Op::SampleImage { img: img(rng), dst: b(rng) },
             20 => Op::ClearImage { img: img(rng), colour: rng.below(CLEAR_COLOURS.len() as u64) as usize },
             21 => Op::ToImage { src: b(rng), img: img(rng) },
@@ -335,6 +373,7 @@ impl Op {
             Op::ToImage { src, img } => format!("vkCmdCopyBufferToImage B{src} -> I{img}"),
             Op::FromImage { img, dst } => format!("vkCmdCopyImageToBuffer I{img} -> B{dst}"),
             Op::SampleImage { img, dst } => format!("vkCmdDispatch sample: B{dst}[i] = texel i of I{img}, sampled"),
+            Op::Draw { verts, src, img } => format!("vkCmdBeginRendering I{img} (cleared), vkCmdDraw: a triangle with B{verts} as its vertex buffer, whose fragments read B{src}, vkCmdEndRendering"),
             Op::BlitImage { src, dst, mirror, linear } => format!("vkCmdBlitImage I{src} -> I{dst}{}, {}", if *mirror { " mirrored" } else { "" }, if *linear { "LINEAR" } else { "NEAREST" }),
             Op::Split => "a new vkQueueSubmit on the same queue".into(),
             Op::Handoff { queue, wait, gated } => format!(
@@ -391,6 +430,9 @@ fn usage(op: &Op) -> (S, A, A) {
         Op::Copy { .. } => (S::COPY, A::TRANSFER_READ, A::TRANSFER_WRITE),
         Op::Add { .. } => (S::COMPUTE_SHADER, A::SHADER_STORAGE_READ, A::SHADER_STORAGE_WRITE),
         Op::SampleImage { .. } => (S::COMPUTE_SHADER, A::SHADER_SAMPLED_READ, A::SHADER_STORAGE_WRITE),
+        // The front end reads the vertex buffer, the fragments the storage buffer (each read's
+        // access below); the clear and the fragments' output write the image.
+        Op::Draw { .. } => (S::VERTEX_INPUT | S::FRAGMENT_SHADER | S::COLOR_ATTACHMENT_OUTPUT, A::SHADER_STORAGE_READ, A::COLOR_ATTACHMENT_WRITE),
         Op::BlitImage { .. } => (S::BLIT, A::TRANSFER_READ, A::TRANSFER_WRITE),
         Op::Uniform { .. } => (S::COMPUTE_SHADER, A::UNIFORM_READ, A::SHADER_STORAGE_WRITE),
         Op::Winner { .. } | Op::Pick { .. } => (S::COMPUTE_SHADER, A::SHADER_STORAGE_READ, A::SHADER_STORAGE_WRITE),
@@ -440,6 +482,8 @@ pub fn build_weakened(ops: &[Op], weaken: &[Weaken]) -> Workload {
     // The one event every Op::ViaEvent reuses, and whether the next barrier goes through it.
     let event = w.event("e");
     let mut via_event: Option<bool> = None;
+    // The draw's pipeline, made at the first draw (programs without one have none).
+    let mut draw: Option<crate::api::GraphicsPipelineId> = None;
     let mut expanded = Vec::new();
     for op in ops {
         if let Op::Winner { .. } | Op::Pick { .. } = op {
@@ -495,6 +539,8 @@ pub fn build_weakened(ops: &[Op], weaken: &[Weaken]) -> Workload {
             Op::ClearImage { img, .. } => (vec![], vec![image_resource(img)]),
             Op::ToImage { src, img } => (vec![src], vec![image_resource(img)]),
             Op::FromImage { img, dst } | Op::SampleImage { img, dst } => (vec![image_resource(img)], vec![dst]),
+            Op::Draw { verts, src, img } if verts == src => (vec![src], vec![image_resource(img)]),
+            Op::Draw { verts, src, img } => (vec![verts, src], vec![image_resource(img)]),
             Op::BlitImage { src, dst, .. } => (vec![image_resource(src)], vec![image_resource(dst)]),
             Op::ViaEvent { .. } | Op::Split | Op::Handoff { .. } | Op::HostBeside => unreachable!("handled above"),
         };
@@ -504,6 +550,7 @@ pub fn build_weakened(ops: &[Op], weaken: &[Weaken]) -> Workload {
             Op::ClearImage { img, .. } | Op::ToImage { img, .. } => vec![(img, "TRANSFER_DST_OPTIMAL")],
             Op::FromImage { img, .. } => vec![(img, "TRANSFER_SRC_OPTIMAL")],
             Op::SampleImage { img, .. } => vec![(img, "SHADER_READ_ONLY_OPTIMAL")],
+            Op::Draw { img, .. } => vec![(img, "COLOR_ATTACHMENT_OPTIMAL")],
             Op::BlitImage { src, dst, .. } => vec![(src, "TRANSFER_SRC_OPTIMAL"), (dst, "TRANSFER_DST_OPTIMAL")],
             _ => Vec::new(),
         }
@@ -520,6 +567,10 @@ pub fn build_weakened(ops: &[Op], weaken: &[Weaken]) -> Workload {
                 dst_access |= match *op {
                     Op::Uniform { src, .. } if src == b => A::UNIFORM_READ,
                     Op::Uniform { .. } => A::SHADER_STORAGE_READ,
+                    Op::Draw { verts, src, .. } => {
+                        let vertex = if verts == b { A::VERTEX_ATTRIBUTE_READ } else { A::NONE };
+                        vertex | if src == b { A::SHADER_STORAGE_READ } else { A::NONE }
+                    }
                     _ => read_access,
                 };
             }
@@ -678,6 +729,33 @@ pub fn build_weakened(ops: &[Op], weaken: &[Weaken]) -> Workload {
                     ImageDescriptor { set: 0, binding: 1, descriptor_type: ImageDescriptorType::Sampler, image: None, layout: String::new(), range: sim_rop::SubresourceRange::whole(&w.images[images[img]].layout.desc), sampler: Some(0) },
                 ],
             },
+            Op::Draw { verts, src, img } => {
+                let pipeline = *draw.get_or_insert_with(|| draw_pipeline(&mut w));
+                let view = crate::api::AttachmentView { image: images[img], level: 0, base_layer: 0, layer_count: 1 };
+                let cb = cbs.last_mut().unwrap();
+                cb.push(Command::BeginRendering(crate::api::RenderingInfo {
+                    render_area: crate::fixed_function::Rect2D { x: 0, y: 0, width: IMAGE_SIDE, height: IMAGE_SIDE },
+                    layer_count: 1,
+                    color_attachments: vec![Some(crate::api::RenderingAttachment {
+                        view,
+                        layout: "COLOR_ATTACHMENT_OPTIMAL".into(),
+                        load_op: crate::api::LoadOp::Clear,
+                        store_op: crate::api::StoreOp::Store,
+                        clear_value: Some(sim_rop::ClearValue::Float([0.25, 0.5, 0.75, 1.0])),
+                    })],
+                    depth_attachment: None,
+                    stencil_attachment: None,
+                }));
+                cb.push(Command::BindVertexBuffers { first_binding: 0, buffers: vec![(bufs[verts], 0)] });
+                cb.push(Command::Draw {
+                    pipeline,
+                    kind: crate::api::DrawKind::Direct { vertex_count: 3, instance_count: 1, first_vertex: 0, first_instance: 0 },
+                    bindings: vec![bind(0, bufs[src])],
+                    push_constants: vec![],
+                    images: Vec::new(),
+                });
+                Command::EndRendering
+            }
             Op::Halves { .. } | Op::ViaEvent { .. } | Op::Split | Op::Handoff { .. } | Op::HostBeside => unreachable!("handled above"),
         };
         cbs.last_mut().unwrap().push(cmd);
@@ -756,8 +834,34 @@ fn random_image(w: &mut Workload, k: usize) -> ImageId {
     };
     let layout = sim_rop::ImageLayout::new(desc, &sim_rop::TilingParams::default()).expect("a valid image");
     let memory = w.memory(format!("I{k}"), layout.size, MemoryProperties::parse("DEVICE_LOCAL").unwrap());
-    w.images.push(ImageBinding { name: format!("I{k}"), memory, offset: 0, layout, usage: "TRANSFER_SRC|TRANSFER_DST|SAMPLED".into(), initial_layout: "UNDEFINED".into() });
+    w.images.push(ImageBinding { name: format!("I{k}"), memory, offset: 0, layout, usage: "TRANSFER_SRC|TRANSFER_DST|SAMPLED|COLOR_ATTACHMENT".into(), initial_layout: "UNDEFINED".into() });
     w.images.len() - 1
+}
+
+/// [`Op::Draw`]'s pipeline: [`DRAW`]'s shaders, a colour per vertex (R8G8B8A8_UNORM, 4-byte
+/// stride), no blending, for dynamic rendering into one R8G8B8A8_UNORM colour attachment.
+fn draw_pipeline(w: &mut Workload) -> crate::api::GraphicsPipelineId {
+    let module = sim_shader::Module::from_wgsl(DRAW, "draw.wgsl").expect("the draw's shaders compile");
+    let shader = |entry: &str| std::sync::Arc::new(sim_shader::GraphicsShader::new(&module, entry).expect("an entry point"));
+    w.graphics_pipelines.push(crate::api::GraphicsPipelineDesc {
+        name: "draw".into(),
+        vertex: shader("vs"),
+        fragment: Some(shader("fs")),
+        vertex_shader: "vs".into(),
+        fragment_shader: Some("fs".into()),
+        vertex_input: crate::fixed_function::VertexInputState::new(
+            vec![crate::fixed_function::VertexBinding { binding: 0, stride: 4, input_rate: crate::fixed_function::VertexInputRate::Vertex }],
+            vec![crate::fixed_function::VertexAttribute { location: 0, binding: 0, format: sim_rop::Format::R8G8B8A8_UNORM, offset: 0 }],
+        )
+        .expect("a valid vertex input"),
+        topology: crate::fixed_function::PrimitiveTopology::TriangleList,
+        raster: crate::fixed_function::RasterState::default(),
+        depth_stencil: crate::api::DepthStencilState::default(),
+        blend: vec![sim_rop::fragment::BlendState::REPLACE],
+        blend_constants: [0.0; 4],
+        target: crate::api::PipelineTarget::Rendering { color_formats: vec![Some(sim_rop::Format::R8G8B8A8_UNORM)], depth_format: None, stencil_format: None },
+    });
+    w.graphics_pipelines.len() - 1
 }
 
 /// A copy region of a whole random image and a whole buffer.
