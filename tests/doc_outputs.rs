@@ -230,7 +230,7 @@ fn trace_format_quoted_errors() {
         cmd(r#"{"cmd": "execute_commands", "command_buffers": ["cb1"]}"#),
         cmd(r#"{"cmd": "dispatch_indirect"}"#),
         cmd(r#"{"cmd": "dispatch_indirect", "shader": "s", "buffer": "A", "offset": 0}"#),
-        format!("{SHADER}, {}", cmd(r#"{"cmd": "dispatch", "shader": "s", "group_count": [1,1,1], "bindings": [{"binding": 0, "buffer": "A", "descriptor_type": "INPUT_ATTACHMENT"}]}"#)),
+        format!("{SHADER}, {}", cmd(r#"{"cmd": "dispatch", "shader": "s", "group_count": [1,1,1], "bindings": [{"binding": 0, "buffer": "A", "descriptor_type": "STORAGE_BUFFER_DYNAMIC"}]}"#)),
         cmd(r#"{"cmd": "resolve_image"}"#),
         cmd(r#"{"cmd": "draw"}"#),
         cmd(r#"{"cmd": "draw", "pipeline": "tri", "vertex_count": 3, "instance_count": 1}"#),

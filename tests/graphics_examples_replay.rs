@@ -26,6 +26,15 @@ fn graphics_examples_replay_on_a_real_driver() {
     assert!(names.len() >= 10, "{names:?}");
     let mut failures = Vec::new();
     for name in names {
+        if name.starts_with("input-attachment-") {
+            // Not replayed yet: the replay says so, naming the descriptor.
+            let out = gpusim(&["replay", dir.join(&name).to_str().unwrap(), "--iterations", "1"]);
+            let err = String::from_utf8_lossy(&out.stderr);
+            if out.status.code() != Some(2) || !err.contains("input attachments are not replayed yet") {
+                failures.push(format!("{name}: expected the replay to refuse the input attachment: {:?} {err}", out.status.code()));
+            }
+            continue;
+        }
         let out = gpusim(&["replay", dir.join(&name).to_str().unwrap(), "--validate", "--iterations", "2", "--report", "json"]);
         if out.status.code().is_none_or(|c| c >= 2) {
             failures.push(format!("{name}: {}", String::from_utf8_lossy(&out.stderr)));

@@ -98,3 +98,37 @@ fn an_unused_colour_location_takes_no_write() {
     let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(out.status.code(), Some(0), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
 }
+
+/// An INPUT_ATTACHMENT descriptor must view the draw's subpass's input attachment, in the
+/// layout of its reference; in a dispatch it is refused at its descriptor type. The trace is
+/// `examples/graphics/input-attachment-correct.json` with one thing changed.
+#[test]
+fn input_attachment_descriptors_are_the_subpass_inputs() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let base: Value = serde_json::from_str(&std::fs::read_to_string(root.join("examples/graphics/input-attachment-correct.json")).expect("example")).expect("json");
+    let run = |name: &str, change: &dyn Fn(&mut Value)| {
+        let mut t = base.clone();
+        change(&mut t);
+        let dir = std::env::temp_dir().join(format!("gpusim-graphics-ia-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let path = dir.join("t.json");
+        std::fs::write(&path, t.to_string()).expect("write");
+        let out = Command::new(env!("CARGO_BIN_EXE_gpusim")).args(["run", path.to_str().unwrap()]).output().expect("gpusim runs");
+        let _ = std::fs::remove_dir_all(&dir);
+        (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let (code, err) = run("as_is", &|_| {});
+    assert_eq!(code, Some(0), "{err}");
+    let (code, err) = run("not_an_input", &|t| {
+        t["images"][1]["usage"] = json!("COLOR_ATTACHMENT|INPUT_ATTACHMENT|TRANSFER_SRC");
+        t["command_buffers"][0]["commands"][4]["bindings"][0]["image"] = json!("colour");
+    });
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("views image `colour`, which is not an input attachment of subpass 1"), "{err}");
+    let (code, err) = run("wrong_layout", &|t| t["command_buffers"][0]["commands"][4]["bindings"][0]["layout"] = json!("SHADER_READ_ONLY_OPTIMAL"));
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("subpass 1 uses image `gbuffer` as an input attachment in layout GENERAL"), "{err}");
+    let (code, err) = run("no_usage", &|t| t["images"][0]["usage"] = json!("COLOR_ATTACHMENT"));
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("INPUT_ATTACHMENT"), "{err}");
+}

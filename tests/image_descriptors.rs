@@ -432,13 +432,13 @@ fn descriptor_examples_round_trip_through_the_writer() {
     }
 }
 
-/// Descriptor types on an image binding: an input attachment is not accepted yet, a misspelled
-/// type is unknown, and a combined image sampler needs its image.
+/// Descriptor types on an image binding: an input attachment is a draw's, not a dispatch's, a
+/// misspelled type is unknown, and a combined image sampler needs its image.
 #[test]
 fn descriptor_types_on_image_bindings() {
     refused("input-attachment", |t| {
         binding(t, SAMPLE, 0).insert("descriptor_type".into(), json!("INPUT_ATTACHMENT"));
-    }, "command_buffers[0].commands[3].bindings[0].descriptor_type", &["`INPUT_ATTACHMENT` is not supported yet by the engine"]);
+    }, "command_buffers[0].commands[3].bindings[0].descriptor_type", &["an INPUT_ATTACHMENT descriptor is read by a fragment shader in a render pass, not by vkCmdDispatch"]);
     refused("misspelled-type", |t| {
         binding(t, SAMPLE, 0).insert("descriptor_type".into(), json!("SAMPLED_IMAGES"));
     }, "command_buffers[0].commands[3].bindings[0].descriptor_type", &["unknown descriptor type `SAMPLED_IMAGES`", "SAMPLED_IMAGE, STORAGE_IMAGE"]);

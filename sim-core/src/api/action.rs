@@ -49,7 +49,8 @@ pub enum Ordering {
     Color,
     /// Depth/stencil attachment accesses by draws: the fragment tests' reads and writes.
     DepthStencil,
-    /// Store operations: both of the above.
+    /// Store operations: both of the above, and input attachment reads (a store happens-after
+    /// every access of the sample in the last subpass that uses the attachment).
     Raster,
 }
 
@@ -69,7 +70,7 @@ impl Ordering {
             Ordering::None => &[],
             Ordering::Color => &color,
             Ordering::DepthStencil => &depth,
-            Ordering::Raster => &[color[0], color[1], depth[0], depth[1], depth[2], depth[3]],
+            Ordering::Raster => &[color[0], color[1], depth[0], depth[1], depth[2], depth[3], (S::FRAGMENT_SHADER, A::INPUT_ATTACHMENT_READ)],
         };
         for &(s, a) in pairs {
             if let Some(u) = StageAccess::new(s, a) {

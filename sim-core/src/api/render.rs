@@ -417,6 +417,7 @@ fn lower_one<'w>(prog: &impl Places<'w>, rec: &mut Recording, c: &'w Command) ->
             let Some(pass) = rec.pass.as_ref() else { return Err(format!("VUID-{vk}-renderpass: {vk} outside a render pass instance")) };
             let p = w.graphics_pipelines.get(*pipeline).ok_or("unknown graphics pipeline")?;
             check_pipeline(w, p, pass, vk)?;
+            check_input_attachments(w, images, pass, vk)?;
             let (colors, depth) = draw_targets(w, pass);
             for b in p.vertex_input.bindings() {
                 if !rec.vertex_buffers.iter().any(|v| v.0 == b.binding) {
@@ -714,6 +715,27 @@ fn draw_targets(w: &Workload, pass: &Pass) -> (Vec<Option<Target>>, Option<Targe
     }
 }
 
+/// An INPUT_ATTACHMENT descriptor views one of the current subpass's input attachments, in the
+/// layout its reference gives: the fragment reads that attachment at its own pixel.
+fn check_input_attachments(w: &Workload, images: &[crate::api::ImageDescriptor], pass: &Pass, vk: &str) -> Result<(), String> {
+    for d in images.iter().filter(|d| d.descriptor_type == crate::api::ImageDescriptorType::InputAttachment) {
+        let PassKind::RenderPass(r) = pass.kind else {
+            return Err(format!("{vk}: an INPUT_ATTACHMENT descriptor inside dynamic rendering needs VK_KHR_dynamic_rendering_local_read, which is not supported yet by the engine"));
+        };
+        let sp = &w.render_passes[r].subpasses[pass.subpass as usize];
+        let found = sp.input_attachments.iter().flatten().find(|a| Some(pass.attachments[a.attachment as usize].target.image) == d.image);
+        let name = d.image.map_or("?", |i| w.images[i].name.as_str());
+        match found {
+            None => return Err(format!("{vk}: the INPUT_ATTACHMENT descriptor at (set {}, binding {}) views image `{name}`, which is not an input attachment of subpass {} of render pass `{}` (an input attachment descriptor reads the subpass's own input attachment)", d.set, d.binding, pass.subpass, w.render_passes[r].name)),
+            Some(a) if a.layout != d.layout => {
+                return Err(format!("{vk}: the INPUT_ATTACHMENT descriptor at (set {}, binding {}) is in layout {}, and subpass {} uses image `{name}` as an input attachment in layout {}", d.set, d.binding, d.layout, pass.subpass, a.layout));
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
+}
+
 /// A pipeline must have been made for the current subpass (or rendering formats).
 fn check_pipeline(w: &Workload, p: &GraphicsPipelineDesc, pass: &Pass, vk: &str) -> Result<(), String> {
     match (&p.target, pass.kind) {
@@ -793,6 +815,7 @@ fn draw_usages<'w>(prog: &impl Places<'w>, p: &GraphicsPipelineDesc, d: &DrawWor
         for im in d.images {
             let (Some(image), Some(i)) = (im.image, info.iter().find(|i| i.group == im.set && i.binding == im.binding)) else { continue };
             let access = match i.kind {
+                sim_shader::BindingKind::SampledImage { .. } if im.descriptor_type == crate::api::ImageDescriptorType::InputAttachment => A::INPUT_ATTACHMENT_READ,
                 sim_shader::BindingKind::SampledImage { .. } => A::SHADER_SAMPLED_READ,
                 sim_shader::BindingKind::StorageImage { .. } if i.written => A::SHADER_STORAGE_WRITE,
                 sim_shader::BindingKind::StorageImage { .. } => A::SHADER_STORAGE_READ,

@@ -189,6 +189,10 @@ pub enum ImageDescriptorType {
     CombinedImageSampler,
     /// VK_DESCRIPTOR_TYPE_SAMPLER: a sampler alone.
     Sampler,
+    /// VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT: an input attachment of the draw's subpass, read at
+    /// the fragment's own pixel (in WGSL a `texture_2d` read with `textureLoad`), through the
+    /// texture path.
+    InputAttachment,
 }
 
 impl ImageDescriptorType {
@@ -199,6 +203,7 @@ impl ImageDescriptorType {
             ImageDescriptorType::StorageImage => "STORAGE_IMAGE",
             ImageDescriptorType::CombinedImageSampler => "COMBINED_IMAGE_SAMPLER",
             ImageDescriptorType::Sampler => "SAMPLER",
+            ImageDescriptorType::InputAttachment => "INPUT_ATTACHMENT",
         }
     }
 }

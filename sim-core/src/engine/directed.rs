@@ -140,7 +140,7 @@ pub(crate) fn reader_path(usage: crate::sync::StageAccess) -> Option<machine::Pa
     let a = usage.access();
     if a.intersects(A::UNIFORM_READ) {
         Some(machine::PathName::Uniform)
-    } else if a.intersects(A::SHADER_SAMPLED_READ) {
+    } else if a.intersects(A::SHADER_SAMPLED_READ | A::INPUT_ATTACHMENT_READ) {
         Some(machine::PathName::Sampled)
     } else if a.intersects(A::SHADER_STORAGE_READ | A::SHADER_READ) {
         Some(machine::PathName::Storage)

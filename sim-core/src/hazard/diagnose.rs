@@ -227,8 +227,9 @@ pub fn diagnose(prog: &Program<'_>, h: &Hazard) -> Diagnosis {
 /// (a draw, a load or store operation, a transition into a subpass) after one outside it is
 /// ordered by a dependency from EXTERNAL (a pipeline barrier inside a render pass instance needs
 /// a self-dependency, and one before it does not reach its automatic transitions), or, for
-/// dynamic rendering, by a barrier before vkCmdBeginRendering; an access after a render pass's
-/// final layout transition by a dependency to EXTERNAL (nothing chains from an implicit
+/// dynamic rendering, by a barrier before vkCmdBeginRendering; an access in a later subpass of
+/// the same instance by a dependency between the two subpasses; an access after a render
+/// pass's final layout transition by a dependency to EXTERNAL (nothing chains from an implicit
 /// dependency's empty second scope). `None` where the general fix holds.
 fn render_pass_fix(prog: &Program<'_>, h: &Hazard) -> Option<Suggestion> {
     let (Place::Command(p), Place::Command(a)) = (&h.prior, &h.at) else { return None };
@@ -274,6 +275,23 @@ fn render_pass_fix(prog: &Program<'_>, h: &Hazard) -> Option<Suggestion> {
                 dst_stage_mask: name(us),
                 dst_access_mask: name(ua),
             },
+        });
+    }
+    // Both in one render pass instance, in two subpasses: a dependency between them.
+    if let (Some(x), Some(y)) = (pass_p, pass_a)
+        && pi.cb == ai.cb
+        && x.begin == y.begin
+        && x.subpass < y.subpass
+        && let Some(rp) = x.render_pass
+    {
+        return Some(Suggestion::SubpassDependency {
+            render_pass: w.render_passes[rp].name.clone(),
+            src_subpass: x.subpass.to_string(),
+            dst_subpass: y.subpass.to_string(),
+            src_stage_mask: name(ps),
+            src_access_mask: name(pa),
+            dst_stage_mask: name(us),
+            dst_access_mask: name(ua),
         });
     }
     // The earlier access is a render pass's final transition.

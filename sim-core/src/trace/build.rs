@@ -1481,7 +1481,8 @@ impl Builder<'_> {
                 let kind_ok = match short {
                     "STORAGE_BUFFER" => declared.is_none_or(|d| matches!(d, BindingKind::StorageBuffer { .. })),
                     "UNIFORM_BUFFER" => declared.is_none_or(|d| matches!(d, BindingKind::UniformBuffer)),
-                    "STORAGE_BUFFER_DYNAMIC" | "UNIFORM_BUFFER_DYNAMIC" | "UNIFORM_TEXEL_BUFFER" | "STORAGE_TEXEL_BUFFER" | "INPUT_ATTACHMENT" => {
+                    "INPUT_ATTACHMENT" => return fail(format!("{bp}.descriptor_type"), "descriptor type `INPUT_ATTACHMENT` binds an image (an input attachment of a draw's subpass), and this binding names a buffer"),
+                    "STORAGE_BUFFER_DYNAMIC" | "UNIFORM_BUFFER_DYNAMIC" | "UNIFORM_TEXEL_BUFFER" | "STORAGE_TEXEL_BUFFER" => {
                         return fail(format!("{bp}.descriptor_type"), format!("descriptor type `{t}` is not supported yet by the engine (STORAGE_BUFFER, UNIFORM_BUFFER, SAMPLED_IMAGE, STORAGE_IMAGE, COMBINED_IMAGE_SAMPLER and SAMPLER are)"));
                     }
                     _ => return fail(format!("{bp}.descriptor_type"), format!("unknown descriptor type `{t}` (expected STORAGE_BUFFER, UNIFORM_BUFFER, SAMPLED_IMAGE, STORAGE_IMAGE, COMBINED_IMAGE_SAMPLER or SAMPLER)")),
@@ -1533,7 +1534,8 @@ impl Builder<'_> {
             Some(other @ ("STORAGE_BUFFER" | "UNIFORM_BUFFER" | "STORAGE_BUFFER_DYNAMIC" | "UNIFORM_BUFFER_DYNAMIC" | "UNIFORM_TEXEL_BUFFER" | "STORAGE_TEXEL_BUFFER")) => {
                 return fail(format!("{bp}.descriptor_type"), format!("descriptor type `{other}` binds a buffer, and this binding names an image or sampler"));
             }
-            Some("INPUT_ATTACHMENT") => return fail(format!("{bp}.descriptor_type"), "descriptor type `INPUT_ATTACHMENT` is not supported yet by the engine (SAMPLED_IMAGE, STORAGE_IMAGE, COMBINED_IMAGE_SAMPLER and SAMPLER are)"),
+            Some("INPUT_ATTACHMENT") if vk.starts_with("vkCmdDraw") => Some(T::InputAttachment),
+            Some("INPUT_ATTACHMENT") => return fail(format!("{bp}.descriptor_type"), format!("an INPUT_ATTACHMENT descriptor is read by a fragment shader in a render pass, not by {vk}")),
             Some(other) => return fail(format!("{bp}.descriptor_type"), format!("unknown descriptor type `{other}` (expected SAMPLED_IMAGE, STORAGE_IMAGE, COMBINED_IMAGE_SAMPLER or SAMPLER for an image or sampler binding)")),
             None => None,
         };
@@ -1552,7 +1554,7 @@ impl Builder<'_> {
         };
         let matches = match (kind, declared) {
             (_, None) => true,
-            (T::SampledImage | T::CombinedImageSampler, Some(BindingKind::SampledImage { .. })) => true,
+            (T::SampledImage | T::CombinedImageSampler | T::InputAttachment, Some(BindingKind::SampledImage { .. })) => true,
             // A SPIR-V combined image sampler is an image and a sampler at one binding.
             (T::CombinedImageSampler | T::Sampler, Some(BindingKind::Sampler)) => true,
             (T::StorageImage, Some(BindingKind::StorageImage { .. })) => true,
@@ -1594,6 +1596,7 @@ impl Builder<'_> {
         let (layouts, vuid_layout, usage, vuid_usage): (&[&str], _, _, _) = match kind {
             T::StorageImage => (&["GENERAL"], "VUID-VkWriteDescriptorSet-descriptorType-04152", "STORAGE", "VUID-VkWriteDescriptorSet-descriptorType-00339"),
             T::SampledImage => (&["SHADER_READ_ONLY_OPTIMAL", "READ_ONLY_OPTIMAL", "GENERAL", "DEPTH_STENCIL_READ_ONLY_OPTIMAL", "DEPTH_READ_ONLY_OPTIMAL", "STENCIL_READ_ONLY_OPTIMAL"], "VUID-VkWriteDescriptorSet-descriptorType-04149", "SAMPLED", "VUID-VkWriteDescriptorSet-descriptorType-00337"),
+            T::InputAttachment => (&["SHADER_READ_ONLY_OPTIMAL", "READ_ONLY_OPTIMAL", "GENERAL", "DEPTH_STENCIL_READ_ONLY_OPTIMAL", "DEPTH_READ_ONLY_OPTIMAL", "STENCIL_READ_ONLY_OPTIMAL"], "VUID-VkWriteDescriptorSet-descriptorType-04151", "INPUT_ATTACHMENT", "VUID-VkWriteDescriptorSet-descriptorType-00338"),
             _ => (&["SHADER_READ_ONLY_OPTIMAL", "READ_ONLY_OPTIMAL", "GENERAL", "DEPTH_STENCIL_READ_ONLY_OPTIMAL", "DEPTH_READ_ONLY_OPTIMAL", "STENCIL_READ_ONLY_OPTIMAL"], "VUID-VkWriteDescriptorSet-descriptorType-04150", "SAMPLED", "VUID-VkWriteDescriptorSet-descriptorType-00337"),
         };
         if !layouts.contains(&layout.as_str()) {
