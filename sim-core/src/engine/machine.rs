@@ -875,11 +875,15 @@ impl Machine {
         Ok(Codec::new(meta, vram).decompress(addr, len)?.0)
     }
 
-    /// The ROP whose tile cache holds `addr`: ROPs own interleaved lines (0 without tile caches).
+    /// The ROP whose tile cache holds `addr` (0 without tile caches): ROPs own interleaved
+    /// blocks of as many lines as a tile cache has sets, so that each ROP's lines fill every set
+    /// of its cache (owning every fourth line, a ROP of four would use a quarter of its sets).
     fn rop_of(&self, addr: u64) -> usize {
         let Some(first) = self.rops.first() else { return 0 };
-        let line = first.spec().line_bytes as u64;
-        ((addr / line.max(1)) % self.rops.len() as u64) as usize
+        let spec = first.spec();
+        let line = (spec.line_bytes as u64).max(1);
+        let sets = (spec.size_bytes as u64 / (line * spec.ways.max(1) as u64)).max(1);
+        ((addr / line / sets) % self.rops.len() as u64) as usize
     }
 
     /// Performs one barrier cache operation on every instance of its cache; returns the cycles
