@@ -8,11 +8,12 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 
-/// Runs `gpusim run` on the example changed by `change`; its exit status and standard error.
-fn run_changed(name: &str, change: impl Fn(&mut Vec<Value>)) -> (Option<i32>, String) {
+/// Runs `gpusim run` on `examples/graphics/EXAMPLE` changed by `change`; its exit status and
+/// standard error.
+fn run_example_changed(example: &str, name: &str, change: impl Fn(&mut Value)) -> (Option<i32>, String) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut t: Value = serde_json::from_str(&std::fs::read_to_string(root.join("examples/graphics/render-to-texture-correct.json")).expect("example")).expect("json");
-    change(t["command_buffers"][0]["commands"].as_array_mut().expect("commands"));
+    let mut t: Value = serde_json::from_str(&std::fs::read_to_string(root.join("examples/graphics").join(example)).expect("example")).expect("json");
+    change(&mut t);
     let dir = std::env::temp_dir().join(format!("gpusim-graphics-vu-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let path = dir.join("t.json");
@@ -20,6 +21,11 @@ fn run_changed(name: &str, change: impl Fn(&mut Vec<Value>)) -> (Option<i32>, St
     let out = Command::new(env!("CARGO_BIN_EXE_gpusim")).args(["run", path.to_str().unwrap()]).output().expect("gpusim runs");
     let _ = std::fs::remove_dir_all(&dir);
     (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// [`run_example_changed`] on `render-to-texture-correct.json`, `change` given its commands.
+fn run_changed(name: &str, change: impl Fn(&mut Vec<Value>)) -> (Option<i32>, String) {
+    run_example_changed("render-to-texture-correct.json", name, |t| change(t["command_buffers"][0]["commands"].as_array_mut().expect("commands")))
 }
 
 /// A case: its name, the change to the commands, the VUID and the place the error names.
@@ -104,19 +110,7 @@ fn an_unused_colour_location_takes_no_write() {
 /// `examples/graphics/input-attachment-correct.json` with one thing changed.
 #[test]
 fn input_attachment_descriptors_are_the_subpass_inputs() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let base: Value = serde_json::from_str(&std::fs::read_to_string(root.join("examples/graphics/input-attachment-correct.json")).expect("example")).expect("json");
-    let run = |name: &str, change: &dyn Fn(&mut Value)| {
-        let mut t = base.clone();
-        change(&mut t);
-        let dir = std::env::temp_dir().join(format!("gpusim-graphics-ia-{}-{name}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        let path = dir.join("t.json");
-        std::fs::write(&path, t.to_string()).expect("write");
-        let out = Command::new(env!("CARGO_BIN_EXE_gpusim")).args(["run", path.to_str().unwrap()]).output().expect("gpusim runs");
-        let _ = std::fs::remove_dir_all(&dir);
-        (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
-    };
+    let run = |name: &str, change: &dyn Fn(&mut Value)| run_example_changed("input-attachment-correct.json", name, change);
     let (code, err) = run("as_is", &|_| {});
     assert_eq!(code, Some(0), "{err}");
     let (code, err) = run("not_an_input", &|t| {
