@@ -882,7 +882,7 @@ impl Machine {
         let Some(first) = self.rops.first() else { return 0 };
         let spec = first.spec();
         let line = (spec.line_bytes as u64).max(1);
-        let sets = (spec.size_bytes as u64 / (line * spec.ways.max(1) as u64)).max(1);
+        let sets = (spec.size_bytes / (line * u64::from(spec.ways.max(1)))).max(1);
         ((addr / line / sets) % self.rops.len() as u64) as usize
     }
 
