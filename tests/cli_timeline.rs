@@ -224,3 +224,28 @@ fn many_workgroups_on_one_cu_each_get_a_slot() {
         .unwrap();
     assert!(most_at_once > 1, "no CU held two workgroups at once");
 }
+
+/// A draw's two phases nest in its slice on its queue's thread: its reads (front end, shaders,
+/// attachment tiles), then its ROP writes, one after the other, in cycles that meet.
+#[test]
+fn a_draw_shows_its_reads_then_its_rop_writes() {
+    let trace = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/graphics/textured-scene-correct.json");
+    let (_, timeline) = run(trace.to_str().unwrap(), "textured-scene-correct.json", &["--profile", "seed-l2"]);
+    check_threads(&timeline);
+    let events = timeline["traceEvents"].as_array().unwrap();
+    let draws: Vec<&Value> = events.iter().filter(|e| e["cat"] == "command" && e["name"] == "vkCmdDraw").collect();
+    assert_eq!(draws.len(), 6, "two frames of three draws");
+    for d in draws {
+        let (start, end) = (ns(&d["ts"]), ns(&d["ts"]) + ns(&d["dur"]));
+        let inside = |name: &str| {
+            events
+                .iter()
+                .find(|e| e["cat"] == "graphics" && e["name"] == name && e["tid"] == d["tid"] && ns(&e["ts"]) >= start && ns(&e["ts"]) + ns(&e["dur"]) <= end)
+                .unwrap_or_else(|| panic!("no `{name}` slice inside the draw at {start} ns"))
+        };
+        let (reads, writes) = (inside("fetch, shade, read tiles"), inside("ROP writes"));
+        assert_eq!(reads["args"]["from_cycle"], d["args"]["start_cycle"]);
+        assert_eq!(reads["args"]["to_cycle"], writes["args"]["from_cycle"]);
+        assert!(writes["args"]["to_cycle"].as_u64() > writes["args"]["from_cycle"].as_u64());
+    }
+}

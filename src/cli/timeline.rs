@@ -1,7 +1,9 @@
 //! `--timeline FILE`: the run as Chrome trace-event JSON (opens in Perfetto and
 //! chrome://tracing).
 //!
-//! Processes and threads: "queues" (its commands, a thread per queue: `q0`), "compute units"
+//! Processes and threads: "queues" (its commands, a thread per queue: `q0`; a draw's, or an
+//! attachment operation's, two phases nested in its slice: `fetch, shade, read tiles`, then
+//! `ROP writes`), "compute units"
 //! (its workgroups, a thread per workgroup slot of each CU: `CU 3 slot 1`), "transfer engine"
 //! (fills, updates, copies), "barriers" (a thread per queue, `sync on q0`: each sync node as a
 //! *drain* slice, from submission to firing, while it waits for its first scope, then a slice
@@ -246,6 +248,14 @@ pub fn chrome_trace(out: &mut dyn Write, w: &Workload, p: &Profile, r: &RunResul
         let args = json!({"command": text, "start_cycle": start, "end_cycle": end});
         let tid = queue_of(at.submit).min(queues - 1) as u64 * queue_width + u64::from(command_lane[i]);
         ev.push(json!({"ph": "X", "name": name, "cat": "command", "pid": PID_QUEUES, "tid": tid, "ts": us(*start), "dur": dur(*start, *end), "args": args}))?;
+        // A draw's (or attachment operation's) two phases, nested in its slice: its reads
+        // (front end, shaders, attachment tiles), then its ROP writes.
+        if let Some(g) = r.graphics_phases.iter().find(|g| &g.at == at && g.start == *start) {
+            ev.push(json!({"ph": "X", "name": "fetch, shade, read tiles", "cat": "graphics", "pid": PID_QUEUES, "tid": tid, "ts": us(g.start), "dur": dur(g.start, g.land),
+                "args": {"command": text, "from_cycle": g.start, "to_cycle": g.land}}))?;
+            ev.push(json!({"ph": "X", "name": "ROP writes", "cat": "graphics", "pid": PID_QUEUES, "tid": tid, "ts": us(g.land), "dur": dur(g.land, g.end.min(*end).max(g.land)),
+                "args": {"command": text, "from_cycle": g.land, "to_cycle": g.end}}))?;
+        }
         if transfers.get(next_transfer) == Some(&i) {
             let tid = u64::from(transfer_lane[next_transfer]);
             next_transfer += 1;

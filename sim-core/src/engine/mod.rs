@@ -139,6 +139,10 @@ pub struct RunResult {
     /// Workgroups that ran after the most a run records had been recorded.
     #[serde(skip)]
     pub workgroups_not_recorded: u64,
+    /// Draws and attachment operations that wrote attachments, in two phases each (for
+    /// timelines).
+    #[serde(skip)]
+    pub graphics_phases: Vec<GraphicsPhases>,
     /// Shader instructions executed (per subgroup).
     pub instructions: u64,
     /// Shader instructions the reference run executed: the same as `instructions` unless a
@@ -169,6 +173,20 @@ pub struct RunResult {
     /// The program's synchronization hazards (the detector of [`crate::hazard`], with each
     /// dispatch's accesses as the reference run made them), in timeline order.
     pub hazards: Vec<crate::hazard::Hazard>,
+}
+
+/// A draw or attachment operation as it ran, for timelines: its reads (fetches, shaders, tile
+/// reads) from `start` to `land`, its ROP writes from `land` to `end`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GraphicsPhases {
+    /// The command.
+    pub at: CommandRef,
+    /// Cycle it started.
+    pub start: u64,
+    /// Cycle its attachment writes reached the ROPs.
+    pub land: u64,
+    /// Cycle it was done.
+    pub end: u64,
 }
 
 /// A workgroup as it ran: for timelines.
@@ -325,6 +343,7 @@ pub fn run_workload_with(workload: &Workload, profile: &Profile, seed: u64, opti
         workgroups,
         workgroup_commands,
         workgroups_not_recorded: sim.workgroups_not_recorded,
+        graphics_phases: sim.graphics_phases.iter().map(|&(i, start, land, end)| GraphicsPhases { at: prog.instances[i].at.clone(), start, land, end }).collect(),
         instructions: sim.instructions,
         reference_instructions,
         lane_ops: sim.lane_ops,

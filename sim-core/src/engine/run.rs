@@ -97,6 +97,9 @@ pub struct SimOutcome {
     pub workgroups: Vec<(usize, u64, usize, u64, u64)>,
     /// Workgroups that ran after as many as asked for were recorded.
     pub workgroups_not_recorded: u64,
+    /// Graphics work that wrote attachments: (instance, start, the cycle its writes reached
+    /// the ROPs, end).
+    pub graphics_phases: Vec<(usize, u64, u64, u64)>,
     /// Shader instructions executed (summed over subgroups) and lane-operations.
     pub instructions: u64,
     /// Lane-operations executed.
@@ -278,6 +281,7 @@ impl<'p, 'w> Sim<'p, 'w> {
             syncs: recorder.syncs,
             workgroups: recorder.workgroups,
             workgroups_not_recorded: recorder.workgroups_not_recorded,
+            graphics_phases: std::mem::take(&mut self.units.graphics.phases),
             instructions,
             lane_ops,
             stopped,

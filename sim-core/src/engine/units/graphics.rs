@@ -40,9 +40,16 @@ pub(crate) struct GraphicsUnits {
     /// Lanes a wave.
     subgroup_size: u32,
     rng: Rng,
-    /// Per started item: the attachment writes waiting to land.
-    landing: Vec<(usize, Vec<RopWrite>)>,
+    /// Per started item: its instance, the cycle it started and the attachment writes waiting
+    /// to land.
+    landing: Vec<(usize, usize, u64, Vec<RopWrite>)>,
+    /// Per draw or attachment operation that wrote: (instance, start, landing, end), for
+    /// timelines; at most [`MAX_PHASES`].
+    pub(crate) phases: Vec<(usize, u64, u64, u64)>,
 }
+
+/// The most [`GraphicsUnits::phases`] a run records.
+const MAX_PHASES: usize = 1 << 16;
 
 /// An attachment write waiting to reach the ROPs: address, bytes, the writer's tag.
 type RopWrite = (u64, Vec<u8>, Tag);
@@ -50,7 +57,7 @@ type RopWrite = (u64, Vec<u8>, Tag);
 impl GraphicsUnits {
     /// The profile's graphics units, drawing from `seed`.
     pub(crate) fn new(machine: &crate::profile::Machine, seed: u64) -> GraphicsUnits {
-        GraphicsUnits { subgroup_size: machine.cu.subgroup_size, rng: Rng::for_unit(seed, "graphics"), landing: Vec::new() }
+        GraphicsUnits { subgroup_size: machine.cu.subgroup_size, rng: Rng::for_unit(seed, "graphics"), landing: Vec::new(), phases: Vec::new() }
     }
 
     /// Starts queue item `i`, instance `inst`'s graphics `work`: performs its reads now, and
@@ -68,7 +75,7 @@ impl GraphicsUnits {
         if writes.is_empty() {
             cx.release(now + cycles.max(1), i);
         } else {
-            self.landing.push((i, writes));
+            self.landing.push((i, inst, now, writes));
             cx.land(now + cycles.max(1), i);
         }
         Ok(())
@@ -77,10 +84,9 @@ impl GraphicsUnits {
     /// Queue item `i`'s attachment writes reach the ROPs now; the item is released when their
     /// cycles are over.
     pub(crate) fn land(&mut self, i: usize, cx: &mut Cx<'_, '_, '_>) -> Result<(), WorkloadError> {
-        let Some(k) = self.landing.iter().position(|(j, _)| *j == i) else { return Ok(()) };
-        let (_, writes) = self.landing.swap_remove(k);
+        let Some(k) = self.landing.iter().position(|(j, ..)| *j == i) else { return Ok(()) };
+        let (_, inst, start, writes) = self.landing.swap_remove(k);
         let now = cx.now();
-        let crate::engine::stream::NodeKind::Action { inst, .. } = cx.stream.nodes[i].kind else { return Ok(()) };
         let mut cycles = 0;
         for (addr, data, tag) in writes {
             cx.observers.writes.push((tag, addr, data.len() as u64));
@@ -88,6 +94,9 @@ impl GraphicsUnits {
             cx.observers.tell_writes();
         }
         cx.release(now + cycles.max(1), i);
+        if self.phases.len() < MAX_PHASES {
+            self.phases.push((inst, start, now, now + cycles.max(1)));
+        }
         Ok(())
     }
 }
