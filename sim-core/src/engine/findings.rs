@@ -292,8 +292,9 @@ pub(crate) struct Bytes<'a> {
 /// where the reference run's did not; a copy copied a picture that a stale indirect record
 /// left short); and for a writer that both runs have, whose inputs were bytes an earlier
 /// mistake left wrong (a copy of an image another copy filled from stale reads), the hazard of
-/// the run's first explained stale read: wrong bytes come only from stale reads, so a run
-/// whose stale reads hazards explain has its computed differences explained by them too.
+/// the run's first stale read, where hazards explain them all: wrong bytes come only from stale
+/// reads, so a run whose stale reads hazards explain has its computed differences explained by
+/// them too.
 pub(crate) fn difference_hazard(prog: &Program<'_>, hazards: &[crate::hazard::Hazard], findings: &[Finding], bytes: &Bytes<'_>, seen: &Writer, expected: &Writer) -> Option<usize> {
     let read_stale = |w: &Writer| match w {
         Writer::Command(c) => findings.iter().find(|f| &f.at == c && f.hazard.is_some()).and_then(|f| f.hazard),
@@ -301,7 +302,9 @@ pub(crate) fn difference_hazard(prog: &Program<'_>, hazards: &[crate::hazard::Ha
     };
     let inputs = read_stale(seen).or_else(|| read_stale(expected));
     let upstream = match (seen, expected) {
-        (Writer::Command(c), Writer::Command(e)) if c == e => findings.iter().find_map(|f| f.hazard),
+        // Only where hazards explain every stale read: else the wrong inputs may be another
+        // cause's (compressed memory read as a buffer).
+        (Writer::Command(c), Writer::Command(e)) if c == e && findings.iter().all(|f| f.hazard.is_some()) => findings.first().and_then(|f| f.hazard),
         _ => None,
     };
     let (seen, expected) = (crate::hazard::Place::of_writer(seen), crate::hazard::Place::of_writer(expected));
