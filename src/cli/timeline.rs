@@ -241,6 +241,8 @@ pub fn chrome_trace(out: &mut dyn Write, w: &Workload, p: &Profile, r: &RunResul
         }
     }
 
+    // Each draw's phases by its command and start, looked up once per span.
+    let phases: std::collections::HashMap<(&sim_core::api::CommandRef, u64), &sim_core::engine::GraphicsPhases> = r.graphics_phases.iter().map(|g| ((&g.at, g.start), g)).collect();
     let mut next_transfer = 0;
     for (i, (at, start, end)) in r.spans.iter().enumerate() {
         let name = command_of(at).map_or("command", |a| a.vk_name);
@@ -250,7 +252,7 @@ pub fn chrome_trace(out: &mut dyn Write, w: &Workload, p: &Profile, r: &RunResul
         ev.push(json!({"ph": "X", "name": name, "cat": "command", "pid": PID_QUEUES, "tid": tid, "ts": us(*start), "dur": dur(*start, *end), "args": args}))?;
         // A draw's (or attachment operation's) two phases, nested in its slice: its reads
         // (front end, shaders, attachment tiles), then its ROP writes.
-        if let Some(g) = r.graphics_phases.iter().find(|g| &g.at == at && g.start == *start) {
+        if let Some(g) = phases.get(&(at, *start)) {
             ev.push(json!({"ph": "X", "name": "fetch, shade, read tiles", "cat": "graphics", "pid": PID_QUEUES, "tid": tid, "ts": us(g.start), "dur": dur(g.start, g.land),
                 "args": {"command": text, "from_cycle": g.start, "to_cycle": g.land}}))?;
             ev.push(json!({"ph": "X", "name": "ROP writes", "cat": "graphics", "pid": PID_QUEUES, "tid": tid, "ts": us(g.land), "dur": dur(g.land, g.end.min(*end).max(g.land)),
